@@ -1,0 +1,40 @@
+/**
+ * Every error Keyward can raise, and the HTTP status each one maps to.
+ * This table is the single place where a code becomes a status.
+ */
+export const errorStatus = {
+  /** No `Authorization: Bearer` header, or a malformed one. */
+  missing_credentials: 401,
+  /** A JWT that fails verification: bad signature, `alg: none`, expired, wrong issuer or audience. */
+  invalid_token: 401,
+  /** An API key that is malformed, unknown, revoked, expired or replaced by rotation. */
+  invalid_api_key: 401,
+  /** An API key presented where only a user session (JWT) is accepted. */
+  api_key_not_allowed: 403,
+  /** An API key without a scope the route needs. */
+  insufficient_scope: 403,
+  /** A key tier above the account's tier. */
+  tier_not_allowed: 403,
+  /** A key that belongs to another user. */
+  not_owner: 403,
+  /** Unknown key id. */
+  key_not_found: 404,
+  /** Rotating or revoking a key that is already revoked; rotating an expired key. */
+  key_gone: 410,
+  /** Body is not valid JSON, or not a JSON object. */
+  malformed_body: 400,
+  /** Body larger than the configured limit. */
+  body_too_large: 413,
+  /** Field values violate the schema; `detail` is a list of issues. */
+  validation_failed: 422,
+  /** A rate limit was hit. */
+  rate_limited: 429,
+  /** No route under the base path matches. */
+  route_not_found: 404,
+  /** The route exists but not for this method. */
+  method_not_allowed: 405,
+  /** A failure inside Keyward or its storage. */
+  internal: 500,
+} as const satisfies Record<string, number>;
+
+export type KeywardErrorCode = keyof typeof errorStatus;

@@ -1,0 +1,53 @@
+import { errorStatus, type KeywardErrorCode } from "./codes.js";
+import type { ValidationIssue } from "./validation-issue.js";
+
+export type ErrorDetail = string | ValidationIssue[];
+
+/**
+ * The one error type Keyward throws (programmatic API) or returns (`verify`).
+ * `detail` is safe to show to the caller; `cause` is for logs and the `onError` hook only and never
+ * reaches a response body.
+ *
+ * @example
+ * throw new KeywardError("key_not_found", "API key not found");
+ */
+export class KeywardError extends Error {
+  override readonly name = "KeywardError";
+  readonly code: KeywardErrorCode;
+  readonly status: number;
+  readonly detail: ErrorDetail;
+  /** Extra response headers, such as `Allow` on a 405 or `Retry-After` on a 429. */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    code: KeywardErrorCode,
+    detail: ErrorDetail,
+    options: { cause?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    super(typeof detail === "string" ? detail : `${code}: ${detail.length} validation issue(s)`, {
+      cause: options.cause,
+    });
+    this.code = code;
+    this.status = errorStatus[code];
+    this.detail = detail;
+    this.headers = options.headers ?? {};
+  }
+
+  /** The FastAPI-style body `{"detail": ...}` as a JSON response with this error's status. */
+  toResponse(extraHeaders?: HeadersInit): Response {
+    const headers = new Headers(extraHeaders);
+    headers.set("content-type", "application/json");
+    for (const [name, value] of Object.entries(this.headers)) headers.set(name, value);
+    return new Response(JSON.stringify({ detail: this.detail }), { status: this.status, headers });
+  }
+}
+
+export function isKeywardError(value: unknown): value is KeywardError {
+  return value instanceof KeywardError;
+}
+
+/** Wraps anything thrown by storage or user code as a 500 whose detail reveals nothing. */
+export function internalError(cause: unknown): KeywardError {
+  if (cause instanceof KeywardError) return cause;
+  return new KeywardError("internal", "Internal server error", { cause });
+}

@@ -1,0 +1,53 @@
+/**
+ * A stored API key. It never holds the secret: only `secretHash`, the hash of the current secret
+ * (see `keys/hash.ts`), and `hint`, which shows the prefix and the last four characters.
+ * Times are milliseconds since the Unix epoch.
+ */
+export interface StoredKey {
+  id: string;
+  ownerId: string;
+  name: string;
+  scopes: readonly string[];
+  tier: string;
+  secretHash: string;
+  hint: string;
+  createdAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  /** When the secret was last replaced, or null if it never was. */
+  rotatedAt: number | null;
+}
+
+/** The change a rotation makes: a compare-and-set on the current secret's hash. */
+export interface KeyRotation {
+  id: string;
+  /** The hash the caller read; the rotation applies only if it is still the current one. */
+  expectedHash: string;
+  secretHash: string;
+  hint: string;
+  rotatedAt: number;
+}
+
+/**
+ * Persistence for API keys.
+ *
+ * Contract every implementation keeps (checked by `@keyward/testing`'s storage suite):
+ * - `create` rejects (throws) when the id or the secret hash already exists.
+ * - Lookups return `null` for a missing record, never throw for it.
+ * - `findByHash` answers only for the *current* secret: once a rotation succeeds, the old hash finds
+ *   nothing. Revoked and expired keys are still returned; the caller decides what they mean.
+ * - `rotate` is one atomic compare-and-set: it replaces the hash only if the key exists, is not
+ *   revoked, and its current hash equals `expectedHash`. Of many concurrent rotations that read the
+ *   same hash, exactly one succeeds; the others get `null`.
+ * - `revoke` sets `revokedAt` only if it is unset, atomically; a second revoke gets `null`.
+ *   Revocation is permanent: nothing clears `revokedAt`.
+ */
+export interface KeyStore {
+  create(key: StoredKey): Promise<void>;
+  findByHash(secretHash: string): Promise<StoredKey | null>;
+  findById(id: string): Promise<StoredKey | null>;
+  /** The owner's keys, newest first (by `createdAt`, then `id`, both descending). */
+  listByOwner(ownerId: string): Promise<StoredKey[]>;
+  rotate(rotation: KeyRotation): Promise<StoredKey | null>;
+  revoke(id: string, revokedAt: number): Promise<StoredKey | null>;
+}

@@ -1,0 +1,17 @@
+import type { RateLimitDecision, RateLimitPolicy } from "../rate-limit/types.js";
+
+/**
+ * Persistence for rate-limit state.
+ *
+ * Contract:
+ * - `consume` is one atomic step of the policy's algorithm for `key`: reading the state, deciding,
+ *   and writing the new state happen with no other step for the same key in between. Memory stores
+ *   do it synchronously; Redis does it in one Lua script.
+ * - `now` is the caller's clock in epoch ms. A store with an authoritative clock of its own (Redis
+ *   `TIME`) may use that instead, so that instances with skewed clocks agree.
+ * - State for a key may be dropped once the algorithm says it can no longer affect a decision
+ *   (`RateLimitStep.expiresAt`); a store must not keep expired state forever.
+ */
+export interface RateLimitStore {
+  consume(key: string, policy: RateLimitPolicy, now: number): Promise<RateLimitDecision>;
+}

@@ -1,0 +1,41 @@
+/**
+ * One batch entry of usage: `count` requests by one key to one route on one UTC day.
+ * `route` is the route template (`GET /profiles/:slug` is method `GET`, route `/profiles/:slug`),
+ * never the raw path, so the number of rows stays bounded.
+ */
+export interface UsageIncrement {
+  keyId: string;
+  method: string;
+  route: string;
+  /** UTC day, `YYYY-MM-DD`. */
+  day: string;
+  count: number;
+  /** Epoch ms of the latest request in this increment. */
+  lastUsedAt: number;
+}
+
+export interface KeyUsage {
+  keyId: string;
+  totalRequests: number;
+  lastUsedAt: number | null;
+  /** Sorted by count descending, then method and route. */
+  endpoints: { method: string; route: string; count: number }[];
+  /** Sorted by date ascending. */
+  daily: { date: string; count: number }[];
+}
+
+/**
+ * Persistence for usage counters.
+ *
+ * Contract:
+ * - `record` adds counts. Increments commute: any order, any split into batches, and concurrent
+ *   calls give the same totals. `lastUsedAt` keeps the maximum seen.
+ * - Usage is keyed by key id, so it survives rotation.
+ * - `read` of a key with no usage gives zero totals and `lastUsedAt: null`, never `null`.
+ */
+export interface UsageStore {
+  record(increments: readonly UsageIncrement[]): Promise<void>;
+  read(keyId: string): Promise<KeyUsage>;
+  /** Last-used time per key id, for listings; ids without usage are absent from the map. */
+  lastUsed(keyIds: readonly string[]): Promise<Map<string, number>>;
+}
