@@ -2,6 +2,7 @@ import { defineConfig } from "tsup";
 
 export default defineConfig({
   entry: ["src/index.ts"],
+  external: ["vitest", "@keyward/core"],
   format: ["esm"],
   dts: true,
   clean: true,

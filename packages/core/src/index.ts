@@ -3,10 +3,44 @@
  * errors, validation, JWT, rate limits, usage, storage interfaces, the in-memory store, and the
  * framework-neutral HTTP handler.
  */
+export type {
+  CreateKeyInput,
+  KeysApi,
+  RevokedKey,
+  UsageReport,
+} from "./api/keys-api.js";
+export { type KeyRecord, type KeyStatus, type KeyWithSecret, keyStatus } from "./api/key-record.js";
 export { type Clock, type ManualClock, manualClock, systemClock } from "./clock.js";
-export { type KeywardErrorCode, errorStatus } from "./errors/codes.js";
+export { errorStatus, type KeywardErrorCode } from "./errors/codes.js";
 export { type ErrorDetail, internalError, isKeywardError, KeywardError } from "./errors/keyward-error.js";
 export type { ValidationIssue } from "./errors/validation-issue.js";
+export {
+  createKeyFormat,
+  DEFAULT_KEY_PREFIX,
+  type KeyFormat,
+  type KeyFormatOptions,
+  type ParsedKey,
+} from "./keys/format.js";
+export {
+  createSecretHasher,
+  type HashAlgorithm,
+  type HashImplementation,
+  type SecretHasher,
+  type SecretHasherOptions,
+} from "./keys/hash.js";
+export type { KeywardConfig } from "./keyward/config.js";
+export { createKeyward, type Keyward } from "./keyward/create-keyward.js";
+export { memoryKeyStore } from "./memory/memory-key-store.js";
+export { memoryRateLimitStore } from "./memory/memory-rate-limit-store.js";
+export { type MemoryStoreOptions, memoryStore } from "./memory/memory-store.js";
+export { memoryUsageStore } from "./memory/memory-usage-store.js";
 export { cryptoRandom, type RandomSource } from "./random.js";
 export type * from "./rate-limit/types.js";
+export { createScopeRegistry, type ScopeRegistry } from "./scopes/scope-registry.js";
 export type * from "./storage/index.js";
+export { createTierLadder, type TierConfig, type TierLadder } from "./tiers/tier-ladder.js";
+export {
+  type CreateKeyBody,
+  createKeyBodySchema,
+  validateCreateKeyBody,
+} from "./validation/create-key-body.js";

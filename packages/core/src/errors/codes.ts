@@ -21,7 +21,9 @@ export const errorStatus = {
   key_not_found: 404,
   /** Rotating or revoking a key that is already revoked; rotating an expired key. */
   key_gone: 410,
-  /** Body is not valid JSON, or not a JSON object. */
+  /** A rotation that lost a race with another rotation of the same key; no secret was issued. */
+  rotation_conflict: 409,
+  /** Body is not valid JSON. */
   malformed_body: 400,
   /** Body larger than the configured limit. */
   body_too_large: 413,

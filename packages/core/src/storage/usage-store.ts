@@ -18,7 +18,7 @@ export interface KeyUsage {
   keyId: string;
   totalRequests: number;
   lastUsedAt: number | null;
-  /** Sorted by count descending, then method and route. */
+  /** Sorted by count descending, then method and route in code-unit order. */
   endpoints: { method: string; route: string; count: number }[];
   /** Sorted by date ascending. */
   daily: { date: string; count: number }[];

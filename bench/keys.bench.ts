@@ -1,0 +1,40 @@
+/**
+ * Keys and hashing: what every API-key request pays before storage is touched (parse, then hash),
+ * and what key creation pays. Figures and the machine they came from: docs/benchmarks.md.
+ */
+import { bench, do_not_optimize, group, summary } from "mitata";
+import { createKeyFormat } from "../packages/core/src/keys/format.js";
+import { nodeSha256, osloSha256 } from "../packages/core/src/keys/hash.js";
+
+const keys = createKeyFormat({ prefix: "sk_live_" });
+const token = keys.generate();
+const lastChar = token.at(-1);
+const badChecksum = token.slice(0, -1) + (lastChar === "0" ? "1" : "0");
+const wrongPrefix = `sk_test_${token.slice("sk_live_".length)}`;
+const pepper = crypto.getRandomValues(new Uint8Array(32));
+
+const node = nodeSha256();
+if (node === undefined) throw new Error("node:crypto is not reachable via process.getBuiltinModule");
+
+group("keys: format", () => {
+  bench("generate", () => do_not_optimize(keys.generate()));
+  bench("parse valid", () => do_not_optimize(keys.parse(token)));
+  bench("parse invalid checksum", () => do_not_optimize(keys.parse(badChecksum)));
+  bench("parse wrong prefix", () => do_not_optimize(keys.parse(wrongPrefix)));
+});
+
+summary(() => {
+  group("keys: SHA-256 of a 44-char key", () => {
+    bench("SHA-256 oslo", () => do_not_optimize(osloSha256.sha256(token)));
+    bench("SHA-256 node:crypto", () => do_not_optimize(node.sha256(token)));
+  });
+});
+
+const osloHmac = osloSha256.hmacSha256(pepper);
+const nodeHmac = node.hmacSha256(pepper);
+summary(() => {
+  group("keys: HMAC-SHA-256 of a 44-char key, 32-byte pepper", () => {
+    bench("HMAC-SHA-256 oslo", () => do_not_optimize(osloHmac(token)));
+    bench("HMAC-SHA-256 node:crypto", () => do_not_optimize(nodeHmac(token)));
+  });
+});

@@ -1,0 +1,190 @@
+import { KeywardError, internalError } from "../errors/keyward-error.js";
+import { randomBase62 } from "../keys/base62.js";
+import type { KeywardContext } from "../keyward/context.js";
+import type { StoredKey } from "../storage/key-store.js";
+import { validateCreateKeyBody } from "../validation/create-key-body.js";
+import { isoTime, type KeyRecord, type KeyWithSecret, keyStatus, toKeyRecord } from "./key-record.js";
+
+export interface CreateKeyInput {
+  /** The user the key belongs to (a JWT's `sub`). */
+  ownerId: string;
+  /** The owner's account tier; the key's tier may not be above it. */
+  accountTier: string;
+  name: string;
+  scopes: string[];
+  tier: string;
+  /** ISO 8601 date-time with an offset, or a Date; omitted or null for a key that never expires. */
+  expiresAt?: string | Date | null;
+}
+
+export interface RevokedKey {
+  id: string;
+  status: "revoked";
+  revokedAt: string;
+}
+
+export interface UsageReport {
+  keyId: string;
+  totalRequests: number;
+  lastUsedAt: string | null;
+  endpoints: { method: string; route: string; count: number }[];
+  daily: { date: string; count: number }[];
+}
+
+export interface KeysApi {
+  create(input: CreateKeyInput): Promise<KeyWithSecret>;
+  list(ownerId: string): Promise<KeyRecord[]>;
+  rotate(ownerId: string, keyId: string): Promise<KeyWithSecret>;
+  revoke(ownerId: string, keyId: string): Promise<RevokedKey>;
+  usage(ownerId: string, keyId: string): Promise<UsageReport>;
+}
+
+const keyIdLength = 24;
+
+/**
+ * Key management as plain async functions. Each throws a `KeywardError` in exactly the cases where
+ * the HTTP endpoints answer with an error, so the HTTP layer only translates.
+ */
+export function createKeysApi(ctx: KeywardContext): KeysApi {
+  /** Storage failures become a 500 whose detail reveals nothing; the cause stays on the error. */
+  const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof MisuseError) throw error;
+      throw internalError(error);
+    }
+  };
+
+  const ownedKey = async (ownerId: string, keyId: string): Promise<StoredKey> => {
+    requireOwner(ownerId);
+    const key = typeof keyId === "string" && keyId.length > 0 ? await ctx.keys.findById(keyId) : null;
+    if (!key) throw new KeywardError("key_not_found", "API key not found");
+    if (key.ownerId !== ownerId) {
+      throw new KeywardError("not_owner", "Not permitted to access this API key");
+    }
+    return key;
+  };
+
+  const newSecret = () => {
+    const secret = ctx.format.generate();
+    return { secret, secretHash: ctx.hasher.hash(secret), hint: ctx.format.hint(secret) };
+  };
+
+  return {
+    create: (input) =>
+      guarded(async () => {
+        requireOwner(input.ownerId);
+        const { name, scopes, tier, expiresAt } = input;
+        const body = validateCreateKeyBody(ctx.createKeyBody, {
+          name,
+          scopes,
+          tier,
+          ...(expiresAt == null ? {} : { expiresAt: expiresAt instanceof Date ? expiresAt.toISOString() : expiresAt }),
+        });
+        if (!body.ok) throw new KeywardError("validation_failed", body.issues);
+        const accountTier = ctx.tiers.resolveAccountTier(input.accountTier);
+        if (!ctx.tiers.allows(accountTier, body.value.tier)) {
+          throw new KeywardError(
+            "tier_not_allowed",
+            `Tier '${body.value.tier}' is above the account's tier '${accountTier}'`,
+          );
+        }
+        const { secret, secretHash, hint } = newSecret();
+        const key: StoredKey = {
+          id: `key_${randomBase62(keyIdLength, ctx.random)}`,
+          ownerId: input.ownerId,
+          name: body.value.name,
+          scopes: body.value.scopes,
+          tier: body.value.tier,
+          secretHash,
+          hint,
+          createdAt: ctx.clock.now(),
+          expiresAt: body.expiresAt,
+          revokedAt: null,
+          rotatedAt: null,
+        };
+        await ctx.keys.create(key);
+        return { ...toKeyRecord(key, key.createdAt, null), key: secret };
+      }),
+
+    list: (ownerId) =>
+      guarded(async () => {
+        requireOwner(ownerId);
+        const keys = await ctx.keys.listByOwner(ownerId);
+        const lastUsed = keys.length ? await ctx.usage.lastUsed(keys.map((key) => key.id)) : new Map();
+        const now = ctx.clock.now();
+        return keys.map((key) => toKeyRecord(key, now, lastUsed.get(key.id) ?? null));
+      }),
+
+    rotate: (ownerId, keyId) =>
+      guarded(async () => {
+        const key = await ownedKey(ownerId, keyId);
+        const now = ctx.clock.now();
+        refuseIfGone(key, now);
+        const { secret, secretHash, hint } = newSecret();
+        const rotated = await ctx.keys.rotate({
+          id: key.id,
+          expectedHash: key.secretHash,
+          secretHash,
+          hint,
+          rotatedAt: now,
+        });
+        if (!rotated) {
+          // The compare-and-set lost: the key was revoked, or another rotation replaced the
+          // secret first. Handing out this secret would give the caller a key that never works.
+          const current = await ctx.keys.findById(key.id);
+          if (current) refuseIfGone(current, now);
+          throw new KeywardError(
+            "rotation_conflict",
+            "The API key was rotated by a concurrent request; no new secret was issued",
+          );
+        }
+        const lastUsed = await ctx.usage.lastUsed([key.id]);
+        return { ...toKeyRecord(rotated, now, lastUsed.get(key.id) ?? null), key: secret };
+      }),
+
+    revoke: (ownerId, keyId) =>
+      guarded(async () => {
+        const key = await ownedKey(ownerId, keyId);
+        if (key.revokedAt !== null) throw revokedError();
+        const revoked = await ctx.keys.revoke(key.id, ctx.clock.now());
+        // null: a concurrent revoke won; the outcome the caller asked for holds, but not by this call.
+        if (!revoked || revoked.revokedAt === null) throw revokedError();
+        return { id: revoked.id, status: "revoked", revokedAt: isoTime(revoked.revokedAt) };
+      }),
+
+    usage: (ownerId, keyId) =>
+      guarded(async () => {
+        const key = await ownedKey(ownerId, keyId);
+        await ctx.flushUsage();
+        const usage = await ctx.usage.read(key.id);
+        return {
+          keyId: key.id,
+          totalRequests: usage.totalRequests,
+          lastUsedAt: usage.lastUsedAt === null ? null : isoTime(usage.lastUsedAt),
+          endpoints: usage.endpoints,
+          daily: usage.daily,
+        };
+      }),
+  };
+}
+
+/** A programming error in the caller, not a request error: it is not turned into a 500. */
+class MisuseError extends TypeError {}
+
+function requireOwner(ownerId: string): void {
+  if (typeof ownerId !== "string" || ownerId.length === 0) {
+    throw new MisuseError("Keyward: ownerId must be a non-empty string");
+  }
+}
+
+function refuseIfGone(key: StoredKey, now: number): void {
+  const status = keyStatus(key, now);
+  if (status === "revoked") throw revokedError();
+  if (status === "expired") throw new KeywardError("key_gone", "API key has expired");
+}
+
+function revokedError(): KeywardError {
+  return new KeywardError("key_gone", "API key has been revoked");
+}

@@ -1,0 +1,155 @@
+/**
+ * Hashing of key secrets for storage and lookup: SHA-256, or HMAC-SHA-256 keyed by a server-side
+ * pepper. Keys carry ~178 bits of CSPRNG output, so one fast hash is enough (no bcrypt/argon2; see
+ * docs/key-format.md). Two interchangeable implementations: `@oslojs/crypto` (pure JavaScript, runs
+ * anywhere) and `node:crypto` (native), the latter found at run time so the core never imports a
+ * `node:` module and still loads on Deno, Bun and Workers.
+ */
+import { HMAC } from "@oslojs/crypto/hmac";
+import { SHA256 } from "@oslojs/crypto/sha2";
+
+export type HashAlgorithm = "sha256" | "hmac-sha256";
+export type HashImplementation = "auto" | "oslo" | "node";
+
+/** One SHA-256 implementation. Strings are hashed as their UTF-8 bytes; output is lowercase hex. */
+export interface Sha256Implementation {
+  readonly name: "oslo" | "node";
+  sha256(data: string | Uint8Array): string;
+  /** An HMAC-SHA-256 function bound to `key` (RFC 2104; a key longer than 64 bytes is hashed). */
+  hmacSha256(key: Uint8Array): (data: string | Uint8Array) => string;
+}
+
+const HEX_BY_BYTE = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
+/** Lowercase hex of `bytes`, by table lookup. */
+export function toHex(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < bytes.length; i++) out += HEX_BY_BYTE[bytes[i]!];
+  return out;
+}
+
+const utf8 = new TextEncoder();
+const toBytes = (data: string | Uint8Array) => (typeof data === "string" ? utf8.encode(data) : data);
+
+/** Pure JavaScript: `@oslojs/crypto`. */
+export const osloSha256: Sha256Implementation = {
+  name: "oslo",
+  sha256(data) {
+    const hash = new SHA256();
+    hash.update(toBytes(data));
+    return toHex(hash.digest());
+  },
+  hmacSha256(key) {
+    const ownKey = key.slice();
+    return (data) => {
+      const mac = new HMAC(SHA256, ownKey);
+      mac.update(toBytes(data));
+      return toHex(mac.digest());
+    };
+  },
+};
+
+/** The few `node:crypto` members used here, typed locally so no `@types/node` leaks into ours. */
+interface NodeCrypto {
+  /** One-shot hash: Node ≥ 20.12 / 21.7. */
+  hash?: (algorithm: string, data: string | Uint8Array, outputEncoding: "hex") => string;
+  createHash(algorithm: string): NodeDigest;
+  createHmac(algorithm: string, key: Uint8Array): NodeDigest;
+}
+interface NodeDigest {
+  update(data: string | Uint8Array): NodeDigest;
+  digest(encoding: "hex"): string;
+}
+
+function loadNodeCrypto(): NodeCrypto | undefined {
+  const runtime = globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } };
+  try {
+    return runtime.process?.getBuiltinModule?.("node:crypto") as NodeCrypto | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Native: `node:crypto`, reached through `process.getBuiltinModule` (Node ≥ 20.16, and Deno and Bun
+ * in Node-compatibility mode). `undefined` where that is unavailable, e.g. on Workers.
+ */
+export function nodeSha256(): Sha256Implementation | undefined {
+  const nodeCrypto = loadNodeCrypto();
+  if (typeof nodeCrypto?.createHash !== "function") return undefined;
+  const { hash, createHash, createHmac } = nodeCrypto;
+  return {
+    name: "node",
+    sha256:
+      typeof hash === "function"
+        ? (data) => hash("sha256", data, "hex")
+        : (data) => createHash("sha256").update(data).digest("hex"),
+    hmacSha256(key) {
+      const ownKey = key.slice();
+      return (data) => createHmac("sha256", ownKey).update(data).digest("hex");
+    },
+  };
+}
+
+function pickImplementation(choice: HashImplementation): Sha256Implementation {
+  if (choice === "oslo") return osloSha256;
+  const native = nodeSha256();
+  if (choice === "node") {
+    if (native === undefined) {
+      throw new TypeError('implementation "node" needs node:crypto via process.getBuiltinModule');
+    }
+    return native;
+  }
+  if (choice !== "auto") {
+    throw new TypeError(`Unknown hash implementation ${JSON.stringify(choice)}`);
+  }
+  // node:crypto measured several times faster (docs/benchmarks.md); oslo wherever it is missing.
+  return native ?? osloSha256;
+}
+
+function pepperBytes(pepper: string | Uint8Array): Uint8Array {
+  const bytes =
+    typeof pepper === "string" ? utf8.encode(pepper) : pepper instanceof Uint8Array ? pepper : null;
+  if (bytes === null || bytes.length === 0) {
+    throw new TypeError("pepper must be a non-empty string or Uint8Array (32 random bytes or more)");
+  }
+  return bytes;
+}
+
+export interface SecretHasherOptions {
+  /**
+   * A server-side secret, kept out of the database. With it, stored hashes are HMAC-SHA-256 keyed by
+   * the pepper, so a leaked table cannot be checked against guessed keys without it.
+   */
+  pepper?: string | Uint8Array;
+  /** Default `"auto"`: `node:crypto` when the runtime has it, otherwise `@oslojs/crypto`. */
+  implementation?: HashImplementation;
+}
+
+export interface SecretHasher {
+  readonly algorithm: HashAlgorithm;
+  readonly implementation: "oslo" | "node";
+  /** 64 lowercase hex characters. The secret is neither kept nor echoed. */
+  hash(secret: string): string;
+}
+
+/**
+ * @example
+ * const hasher = createSecretHasher({ pepper: process.env.KEYWARD_PEPPER });
+ * const secretHash = hasher.hash(token); // store this, look keys up by it
+ */
+export function createSecretHasher({
+  pepper,
+  implementation = "auto",
+}: SecretHasherOptions = {}): SecretHasher {
+  const chosen = pickImplementation(implementation);
+  const digest = pepper === undefined ? chosen.sha256 : chosen.hmacSha256(pepperBytes(pepper));
+  return {
+    algorithm: pepper === undefined ? "sha256" : "hmac-sha256",
+    implementation: chosen.name,
+    hash(secret) {
+      if (typeof secret !== "string") throw new TypeError("hash() expects the secret as a string");
+      return digest(secret);
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { toPolicy, type RateLimitConfig } from "../rate-limit/duration.js";
+import type { RateLimitPolicy } from "../rate-limit/types.js";
+
+export interface TierConfig {
+  rateLimit: RateLimitConfig;
+}
+
+/**
+ * Tiers as an ordered ladder: the order in which they are configured, lowest first, is their rank.
+ * A key may operate at its owner's tier or any tier below it.
+ */
+export interface TierLadder {
+  /** Tier names, lowest first. */
+  readonly names: readonly string[];
+  readonly lowest: string;
+  has(name: string): boolean;
+  /** Position on the ladder, 0 for the lowest; -1 for an unknown tier. */
+  rank(name: string): number;
+  /** Whether a key at `keyTier` may be created by an account at `accountTier`. */
+  allows(accountTier: string, keyTier: string): boolean;
+  /** The configured tier for an account, or the lowest tier when it is missing or unknown. */
+  resolveAccountTier(value: unknown): string;
+  policy(tier: string): RateLimitPolicy;
+}
+
+/**
+ * @example
+ * const tiers = createTierLadder({
+ *   free: { rateLimit: { limit: 60, window: "1m" } },
+ *   pro: { rateLimit: { limit: 600, window: "1m" } },
+ * });
+ * tiers.allows("free", "pro"); // false
+ */
+export function createTierLadder(tiers: Record<string, TierConfig>): TierLadder {
+  const names = Object.keys(tiers);
+  const lowest = names[0];
+  if (lowest === undefined) throw new TypeError("Keyward: `tiers` must define at least one tier");
+  const ranks = new Map(names.map((name, index) => [name, index]));
+  const policies = new Map<string, RateLimitPolicy>();
+  for (const name of names) {
+    const config = tiers[name];
+    if (!config?.rateLimit) throw new TypeError(`Keyward: tier "${name}" needs a \`rateLimit\``);
+    try {
+      policies.set(name, toPolicy(config.rateLimit));
+    } catch (error) {
+      throw new TypeError(`Keyward: tier "${name}": ${(error as Error).message}`);
+    }
+  }
+  const rank = (name: string) => ranks.get(name) ?? -1;
+  return {
+    names,
+    lowest,
+    has: (name) => ranks.has(name),
+    rank,
+    allows: (accountTier, keyTier) => rank(keyTier) !== -1 && rank(keyTier) <= rank(accountTier),
+    resolveAccountTier: (value) =>
+      typeof value === "string" && ranks.has(value) ? value : lowest,
+    policy(tier) {
+      const policy = policies.get(tier);
+      if (!policy) throw new TypeError(`Keyward: unknown tier "${tier}"`);
+      return policy;
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import type { StandardSchemaV1 } from "@standard-schema/spec";
+import { type } from "arktype";
+import type { Clock } from "../clock.js";
+import type { ValidationIssue } from "../errors/validation-issue.js";
+import type { ScopeRegistry } from "../scopes/scope-registry.js";
+import type { TierLadder } from "../tiers/tier-ladder.js";
+import { pydanticMeta, toValidationIssues } from "./issues.js";
+import { parseIsoDateTime } from "./iso-date-time.js";
+
+/** The body of `POST /api-keys`, once validated. */
+export interface CreateKeyBody {
+  name: string;
+  scopes: string[];
+  tier: string;
+  expiresAt?: string | undefined;
+}
+
+export type CreateKeyValidation =
+  | { ok: true; value: CreateKeyBody; expiresAt: number | null }
+  | { ok: false; issues: ValidationIssue[] };
+
+/**
+ * Builds the create-key schema for one deployment's scopes, tiers and clock. The result is an
+ * arktype type, and so also a Standard Schema (`schema["~standard"]`) that any Standard Schema
+ * consumer (form libraries, OpenAPI generators) can use. Every problem is reported at once.
+ */
+export function createKeyBodySchema(options: {
+  scopes: ScopeRegistry;
+  tiers: TierLadder;
+  clock: Clock;
+}) {
+  const { scopes, tiers, clock } = options;
+  const allowedTiers = quoteList(tiers.names);
+
+  const scopeList = type("string[]")
+    .atLeastLength(1)
+    .narrow((list, ctx) => {
+      const seen = new Set<string>();
+      let valid = true;
+      list.forEach((scope, index) => {
+        if (!scopes.has(scope)) {
+          valid = ctx.reject({
+            relativePath: [index],
+            expected: "a known scope",
+            actual: JSON.stringify(scope),
+            meta: pydanticMeta("literal_error", `Input should be ${quoteList(scopes.names)}`),
+          });
+        } else if (seen.has(scope)) {
+          valid = ctx.reject({
+            relativePath: [index],
+            expected: "a scope not already listed",
+            actual: JSON.stringify(scope),
+            meta: pydanticMeta("value_error", `Value error, duplicate scope '${scope}'`),
+          });
+        }
+        seen.add(scope);
+      });
+      return valid;
+    });
+
+  const tier = type("string").narrow(
+    (value, ctx) =>
+      tiers.has(value) ||
+      ctx.reject({
+        expected: "a configured tier",
+        actual: JSON.stringify(value),
+        meta: pydanticMeta("literal_error", `Input should be ${allowedTiers}`),
+      }),
+  );
+
+  const expiresAt = type("string").narrow((value, ctx) => {
+    const parsed = parseIsoDateTime(value);
+    if (!parsed.ok) {
+      return ctx.reject(
+        parsed.reason === "timezone"
+          ? {
+              expected: "a date-time with a timezone offset",
+              actual: JSON.stringify(value),
+              meta: pydanticMeta("timezone_aware", "Input should have timezone info"),
+            }
+          : {
+              expected: "an ISO 8601 date-time",
+              actual: JSON.stringify(value),
+              meta: pydanticMeta("datetime_parsing", "Input should be a valid datetime in ISO 8601 format"),
+            },
+      );
+    }
+    return (
+      parsed.epochMs > clock.now() ||
+      ctx.reject({
+        expected: "a date-time in the future",
+        actual: JSON.stringify(value),
+        meta: pydanticMeta("datetime_future", "Input should be in the future"),
+      })
+    );
+  });
+
+  // Length counts characters as people see them (code points), not UTF-16 units.
+  const name = type("string").narrow((value, ctx) => {
+    const length = [...value].length;
+    if (length === 0) {
+      return ctx.reject({
+        expected: "at least 1 character",
+        actual: "0",
+        meta: pydanticMeta("string_too_short", "String should have at least 1 character"),
+      });
+    }
+    return (
+      length <= 100 ||
+      ctx.reject({
+        expected: "at most 100 characters",
+        actual: String(length),
+        meta: pydanticMeta("string_too_long", "String should have at most 100 characters"),
+      })
+    );
+  });
+
+  return type({ name, scopes: scopeList, tier, "expiresAt?": expiresAt.or("null") });
+}
+
+export type CreateKeyBodySchema = ReturnType<typeof createKeyBodySchema> &
+  StandardSchemaV1<unknown, CreateKeyBody>;
+
+/** Validates an already-parsed JSON body; unknown extra fields are ignored. */
+export function validateCreateKeyBody(
+  schema: ReturnType<typeof createKeyBodySchema>,
+  input: unknown,
+): CreateKeyValidation {
+  // arktype treats an array as an object with missing fields; Pydantic, and so the contract, call
+  // it what it is: not an object.
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    return {
+      ok: false,
+      issues: [
+        {
+          loc: ["body"],
+          msg: "Input should be a valid dictionary or object to extract fields from",
+          type: "model_attributes_type",
+        },
+      ],
+    };
+  }
+  const result = schema(input);
+  if (result instanceof type.errors) return { ok: false, issues: toValidationIssues(result, "body") };
+  const expiresAt =
+    typeof result.expiresAt === "string" ? (parseIsoDateTime(result.expiresAt) as { epochMs: number }).epochMs : null;
+  return {
+    ok: true,
+    value: { name: result.name, scopes: result.scopes, tier: result.tier, expiresAt: result.expiresAt ?? undefined },
+    expiresAt,
+  };
+}
+
+function quoteList(values: readonly string[]): string {
+  const quoted = values.map((value) => `'${value}'`);
+  return quoted.length <= 1
+    ? (quoted[0] ?? "")
+    : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`;
+}

@@ -1,0 +1,70 @@
+import type { ArkError, ArkErrors } from "arktype";
+import type { ValidationIssue } from "../errors/validation-issue.js";
+
+/**
+ * The one place where arktype's errors become FastAPI/Pydantic-style issues. Checks written for
+ * Keyward carry their Pydantic type in `meta.pydanticType`; arktype's built-in checks are mapped by
+ * error code and by what was expected.
+ */
+export function toValidationIssues(
+  errors: ArkErrors,
+  location: "body" | "query" | "path",
+): ValidationIssue[] {
+  return errors.map((error) => {
+    const { type, msg } = describe(error);
+    return { loc: [location, ...error.path.map(toLocPart)], msg, type };
+  });
+}
+
+/**
+ * Marks a custom arktype rejection with the Pydantic type and message it maps to. arktype keeps
+ * `meta` on the error; the cast avoids widening arktype's global `ArkEnv.meta` for every user.
+ */
+export function pydanticMeta(pydanticType: string, pydanticMsg: string): never {
+  return { pydanticType, pydanticMsg } as never;
+}
+
+function toLocPart(part: PropertyKey): string | number {
+  return typeof part === "number" ? part : String(part);
+}
+
+function describe(error: ArkError): { type: string; msg: string } {
+  const custom = (error.meta as { pydanticType?: string; pydanticMsg?: string }).pydanticType;
+  if (custom) {
+    const msg = (error.meta as { pydanticMsg?: string }).pydanticMsg ?? error.problem;
+    return { type: custom, msg };
+  }
+  switch (error.code) {
+    case "required":
+      return { type: "missing", msg: "Field required" };
+    case "domain":
+    case "proto":
+      return describeWrongType(error.expected ?? "");
+    case "minLength":
+      return typeof error.data === "string"
+        ? { type: "string_too_short", msg: `String should have at least ${bound(error)} character` }
+        : { type: "too_short", msg: `List should have at least ${bound(error)} item` };
+    case "maxLength":
+      return typeof error.data === "string"
+        ? { type: "string_too_long", msg: `String should have at most ${bound(error)} characters` }
+        : { type: "too_long", msg: `List should have at most ${bound(error)} items` };
+    default:
+      return { type: "value_error", msg: `Value error, ${error.problem}` };
+  }
+}
+
+function describeWrongType(expected: string): { type: string; msg: string } {
+  if (expected.includes("string")) return { type: "string_type", msg: "Input should be a valid string" };
+  if (expected.includes("array")) return { type: "list_type", msg: "Input should be a valid list" };
+  if (expected.includes("object")) {
+    return {
+      type: "model_attributes_type",
+      msg: "Input should be a valid dictionary or object to extract fields from",
+    };
+  }
+  return { type: "value_error", msg: `Input should be ${expected}` };
+}
+
+function bound(error: ArkError): number {
+  return (error as unknown as { rule: number }).rule;
+}

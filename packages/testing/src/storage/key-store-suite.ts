@@ -1,0 +1,157 @@
+import type { Storage } from "@keyward/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { fakeHash, storedKey, uniqueId } from "./fixtures.js";
+import type { StorageSuiteOptions } from "./options.js";
+
+export function keyStoreSuite<S extends Storage>(options: StorageSuiteOptions<S>): void {
+  describe("KeyStore", () => {
+    const opened: S[] = [];
+    const open = async () => {
+      const store = await options.createStore();
+      opened.push(store);
+      return store;
+    };
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await (options.closeStore?.(store) ?? store.close?.());
+    });
+
+    it("creates a key and finds it by id and by hash", async () => {
+      const { keys } = await open();
+      const key = storedKey({ expiresAt: Date.parse("2027-01-01T00:00:00.000Z") });
+      await keys.create(key);
+      expect(await keys.findById(key.id)).toEqual(key);
+      expect(await keys.findByHash(key.secretHash)).toEqual(key);
+    });
+
+    it("returns null for a missing id or hash", async () => {
+      const { keys } = await open();
+      expect(await keys.findById(uniqueId("missing"))).toBeNull();
+      expect(await keys.findByHash(fakeHash())).toBeNull();
+    });
+
+    it("rejects a duplicate id and a duplicate hash, changing nothing", async () => {
+      const { keys } = await open();
+      const key = storedKey();
+      await keys.create(key);
+      await expect(keys.create(storedKey({ id: key.id }))).rejects.toBeDefined();
+      const sameHash = storedKey({ secretHash: key.secretHash });
+      await expect(keys.create(sameHash)).rejects.toBeDefined();
+      expect(await keys.findById(sameHash.id)).toBeNull();
+      expect(await keys.findByHash(key.secretHash)).toEqual(key);
+    });
+
+    it("lists an owner's keys newest first, and only theirs", async () => {
+      const { keys } = await open();
+      const ownerId = uniqueId("owner");
+      const older = storedKey({ ownerId, createdAt: 1_000 });
+      const newer = storedKey({ ownerId, createdAt: 2_000 });
+      const sameTimeA = storedKey({ ownerId, createdAt: 1_500, id: `${uniqueId("k")}_a` });
+      const sameTimeB = storedKey({ ownerId, createdAt: 1_500, id: `${sameTimeA.id}b` });
+      for (const key of [older, sameTimeA, newer, sameTimeB]) await keys.create(key);
+      await keys.create(storedKey());
+      const listed = await keys.listByOwner(ownerId);
+      expect(listed.map((key) => key.id)).toEqual([newer.id, sameTimeB.id, sameTimeA.id, older.id]);
+      expect(await keys.listByOwner(uniqueId("nobody"))).toEqual([]);
+    });
+
+    it("rotates by compare-and-set: the old hash stops resolving at once", async () => {
+      const { keys } = await open();
+      const key = storedKey();
+      await keys.create(key);
+      const next = fakeHash();
+      const rotated = await keys.rotate({
+        id: key.id,
+        expectedHash: key.secretHash,
+        secretHash: next,
+        hint: "sk_live_…wxyz",
+        rotatedAt: 5_000,
+      });
+      expect(rotated).toEqual({ ...key, secretHash: next, hint: "sk_live_…wxyz", rotatedAt: 5_000 });
+      expect(await keys.findByHash(key.secretHash)).toBeNull();
+      expect(await keys.findByHash(next)).toEqual(rotated);
+      expect(await keys.findById(key.id)).toEqual(rotated);
+    });
+
+    it("refuses a rotation with a stale hash, of a revoked key, or of a missing key", async () => {
+      const { keys } = await open();
+      const key = storedKey();
+      await keys.create(key);
+      const rotation = { id: key.id, secretHash: fakeHash(), hint: "h", rotatedAt: 1 };
+      expect(await keys.rotate({ ...rotation, expectedHash: fakeHash() })).toBeNull();
+      expect(await keys.findById(key.id)).toEqual(key);
+
+      await keys.revoke(key.id, 9_000);
+      expect(await keys.rotate({ ...rotation, expectedHash: key.secretHash })).toBeNull();
+      expect((await keys.findById(key.id))?.secretHash).toBe(key.secretHash);
+
+      const missing = { ...rotation, id: uniqueId("missing"), expectedHash: fakeHash() };
+      expect(await keys.rotate(missing)).toBeNull();
+    });
+
+    it("lets exactly one of 100 concurrent rotations win", async () => {
+      const { keys } = await open();
+      const key = storedKey();
+      await keys.create(key);
+      const candidates = Array.from({ length: 100 }, () => fakeHash());
+      const results = await Promise.all(
+        candidates.map((secretHash, index) =>
+          keys.rotate({ id: key.id, expectedHash: key.secretHash, secretHash, hint: "h", rotatedAt: index }),
+        ),
+      );
+      const winners = results.filter((result) => result !== null);
+      expect(winners).toHaveLength(1);
+      const found = await Promise.all(candidates.map((hash) => keys.findByHash(hash)));
+      expect(found.filter((record) => record !== null)).toHaveLength(1);
+      expect((await keys.findById(key.id))?.secretHash).toBe(winners[0]!.secretHash);
+    });
+
+    it("revokes once and for good", async () => {
+      const { keys } = await open();
+      const key = storedKey();
+      await keys.create(key);
+      const revoked = await keys.revoke(key.id, 7_000);
+      expect(revoked).toEqual({ ...key, revokedAt: 7_000 });
+      expect(await keys.revoke(key.id, 8_000)).toBeNull();
+      expect((await keys.findById(key.id))?.revokedAt).toBe(7_000);
+      // A revoked key still resolves by hash: the caller decides it is no longer valid.
+      expect((await keys.findByHash(key.secretHash))?.revokedAt).toBe(7_000);
+      expect(await keys.revoke(uniqueId("missing"), 1)).toBeNull();
+    });
+
+    it("lets exactly one of many concurrent revocations win", async () => {
+      const { keys } = await open();
+      const key = storedKey();
+      await keys.create(key);
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => keys.revoke(key.id, 100 + i)));
+      expect(results.filter((result) => result !== null)).toHaveLength(1);
+    });
+
+    it("hands out copies, not live views of its state", async () => {
+      const { keys } = await open();
+      const key = storedKey();
+      await keys.create(key);
+      const found = (await keys.findById(key.id))!;
+      (found.scopes as string[]).push("admin");
+      found.name = "changed";
+      expect(await keys.findById(key.id)).toEqual(key);
+    });
+
+    if (options.probe?.rawKey) {
+      const rawKey = options.probe.rawKey;
+      it("persists what its getters report (read through the probe)", async () => {
+        const store = await open();
+        const key = storedKey();
+        await store.keys.create(key);
+        const next = fakeHash();
+        await store.keys.rotate({ id: key.id, expectedHash: key.secretHash, secretHash: next, hint: "h", rotatedAt: 3 });
+        await store.keys.revoke(key.id, 4);
+        const raw = await rawKey(store, key.id);
+        expect(raw).not.toBeNull();
+        const values = JSON.stringify(raw);
+        expect(values).toContain(next);
+        expect(values).not.toContain(key.secretHash);
+        expect(await rawKey(store, uniqueId("missing"))).toBeNull();
+      });
+    }
+  });
+}

@@ -1,0 +1,32 @@
+import type { Storage } from "@keyward/core";
+
+/**
+ * What a storage implementation hands the conformance suite.
+ * Each test builds its own store and uses fresh ids, so a shared database needs no cleanup between
+ * tests; tests never assume the store starts empty.
+ */
+export interface StorageSuiteOptions<S extends Storage = Storage> {
+  /** A store ready to use (migrations applied, connections open). */
+  createStore(): S | Promise<S>;
+  /** Releases what `createStore` opened; default `store.close()`. */
+  closeStore?(store: S): Promise<void>;
+  /**
+   * Direct reads of the backing data that bypass the store's own getters, so the suite can check
+   * what is really persisted (as Auth.js's adapter tests do).
+   */
+  probe?: StorageProbe<S>;
+  /** Skip the rate-limit section (for a package that provides only keys and usage). */
+  skipRateLimits?: boolean;
+  /** Skip the key section (for a package that provides only rate limits and usage). */
+  skipKeys?: boolean;
+}
+
+export interface StorageProbe<S extends Storage = Storage> {
+  /**
+   * Everything the store has persisted, as plain data (rows, hash fields, strings, buffers). The
+   * suite walks it looking for secrets that must never be there.
+   */
+  dump(store: S): Promise<unknown>;
+  /** The persisted form of one key record by id, or null when there is none. */
+  rawKey?(store: S, id: string): Promise<Record<string, unknown> | null>;
+}

@@ -1,0 +1,87 @@
+import { createKeyward, createSecretHasher, type Storage } from "@keyward/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { collectStrings, uniqueId } from "./fixtures.js";
+import type { StorageSuiteOptions } from "./options.js";
+
+const scopes = { "profile:read": "Read profiles", "profile:write": "Edit profiles" };
+const tiers = {
+  free: { rateLimit: { limit: 60, window: "1m" } },
+  pro: { rateLimit: { limit: 600, window: "1m" } },
+};
+
+/** End-to-end checks through `createKeyward`: what reaches storage, and rotation under contention. */
+export function secretsSuite<S extends Storage>(options: StorageSuiteOptions<S>): void {
+  describe("through createKeyward", () => {
+    const opened: S[] = [];
+    const open = async () => {
+      const store = await options.createStore();
+      opened.push(store);
+      return { store, keyward: createKeyward({ store, scopes, tiers }) };
+    };
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await (options.closeStore?.(store) ?? store.close?.());
+    });
+
+    if (options.probe) {
+      const probe = options.probe;
+      it("never persists a full secret, or its random part, after creates and rotations", async () => {
+        const { store, keyward } = await open();
+        const ownerId = uniqueId("owner");
+        const secrets: string[] = [];
+        const ids: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          const created = await keyward.keys.create({
+            ownerId,
+            accountTier: "pro",
+            name: `key ${i}`,
+            scopes: ["profile:read"],
+            tier: "free",
+          });
+          secrets.push(created.key);
+          ids.push(created.id);
+        }
+        for (const id of ids.slice(0, 3)) {
+          secrets.push((await keyward.keys.rotate(ownerId, id)).key);
+          secrets.push((await keyward.keys.rotate(ownerId, id)).key);
+        }
+        const strings = collectStrings(await probe.dump(store));
+        // The walk must see the data, or finding nothing would prove nothing.
+        const hasher = createSecretHasher();
+        const currentHash = hasher.hash(secrets.at(-1)!);
+        expect(strings.some((value) => value.includes(currentHash))).toBe(true);
+        for (const secret of secrets) {
+          const randomPart = secret.slice("sk_live_".length, "sk_live_".length + 30);
+          const leaks = strings.filter((value) => value.includes(secret) || value.includes(randomPart));
+          expect(leaks, "a secret reached storage").toEqual([]);
+        }
+      });
+    }
+
+    it("leaves exactly one working secret after 100 concurrent rotations", async () => {
+      const { store, keyward } = await open();
+      const ownerId = uniqueId("owner");
+      const created = await keyward.keys.create({
+        ownerId,
+        accountTier: "free",
+        name: "contended",
+        scopes: ["profile:read"],
+        tier: "free",
+      });
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 100 }, () => keyward.keys.rotate(ownerId, created.id)),
+      );
+      const issued = outcomes.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value.key] : []));
+      const refused = outcomes.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason] : []));
+      expect(issued.length).toBeGreaterThanOrEqual(1);
+      for (const reason of refused) expect(reason).toMatchObject({ code: "rotation_conflict", status: 409 });
+
+      const hasher = createSecretHasher();
+      const working = [];
+      for (const secret of [created.key, ...issued]) {
+        if (await store.keys.findByHash(hasher.hash(secret))) working.push(secret);
+      }
+      expect(working).toHaveLength(1);
+      expect(working[0]).toBe(issued.at(-1));
+    });
+  });
+}
