@@ -3,16 +3,22 @@
  * errors, validation, JWT, rate limits, usage, storage interfaces, the in-memory store, and the
  * framework-neutral HTTP handler.
  */
+
+export { type KeyRecord, type KeyStatus, type KeyWithSecret, keyStatus } from "./api/key-record.js";
 export type {
   CreateKeyInput,
   KeysApi,
   RevokedKey,
   UsageReport,
 } from "./api/keys-api.js";
-export { type KeyRecord, type KeyStatus, type KeyWithSecret, keyStatus } from "./api/key-record.js";
 export { type Clock, type ManualClock, manualClock, systemClock } from "./clock.js";
 export { errorStatus, type KeywardErrorCode } from "./errors/codes.js";
-export { type ErrorDetail, internalError, isKeywardError, KeywardError } from "./errors/keyward-error.js";
+export {
+  type ErrorDetail,
+  internalError,
+  isKeywardError,
+  KeywardError,
+} from "./errors/keyward-error.js";
 export type { ValidationIssue } from "./errors/validation-issue.js";
 export {
   createKeyFormat,

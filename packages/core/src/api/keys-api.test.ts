@@ -88,14 +88,35 @@ describe("keys.create", () => {
 
   it("answers 422 with every problem and stores nothing", async () => {
     const error = await failure(
-      create({ name: "", scopes: ["nope", "profile:read", "profile:read"], tier: "gold", expiresAt: "2020-01-01T00:00:00Z" }),
+      create({
+        name: "",
+        scopes: ["nope", "profile:read", "profile:read"],
+        tier: "gold",
+        expiresAt: "2020-01-01T00:00:00Z",
+      }),
     );
     expect(error.status).toBe(422);
     expect(error.detail).toEqual([
-      { loc: ["body", "name"], msg: "String should have at least 1 character", type: "string_too_short" },
-      { loc: ["body", "scopes", 0], msg: "Input should be 'profile:read' or 'profile:write'", type: "literal_error" },
-      { loc: ["body", "scopes", 2], msg: "Value error, duplicate scope 'profile:read'", type: "value_error" },
-      { loc: ["body", "tier"], msg: "Input should be 'free', 'pro' or 'enterprise'", type: "literal_error" },
+      {
+        loc: ["body", "name"],
+        msg: "String should have at least 1 character",
+        type: "string_too_short",
+      },
+      {
+        loc: ["body", "scopes", 0],
+        msg: "Input should be 'profile:read' or 'profile:write'",
+        type: "literal_error",
+      },
+      {
+        loc: ["body", "scopes", 2],
+        msg: "Value error, duplicate scope 'profile:read'",
+        type: "value_error",
+      },
+      {
+        loc: ["body", "tier"],
+        msg: "Input should be 'free', 'pro' or 'enterprise'",
+        type: "literal_error",
+      },
       { loc: ["body", "expiresAt"], msg: "Input should be in the future", type: "datetime_future" },
     ]);
     expect(store.snapshot().keys).toHaveLength(0);
@@ -155,7 +176,14 @@ describe("keys.list", () => {
   it("shows lastUsedAt from usage", async () => {
     const created = await create();
     await store.usage.record([
-      { keyId: created.id, method: "GET", route: "/x", day: "2026-05-01", count: 1, lastUsedAt: start + 5_000 },
+      {
+        keyId: created.id,
+        method: "GET",
+        route: "/x",
+        day: "2026-05-01",
+        count: 1,
+        lastUsedAt: start + 5_000,
+      },
     ]);
     expect((await keyward.keys.list("alice"))[0]?.lastUsedAt).toBe("2026-05-01T00:00:05.000Z");
   });
@@ -163,7 +191,10 @@ describe("keys.list", () => {
 
 describe("keys.rotate", () => {
   it("replaces the secret, keeping id, name, scopes, tier and expiry", async () => {
-    const created = await create({ scopes: ["profile:read", "profile:write"], expiresAt: "2026-09-01T00:00:00Z" });
+    const created = await create({
+      scopes: ["profile:read", "profile:write"],
+      expiresAt: "2026-09-01T00:00:00Z",
+    });
     clock.advance(60_000);
     const rotated = await keyward.keys.rotate("alice", created.id);
     expect(rotated.key).not.toBe(created.key);
@@ -179,7 +210,14 @@ describe("keys.rotate", () => {
   it("keeps usage across rotation", async () => {
     const created = await create();
     await store.usage.record([
-      { keyId: created.id, method: "GET", route: "/x", day: "2026-05-01", count: 3, lastUsedAt: start },
+      {
+        keyId: created.id,
+        method: "GET",
+        route: "/x",
+        day: "2026-05-01",
+        count: 3,
+        lastUsedAt: start,
+      },
     ]);
     await keyward.keys.rotate("alice", created.id);
     expect((await keyward.keys.usage("alice", created.id)).totalRequests).toBe(3);
@@ -192,7 +230,10 @@ describe("keys.rotate", () => {
       code: "key_not_found",
       detail: "API key not found",
     });
-    expect(await failure(keyward.keys.rotate("bob", created.id))).toMatchObject({ status: 403, code: "not_owner" });
+    expect(await failure(keyward.keys.rotate("bob", created.id))).toMatchObject({
+      status: 403,
+      code: "not_owner",
+    });
 
     clock.advance(60 * 60 * 1000);
     expect(await failure(keyward.keys.rotate("alice", created.id))).toMatchObject({
@@ -213,11 +254,14 @@ describe("keys.rotate", () => {
 
   it("issues exactly one working secret out of 100 concurrent rotations; the others get 409", async () => {
     const created = await create();
-    const outcomes = await Promise.allSettled(Array.from({ length: 100 }, () => keyward.keys.rotate("alice", created.id)));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 100 }, () => keyward.keys.rotate("alice", created.id)),
+    );
     const winners = outcomes.filter((outcome) => outcome.status === "fulfilled");
     const losers = outcomes.filter((outcome) => outcome.status === "rejected");
     expect(winners).toHaveLength(1);
-    for (const loser of losers) expect(loser.reason).toMatchObject({ status: 409, code: "rotation_conflict" });
+    for (const loser of losers)
+      expect(loser.reason).toMatchObject({ status: 409, code: "rotation_conflict" });
     const hasher = createSecretHasher();
     const winner = (winners[0] as PromiseFulfilledResult<{ key: string }>).value.key;
     expect((await store.keys.findByHash(hasher.hash(winner)))?.id).toBe(created.id);
@@ -241,19 +285,25 @@ describe("keys.revoke", () => {
   it("revokes an expired key", async () => {
     const created = await create({ expiresAt: "2026-05-01T00:00:01Z" });
     clock.advance(10_000);
-    await expect(keyward.keys.revoke("alice", created.id)).resolves.toMatchObject({ status: "revoked" });
+    await expect(keyward.keys.revoke("alice", created.id)).resolves.toMatchObject({
+      status: "revoked",
+    });
   });
 
   it("answers 404 for an unknown id and 403 for another user's key, changing nothing", async () => {
     const created = await create();
-    expect(await failure(keyward.keys.revoke("alice", "key_missing"))).toMatchObject({ status: 404 });
+    expect(await failure(keyward.keys.revoke("alice", "key_missing"))).toMatchObject({
+      status: 404,
+    });
     expect(await failure(keyward.keys.revoke("bob", created.id))).toMatchObject({ status: 403 });
     expect((await keyward.keys.list("alice"))[0]?.status).toBe("active");
   });
 
   it("lets one of many concurrent revocations succeed; the rest get 410", async () => {
     const created = await create();
-    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => keyward.keys.revoke("alice", created.id)));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, () => keyward.keys.revoke("alice", created.id)),
+    );
     expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
   });
 });
@@ -262,8 +312,22 @@ describe("keys.usage", () => {
   it("reports totals, last use, endpoints and days", async () => {
     const created = await create();
     await store.usage.record([
-      { keyId: created.id, method: "GET", route: "/p/:slug", day: "2026-05-01", count: 2, lastUsedAt: start + 1 },
-      { keyId: created.id, method: "PUT", route: "/p/:slug", day: "2026-05-02", count: 1, lastUsedAt: start + 86_400_000 },
+      {
+        keyId: created.id,
+        method: "GET",
+        route: "/p/:slug",
+        day: "2026-05-01",
+        count: 2,
+        lastUsedAt: start + 1,
+      },
+      {
+        keyId: created.id,
+        method: "PUT",
+        route: "/p/:slug",
+        day: "2026-05-02",
+        count: 1,
+        lastUsedAt: start + 86_400_000,
+      },
     ]);
     expect(await keyward.keys.usage("alice", created.id)).toEqual({
       keyId: created.id,
@@ -282,7 +346,9 @@ describe("keys.usage", () => {
 
   it("answers 404 for an unknown id and 403 for another user's key", async () => {
     const created = await create();
-    expect(await failure(keyward.keys.usage("alice", "key_missing"))).toMatchObject({ status: 404 });
+    expect(await failure(keyward.keys.usage("alice", "key_missing"))).toMatchObject({
+      status: 404,
+    });
     expect(await failure(keyward.keys.usage("bob", created.id))).toMatchObject({ status: 403 });
   });
 
@@ -297,16 +363,26 @@ describe("createKeyward", () => {
   it("refuses bad configuration at start", () => {
     expect(() => createKeyward({ store, scopes: {}, tiers })).toThrow(/at least one scope/);
     expect(() => createKeyward({ store, scopes, tiers: {} })).toThrow(/at least one tier/);
-    expect(() => createKeyward({ store, scopes: { "bad scope": "x" }, tiers })).toThrow(/invalid scope name/);
+    expect(() => createKeyward({ store, scopes: { "bad scope": "x" }, tiers })).toThrow(
+      /invalid scope name/,
+    );
     expect(() =>
       createKeyward({ store, scopes, tiers: { free: { rateLimit: { limit: 0, window: "1m" } } } }),
     ).toThrow(/free/);
-    expect(() => createKeyward({ store, scopes, tiers, keyPrefix: "Bad Prefix" })).toThrow(/prefix/);
+    expect(() => createKeyward({ store, scopes, tiers, keyPrefix: "Bad Prefix" })).toThrow(
+      /prefix/,
+    );
     expect(() => createKeyward({ store: {} as Storage, scopes, tiers })).toThrow(/store/);
   });
 
   it("uses the configured prefix and pepper", async () => {
-    const peppered = createKeyward({ store, scopes, tiers, keyPrefix: "sk_test_", pepper: "p".repeat(32) });
+    const peppered = createKeyward({
+      store,
+      scopes,
+      tiers,
+      keyPrefix: "sk_test_",
+      pepper: "p".repeat(32),
+    });
     const created = await peppered.keys.create({
       ownerId: "alice",
       accountTier: "free",
@@ -317,7 +393,9 @@ describe("createKeyward", () => {
     expect(created.key.startsWith("sk_test_")).toBe(true);
     expect(created.hint.startsWith("sk_test_…")).toBe(true);
     const [stored] = store.snapshot().keys;
-    expect(stored?.secretHash).toBe(createSecretHasher({ pepper: "p".repeat(32) }).hash(created.key));
+    expect(stored?.secretHash).toBe(
+      createSecretHasher({ pepper: "p".repeat(32) }).hash(created.key),
+    );
     expect(stored?.secretHash).not.toBe(createSecretHasher().hash(created.key));
   });
 

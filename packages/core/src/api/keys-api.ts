@@ -1,9 +1,15 @@
-import { KeywardError, internalError } from "../errors/keyward-error.js";
+import { internalError, KeywardError } from "../errors/keyward-error.js";
 import { randomBase62 } from "../keys/base62.js";
 import type { KeywardContext } from "../keyward/context.js";
 import type { StoredKey } from "../storage/key-store.js";
 import { validateCreateKeyBody } from "../validation/create-key-body.js";
-import { isoTime, type KeyRecord, type KeyWithSecret, keyStatus, toKeyRecord } from "./key-record.js";
+import {
+  isoTime,
+  type KeyRecord,
+  type KeyWithSecret,
+  keyStatus,
+  toKeyRecord,
+} from "./key-record.js";
 
 export interface CreateKeyInput {
   /** The user the key belongs to (a JWT's `sub`). */
@@ -58,7 +64,8 @@ export function createKeysApi(ctx: KeywardContext): KeysApi {
 
   const ownedKey = async (ownerId: string, keyId: string): Promise<StoredKey> => {
     requireOwner(ownerId);
-    const key = typeof keyId === "string" && keyId.length > 0 ? await ctx.keys.findById(keyId) : null;
+    const key =
+      typeof keyId === "string" && keyId.length > 0 ? await ctx.keys.findById(keyId) : null;
     if (!key) throw new KeywardError("key_not_found", "API key not found");
     if (key.ownerId !== ownerId) {
       throw new KeywardError("not_owner", "Not permitted to access this API key");
@@ -80,7 +87,9 @@ export function createKeysApi(ctx: KeywardContext): KeysApi {
           name,
           scopes,
           tier,
-          ...(expiresAt == null ? {} : { expiresAt: expiresAt instanceof Date ? expiresAt.toISOString() : expiresAt }),
+          ...(expiresAt == null
+            ? {}
+            : { expiresAt: expiresAt instanceof Date ? expiresAt.toISOString() : expiresAt }),
         });
         if (!body.ok) throw new KeywardError("validation_failed", body.issues);
         const accountTier = ctx.tiers.resolveAccountTier(input.accountTier);
@@ -112,7 +121,9 @@ export function createKeysApi(ctx: KeywardContext): KeysApi {
       guarded(async () => {
         requireOwner(ownerId);
         const keys = await ctx.keys.listByOwner(ownerId);
-        const lastUsed = keys.length ? await ctx.usage.lastUsed(keys.map((key) => key.id)) : new Map();
+        const lastUsed = keys.length
+          ? await ctx.usage.lastUsed(keys.map((key) => key.id))
+          : new Map();
         const now = ctx.clock.now();
         return keys.map((key) => toKeyRecord(key, now, lastUsed.get(key.id) ?? null));
       }),

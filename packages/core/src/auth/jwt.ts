@@ -13,7 +13,7 @@ import {
   type KeyInput,
 } from "jose";
 import { type Clock, systemClock } from "../clock.js";
-import { KeywardError } from "../errors/keyward-error.js";
+import { internalError, KeywardError } from "../errors/keyward-error.js";
 
 const hmacAlgorithms = ["HS256", "HS384", "HS512"] as const;
 const asymmetricAlgorithms = [
@@ -406,11 +406,9 @@ const detailByClaim: Record<string, string> = {
 // Details are fixed strings chosen by code, never jose's messages, so nothing from the token
 // (or from the key set) reaches a response. The original error stays in `cause` for logs.
 function invalidToken(cause: unknown): KeywardError {
-  if (cause instanceof SigningKeysUnavailable) {
-    return new KeywardError("invalid_token", "Token signing keys are unavailable", {
-      cause: cause.cause,
-    });
-  }
+  // The identity provider being unreachable is our outage, not the caller's bad token: a 401
+  // would tell clients to drop a perfectly good session.
+  if (cause instanceof SigningKeysUnavailable) return internalError(cause.cause);
   const code = errorCode(cause);
   const claim = (cause as { claim?: unknown } | null)?.claim;
   const detail =

@@ -40,7 +40,8 @@ function chiSquare(text: string): { statistic: number; counts: Map<string, numbe
   for (const char of text) counts.set(char, (counts.get(char) ?? 0) + 1);
   const expected = text.length / 62;
   let statistic = 0;
-  for (const char of BASE62_ALPHABET) statistic += ((counts.get(char) ?? 0) - expected) ** 2 / expected;
+  for (const char of BASE62_ALPHABET)
+    statistic += ((counts.get(char) ?? 0) - expected) ** 2 / expected;
   return { statistic, counts };
 }
 
@@ -50,9 +51,7 @@ const SAMPLE = 62 * 2000;
 
 describe("base62 alphabet", () => {
   it("is 0-9A-Za-z, and base62Digit inverts it", () => {
-    expect(BASE62_ALPHABET).toBe(
-      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
-    );
+    expect(BASE62_ALPHABET).toBe("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
     for (let digit = 0; digit < 62; digit++) {
       expect(base62Digit(BASE62_ALPHABET.charCodeAt(digit))).toBe(digit);
     }

@@ -132,7 +132,15 @@ describe("createKeyFormat: prefix", () => {
   });
 
   it("throws a TypeError for anything else", () => {
-    for (const prefix of ["", "sk_live", "SK_", "sk-live_", "sk live_", "é_", `${"a".repeat(32)}_`]) {
+    for (const prefix of [
+      "",
+      "sk_live",
+      "SK_",
+      "sk-live_",
+      "sk live_",
+      "é_",
+      `${"a".repeat(32)}_`,
+    ]) {
       expect(() => createKeyFormat({ prefix }), prefix).toThrow(TypeError);
     }
     expect(() => createKeyFormat({ prefix: 7 as unknown as string })).toThrow(/Invalid key prefix/);

@@ -29,7 +29,8 @@ export function toHex(bytes: Uint8Array): string {
 }
 
 const utf8 = new TextEncoder();
-const toBytes = (data: string | Uint8Array) => (typeof data === "string" ? utf8.encode(data) : data);
+const toBytes = (data: string | Uint8Array) =>
+  typeof data === "string" ? utf8.encode(data) : data;
 
 /** Pure JavaScript: `@oslojs/crypto`. */
 export const osloSha256: Sha256Implementation = {
@@ -111,7 +112,9 @@ function pepperBytes(pepper: string | Uint8Array): Uint8Array {
   const bytes =
     typeof pepper === "string" ? utf8.encode(pepper) : pepper instanceof Uint8Array ? pepper : null;
   if (bytes === null || bytes.length === 0) {
-    throw new TypeError("pepper must be a non-empty string or Uint8Array (32 random bytes or more)");
+    throw new TypeError(
+      "pepper must be a non-empty string or Uint8Array (32 random bytes or more)",
+    );
   }
   return bytes;
 }

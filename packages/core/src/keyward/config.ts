@@ -1,3 +1,4 @@
+import type { JwtClaims, JwtOptions } from "../auth/jwt.js";
 import type { Clock } from "../clock.js";
 import type { RandomSource } from "../random.js";
 import type { Storage } from "../storage/index.js";
@@ -11,6 +12,18 @@ export interface KeywardConfig {
   scopes: Record<string, string>;
   /** Tier name → allowances, listed lowest to highest: the order is the tier ranking. */
   tiers: Record<string, TierConfig>;
+  /**
+   * How user session tokens are verified: `{ secret }` (HS256), `{ jwksUrl }` or `{ key }`, with
+   * optional `issuer`, `audience`, `algorithms` and `clockTolerance`. Without it, every JWT is
+   * refused with 401 and only API keys authenticate.
+   */
+  jwt?: JwtOptions;
+  /** A user's account tier from their claims; default the `tier` claim. Unknown → lowest tier. */
+  accountTier?: (claims: JwtClaims) => unknown;
+  /** Where the six endpoints live; default `/api/v1/api-keys`. */
+  basePath?: string;
+  /** Largest accepted request body in bytes; default 64 KiB. */
+  bodyLimit?: number;
   /** Key prefix; default `sk_live_`. Use e.g. `sk_test_` for a test environment. */
   keyPrefix?: string;
   /**
@@ -18,6 +31,15 @@ export interface KeywardConfig {
    * database alone cannot confirm a guessed key. Changing it invalidates every key.
    */
   pepper?: string | Uint8Array;
+  /** Rate-limit response headers: also send the IETF `RateLimit` and `RateLimit-Policy` fields. */
+  rateLimitHeaders?: { ietf?: boolean };
+  /** Usage buffering: how often counts are written, and how many distinct entries force a write. */
+  usage?: { flushIntervalMs?: number; maxBuffered?: number };
+  /**
+   * Called with the cause of every server-side failure (500s, failed usage writes). Responses never
+   * carry internals; this is where they go. Tokens never reach it.
+   */
+  onError?: (error: unknown, request?: Request) => void;
   /** Time source; default the system clock. */
   clock?: Clock;
   /** Randomness for secrets and ids; default `crypto.getRandomValues`. */

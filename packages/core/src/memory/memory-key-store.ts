@@ -15,12 +15,13 @@ export function memoryKeyStore(): KeyStore & { snapshot(): StoredKey[] } {
   return {
     async create(key) {
       if (byId.has(key.id)) throw new Error(`A key with id ${key.id} already exists`);
-      if (idByHash.has(key.secretHash)) throw new Error("A key with this secret hash already exists");
+      if (idByHash.has(key.secretHash))
+        throw new Error("A key with this secret hash already exists");
       byId.set(key.id, copy(key));
       idByHash.set(key.secretHash, key.id);
-      let owned = idsByOwner.get(key.ownerId);
-      if (!owned) idsByOwner.set(key.ownerId, (owned = new Set()));
-      owned.add(key.id);
+      const owned = idsByOwner.get(key.ownerId);
+      if (owned) owned.add(key.id);
+      else idsByOwner.set(key.ownerId, new Set([key.id]));
     },
 
     async findByHash(secretHash) {

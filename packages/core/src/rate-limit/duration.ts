@@ -62,7 +62,9 @@ export function parseDuration(value: string | number): number {
 export function toPolicy(config: RateLimitConfig): RateLimitPolicy {
   const { limit, window, algorithm = "sliding-window" } = config;
   if (!Number.isSafeInteger(limit) || limit < 1) {
-    throw new TypeError(`Invalid rate limit ${describe(limit)}: \`limit\` must be a positive integer`);
+    throw new TypeError(
+      `Invalid rate limit ${describe(limit)}: \`limit\` must be a positive integer`,
+    );
   }
   const windowMs = parseDuration(window);
   if (!Number.isSafeInteger(windowMs) || windowMs < 1) {

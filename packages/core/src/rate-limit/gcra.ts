@@ -26,8 +26,7 @@ export const gcra: RateLimitAlgorithm = (state, now, { limit, windowMs }) => {
   const sum = baseFraction + windowMs;
   const nextTat = baseTat + floorDivide(sum, limit);
   const nextFraction = sum % limit;
-  const allowed =
-    nextTat < now + windowMs || (nextTat === now + windowMs && nextFraction === 0);
+  const allowed = nextTat < now + windowMs || (nextTat === now + windowMs && nextFraction === 0);
 
   const tat = allowed ? nextTat : storedTat;
   const fraction = allowed ? nextFraction : storedFraction;

@@ -21,8 +21,7 @@ export const tokenBucket: RateLimitAlgorithm = (state, now, { limit, windowMs })
   // A state written by a caller whose clock is ahead is not refilled twice: time never runs back.
   const at = Math.max(now, updatedAt);
   const elapsed = at - updatedAt;
-  const level =
-    elapsed >= windowMs ? capacity : Math.min(capacity, storedLevel + elapsed * limit);
+  const level = elapsed >= windowMs ? capacity : Math.min(capacity, storedLevel + elapsed * limit);
 
   const allowed = level >= windowMs;
   const left = allowed ? level - windowMs : level;
@@ -34,7 +33,7 @@ export const tokenBucket: RateLimitAlgorithm = (state, now, { limit, windowMs })
       limit,
       remaining: floorDivide(left, windowMs),
       reset,
-      retryAfter: allowed ? 0 : at + ceilDivide(windowMs - level, limit) - now,
+      retryAfter: allowed ? 0 : at + floorDivide(windowMs - level, limit) - now,
     },
     expiresAt: reset,
   };

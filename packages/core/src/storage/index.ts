@@ -1,5 +1,5 @@
 export type { KeyRotation, KeyStore, StoredKey } from "./key-store.js";
-export type { RateLimitStore } from "./rate-limit-store.js";
+export type { RateLimitStore, UsageHit } from "./rate-limit-store.js";
 export type { KeyUsage, UsageIncrement, UsageStore } from "./usage-store.js";
 
 import type { KeyStore } from "./key-store.js";

@@ -1,5 +1,14 @@
 import type { RateLimitDecision, RateLimitPolicy } from "../rate-limit/types.js";
 
+/** One request's usage, for a store that records it together with the rate-limit step. */
+export interface UsageHit {
+  keyId: string;
+  method: string;
+  route: string;
+  /** UTC day, `YYYY-MM-DD`. */
+  day: string;
+}
+
 /**
  * Persistence for rate-limit state.
  *
@@ -11,7 +20,16 @@ import type { RateLimitDecision, RateLimitPolicy } from "../rate-limit/types.js"
  *   `TIME`) may use that instead, so that instances with skewed clocks agree.
  * - State for a key may be dropped once the algorithm says it can no longer affect a decision
  *   (`RateLimitStep.expiresAt`); a store must not keep expired state forever.
+ * - A store that sets `recordsUsage` counts `usage` (one request, allowed or not) in the same
+ *   atomic call, so a verified request costs one round trip; Keyward then does not buffer that
+ *   request's usage itself. Other stores ignore `usage`.
  */
 export interface RateLimitStore {
-  consume(key: string, policy: RateLimitPolicy, now: number): Promise<RateLimitDecision>;
+  consume(
+    key: string,
+    policy: RateLimitPolicy,
+    now: number,
+    usage?: UsageHit,
+  ): Promise<RateLimitDecision>;
+  readonly recordsUsage?: boolean;
 }

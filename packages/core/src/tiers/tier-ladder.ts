@@ -1,4 +1,4 @@
-import { toPolicy, type RateLimitConfig } from "../rate-limit/duration.js";
+import { type RateLimitConfig, toPolicy } from "../rate-limit/duration.js";
 import type { RateLimitPolicy } from "../rate-limit/types.js";
 
 export interface TierConfig {
@@ -53,8 +53,7 @@ export function createTierLadder(tiers: Record<string, TierConfig>): TierLadder 
     has: (name) => ranks.has(name),
     rank,
     allows: (accountTier, keyTier) => rank(keyTier) !== -1 && rank(keyTier) <= rank(accountTier),
-    resolveAccountTier: (value) =>
-      typeof value === "string" && ranks.has(value) ? value : lowest,
+    resolveAccountTier: (value) => (typeof value === "string" && ranks.has(value) ? value : lowest),
     policy(tier) {
       const policy = policies.get(tier);
       if (!policy) throw new TypeError(`Keyward: unknown tier "${tier}"`);

@@ -31,7 +31,12 @@ describe("create-key body validation", () => {
     });
     expect(result).toEqual({
       ok: true,
-      value: { name: "CI", scopes: ["profile:read"], tier: "pro", expiresAt: "2026-09-01T00:00:00Z" },
+      value: {
+        name: "CI",
+        scopes: ["profile:read"],
+        tier: "pro",
+        expiresAt: "2026-09-01T00:00:00Z",
+      },
       expiresAt: Date.parse("2026-09-01T00:00:00Z"),
     });
   });
@@ -68,13 +73,21 @@ describe("create-key body validation", () => {
       expiresAt: "2020-01-01T00:00:00Z",
     });
     expect(found).toEqual([
-      { loc: ["body", "name"], msg: "String should have at most 100 characters", type: "string_too_long" },
+      {
+        loc: ["body", "name"],
+        msg: "String should have at most 100 characters",
+        type: "string_too_long",
+      },
       {
         loc: ["body", "scopes", 1],
         msg: "Input should be 'profile:read' or 'profile:write'",
         type: "literal_error",
       },
-      { loc: ["body", "scopes", 2], msg: "Value error, duplicate scope 'profile:read'", type: "value_error" },
+      {
+        loc: ["body", "scopes", 2],
+        msg: "Value error, duplicate scope 'profile:read'",
+        type: "value_error",
+      },
       { loc: ["body", "tier"], msg: "Input should be 'free' or 'pro'", type: "literal_error" },
       { loc: ["body", "expiresAt"], msg: "Input should be in the future", type: "datetime_future" },
     ]);
@@ -82,13 +95,19 @@ describe("create-key body validation", () => {
 
   it("rejects an empty name and an empty scope list", () => {
     expect(issues({ name: "", scopes: [], tier: "free" })).toEqual([
-      { loc: ["body", "name"], msg: "String should have at least 1 character", type: "string_too_short" },
+      {
+        loc: ["body", "name"],
+        msg: "String should have at least 1 character",
+        type: "string_too_short",
+      },
       { loc: ["body", "scopes"], msg: "List should have at least 1 item", type: "too_short" },
     ]);
   });
 
   it("counts name length in characters, not UTF-16 units", () => {
-    expect(validate({ name: "🔑".repeat(100), scopes: ["profile:read"], tier: "free" }).ok).toBe(true);
+    expect(validate({ name: "🔑".repeat(100), scopes: ["profile:read"], tier: "free" }).ok).toBe(
+      true,
+    );
   });
 
   it("reports a non-string scope at its index", () => {
@@ -111,7 +130,12 @@ describe("create-key body validation", () => {
   });
 
   it("accepts offsets other than Z", () => {
-    const result = validate({ name: "a", scopes: ["profile:read"], tier: "free", expiresAt: "2026-06-01T14:00:01+02:00" });
+    const result = validate({
+      name: "a",
+      scopes: ["profile:read"],
+      tier: "free",
+      expiresAt: "2026-06-01T14:00:01+02:00",
+    });
     expect(result.ok && result.expiresAt).toBe(Date.parse("2026-06-01T12:00:01Z"));
   });
 

@@ -4,8 +4,8 @@ import type { Clock } from "../clock.js";
 import type { ValidationIssue } from "../errors/validation-issue.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
-import { pydanticMeta, toValidationIssues } from "./issues.js";
 import { parseIsoDateTime } from "./iso-date-time.js";
+import { pydanticMeta, toValidationIssues } from "./issues.js";
 
 /** The body of `POST /api-keys`, once validated. */
 export interface CreateKeyBody {
@@ -81,7 +81,10 @@ export function createKeyBodySchema(options: {
           : {
               expected: "an ISO 8601 date-time",
               actual: JSON.stringify(value),
-              meta: pydanticMeta("datetime_parsing", "Input should be a valid datetime in ISO 8601 format"),
+              meta: pydanticMeta(
+                "datetime_parsing",
+                "Input should be a valid datetime in ISO 8601 format",
+              ),
             },
       );
     }
@@ -141,12 +144,20 @@ export function validateCreateKeyBody(
     };
   }
   const result = schema(input);
-  if (result instanceof type.errors) return { ok: false, issues: toValidationIssues(result, "body") };
+  if (result instanceof type.errors)
+    return { ok: false, issues: toValidationIssues(result, "body") };
   const expiresAt =
-    typeof result.expiresAt === "string" ? (parseIsoDateTime(result.expiresAt) as { epochMs: number }).epochMs : null;
+    typeof result.expiresAt === "string"
+      ? (parseIsoDateTime(result.expiresAt) as { epochMs: number }).epochMs
+      : null;
   return {
     ok: true,
-    value: { name: result.name, scopes: result.scopes, tier: result.tier, expiresAt: result.expiresAt ?? undefined },
+    value: {
+      name: result.name,
+      scopes: result.scopes,
+      tier: result.tier,
+      expiresAt: result.expiresAt ?? undefined,
+    },
     expiresAt,
   };
 }

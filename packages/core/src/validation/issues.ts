@@ -54,7 +54,8 @@ function describe(error: ArkError): { type: string; msg: string } {
 }
 
 function describeWrongType(expected: string): { type: string; msg: string } {
-  if (expected.includes("string")) return { type: "string_type", msg: "Input should be a valid string" };
+  if (expected.includes("string"))
+    return { type: "string_type", msg: "Input should be a valid string" };
   if (expected.includes("array")) return { type: "list_type", msg: "Input should be a valid list" };
   if (expected.includes("object")) {
     return {

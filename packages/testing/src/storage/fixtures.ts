@@ -33,7 +33,11 @@ export function storedKey(overrides: Partial<StoredKey> = {}): StoredKey {
 }
 
 /** Every string reachable in `value`, with byte arrays decoded as UTF-8 and as hex. */
-export function collectStrings(value: unknown, into: string[] = [], seen = new Set<unknown>()): string[] {
+export function collectStrings(
+  value: unknown,
+  into: string[] = [],
+  seen = new Set<unknown>(),
+): string[] {
   if (typeof value === "string") {
     into.push(value);
   } else if (value instanceof Uint8Array) {

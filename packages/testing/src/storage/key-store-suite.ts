@@ -66,7 +66,12 @@ export function keyStoreSuite<S extends Storage>(options: StorageSuiteOptions<S>
         hint: "sk_live_…wxyz",
         rotatedAt: 5_000,
       });
-      expect(rotated).toEqual({ ...key, secretHash: next, hint: "sk_live_…wxyz", rotatedAt: 5_000 });
+      expect(rotated).toEqual({
+        ...key,
+        secretHash: next,
+        hint: "sk_live_…wxyz",
+        rotatedAt: 5_000,
+      });
       expect(await keys.findByHash(key.secretHash)).toBeNull();
       expect(await keys.findByHash(next)).toEqual(rotated);
       expect(await keys.findById(key.id)).toEqual(rotated);
@@ -95,7 +100,13 @@ export function keyStoreSuite<S extends Storage>(options: StorageSuiteOptions<S>
       const candidates = Array.from({ length: 100 }, () => fakeHash());
       const results = await Promise.all(
         candidates.map((secretHash, index) =>
-          keys.rotate({ id: key.id, expectedHash: key.secretHash, secretHash, hint: "h", rotatedAt: index }),
+          keys.rotate({
+            id: key.id,
+            expectedHash: key.secretHash,
+            secretHash,
+            hint: "h",
+            rotatedAt: index,
+          }),
         ),
       );
       const winners = results.filter((result) => result !== null);
@@ -122,7 +133,9 @@ export function keyStoreSuite<S extends Storage>(options: StorageSuiteOptions<S>
       const { keys } = await open();
       const key = storedKey();
       await keys.create(key);
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => keys.revoke(key.id, 100 + i)));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => keys.revoke(key.id, 100 + i)),
+      );
       expect(results.filter((result) => result !== null)).toHaveLength(1);
     });
 
@@ -143,7 +156,13 @@ export function keyStoreSuite<S extends Storage>(options: StorageSuiteOptions<S>
         const key = storedKey();
         await store.keys.create(key);
         const next = fakeHash();
-        await store.keys.rotate({ id: key.id, expectedHash: key.secretHash, secretHash: next, hint: "h", rotatedAt: 3 });
+        await store.keys.rotate({
+          id: key.id,
+          expectedHash: key.secretHash,
+          secretHash: next,
+          hint: "h",
+          rotatedAt: 3,
+        });
         await store.keys.revoke(key.id, 4);
         const raw = await rawKey(store, key.id);
         expect(raw).not.toBeNull();

@@ -3,7 +3,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { uniqueId } from "./fixtures.js";
 import type { StorageSuiteOptions } from "./options.js";
 
-const algorithms: RateLimitAlgorithmName[] = ["fixed-window", "sliding-window", "token-bucket", "gcra"];
+const algorithms: RateLimitAlgorithmName[] = [
+  "fixed-window",
+  "sliding-window",
+  "token-bucket",
+  "gcra",
+];
 
 /**
  * Rate-limit stores are checked on real time, because a store may take time from its own server
@@ -38,16 +43,17 @@ export function rateLimitStoreSuite<S extends Storage>(options: StorageSuiteOpti
             expect(decision.reset).toBeGreaterThan(Date.now() - 1_000);
             if (!decision.allowed) expect(decision.retryAfter).toBeGreaterThan(0);
           }
-          expect([...decisions.filter((d) => d.allowed).map((d) => d.remaining)].sort((a, b) => a - b)).toEqual(
-            [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
-          );
+          expect(
+            [...decisions.filter((d) => d.allowed).map((d) => d.remaining)].sort((a, b) => a - b),
+          ).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
         });
 
         it("keeps keys apart", async () => {
           const { rateLimits } = await open();
           const policy = { algorithm, limit: 2, windowMs: 60_000 };
           const [a, b] = [uniqueId("rl"), uniqueId("rl")];
-          for (let i = 0; i < 2; i++) expect((await rateLimits.consume(a, policy, Date.now())).allowed).toBe(true);
+          for (let i = 0; i < 2; i++)
+            expect((await rateLimits.consume(a, policy, Date.now())).allowed).toBe(true);
           expect((await rateLimits.consume(a, policy, Date.now())).allowed).toBe(false);
           expect((await rateLimits.consume(b, policy, Date.now())).allowed).toBe(true);
         });

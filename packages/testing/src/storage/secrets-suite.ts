@@ -51,7 +51,9 @@ export function secretsSuite<S extends Storage>(options: StorageSuiteOptions<S>)
         expect(strings.some((value) => value.includes(currentHash))).toBe(true);
         for (const secret of secrets) {
           const randomPart = secret.slice("sk_live_".length, "sk_live_".length + 30);
-          const leaks = strings.filter((value) => value.includes(secret) || value.includes(randomPart));
+          const leaks = strings.filter(
+            (value) => value.includes(secret) || value.includes(randomPart),
+          );
           expect(leaks, "a secret reached storage").toEqual([]);
         }
       });
@@ -70,10 +72,15 @@ export function secretsSuite<S extends Storage>(options: StorageSuiteOptions<S>)
       const outcomes = await Promise.allSettled(
         Array.from({ length: 100 }, () => keyward.keys.rotate(ownerId, created.id)),
       );
-      const issued = outcomes.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value.key] : []));
-      const refused = outcomes.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason] : []));
+      const issued = outcomes.flatMap((outcome) =>
+        outcome.status === "fulfilled" ? [outcome.value.key] : [],
+      );
+      const refused = outcomes.flatMap((outcome) =>
+        outcome.status === "rejected" ? [outcome.reason] : [],
+      );
       expect(issued.length).toBeGreaterThanOrEqual(1);
-      for (const reason of refused) expect(reason).toMatchObject({ code: "rotation_conflict", status: 409 });
+      for (const reason of refused)
+        expect(reason).toMatchObject({ code: "rotation_conflict", status: 409 });
 
       const hasher = createSecretHasher();
       const working = [];

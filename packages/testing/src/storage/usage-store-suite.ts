@@ -43,8 +43,17 @@ export function usageStoreSuite<S extends Storage>(options: StorageSuiteOptions<
       const keyId = uniqueId("key");
       await usage.record([
         hit(keyId, { count: 3 }),
-        hit(keyId, { method: "PUT", count: 5, lastUsedAt: Date.parse("2026-03-02T09:00:00.000Z"), day: "2026-03-02" }),
-        hit(keyId, { count: 2, day: "2026-03-02", lastUsedAt: Date.parse("2026-03-02T08:00:00.000Z") }),
+        hit(keyId, {
+          method: "PUT",
+          count: 5,
+          lastUsedAt: Date.parse("2026-03-02T09:00:00.000Z"),
+          day: "2026-03-02",
+        }),
+        hit(keyId, {
+          count: 2,
+          day: "2026-03-02",
+          lastUsedAt: Date.parse("2026-03-02T08:00:00.000Z"),
+        }),
       ]);
       expect(await usage.read(keyId)).toEqual({
         keyId,
@@ -74,8 +83,8 @@ export function usageStoreSuite<S extends Storage>(options: StorageSuiteOptions<
         }),
       );
       await Promise.all(
-        [increments.slice(0, 20), increments.slice(20, 45).reverse(), increments.slice(45)].map((batch) =>
-          usage.record(batch),
+        [increments.slice(0, 20), increments.slice(20, 45).reverse(), increments.slice(45)].map(
+          (batch) => usage.record(batch),
         ),
       );
       for (const keyId of [a, b]) {
@@ -85,7 +94,9 @@ export function usageStoreSuite<S extends Storage>(options: StorageSuiteOptions<
         expect(report.lastUsedAt).toBe(Math.max(...mine.map((x) => x.lastUsedAt)));
         expect(report.daily.reduce((sum, x) => sum + x.count, 0)).toBe(report.totalRequests);
         expect(report.endpoints.reduce((sum, x) => sum + x.count, 0)).toBe(report.totalRequests);
-        expect(report.daily.map((x) => x.date)).toEqual([...new Set(mine.map((x) => x.day))].sort());
+        expect(report.daily.map((x) => x.date)).toEqual(
+          [...new Set(mine.map((x) => x.day))].sort(),
+        );
       }
     });
 

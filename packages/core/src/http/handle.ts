@@ -1,0 +1,84 @@
+import type { KeysApi } from "../api/keys-api.js";
+import type { createVerify } from "../auth/verify.js";
+import { internalError, isKeywardError, type KeywardError } from "../errors/keyward-error.js";
+import type { KeywardContext } from "../keyward/context.js";
+import { matchRoute } from "./router.js";
+import { endpoints } from "./routes/index.js";
+
+export interface HandleOptions {
+  basePath: string;
+  bodyLimit: number;
+  /** Receives every 500's cause (a database error, say); the response reveals none of it. */
+  onError?: (error: unknown, request: Request) => void;
+}
+
+/**
+ * The six key-management endpoints as one Fetch handler. Order: route (404/405) → user session
+ * (401, 403 for an API key) → rate limit per user (429) → the endpoint. Errors become
+ * `{"detail": ...}` bodies; rate-limit headers go on every response that got that far.
+ */
+export function createHandle(
+  context: KeywardContext,
+  keys: KeysApi,
+  verify: ReturnType<typeof createVerify>,
+  options: HandleOptions,
+) {
+  const basePath = options.basePath.replace(/\/+$/, "");
+
+  const report = (error: KeywardError, request: Request) => {
+    if (error.status >= 500) {
+      try {
+        options.onError?.(error.cause ?? error, request);
+      } catch {
+        // A failing error hook must not turn a 500 into a crash.
+      }
+    }
+  };
+
+  return async function handle(request: Request): Promise<Response> {
+    let headers: Record<string, string> = {};
+    try {
+      const { pathname } = new URL(request.url);
+      const subpath = underBasePath(pathname, basePath);
+      if (subpath === null) return notFound();
+      const match = matchRoute(subpath, request.method);
+      if ("error" in match) return match.error.toResponse();
+
+      const result = await verify(request.headers.get("authorization"), { apiKeys: false });
+      headers = result.headers;
+      if (!result.ok) {
+        report(result.error, request);
+        return result.error.toResponse(headers);
+      }
+      if (result.principal.kind !== "user")
+        throw new Error("unreachable: API key on a management route");
+      return await endpoints[match.endpoint]({
+        request,
+        user: result.principal,
+        keyId: match.keyId ?? "",
+        keys,
+        context,
+        bodyLimit: options.bodyLimit,
+        headers,
+      });
+    } catch (thrown) {
+      const error = isKeywardError(thrown) ? thrown : internalError(thrown);
+      report(error, request);
+      return error.toResponse(headers);
+    }
+  };
+}
+
+/** The path below the base path, or null when the request is not for us. */
+export function underBasePath(pathname: string, basePath: string): string | null {
+  if (pathname === basePath) return "";
+  if (pathname.startsWith(`${basePath}/`)) return pathname.slice(basePath.length);
+  return null;
+}
+
+function notFound(): Response {
+  return new Response(JSON.stringify({ detail: "Not Found" }), {
+    status: 404,
+    headers: { "content-type": "application/json" },
+  });
+}

@@ -1,0 +1,60 @@
+import { KeywardError } from "../errors/keyward-error.js";
+
+/** Body size limit when none is configured: key-management bodies are a few hundred bytes. */
+export const defaultBodyLimit = 64 * 1024;
+
+const missingBody = Symbol("missing body");
+
+/**
+ * Reads and parses a JSON body, refusing more than `limit` bytes without buffering them: a
+ * `Content-Length` over the limit is refused up front, and a chunked body is cut off as soon as it
+ * passes the limit.
+ * Returns `missingBody` for an empty body, so the caller can report it as a validation problem.
+ */
+export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  const text = await readText(request, limit);
+  if (text.trim() === "") return missingBody;
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new KeywardError("malformed_body", "Malformed JSON in request body", { cause });
+  }
+}
+
+export function isMissingBody(value: unknown): value is typeof missingBody {
+  return value === missingBody;
+}
+
+async function readText(request: Request, limit: number): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch (cause) {
+    throw new KeywardError("malformed_body", "Request body is not valid UTF-8", { cause });
+  }
+}
+
+function tooLarge(limit: number): KeywardError {
+  return new KeywardError("body_too_large", `Request body is larger than ${limit} bytes`);
+}

@@ -1,0 +1,50 @@
+import { KeywardError } from "../errors/keyward-error.js";
+
+export type EndpointName = "list" | "create" | "scopes" | "rotate" | "usage" | "revoke";
+
+export type RouteMatch = { endpoint: EndpointName; keyId?: string } | { error: KeywardError };
+
+/** The six endpoints, by path shape under the base path, then by method. */
+const collection = { GET: "list", POST: "create" } as const;
+const scopes = { GET: "scopes" } as const;
+const rotate = { POST: "rotate" } as const;
+const usage = { GET: "usage" } as const;
+const item = { DELETE: "revoke" } as const;
+
+/**
+ * Matches a path already stripped of the base path (`""`, `"/scopes"`, `"/key_x/rotate"`, ...).
+ * An unknown path is 404; a known path with another method is 405 with `Allow`.
+ * `scopes` is reserved: it is never taken for a key id.
+ */
+export function matchRoute(subpath: string, method: string): RouteMatch {
+  const segments = subpath.split("/").filter((segment) => segment !== "");
+  let methods: Partial<Record<string, EndpointName>> | undefined;
+  let keyId: string | undefined;
+  if (segments.length === 0) methods = collection;
+  else if (segments.length === 1 && segments[0] === "scopes") methods = scopes;
+  else if (segments.length === 1) [methods, keyId] = [item, segments[0]];
+  else if (segments.length === 2 && segments[1] === "rotate")
+    [methods, keyId] = [rotate, segments[0]];
+  else if (segments.length === 2 && segments[1] === "usage")
+    [methods, keyId] = [usage, segments[0]];
+  if (!methods) return { error: new KeywardError("route_not_found", "Not Found") };
+
+  const endpoint = methods[method];
+  if (!endpoint) {
+    const allow = Object.keys(methods).join(", ");
+    return {
+      error: new KeywardError("method_not_allowed", "Method Not Allowed", {
+        headers: { Allow: allow },
+      }),
+    };
+  }
+  return keyId === undefined ? { endpoint } : { endpoint, keyId: safeDecode(keyId) };
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The demo contract every implementation under test is configured with (DESIGN.md, "Demo
+ * contract"). The suite's expectations are written against these values.
+ */
+
+export const DEMO_SCOPES = ["profile:read", "profile:write", "org:read", "org:write"] as const;
+export type DemoScope = (typeof DEMO_SCOPES)[number];
+
+/** Requests a minute per tier, lowest tier first. */
+export const DEMO_TIER_LIMITS = { free: 60, pro: 600, enterprise: 6000 } as const;
+export type DemoTier = keyof typeof DEMO_TIER_LIMITS;
+
+/** The rate-limit window of every demo tier, in seconds. */
+export const DEMO_WINDOW_SECONDS = 60;
+
+/** The host routes' template, as usage reports must name it. */
+export const PROFILE_ROUTE = "/api/v1/profiles/:slug";
+
+export const DEFAULT_BASE_PATH = "/api/v1/api-keys";
+
+/** The origin the suite addresses; adapter wrappers may rewrite it. */
+export const SUITE_ORIGIN = "http://keyward.test";
+
+export const KEY_PREFIX = "sk_live_";
+/** `sk_live_` + 30 random + 6 checksum base62 characters. */
+export const KEY_PATTERN = /^sk_live_[0-9A-Za-z]{36}$/;
