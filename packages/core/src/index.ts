@@ -11,6 +11,19 @@ export type {
   RevokedKey,
   UsageReport,
 } from "./api/keys-api.js";
+export { readBearer } from "./auth/bearer.js";
+export {
+  createJwtVerifier,
+  type JwtAlgorithm,
+  type JwtClaims,
+  type JwtCommonOptions,
+  type JwtJwksOptions,
+  type JwtKeyOptions,
+  type JwtOptions,
+  type JwtSecretOptions,
+  type JwtVerifier,
+} from "./auth/jwt.js";
+export type { Principal, VerifyOptions, VerifyResult } from "./auth/principal.js";
 export { type Clock, type ManualClock, manualClock, systemClock } from "./clock.js";
 export { errorStatus, type KeywardErrorCode } from "./errors/codes.js";
 export {
@@ -23,6 +36,8 @@ export type { ValidationIssue } from "./errors/validation-issue.js";
 export {
   createKeyFormat,
   DEFAULT_KEY_PREFIX,
+  isKeyShaped,
+  KEY_RANDOM_LENGTH,
   type KeyFormat,
   type KeyFormatOptions,
   type ParsedKey,
@@ -37,14 +52,26 @@ export {
 export type { KeywardConfig } from "./keyward/config.js";
 export { createKeyward, type Keyward } from "./keyward/create-keyward.js";
 export { memoryKeyStore } from "./memory/memory-key-store.js";
-export { memoryRateLimitStore } from "./memory/memory-rate-limit-store.js";
+export {
+  type MemoryRateLimitStore,
+  type MemoryRateLimitStoreOptions,
+  memoryRateLimitStore,
+} from "./memory/memory-rate-limit-store.js";
 export { type MemoryStoreOptions, memoryStore } from "./memory/memory-store.js";
 export { memoryUsageStore } from "./memory/memory-usage-store.js";
 export { cryptoRandom, type RandomSource } from "./random.js";
+export { parseDuration, type RateLimitConfig, toPolicy } from "./rate-limit/duration.js";
+export { type RateLimitHeaderOptions, rateLimitHeaders } from "./rate-limit/headers.js";
+export { rateLimitAlgorithms, stepRateLimit } from "./rate-limit/index.js";
 export type * from "./rate-limit/types.js";
 export { createScopeRegistry, type ScopeRegistry } from "./scopes/scope-registry.js";
 export type * from "./storage/index.js";
 export { createTierLadder, type TierConfig, type TierLadder } from "./tiers/tier-ladder.js";
+export {
+  createUsageRecorder,
+  type UsageRecorder,
+  type UsageRecorderOptions,
+} from "./usage/usage-recorder.js";
 export {
   type CreateKeyBody,
   createKeyBodySchema,

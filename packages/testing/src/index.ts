@@ -3,6 +3,16 @@
  * Import it from your vitest test files.
  */
 
+export {
+  DEMO_SCOPES,
+  DEMO_TIER_LIMITS,
+  describeHttpConformance,
+  forwardTo,
+  type HttpSuiteOptions,
+  mintJwt,
+  PROFILE_ROUTE,
+  unsecuredJwt,
+} from "./http/index.js";
 export { collectStrings, fakeHash, storedKey, uniqueId } from "./storage/fixtures.js";
 export {
   describeStorageConformance,

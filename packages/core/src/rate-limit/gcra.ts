@@ -1,5 +1,5 @@
 /**
- * GCRA, the generic cell rate algorithm (as redis-cell and throttled use it): one number per key,
+ * GCRA, the generic cell rate algorithm (as redis-cell and throttled use it): one time per key,
  * the theoretical arrival time (TAT) at which the key would be fully rested. With emission interval
  * T = windowMs / limit and burst tolerance τ = windowMs − T, a request at `now` is admitted when
  * max(TAT, now) + T ≤ now + windowMs, and then TAT advances by T. So `limit` requests pass at once,

@@ -9,9 +9,9 @@
  * Guarantee (proved in docs/rate-limiting.md, asserted in sliding-window.test.ts), for integer
  * millisecond timestamps and limit L, window W:
  * - any aligned window admits at most L;
- * - any W consecutive milliseconds admit at most L + ⌊L·(W − 2)/W⌋, which is 2L − 1 whenever
- *   2L < W (every per-second-or-slower limit) and never 2L; the bound is reached by L requests in
- *   the last millisecond of a window followed by a steady stream in the next.
+ * - any W consecutive milliseconds admit at most L + ⌊L·(W − 2)/W⌋: 2L − 1 whenever 2L < W (any
+ *   limit slower than one request per 2 ms), and never 2L. L requests in the last millisecond of a
+ *   window followed by a steady stream in the next reach it.
  *
  * All arithmetic is on integers scaled by W, so decisions are exact (no floating-point drift) as
  * long as `limit × windowMs` is a safe integer, which `toPolicy` checks.

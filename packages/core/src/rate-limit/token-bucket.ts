@@ -33,7 +33,7 @@ export const tokenBucket: RateLimitAlgorithm = (state, now, { limit, windowMs })
       limit,
       remaining: floorDivide(left, windowMs),
       reset,
-      retryAfter: allowed ? 0 : at + floorDivide(windowMs - level, limit) - now,
+      retryAfter: allowed ? 0 : at + ceilDivide(windowMs - level, limit) - now,
     },
     expiresAt: reset,
   };

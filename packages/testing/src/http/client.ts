@@ -138,6 +138,11 @@ export function profilePath(slug: string): string {
   return PROFILE_ROUTE.replace(":slug", encodeURIComponent(slug));
 }
 
+/** A create-key body every demo deployment accepts from a free-tier user. */
+export function validCreateBody(): CreateKeyBody {
+  return { name: "conformance key", scopes: ["profile:read"], tier: "free" };
+}
+
 /** A user id no other test, and no earlier run against the same store, has used. */
 export function newUserId(): string {
   return `user_${crypto.randomUUID()}`;

@@ -12,7 +12,8 @@ import {
   sleep,
 } from "./expectations.js";
 
-const withoutSecret = ({ key: _secret, ...record }: KeyRecord & { key: string }): KeyRecord => record;
+const withoutSecret = ({ key: _secret, ...record }: KeyRecord & { key: string }): KeyRecord =>
+  record;
 const utcDate = (epochMs = Date.now()) => new Date(epochMs).toISOString().slice(0, 10);
 
 /** The six key-management endpoints on their happy paths: statuses, shapes and effects. */
@@ -106,7 +107,10 @@ export function managementSuite(client: SuiteClient): void {
 
     it("POST /rotate issues a new secret for the same key; the old one fails at once", async () => {
       const user = await client.newUser();
-      const original = await client.createKeyFor(user, { name: "rotating", scopes: ["profile:read"] });
+      const original = await client.createKeyFor(user, {
+        name: "rotating",
+        scopes: ["profile:read"],
+      });
       expectStatus(await client.getProfile(original.key, newSlug()), 200);
 
       const reply = await client.rotateKey(user.token, original.id);
@@ -136,8 +140,11 @@ export function managementSuite(client: SuiteClient): void {
     it("concurrent rotations leave exactly one working secret", async () => {
       const user = await client.newUser();
       const original = await client.createKeyFor(user, { scopes: ["profile:read"] });
-      const replies = await Promise.all([1, 2, 3].map(() => client.rotateKey(user.token, original.id)));
-      for (const reply of replies) expect([200, 409], `got ${reply.status} ${reply.text}`).toContain(reply.status);
+      const replies = await Promise.all(
+        [1, 2, 3].map(() => client.rotateKey(user.token, original.id)),
+      );
+      for (const reply of replies)
+        expect([200, 409], `got ${reply.status} ${reply.text}`).toContain(reply.status);
       const issued = replies.filter((reply) => reply.status === 200).map((reply) => reply.body.key);
       expect(issued.length).toBeGreaterThan(0);
 
@@ -178,7 +185,13 @@ export function managementSuite(client: SuiteClient): void {
         const reply = await client.keyUsage(user.token, key.id);
         expectJson(reply, 200);
         const usage = reply.body;
-        expect(Object.keys(usage).sort()).toEqual(["daily", "endpoints", "keyId", "lastUsedAt", "totalRequests"]);
+        expect(Object.keys(usage).sort()).toEqual([
+          "daily",
+          "endpoints",
+          "keyId",
+          "lastUsedAt",
+          "totalRequests",
+        ]);
         expect(usage).toMatchObject({ keyId: key.id, totalRequests: 3 });
         expect(usage.endpoints).toEqual([{ method: "GET", route: PROFILE_ROUTE, count: 3 }]);
         expect(reply.text).not.toContain("alice-1");

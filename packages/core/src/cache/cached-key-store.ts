@@ -1,0 +1,287 @@
+/**
+ * A verification cache in front of any `KeyStore`: `findByHash`, the one lookup on the request
+ * path, is answered from process memory once warm, and rotations and revocations evict the entry
+ * on every instance through an `InvalidationChannel`. Management reads (`findById`,
+ * `listByOwner`) always go to the store, so a rotation's compare-and-set never works on a stale
+ * record.
+ */
+import { type Clock, systemClock } from "../clock.js";
+import type { KeyRotation, KeyStore, StoredKey } from "../storage/key-store.js";
+import { expiringLru } from "./expiring-lru.js";
+import type { ChannelState, InvalidationChannel, KeyInvalidation } from "./invalidation-channel.js";
+
+export interface CachedKeyStoreOptions {
+  /**
+   * Carries evictions to the other instances. Without one the cache is local: another instance's
+   * rotation or revocation reaches this one only when the entry expires (`ttlMs`), which is right
+   * for a single instance only.
+   */
+  channel?: InvalidationChannel;
+  /**
+   * How long a found record may be served without asking the store again. A safety net for an
+   * invalidation that was lost without the channel noticing, not the way changes arrive: those
+   * evict at once. Default 30 s.
+   */
+  ttlMs?: number;
+  /** Most records held; the least recently used goes first. Default 10,000. */
+  maxEntries?: number;
+  /**
+   * How long "no key has this hash" is remembered, so that a client retrying a rotated-away or
+   * mistyped key does not reach the database on every request; 0 turns it off. Safe because a new
+   * secret is random and cannot have been looked up before it existed. Default 2 s.
+   */
+  negativeTtlMs?: number;
+  /** Most misses remembered, kept apart so a flood of random keys cannot push out real ones. Default 10,000. */
+  maxNegativeEntries?: number;
+  /** Time source for the TTLs; default the system clock. */
+  clock?: Clock;
+  /**
+   * Told when an invalidation could not be published or the channel could not be subscribed to.
+   * Until it recovers other instances may serve a changed key until its TTL runs out. Default: a
+   * `console.warn`.
+   */
+  onError?(error: unknown): void;
+}
+
+export interface CachedKeyStoreStats {
+  hits: number;
+  /** Misses remembered from an earlier lookup (see `negativeTtlMs`). */
+  negativeHits: number;
+  /** Lookups that went to the store while caching was on. */
+  misses: number;
+  /** Lookups that went to the store because caching was off (channel not live). */
+  bypassed: number;
+  /** Entries dropped by an invalidation, local or received. */
+  invalidations: number;
+  /** Times the whole cache was dropped because the channel was interrupted or came back. */
+  resets: number;
+}
+
+export interface CachedKeyStore extends KeyStore {
+  /**
+   * Resolves once the cache is on: at once without a channel, otherwise once the channel's
+   * subscription is live. Until then every lookup goes to the store. Rejects if subscribing failed.
+   */
+  readonly ready: Promise<void>;
+  /** Whether lookups are being cached right now. */
+  readonly caching: boolean;
+  readonly size: number;
+  readonly stats: Readonly<CachedKeyStoreStats>;
+  /** Drops every cached record on this instance. */
+  clear(): void;
+  /** Unsubscribes from the channel and stops caching. Does not close the inner store. */
+  close(): Promise<void>;
+}
+
+const defaults = {
+  ttlMs: 30_000,
+  maxEntries: 10_000,
+  negativeTtlMs: 2_000,
+  maxNegativeEntries: 10_000,
+};
+
+const copy = (key: StoredKey): StoredKey => ({ ...key, scopes: [...key.scopes] });
+
+/**
+ * Expiry and revocation are not decided here: the cached record is returned as stored, and the
+ * caller checks `expiresAt` and `revokedAt` against its clock on every verification, cached or not.
+ *
+ * @example
+ * const keys = cachedKeyStore(postgresKeys, { channel: postgresInvalidationChannel({ connect }) });
+ * await keys.ready; // lookups are cached from here on
+ */
+export function cachedKeyStore(inner: KeyStore, options: CachedKeyStoreOptions = {}): CachedKeyStore {
+  const ttlMs = positive("ttlMs", options.ttlMs ?? defaults.ttlMs);
+  const negativeTtlMs = options.negativeTtlMs ?? defaults.negativeTtlMs;
+  if (!(negativeTtlMs >= 0)) throw new TypeError("negativeTtlMs must be 0 or more");
+  const clock = options.clock ?? systemClock;
+  const onError =
+    options.onError ??
+    ((error: unknown) => console.warn("keyward: key cache invalidation failed", error));
+  const { channel } = options;
+
+  const stats: CachedKeyStoreStats = {
+    hits: 0,
+    negativeHits: 0,
+    misses: 0,
+    bypassed: 0,
+    invalidations: 0,
+    resets: 0,
+  };
+
+  /** key id → hashes its records are cached under (usually one; two when a rotation raced a load). */
+  const hashesById = new Map<string, Set<string>>();
+  const found = expiringLru<StoredKey>(options.maxEntries ?? defaults.maxEntries, (hash, key) => {
+    const hashes = hashesById.get(key.id);
+    hashes?.delete(hash);
+    if (hashes?.size === 0) hashesById.delete(key.id);
+  });
+  const missing = expiringLru<true>(options.maxNegativeEntries ?? defaults.maxNegativeEntries);
+  /** One store lookup per hash at a time; later callers share it. */
+  const inFlight = new Map<string, Promise<StoredKey | null>>();
+
+  /**
+   * Bumped by every invalidation and reset. A lookup that started before a bump may have read the
+   * record the bump was about, so its result is returned to its callers but not cached.
+   */
+  let generation = 0;
+  let caching = channel === undefined;
+  /** The channel's latest report, so a report that comes before `subscribe` resolves is kept. */
+  let channelState: ChannelState = "live";
+  let closed = false;
+
+  const forget = (keyId: string, secretHash?: string) => {
+    generation++;
+    inFlight.clear();
+    stats.invalidations++;
+    if (secretHash !== undefined) found.delete(secretHash);
+    for (const hash of [...(hashesById.get(keyId) ?? [])]) found.delete(hash);
+  };
+
+  const dropAll = () => {
+    generation++;
+    inFlight.clear();
+    found.clear();
+    missing.clear();
+    hashesById.clear();
+  };
+
+  const reset = (state: ChannelState) => {
+    dropAll();
+    stats.resets++;
+    caching = state === "live" && !closed;
+  };
+
+  const remember = (secretHash: string, key: StoredKey | null) => {
+    const now = clock.now();
+    if (key === null) {
+      if (negativeTtlMs > 0) missing.set(secretHash, true, now + negativeTtlMs);
+      return;
+    }
+    found.set(secretHash, copy(key), now + ttlMs);
+    let hashes = hashesById.get(key.id);
+    if (!hashes) hashesById.set(key.id, (hashes = new Set()));
+    hashes.add(secretHash);
+  };
+
+  const announce = async (event: KeyInvalidation) => {
+    if (!channel) return;
+    try {
+      await channel.publish(event);
+    } catch (error) {
+      // The write has happened and must be reported as done; other instances fall back on the TTL.
+      onError(error);
+    }
+  };
+
+  let unsubscribe: (() => Promise<void>) | undefined;
+  const ready: Promise<void> = channel
+    ? channel
+        .subscribe(
+          (event) => {
+            if (!closed) forget(event.keyId, event.secretHash);
+          },
+          (state) => {
+            channelState = state;
+            if (!closed) reset(state);
+          },
+        )
+        .then(async (stop) => {
+          if (closed) return stop();
+          unsubscribe = stop;
+          // Records loaded while the subscription was being set up may have missed an event.
+          dropAll();
+          caching = channelState === "live";
+        })
+    : Promise.resolve();
+  ready.catch(onError);
+
+  return {
+    get ready() {
+      return ready;
+    },
+    get caching() {
+      return caching;
+    },
+    get size() {
+      return found.size;
+    },
+    stats,
+
+    async findByHash(secretHash) {
+      if (!caching) {
+        stats.bypassed++;
+        return inner.findByHash(secretHash);
+      }
+      const now = clock.now();
+      const cached = found.get(secretHash, now);
+      if (cached !== undefined) {
+        stats.hits++;
+        return copy(cached);
+      }
+      if (missing.get(secretHash, now)) {
+        stats.negativeHits++;
+        return null;
+      }
+      stats.misses++;
+      let lookup = inFlight.get(secretHash);
+      if (lookup === undefined) {
+        const startedAt = generation;
+        const started = inner.findByHash(secretHash);
+        lookup = started.then(
+          (key) => {
+            if (inFlight.get(secretHash) === lookup) inFlight.delete(secretHash);
+            if (startedAt === generation && caching) remember(secretHash, key);
+            return key;
+          },
+          (error: unknown) => {
+            if (inFlight.get(secretHash) === lookup) inFlight.delete(secretHash);
+            throw error;
+          },
+        );
+        inFlight.set(secretHash, lookup);
+      }
+      const key = await lookup;
+      return key && copy(key);
+    },
+
+    findById: (id) => inner.findById(id),
+    listByOwner: (ownerId) => inner.listByOwner(ownerId),
+
+    async create(key) {
+      await inner.create(key);
+      missing.delete(key.secretHash);
+    },
+
+    async rotate(rotation: KeyRotation) {
+      const rotated = await inner.rotate(rotation);
+      // Evict even when the compare-and-set lost: the key changed under us, so what we hold is stale.
+      forget(rotation.id, rotation.expectedHash);
+      missing.delete(rotation.secretHash);
+      if (rotated) await announce({ keyId: rotation.id, secretHash: rotation.expectedHash });
+      return rotated;
+    },
+
+    async revoke(id, revokedAt) {
+      const revoked = await inner.revoke(id, revokedAt);
+      forget(id, revoked?.secretHash);
+      if (revoked) await announce({ keyId: id, secretHash: revoked.secretHash });
+      return revoked;
+    },
+
+    clear: dropAll,
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      caching = false;
+      dropAll();
+      await unsubscribe?.();
+    },
+  };
+}
+
+function positive(name: string, value: number): number {
+  if (!(value > 0)) throw new TypeError(`${name} must be a positive number of milliseconds`);
+  return value;
+}

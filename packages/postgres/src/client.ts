@@ -1,0 +1,90 @@
+/**
+ * The one thing the store needs from a driver: run a parameterised statement and get rows back.
+ * `pg`'s `Pool` and `Client`, Neon's `Pool`, and PGlite have this shape already; postgres.js gets
+ * it from `postgresJsClient`. No driver is imported here, so none is a dependency.
+ */
+
+/** Anything that runs one SQL statement with `$1`-style parameters and resolves to its rows. */
+export interface PostgresClient {
+  query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * A client that can run work inside one transaction, on one connection. PGlite has it; the
+ * postgres.js adapter adds it. For `pg` pools the store uses `connect()` instead (see
+ * `inTransaction`).
+ */
+export interface TransactionalClient extends PostgresClient {
+  transaction<T>(work: (transaction: PostgresClient) => Promise<T>): Promise<T>;
+}
+
+/** A `pg`-compatible pool (`pg.Pool`, Neon's `Pool`): hands out one connection at a time. */
+export interface PoolLike extends PostgresClient {
+  connect(): Promise<PostgresClient & { release(destroy?: boolean | Error): void }>;
+  readonly idleCount: number;
+}
+
+export function isPoolLike(client: unknown): client is PoolLike {
+  const candidate = client as Partial<PoolLike> | null;
+  return (
+    typeof candidate?.connect === "function" &&
+    typeof candidate.query === "function" &&
+    typeof candidate.idleCount === "number"
+  );
+}
+
+export function isTransactional(client: unknown): client is TransactionalClient {
+  const candidate = client as Partial<TransactionalClient> | null;
+  return typeof candidate?.transaction === "function" && typeof candidate.query === "function";
+}
+
+/**
+ * Runs `work` in one transaction on one connection: a pool lends a connection for it, a
+ * transactional client uses its own API, and anything else is taken to be a single connection
+ * (a `pg.Client`) on which BEGIN and COMMIT are sent in turn, so nothing else may use it meanwhile.
+ */
+export async function inTransaction<T>(
+  client: PostgresClient,
+  work: (transaction: PostgresClient) => Promise<T>,
+): Promise<T> {
+  if (isTransactional(client)) return client.transaction(work);
+  if (isPoolLike(client)) {
+    const connection = await client.connect();
+    let broken: unknown;
+    try {
+      return await beginCommit(connection, work);
+    } catch (error) {
+      broken = error;
+      throw error;
+    } finally {
+      // A connection whose ROLLBACK may not have run is not handed back to the pool.
+      connection.release(broken !== undefined);
+    }
+  }
+  return beginCommit(client, work);
+}
+
+async function beginCommit<T>(
+  connection: PostgresClient,
+  work: (transaction: PostgresClient) => Promise<T>,
+): Promise<T> {
+  await connection.query("BEGIN");
+  try {
+    const result = await work(connection);
+    await connection.query("COMMIT");
+    return result;
+  } catch (error) {
+    await connection.query("ROLLBACK").catch(() => {});
+    throw error;
+  }
+}
+
+/** Rows as the store's own queries shape them; the cast is checked by those queries' aliases. */
+export async function queryRows<Row>(
+  client: PostgresClient,
+  text: string,
+  params?: unknown[],
+): Promise<Row[]> {
+  const { rows } = await client.query(text, params);
+  return rows as Row[];
+}

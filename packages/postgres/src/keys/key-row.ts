@@ -1,0 +1,50 @@
+import type { StoredKey } from "@keyward/core";
+import { toEpochMs } from "../schema/epoch-ms.js";
+
+/** The select list every key query returns, shaped so each driver hands back the same values. */
+export const keyColumns = [
+  "id",
+  "owner_id",
+  "name",
+  "scopes::text AS scopes",
+  "tier",
+  "secret_hash",
+  "hint",
+  `${toEpochMs("created_at")} AS created_at`,
+  `${toEpochMs("expires_at")} AS expires_at`,
+  `${toEpochMs("revoked_at")} AS revoked_at`,
+  `${toEpochMs("rotated_at")} AS rotated_at`,
+].join(", ");
+
+export interface KeyRow {
+  id: string;
+  owner_id: string;
+  name: string;
+  /** jsonb sent back as text, parsed here, so no driver's JSON handling is relied on. */
+  scopes: string;
+  tier: string;
+  secret_hash: string;
+  hint: string;
+  created_at: number | string;
+  expires_at: number | string | null;
+  revoked_at: number | string | null;
+  rotated_at: number | string | null;
+}
+
+const time = (value: number | string | null) => (value === null ? null : Number(value));
+
+export function toStoredKey(row: KeyRow): StoredKey {
+  return {
+    id: row.id,
+    ownerId: row.owner_id,
+    name: row.name,
+    scopes: JSON.parse(row.scopes) as string[],
+    tier: row.tier,
+    secretHash: row.secret_hash,
+    hint: row.hint,
+    createdAt: Number(row.created_at),
+    expiresAt: time(row.expires_at),
+    revokedAt: time(row.revoked_at),
+    rotatedAt: time(row.rotated_at),
+  };
+}

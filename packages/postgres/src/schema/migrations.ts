@@ -1,0 +1,54 @@
+/**
+ * The schema, as numbered migrations. A migration is never edited once released: a change is a new
+ * entry at the end. Statements run one at a time (PGlite's `query` takes one statement), all in the
+ * one transaction `migrate` opens, so a failed migration leaves nothing behind.
+ */
+import type { Naming } from "./naming.js";
+
+export interface Migration {
+  version: number;
+  name: string;
+  statements(naming: Naming): string[];
+}
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: "keys and usage",
+    statements: ({ tables, index }) => [
+      // COLLATE "C" makes ids, routes and owners compare by code point: the order the memory store
+      // uses, and cheaper than a linguistic collation for columns nobody reads as prose.
+      // Times are timestamptz, converted to and from epoch milliseconds in the queries.
+      `CREATE TABLE ${tables.keys} (
+        id text COLLATE "C" PRIMARY KEY,
+        owner_id text COLLATE "C" NOT NULL,
+        name text NOT NULL,
+        scopes jsonb NOT NULL CHECK (jsonb_typeof(scopes) = 'array'),
+        tier text NOT NULL,
+        secret_hash text COLLATE "C" NOT NULL CHECK (secret_hash ~ '^[0-9a-f]{64}$'),
+        hint text NOT NULL,
+        created_at timestamptz NOT NULL,
+        expires_at timestamptz,
+        revoked_at timestamptz,
+        rotated_at timestamptz
+      )`,
+      // The lookup on every verification; unique, so two keys can never share a secret.
+      `CREATE UNIQUE INDEX ${index("keys_secret_hash_key")} ON ${tables.keys} (secret_hash)`,
+      // Listing: an owner's keys, newest first, read straight off the index.
+      `CREATE INDEX ${index("keys_owner_created_idx")} ON ${tables.keys} (owner_id, created_at DESC, id DESC)`,
+      // One row per key, endpoint and UTC day. No foreign key: usage may be recorded for a key
+      // this database does not hold (another store, or one deleted by hand), and must not fail.
+      `CREATE TABLE ${tables.usage} (
+        key_id text COLLATE "C" NOT NULL,
+        method text COLLATE "C" NOT NULL,
+        route text COLLATE "C" NOT NULL,
+        day date NOT NULL,
+        count bigint NOT NULL CHECK (count > 0),
+        last_used_at timestamptz NOT NULL,
+        PRIMARY KEY (key_id, method, route, day)
+      )`,
+    ],
+  },
+];
+
+export const latestVersion = migrations.at(-1)!.version;

@@ -1,0 +1,177 @@
+import { createKeyFormat } from "@keyward/core";
+import { describe, expect, it } from "vitest";
+import {
+  mintJwt,
+  newSlug,
+  newUserId,
+  profilePath,
+  type SuiteClient,
+  type TestUser,
+  unsecuredJwt,
+  validCreateBody,
+} from "./client.js";
+import { expectErrorDetail, expectJson, expectStatus } from "./expectations.js";
+import type { HttpSuiteOptions } from "./options.js";
+
+interface RefusedCredential {
+  name: string;
+  /** The `Authorization` header to send, or null to send none. */
+  authorization(user: TestUser): Promise<string | null>;
+  /**
+   * A token with the key prefix is an API key by definition (DESIGN.md), so key management refuses
+   * it with 403, as it does every API key, without asking whether it exists.
+   */
+  keyShaped?: true;
+}
+
+/**
+ * Who may call: a valid Bearer JWT on every endpoint, a valid API key on host routes only, and
+ * nothing else anywhere.
+ */
+export function authenticationSuite(client: SuiteClient, options: HttpSuiteOptions): void {
+  const nowSeconds = () => Math.floor(Date.now() / 1000);
+  const wellFormedUnknownKey = () => createKeyFormat().generate();
+
+  const refused: RefusedCredential[] = [
+    { name: "no Authorization header", authorization: async () => null },
+    { name: "a Basic credential", authorization: async () => `Basic ${btoa("user:password")}` },
+    { name: "Bearer without a token", authorization: async () => "Bearer" },
+    { name: "a bare token without a scheme", authorization: async (user) => user.token },
+    {
+      name: "two Bearer tokens",
+      authorization: async (user) => `Bearer ${user.token} ${user.token}`,
+    },
+    { name: "a garbage token", authorization: async () => "Bearer not-a-jwt" },
+    {
+      name: "a JWT-looking garbage token",
+      authorization: async () => "Bearer eyJhbGciOiJIUzI1NiJ9.e30.c2ln",
+    },
+    {
+      name: "a JWT signed with another secret",
+      authorization: async (user) =>
+        `Bearer ${await mintJwt(`${options.jwtSecret}-but-not-quite-the-same`, { sub: user.id, tier: "free" })}`,
+    },
+    {
+      name: "a JWT with its signature stripped",
+      authorization: async (user) =>
+        `Bearer ${user.token.slice(0, user.token.lastIndexOf(".") + 1)}`,
+    },
+    {
+      name: "an alg: none JWT",
+      authorization: async (user) => `Bearer ${unsecuredJwt({ sub: user.id, tier: "free" })}`,
+    },
+    {
+      name: "an expired JWT",
+      authorization: async (user) =>
+        `Bearer ${await mintJwt(options.jwtSecret, { sub: user.id, tier: "free" }, { issuedAt: nowSeconds() - 1200, expiresAt: nowSeconds() - 600 })}`,
+    },
+    {
+      name: "a JWT without a sub",
+      authorization: async () => `Bearer ${await mintJwt(options.jwtSecret, { tier: "free" })}`,
+    },
+    {
+      name: "a well-formed sk_live_ key that does not exist",
+      keyShaped: true,
+      authorization: async () => `Bearer ${wellFormedUnknownKey()}`,
+    },
+    {
+      name: "a malformed sk_live_ key",
+      keyShaped: true,
+      authorization: async () => "Bearer sk_live_tooShort",
+    },
+    {
+      name: "an sk_live_ key with a wrong checksum",
+      keyShaped: true,
+      authorization: async () => {
+        const key = wellFormedUnknownKey();
+        return `Bearer ${key.slice(0, -1)}${key.endsWith("A") ? "B" : "A"}`;
+      },
+    },
+  ];
+
+  describe("authentication", () => {
+    it.each(refused)(
+      "401 for $name on host routes; refused by key management too",
+      async (credential) => {
+        const user = await client.newUser();
+        const authorization = await credential.authorization(user);
+        const init = authorization === null ? {} : { authorization };
+        expectErrorDetail(await client.send("GET", profilePath(newSlug()), init), 401);
+        expectErrorDetail(await client.send("PUT", profilePath(newSlug()), init), 401);
+        const managementStatus = credential.keyShaped ? 403 : 401;
+        expectErrorDetail(await client.send("GET", client.basePath, init), managementStatus);
+        expectErrorDetail(
+          await client.send("POST", client.basePath, { ...init, json: validCreateBody() }),
+          managementStatus,
+        );
+        // Nothing was created on the user's behalf.
+        expect((await client.listKeys(user.token)).body).toEqual({ data: [] });
+      },
+    );
+
+    it("401 for a key secret the user revoked, on host routes", async () => {
+      const user = await client.newUser();
+      const key = await client.createKeyFor(user);
+      expectStatus(await client.revokeKey(user.token, key.id), 200);
+      expectErrorDetail(await client.getProfile(key.key, newSlug()), 401);
+    });
+
+    it("accepts the Bearer scheme in any case", async () => {
+      const user = await client.newUser();
+      expectJson(
+        await client.send("GET", client.basePath, { authorization: `bearer ${user.token}` }),
+        200,
+      );
+      expectJson(
+        await client.send("GET", client.basePath, { authorization: `BEARER ${user.token}` }),
+        200,
+      );
+    });
+
+    it("identifies the user by the JWT's sub alone", async () => {
+      const id = newUserId();
+      const first = await mintJwt(options.jwtSecret, { sub: id, tier: "free" });
+      const user = { id, token: first, tier: "free" as const };
+      const key = await client.createKeyFor(user);
+      // A second token for the same sub, minted later, sees the same keys.
+      const second = await mintJwt(
+        options.jwtSecret,
+        { sub: id, tier: "free" },
+        { issuedAt: nowSeconds() - 5 },
+      );
+      const listed = await client.listKeys(second);
+      expectJson(listed, 200);
+      expect(listed.body.data.map((record) => record.id)).toEqual([key.id]);
+    });
+
+    it("403 for an API key on every key-management endpoint, changing nothing", async () => {
+      const user = await client.newUser("enterprise");
+      const key = await client.createKeyFor(user, {
+        scopes: ["profile:read", "profile:write", "org:read", "org:write"],
+        tier: "enterprise",
+      });
+      const base = client.basePath;
+      const calls: [string, string, unknown?][] = [
+        ["POST", base, validCreateBody()],
+        ["GET", base],
+        ["GET", `${base}/scopes`],
+        ["POST", `${base}/${key.id}/rotate`],
+        ["GET", `${base}/${key.id}/usage`],
+        ["DELETE", `${base}/${key.id}`],
+      ];
+      for (const [method, path, json] of calls) {
+        const reply = await client.send(method, path, {
+          token: key.key,
+          ...(json === undefined ? {} : { json }),
+        });
+        expect(reply.status, `${method} ${path} with an API key`).toBe(403);
+        expectErrorDetail(reply, 403);
+      }
+      // The key was neither rotated nor revoked, and no key was created with it.
+      expectStatus(await client.getProfile(key.key, newSlug()), 200);
+      const listed = await client.listKeys(user.token);
+      expect(listed.body.data).toHaveLength(1);
+      expect(listed.body.data[0]).toMatchObject({ id: key.id, status: "active", hint: key.hint });
+    });
+  });
+}

@@ -1,0 +1,46 @@
+/**
+ * The HTTP conformance suite: the six key-management endpoints, authentication, authorization,
+ * request validation, routing, rate limits and the demo host routes, checked over Fetch
+ * `Request`/`Response` against any implementation configured with the demo contract.
+ */
+import { describe } from "vitest";
+import { authenticationSuite } from "./authentication-suite.js";
+import { authorizationSuite } from "./authorization-suite.js";
+import { createSuiteClient } from "./client.js";
+import { hostRoutesSuite } from "./host-routes-suite.js";
+import { managementSuite } from "./management-suite.js";
+import type { HttpSuiteOptions } from "./options.js";
+import { rateLimitSuite } from "./rate-limit-suite.js";
+import { routingSuite } from "./routing-suite.js";
+import { validationSuite } from "./validation-suite.js";
+
+export { mintJwt, unsecuredJwt } from "./client.js";
+export { DEMO_SCOPES, DEMO_TIER_LIMITS, PROFILE_ROUTE } from "./demo-contract.js";
+export { forwardTo } from "./forward.js";
+export type { HttpSuiteOptions } from "./options.js";
+
+/**
+ * Registers the HTTP conformance suite with vitest. Keyward's own `handle` and every framework
+ * adapter run it; each test uses fresh user ids, so it needs no cleanup and tolerates a store that
+ * is not empty.
+ *
+ * @example
+ * // my-adapter.test.ts
+ * import { describeHttpConformance } from "@keyward/testing";
+ * describeHttpConformance("my adapter", {
+ *   fetch: forwardTo("http://127.0.0.1:3000"), // or (request) => keyward.handle(request)
+ *   jwtSecret: process.env.KEYWARD_JWT_SECRET!,
+ * });
+ */
+export function describeHttpConformance(name: string, options: HttpSuiteOptions): void {
+  describe(`HTTP conformance: ${name}`, () => {
+    const client = createSuiteClient(options);
+    managementSuite(client);
+    authenticationSuite(client, options);
+    authorizationSuite(client, options);
+    validationSuite(client);
+    routingSuite(client);
+    rateLimitSuite(client, options);
+    hostRoutesSuite(client);
+  });
+}
