@@ -1,10 +1,11 @@
 import { internalError, KeywardError } from "../errors/keyward-error.js";
 import type { KeywardContext } from "../keyward/context.js";
-import { type RateLimitHeaderOptions, rateLimitHeaders } from "../rate-limit/headers.js";
+import { rateLimitHeaders } from "../rate-limit/headers.js";
 import type { RateLimitDecision } from "../rate-limit/types.js";
+import type { StoredKey } from "../storage/key-store.js";
 import type { UsageHit } from "../storage/rate-limit-store.js";
+import { cachedRouteLabelSplitter } from "../usage/route-label.js";
 import { readBearer } from "./bearer.js";
-import type { JwtClaims } from "./jwt.js";
 import type { Principal, VerifyOptions, VerifyResult } from "./principal.js";
 
 const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -13,23 +14,22 @@ const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, st
  * The hot path. From a raw `Authorization` value to a decision, in this order, each step cheaper
  * than the next and none reached if an earlier one fails:
  * bearer parsing → (API key) shape and checksum → hash → lookup → revoked / expired → scopes →
- * rate limit → usage; or (anything else) JWT → rate limit per user.
+ * rate limit (+ usage); or (anything else) JWT → rate limit per user.
  * It never throws: failures come back as `{ ok: false, error }`.
  */
 export function createVerify(ctx: KeywardContext) {
-  const headerOptions = (tier: string, now: number): RateLimitHeaderOptions =>
-    ctx.ietfRateLimitHeaders ? { ietf: true, now, policyName: tier } : {};
+  const splitRoute = cachedRouteLabelSplitter();
 
-  const limited = async (
-    bucket: string,
+  const decide = (
+    decision: RateLimitDecision,
     tier: string,
     principal: Principal,
     now: number,
-    usage?: UsageHit,
-  ): Promise<VerifyResult> => {
+  ): VerifyResult => {
     const policy = ctx.tiers.policy(tier);
-    const decision: RateLimitDecision = await ctx.rateLimits.consume(bucket, policy, now, usage);
-    const headers = rateLimitHeaders(decision, policy, headerOptions(tier, now));
+    const headers = ctx.ietfRateLimitHeaders
+      ? rateLimitHeaders(decision, policy, { ietf: true, now, policyName: tier })
+      : rateLimitHeaders(decision, policy);
     if (!decision.allowed) {
       const error = new KeywardError("rate_limited", "Rate limit exceeded", { headers });
       return { ok: false, error, rateLimit: decision, headers };
@@ -38,20 +38,20 @@ export function createVerify(ctx: KeywardContext) {
   };
 
   const verifyApiKey = async (token: string, options: VerifyOptions): Promise<VerifyResult> => {
-    if (!ctx.format.parse(token)) return failure("invalid_api_key", "Invalid API key");
-    const key = await ctx.keys.findByHash(ctx.hasher.hash(token));
+    if (!ctx.format.isWellFormed(token)) return failure("invalid_api_key", "Invalid API key");
+    const key: StoredKey | null = await ctx.keys.findByHash(ctx.hasher.hash(token));
     if (!key) return failure("invalid_api_key", "Invalid API key");
     const now = ctx.clock.now();
     if (key.revokedAt !== null) return failure("invalid_api_key", "API key has been revoked");
     if (key.expiresAt !== null && key.expiresAt <= now) {
       return failure("invalid_api_key", "API key has expired");
     }
-    // Every request made with a valid key counts, refused or not: usage is what the key was used for.
-    const [method, route] = splitRoute(options.route);
-    if (options.scopes && options.scopes.length > 0) {
-      const missing = ctx.scopes.missing(key.scopes, options.scopes);
+    // From here the key is valid, and every request made with it counts, refused or not.
+    const required = options.scopes;
+    if (required && required.length > 0) {
+      const missing = ctx.scopes.missing(key.scopes, required);
       if (missing.length > 0) {
-        ctx.usageRecorder.record(key.id, method, route, now);
+        ctx.usageRecorder.record(key.id, options.route, now);
         return failure(
           "insufficient_scope",
           `API key lacks the required scope: ${missing.join(", ")}`,
@@ -59,9 +59,18 @@ export function createVerify(ctx: KeywardContext) {
       }
     }
     let usage: UsageHit | undefined;
-    if (ctx.rateLimits.recordsUsage)
+    if (ctx.rateLimits.recordsUsage) {
+      const { method, route } = splitRoute(options.route);
       usage = { keyId: key.id, method, route, day: ctx.usageRecorder.dayOf(now) };
-    else ctx.usageRecorder.record(key.id, method, route, now);
+    } else {
+      ctx.usageRecorder.record(key.id, options.route, now);
+    }
+    const decision = await ctx.rateLimits.consume(
+      `key:${key.id}`,
+      ctx.tiers.policy(key.tier),
+      now,
+      usage,
+    );
     const principal: Principal = {
       kind: "key",
       userId: key.ownerId,
@@ -70,41 +79,49 @@ export function createVerify(ctx: KeywardContext) {
       scopes: key.scopes,
       tier: key.tier,
     };
-    return limited(`key:${key.id}`, key.tier, principal, now, usage);
+    return decide(decision, key.tier, principal, now);
   };
 
   const verifyJwt = async (token: string): Promise<VerifyResult> => {
-    const claims: JwtClaims = await ctx.verifyJwt(token);
+    const claims = await ctx.verifyJwt(token);
     const tier = ctx.tiers.resolveAccountTier(ctx.accountTier(claims));
-    const principal: Principal = { kind: "user", userId: claims.sub, tier, claims };
-    return limited(`user:${claims.sub}`, tier, principal, ctx.clock.now());
+    const now = ctx.clock.now();
+    const decision = await ctx.rateLimits.consume(
+      `user:${claims.sub}`,
+      ctx.tiers.policy(tier),
+      now,
+    );
+    return decide(decision, tier, { kind: "user", userId: claims.sub, tier, claims }, now);
   };
+
+  const toFailure = (error: unknown): VerifyResult => ({
+    ok: false,
+    error: error instanceof KeywardError ? error : internalError(error),
+    headers: noHeaders,
+  });
 
   /**
    * @param authorization the raw `Authorization` header value
    * @param options.apiKeys `false` on endpoints that only a user session may call
    */
-  return async function verify(
+  return function verify(
     authorization: string | null | undefined,
     options: VerifyOptions & { apiKeys?: boolean } = {},
   ): Promise<VerifyResult> {
     const token = readBearer(authorization);
-    if (token === null) return failure("missing_credentials", "Not authenticated");
+    if (token === null) return Promise.resolve(failure("missing_credentials", "Not authenticated"));
+    let pending: Promise<VerifyResult>;
     try {
-      if (ctx.format.isKeyShaped(token)) {
-        if (options.apiKeys === false) {
-          return failure(
-            "api_key_not_allowed",
-            "API keys cannot be used here; use a user session token",
-          );
-        }
-        return await verifyApiKey(token, options);
-      }
-      return await verifyJwt(token);
+      if (!ctx.format.isKeyShaped(token)) pending = verifyJwt(token);
+      else if (options.apiKeys === false) {
+        return Promise.resolve(
+          failure("api_key_not_allowed", "API keys cannot be used here; use a user session token"),
+        );
+      } else pending = verifyApiKey(token, options);
     } catch (error) {
-      const wrapped = error instanceof KeywardError ? error : internalError(error);
-      return { ok: false, error: wrapped, headers: noHeaders };
+      return Promise.resolve(toFailure(error));
     }
+    return pending.catch(toFailure);
   };
 }
 
@@ -113,12 +130,4 @@ function failure(
   detail: string,
 ): VerifyResult {
   return { ok: false, error: new KeywardError(code, detail), headers: noHeaders };
-}
-
-/** `"GET /profiles/:slug"` → `["GET", "/profiles/:slug"]`; a bare path gets method `"ANY"`. */
-export function splitRoute(route: string | undefined): [method: string, route: string] {
-  if (!route) return ["ANY", "*"];
-  const space = route.indexOf(" ");
-  if (space === -1) return ["ANY", route];
-  return [route.slice(0, space).toUpperCase(), route.slice(space + 1).trim()];
 }

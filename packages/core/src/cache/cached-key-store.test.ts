@@ -58,7 +58,9 @@ describe("cachedKeyStore", () => {
     const cache = cachedKeyStore(store);
     const key = storedKey();
     await cache.create(key);
-    const results = await Promise.all(Array.from({ length: 10 }, () => cache.findByHash(key.secretHash)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => cache.findByHash(key.secretHash)),
+    );
     expect(results.every((result) => result?.id === key.id)).toBe(true);
     expect(calls.findByHash).toBe(1);
   });
@@ -69,7 +71,13 @@ describe("cachedKeyStore", () => {
     await cache.create(key);
     await cache.findByHash(key.secretHash);
     const next = hash();
-    await cache.rotate({ id: key.id, expectedHash: key.secretHash, secretHash: next, hint: "h", rotatedAt: 2 });
+    await cache.rotate({
+      id: key.id,
+      expectedHash: key.secretHash,
+      secretHash: next,
+      hint: "h",
+      rotatedAt: 2,
+    });
     expect(await cache.findByHash(key.secretHash)).toBeNull();
     expect((await cache.findByHash(next))?.rotatedAt).toBe(2);
     await cache.revoke(key.id, 3);
@@ -92,7 +100,13 @@ describe("cachedKeyStore", () => {
     const other = storedKey();
     await a.create(other);
     await b.findByHash(other.secretHash);
-    await a.rotate({ id: other.id, expectedHash: other.secretHash, secretHash: hash(), hint: "h", rotatedAt: 6 });
+    await a.rotate({
+      id: other.id,
+      expectedHash: other.secretHash,
+      secretHash: hash(),
+      hint: "h",
+      rotatedAt: 6,
+    });
     await settle();
     expect(await b.findByHash(other.secretHash)).toBeNull();
   });
@@ -114,7 +128,12 @@ describe("cachedKeyStore", () => {
   it("remembers a miss briefly, in its own bounded space", async () => {
     const clock = manualClock(0);
     const { store, calls } = countingStore();
-    const cache = cachedKeyStore(store, { clock, negativeTtlMs: 500, maxEntries: 2, maxNegativeEntries: 1 });
+    const cache = cachedKeyStore(store, {
+      clock,
+      negativeTtlMs: 500,
+      maxEntries: 2,
+      maxNegativeEntries: 1,
+    });
     const key = storedKey();
     await cache.create(key);
     await cache.findByHash(key.secretHash);

@@ -90,7 +90,10 @@ const copy = (key: StoredKey): StoredKey => ({ ...key, scopes: [...key.scopes] }
  * const keys = cachedKeyStore(postgresKeys, { channel: postgresInvalidationChannel({ connect }) });
  * await keys.ready; // lookups are cached from here on
  */
-export function cachedKeyStore(inner: KeyStore, options: CachedKeyStoreOptions = {}): CachedKeyStore {
+export function cachedKeyStore(
+  inner: KeyStore,
+  options: CachedKeyStoreOptions = {},
+): CachedKeyStore {
   const ttlMs = positive("ttlMs", options.ttlMs ?? defaults.ttlMs);
   const negativeTtlMs = options.negativeTtlMs ?? defaults.negativeTtlMs;
   if (!(negativeTtlMs >= 0)) throw new TypeError("negativeTtlMs must be 0 or more");

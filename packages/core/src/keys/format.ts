@@ -46,6 +46,8 @@ export interface KeyFormat {
   generate(): string;
   /** The key's parts, or `null` for a wrong length, wrong prefix, non-base62 body or bad checksum. */
   parse(token: string): ParsedKey | null;
+  /** `parse(token) !== null`, without allocating: the check verification runs on every request. */
+  isWellFormed(token: string): boolean;
   /** Whether the token starts with this format's prefix: the cheap "API key, not JWT" test. */
   isKeyShaped(token: string): boolean;
   /** `prefix…` + the key's last 4 characters, safe to store and display. Throws for a non-key. */
@@ -78,12 +80,15 @@ export function createKeyFormat({
   const randomEnd = randomStart + KEY_RANDOM_LENGTH;
   const length = randomEnd + CHECKSUM_LENGTH;
 
+  // Also rejects any non-base62 character, in the random part or the checksum.
+  const isWellFormed = (token: string): boolean =>
+    typeof token === "string" &&
+    token.length === length &&
+    token.startsWith(prefix) &&
+    checksumMatches(token, randomStart, randomEnd);
+
   function parse(token: string): ParsedKey | null {
-    if (typeof token !== "string" || token.length !== length || !token.startsWith(prefix)) {
-      return null;
-    }
-    // Also rejects any non-base62 character, in the random part or the checksum.
-    if (!checksumMatches(token, randomStart, randomEnd)) return null;
+    if (!isWellFormed(token)) return null;
     return {
       token,
       prefix,
@@ -100,9 +105,10 @@ export function createKeyFormat({
       return prefix + body + keyChecksum(body);
     },
     parse,
+    isWellFormed,
     isKeyShaped: (token) => isKeyShaped(token, prefix),
     hint(token) {
-      if (parse(token) === null) {
+      if (!isWellFormed(token)) {
         throw new TypeError(`hint() expects a valid ${prefix} key`);
       }
       return `${prefix}…${token.slice(-HINT_LENGTH)}`;

@@ -21,21 +21,28 @@ export interface MemoryRateLimitStore extends RateLimitStore {
 }
 
 interface Entry {
+  key: string;
   /** The policy the state belongs to; state written under another policy is not reused. */
-  policy: string;
+  algorithm: RateLimitPolicy["algorithm"];
+  limit: number;
+  windowMs: number;
   state: RateLimitState;
   expiresAt: number;
 }
 
-/** Entries the amortised sweep examines on every `consume`: more than one, to outpace inserts. */
-const sweepBatch = 2;
+/**
+ * The amortised sweep examines `sweepBatch` entries every `sweepEvery` calls: two per call on
+ * average, more than the one entry a call can add. Batching keeps the iterator off most calls.
+ */
+const sweepEvery = 16;
+const sweepBatch = 32;
 
 /**
  * Atomic because each `consume` reads, steps and writes a key's state synchronously, within one
  * turn of the event loop. Memory stays bounded without timers: an expired entry is dropped when
- * its key is next used, and every call also moves a sweep cursor two entries further through the
- * map, dropping the expired ones it passes. Each call adds at most one entry and the cursor
- * advances by two, so it laps the whole map within about `size` calls and an expired entry is gone
+ * its key is next used, and a sweep cursor moves through the map two entries per call on average
+ * (32 every 16th call), dropping the expired ones it passes. Each call adds at most one entry and
+ * the cursor advances by two, so it laps the whole map within about `size` calls and an expired entry is gone
  * within two laps: keys that stop being used do not pile up.
  *
  * @example
@@ -49,22 +56,26 @@ export function memoryRateLimitStore(
   if (!(maxKeys >= 1)) {
     throw new TypeError(`Invalid maxKeys ${String(maxKeys)}: it must be at least 1`);
   }
-  // Insertion order is the eviction order: an entry is re-inserted whenever it is written.
+  const bounded = Number.isFinite(maxKeys);
+  // With a cap, insertion order is the eviction order: an entry is re-inserted whenever it is
+  // written, so the first entry is the least recently used.
   const entries = new Map<string, Entry>();
 
   // A Map iterator stays valid while the map changes: it skips deleted entries and reaches those
   // appended after it was created, so one cursor walks the map across calls, then starts over.
-  let cursor = entries.entries();
+  let cursor = entries.values();
+  let calls = 0;
   const sweep = (now: number) => {
+    calls += 1;
+    if (calls % sweepEvery !== 0) return;
     for (let examined = 0; examined < sweepBatch; examined++) {
       let next = cursor.next();
       if (next.done) {
-        cursor = entries.entries();
+        cursor = entries.values();
         next = cursor.next();
         if (next.done) return;
       }
-      const [key, entry] = next.value;
-      if (entry.expiresAt <= now) entries.delete(key);
+      if (next.value.expiresAt <= now) entries.delete(next.value.key);
     }
   };
 
@@ -74,16 +85,34 @@ export function memoryRateLimitStore(
     },
 
     async consume(key: string, policy: RateLimitPolicy, now: number) {
-      const signature = `${policy.algorithm}:${policy.limit}:${policy.windowMs}`;
       const stored = entries.get(key);
       const current =
-        stored && stored.policy === signature && stored.expiresAt > now ? stored.state : undefined;
+        stored &&
+        stored.expiresAt > now &&
+        stored.algorithm === policy.algorithm &&
+        stored.limit === policy.limit &&
+        stored.windowMs === policy.windowMs
+          ? stored.state
+          : undefined;
       const { state, decision, expiresAt } = stepRateLimit(current, now, policy);
 
-      entries.delete(key);
-      if (expiresAt > now) entries.set(key, { policy: signature, state, expiresAt });
+      if (expiresAt <= now) {
+        if (stored) entries.delete(key);
+      } else if (stored && !bounded) {
+        // Updated in place: without a cap, recency order does not matter, and skipping the
+        // delete-and-reinsert keeps the hot path to one Map lookup.
+        stored.algorithm = policy.algorithm;
+        stored.limit = policy.limit;
+        stored.windowMs = policy.windowMs;
+        stored.state = state;
+        stored.expiresAt = expiresAt;
+      } else {
+        if (stored) entries.delete(key);
+        const { algorithm, limit, windowMs } = policy;
+        entries.set(key, { key, algorithm, limit, windowMs, state, expiresAt });
+      }
       sweep(now);
-      if (entries.size > maxKeys) {
+      if (bounded && entries.size > maxKeys) {
         const oldest = entries.keys().next();
         if (!oldest.done) entries.delete(oldest.value);
       }

@@ -1,4 +1,5 @@
 import type { UsageIncrement, UsageStore } from "../storage/usage-store.js";
+import { splitRouteLabel } from "./route-label.js";
 import { utcDayFormatter } from "./utc-day.js";
 
 export interface UsageRecorderOptions {
@@ -11,8 +12,11 @@ export interface UsageRecorderOptions {
 }
 
 export interface UsageRecorder {
-  /** Counts one request. Synchronous: it never waits on storage. */
-  record(keyId: string, method: string, route: string, now: number): void;
+  /**
+   * Counts one request by `keyId` on `routeLabel` (`"GET /profiles/:slug"`). Synchronous: it never
+   * waits on storage.
+   */
+  record(keyId: string, routeLabel: string | undefined, now: number): void;
   /** The UTC day (`YYYY-MM-DD`) usage at `now` is counted under. */
   dayOf(now: number): string;
   /** Writes everything buffered so far; resolves when the store has it. */
@@ -20,6 +24,14 @@ export interface UsageRecorder {
   /** Final flush; stops the timer. */
   close(): Promise<void>;
 }
+
+interface Counter {
+  count: number;
+  lastUsedAt: number;
+}
+
+/** day → key id → route label → counter */
+type Buffer = Map<string, Map<string, Map<string, Counter>>>;
 
 /**
  * Buffers usage in memory and writes it in batches, so verification never waits on storage.
@@ -34,34 +46,68 @@ export function createUsageRecorder(
   const flushIntervalMs = options.flushIntervalMs ?? 1_000;
   const maxBuffered = options.maxBuffered ?? 10_000;
   const dayOf = utcDayFormatter();
-  let buffer = new Map<string, UsageIncrement>();
+  let buffer: Buffer = new Map();
+  let buffered = 0;
+  // The bucket of the day being counted, so the common case skips the day lookup.
+  let currentDay = "";
+  let currentBucket: Map<string, Map<string, Counter>> | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
   let inFlight: Promise<void> = Promise.resolve();
   let closed = false;
 
-  const merge = (
-    into: Map<string, UsageIncrement>,
-    increment: UsageIncrement,
-    entryKey: string,
-  ) => {
-    const existing = into.get(entryKey);
-    if (existing) {
-      existing.count += increment.count;
-      if (increment.lastUsedAt > existing.lastUsedAt) existing.lastUsedAt = increment.lastUsedAt;
+  const add = (day: string, keyId: string, label: string, count: number, lastUsedAt: number) => {
+    let bucket: Map<string, Map<string, Counter>> | undefined;
+    if (day === currentDay && currentBucket) {
+      bucket = currentBucket;
     } else {
-      into.set(entryKey, increment);
+      bucket = buffer.get(day);
+      if (!bucket) {
+        bucket = new Map();
+        buffer.set(day, bucket);
+      }
+      currentDay = day;
+      currentBucket = bucket;
+    }
+    let routes = bucket.get(keyId);
+    if (!routes) {
+      routes = new Map();
+      bucket.set(keyId, routes);
+    }
+    const counter = routes.get(label);
+    if (counter) {
+      counter.count += count;
+      if (lastUsedAt > counter.lastUsedAt) counter.lastUsedAt = lastUsedAt;
+    } else {
+      routes.set(label, { count, lastUsedAt });
+      buffered += 1;
     }
   };
 
   const writeBatch = async () => {
-    if (buffer.size === 0) return;
+    if (buffered === 0) return;
     const batch = buffer;
     buffer = new Map();
+    buffered = 0;
+    currentBucket = undefined;
+    const increments: UsageIncrement[] = [];
+    for (const [day, keys] of batch) {
+      for (const [keyId, routes] of keys) {
+        for (const [label, { count, lastUsedAt }] of routes) {
+          const { method, route } = splitRouteLabel(label);
+          increments.push({ keyId, method, route, day, count, lastUsedAt });
+        }
+      }
+    }
     try {
-      await store.record([...batch.values()]);
+      await store.record(increments);
     } catch (error) {
       // Put the counts back (merging with anything recorded meanwhile) and try again later.
-      for (const [entryKey, increment] of batch) merge(buffer, increment, entryKey);
+      for (const [day, keys] of batch) {
+        for (const [keyId, routes] of keys) {
+          for (const [label, counter] of routes)
+            add(day, keyId, label, counter.count, counter.lastUsedAt);
+        }
+      }
       options.onError?.(error);
     }
   };
@@ -72,24 +118,14 @@ export function createUsageRecorder(
     return inFlight;
   };
 
-  const startTimer = () => {
-    timer = setInterval(() => void flush(), flushIntervalMs);
-    (timer as { unref?: () => void }).unref?.();
-  };
-
   return {
-    record(keyId, method, route, now) {
-      if (!timer && !closed) startTimer();
-      const day = dayOf(now);
-      const entryKey = `${keyId}\u0000${method}\u0000${route}\u0000${day}`;
-      const existing = buffer.get(entryKey);
-      if (existing) {
-        existing.count += 1;
-        if (now > existing.lastUsedAt) existing.lastUsedAt = now;
-        return;
+    record(keyId, routeLabel, now) {
+      if (!timer && !closed) {
+        timer = setInterval(() => void flush(), flushIntervalMs);
+        (timer as { unref?: () => void }).unref?.();
       }
-      buffer.set(entryKey, { keyId, method, route, day, count: 1, lastUsedAt: now });
-      if (buffer.size >= maxBuffered) void flush();
+      add(dayOf(now), keyId, routeLabel ?? "", 1, now);
+      if (buffered >= maxBuffered) void flush();
     },
     dayOf,
     flush,

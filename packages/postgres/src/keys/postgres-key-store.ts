@@ -21,7 +21,7 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
   const sql = {
     create: `INSERT INTO ${keys}
       (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at, rotated_at)
-      VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, ${fromEpochMs("$8")}, ${fromEpochMs("$9")},
+      VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, ${fromEpochMs("$8")}, ${fromEpochMs("$9")},
         ${fromEpochMs("$10")}, ${fromEpochMs("$11")})`,
     findByHash: `SELECT ${keyColumns} FROM ${keys} WHERE secret_hash = $1`,
     findById: `SELECT ${keyColumns} FROM ${keys} WHERE id = $1`,
@@ -60,9 +60,9 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
       return rows.map(toStoredKey);
     },
 
-    rotate: ({ id, expectedHash, secretHash, hint, rotatedAt }: KeyRotation) =>
+    rotate: async ({ id, expectedHash, secretHash, hint, rotatedAt }: KeyRotation) =>
       one(sql.rotate, [id, expectedHash, secretHash, hint, epochMsParam(rotatedAt, "rotatedAt")]),
 
-    revoke: (id, revokedAt) => one(sql.revoke, [id, epochMsParam(revokedAt, "revokedAt")]),
+    revoke: async (id, revokedAt) => one(sql.revoke, [id, epochMsParam(revokedAt, "revokedAt")]),
   };
 }

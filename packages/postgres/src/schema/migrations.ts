@@ -3,7 +3,7 @@
  * entry at the end. Statements run one at a time (PGlite's `query` takes one statement), all in the
  * one transaction `migrate` opens, so a failed migration leaves nothing behind.
  */
-import type { Naming } from "./naming.js";
+import { type Naming, type NamingOptions, resolveNaming } from "./naming.js";
 
 export interface Migration {
   version: number;
@@ -52,3 +52,24 @@ export const migrations: readonly Migration[] = [
 ];
 
 export const latestVersion = migrations.at(-1)!.version;
+
+/**
+ * The SQL of every migration for a schema and prefix, for teams that apply migrations with their
+ * own tool. Record the applied versions in the migrations table as `migrate` does, or never mix
+ * the two.
+ *
+ * @example
+ * for (const { version, statements } of migrationStatements({ schema: "auth" })) {
+ *   writeFileSync(`migrations/${version}_keyward.sql`, `${statements.join(";\n\n")};\n`);
+ * }
+ */
+export function migrationStatements(
+  options: NamingOptions = {},
+): { version: number; name: string; statements: string[] }[] {
+  const naming = resolveNaming(options);
+  return migrations.map(({ version, name, statements }) => ({
+    version,
+    name,
+    statements: statements(naming),
+  }));
+}

@@ -48,7 +48,8 @@ export function resolveNaming({ schema = "public", tablePrefix = "keyward_" }: N
   }
   const quote = (name: string) => `"${name}"`;
   const table = (name: string) => `${quote(schema)}.${quote(`${tablePrefix}${name}`)}`;
-  const channel = `${schema}.${tablePrefix}invalidations`.slice(0, maxIdentifierBytes);
+  // Lowercase letters, digits and _ only: a name every driver's LISTEN takes without quoting.
+  const channel = `${schema}_${tablePrefix}invalidations`.toLowerCase().slice(0, maxIdentifierBytes);
   return {
     schema,
     tablePrefix,

@@ -139,14 +139,24 @@ export function keyStoreSuite<S extends Storage>(options: StorageSuiteOptions<S>
       expect(results.filter((result) => result !== null)).toHaveLength(1);
     });
 
-    it("hands out copies, not live views of its state", async () => {
+    it("never lets a caller change its state through a record (copies or frozen records)", async () => {
       const { keys } = await open();
       const key = storedKey();
       await keys.create(key);
+      (key.scopes as string[]).push("added after create");
       const found = (await keys.findById(key.id))!;
-      (found.scopes as string[]).push("admin");
-      found.name = "changed";
-      expect(await keys.findById(key.id)).toEqual(key);
+      const attempt = (change: () => void) => {
+        try {
+          change();
+        } catch {
+          // A frozen record refuses the change: just as good as a copy.
+        }
+      };
+      attempt(() => (found.scopes as string[]).push("admin"));
+      attempt(() => {
+        found.name = "changed";
+      });
+      expect(await keys.findById(key.id)).toEqual({ ...key, scopes: ["profile:read", "profile:write"] });
     });
 
     if (options.probe?.rawKey) {

@@ -1,0 +1,20 @@
+import { createKeyFormat, createSecretHasher, memoryStore, readBearer, rateLimitHeaders, createUsageRecorder } from "@keyward/core";
+import { bench, do_not_optimize, group } from "mitata";
+const store = memoryStore();
+const format = createKeyFormat();
+const hasher = createSecretHasher();
+const key = format.generate();
+const hash = hasher.hash(key);
+await store.keys.create({ id: "key_1", ownerId: "a", name: "n", scopes: ["profile:read"], tier: "free", secretHash: hash, hint: "h", createdAt: 0, expiresAt: null, revokedAt: null, rotatedAt: null });
+const policy = { algorithm: "sliding-window" as const, limit: 1e9, windowMs: 60000 };
+const recorder = createUsageRecorder(store.usage, { flushIntervalMs: 1e9, maxBuffered: 1e9 });
+const header = `Bearer ${key}`;
+group("parts", () => {
+  bench("readBearer", () => do_not_optimize(readBearer(header)));
+  bench("parse", () => do_not_optimize(format.parse(key)));
+  bench("hash", () => do_not_optimize(hasher.hash(key)));
+  bench("findByHash", async () => do_not_optimize(await store.keys.findByHash(hash)));
+  bench("consume", async () => do_not_optimize(await store.rateLimits.consume("key:key_1", policy, Date.now())));
+  bench("headers", () => do_not_optimize(rateLimitHeaders({ allowed: true, limit: 1e9, remaining: 5, reset: Date.now(), retryAfter: 0 }, policy)));
+  bench("usage record", () => recorder.record("key_1", "GET", "/p/:slug", Date.now()));
+});

@@ -1,0 +1,48 @@
+/**
+ * The demo app as one Fetch handler, `(Request) => Promise<Response>`: the six key-management
+ * endpoints from `@keyward/fetch`, and the two profile routes guarded by `withApiKey`. Nothing here
+ * is specific to a runtime; `server.ts` serves it on Node, Bun and Deno.
+ */
+import type { Keyward } from "@keyward/core";
+import { profilePath, profileRoutes, readProfile, updateProfile } from "@keyward/example-demo";
+import { keywardFetchHandler, withApiKey } from "@keyward/fetch";
+
+const profilePattern = /^\/api\/v1\/profiles\/([^/]+)\/?$/;
+
+export function createApp(keyward: Keyward): (request: Request) => Promise<Response> {
+  const keyManagement = keywardFetchHandler(keyward);
+  const read = withApiKey(
+    keyward,
+    { scopes: profileRoutes.read.scopes, route: `GET ${profilePath}` },
+    (request, principal) => Response.json(readProfile(slugOf(request)!, principal)),
+  );
+  const update = withApiKey(
+    keyward,
+    { scopes: profileRoutes.update.scopes, route: `PUT ${profilePath}` },
+    (request, principal) => Response.json(updateProfile(slugOf(request)!, principal)),
+  );
+
+  return async (request) => {
+    const answered = await keyManagement(request);
+    if (answered) return answered;
+    if (slugOf(request) === null) return problem(404, "Not Found");
+    if (request.method === "GET" || request.method === "HEAD") return read(request);
+    if (request.method === "PUT") return update(request);
+    return problem(405, "Method Not Allowed", { Allow: "GET, HEAD, PUT" });
+  };
+}
+
+/** The `:slug` of a profile URL, or null when the URL is not a profile route. */
+function slugOf(request: Request): string | null {
+  const match = profilePattern.exec(new URL(request.url).pathname);
+  if (!match) return null;
+  try {
+    return decodeURIComponent(match[1]!);
+  } catch {
+    return null; // a malformed %-escape names no profile
+  }
+}
+
+function problem(status: number, detail: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ detail }, { status, headers });
+}

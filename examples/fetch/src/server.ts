@@ -1,0 +1,45 @@
+/**
+ * The Fetch example's server. srvx picks the runtime's own HTTP server, so this one file runs on
+ * Node (`pnpm start`), Bun (`pnpm start:bun`) and Deno (`pnpm start:deno`).
+ */
+import { fileURLToPath } from "node:url";
+import {
+  closeOnSignal,
+  createDemo,
+  exitOnStartupError,
+  printBanner,
+} from "@keyward/example-demo";
+import { serve } from "srvx";
+import { createApp } from "./app.js";
+
+const runtimeTitles: Record<string, string> = {
+  node: "Fetch API on Node (srvx)",
+  bun: "Fetch API on Bun",
+  deno: "Fetch API on Deno",
+};
+
+try {
+  const demo = await createDemo();
+  const server = serve({
+    fetch: createApp(demo.keyward),
+    port: demo.config.port,
+    hostname: demo.config.host,
+    silent: true, // the banner below says where to go
+    gracefulShutdown: false, // closeOnSignal also flushes Keyward's buffered usage
+  });
+  await server.ready();
+  const port = new URL(server.url!).port;
+  printBanner({
+    title: runtimeTitles[server.runtime] ?? `Fetch API on ${server.runtime}`,
+    url: `http://localhost:${port}`,
+    config: demo.config,
+    storage: demo.storage,
+    exampleDirectory: fileURLToPath(new URL(".", import.meta.url)).replace(/[\\/]src[\\/]$/, ""),
+  });
+  closeOnSignal(async () => {
+    await server.close(true);
+    await demo.keyward.close();
+  });
+} catch (error) {
+  exitOnStartupError(error);
+}

@@ -1,0 +1,117 @@
+/**
+ * What an example prints at start: the URL, a loud warning when the public development secret is
+ * in use, and a walkthrough to paste into bash. The walkthrough needs only curl and node (no jq),
+ * and the examples' tests run it verbatim against the started server.
+ */
+import type { DemoConfig } from "./config.js";
+import { demoTierNames } from "./contract.js";
+
+/** The command of every example's `token` script, run from the example's directory. */
+export const tokenScript = "node --conditions=@keyward/source --import tsx src/token.ts";
+
+export const walkthroughStart = "# ---- Keyward walkthrough: paste into bash (needs curl and node) ----";
+export const walkthroughEnd = "# ---- end of walkthrough ----";
+
+export interface BannerOptions {
+  /** What is running, e.g. `Fetch API on Node (srvx)`. */
+  title: string;
+  /** Where the server answers, without a trailing slash: `http://localhost:3000`. */
+  url: string;
+  config: Pick<DemoConfig, "tierLimits" | "usingDevelopmentSecret">;
+  /** Which backend holds what (`openDemoStore`'s description). */
+  storage: string;
+  /** The example's directory (absolute), where its `token` script runs. */
+  exampleDirectory: string;
+}
+
+/** Prints the warning (stderr, when the development secret is in use) and the banner (stdout). */
+export function printBanner(options: BannerOptions): void {
+  if (options.config.usingDevelopmentSecret) console.warn(developmentSecretWarning());
+  console.log(banner(options));
+}
+
+export function developmentSecretWarning(): string {
+  const lines = [
+    "WARNING: KEYWARD_JWT_SECRET is not set, so this server signs and accepts session JWTs with the",
+    "fixed development secret from examples/shared/src/config.ts. It is public: anyone can mint a",
+    "token for any user. Set KEYWARD_JWT_SECRET to a long random value (openssl rand -base64 32)",
+    "before anyone but you can reach this server.",
+  ];
+  const text = lines.map((line) => `!! ${line}`).join("\n");
+  const stderr = (globalThis as { process?: { stderr?: { isTTY?: boolean } } }).process?.stderr;
+  const colour = stderr?.isTTY && !(globalThis as { process?: { env: Record<string, string> } })
+    .process?.env.NO_COLOR;
+  return colour ? `\x1b[1;33m${text}\x1b[0m` : text;
+}
+
+export function banner(options: BannerOptions): string {
+  const { url, config } = options;
+  const tiers = demoTierNames.map((tier) => `${tier} ${config.tierLimits[tier]}/min`).join(", ");
+  return [
+    "",
+    `Keyward demo: ${options.title}`,
+    `  URL       ${url}`,
+    `  Keys      ${url}/api/v1/api-keys (the six endpoints; they need a session JWT)`,
+    `  Profiles  GET ${url}/api/v1/profiles/:slug needs profile:read, PUT needs profile:write`,
+    `  Tiers     ${tiers}`,
+    `  Storage   ${options.storage}`,
+    `  JWT       ${config.usingDevelopmentSecret ? "the development secret (see the warning)" : "KEYWARD_JWT_SECRET"}`,
+    "",
+    walkthrough(options),
+    "",
+  ].join("\n");
+}
+
+/**
+ * The curl walkthrough: mint a token, create a key, call a profile route, rotate (the old secret
+ * gets 401), look at usage, revoke (401). Every line works when pasted into bash as it is.
+ */
+export function walkthrough(
+  options: Pick<BannerOptions, "url" | "config" | "exampleDirectory">,
+): string {
+  const profile = `"$BASE/api/v1/profiles/alice"`;
+  const session = `-H "Authorization: Bearer $TOKEN"`;
+  const secretNote = options.config.usingDevelopmentSecret
+    ? []
+    : ["# The server checks tokens with your KEYWARD_JWT_SECRET: export it in this shell too."];
+  return [
+    walkthroughStart,
+    ...secretNote,
+    `BASE=${options.url}`,
+    `json() { node -p "JSON.parse(require('fs').readFileSync(0, 'utf8')).$1"; }`,
+    "",
+    "# 1. Mint a session JWT for user alice, a pro account (the example's `token` script).",
+    `TOKEN=$(cd ${shellQuote(options.exampleDirectory)} && ${tokenScript} --sub alice --tier pro)`,
+    "",
+    "# 2. List the scopes, then create a key that may read profiles. Its secret is shown once.",
+    `curl -s "$BASE/api/v1/api-keys/scopes" ${session}; echo`,
+    `CREATED=$(curl -s "$BASE/api/v1/api-keys" ${session} -H 'Content-Type: application/json' \\`,
+    `  -d '{"name":"walkthrough","scopes":["profile:read"],"tier":"pro"}')`,
+    `echo "$CREATED"`,
+    `KEY_ID=$(echo "$CREATED" | json id)`,
+    `KEY=$(echo "$CREATED" | json key)`,
+    "",
+    "# 3. Call a profile route with the key; note the X-RateLimit-* headers.",
+    `curl -si ${profile} -H "Authorization: Bearer $KEY"; echo`,
+    `curl -s -o /dev/null -w 'PUT with a read-only key: %{http_code} (expected 403)\\n' \\`,
+    `  -X PUT ${profile} -H "Authorization: Bearer $KEY"`,
+    "",
+    "# 4. Rotate: a new secret for the same key, and the old secret stops working at once.",
+    `NEW_KEY=$(curl -s -X POST "$BASE/api/v1/api-keys/$KEY_ID/rotate" ${session} | json key)`,
+    `curl -s -o /dev/null -w 'old secret: %{http_code} (expected 401)\\n' ${profile} -H "Authorization: Bearer $KEY"`,
+    `curl -s -o /dev/null -w 'new secret: %{http_code} (expected 200)\\n' ${profile} -H "Authorization: Bearer $NEW_KEY"`,
+    "",
+    "# 5. Usage so far, counted under the route template.",
+    `curl -s "$BASE/api/v1/api-keys/$KEY_ID/usage" ${session}; echo`,
+    "",
+    "# 6. Revoke: from now on the key gets 401.",
+    `curl -s -X DELETE "$BASE/api/v1/api-keys/$KEY_ID" ${session}; echo`,
+    `curl -s -o /dev/null -w 'revoked key: %{http_code} (expected 401)\\n' ${profile} -H "Authorization: Bearer $NEW_KEY"`,
+    walkthroughEnd,
+  ].join("\n");
+}
+
+/** Single-quotes a word for bash; a `'` inside becomes `'\''`. */
+function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}

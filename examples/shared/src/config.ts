@@ -1,0 +1,76 @@
+import type { TierLimits } from "./contract.js";
+import { parseTierLimits } from "./tier-limits.js";
+
+/**
+ * The development JWT secret: public, so that a fresh clone works without setup, and long enough
+ * for HS256 (32 bytes). Anyone who reads this file can mint tokens for a server that uses it, which
+ * is why the server warns loudly at start whenever it does.
+ */
+export const developmentJwtSecret = "keyward-demo-development-secret-do-not-use-in-production";
+
+export type Environment = Record<string, string | undefined>;
+
+/** Everything an example reads from its environment (DESIGN.md, "Demo contract"). */
+export interface DemoConfig {
+  /** `PORT`, default 3000; 0 picks a free port (the banner shows which). */
+  port: number;
+  /** `HOST`, default `127.0.0.1`: a server accepting a public secret stays off the network. */
+  host: string;
+  /** `KEYWARD_JWT_SECRET`, or the development secret. */
+  jwtSecret: string;
+  /** True when `KEYWARD_JWT_SECRET` is unset and the public development secret is in use. */
+  usingDevelopmentSecret: boolean;
+  /** Requests a minute per tier, after `KEYWARD_TIER_LIMITS`. */
+  tierLimits: TierLimits;
+  /** `DATABASE_URL`: keys and usage on PostgreSQL. */
+  databaseUrl: string | undefined;
+  /** `REDIS_URL`: rate limits (and usage, when there is no database) on Redis. */
+  redisUrl: string | undefined;
+}
+
+/** The process environment on Node, Bun and Deno (Deno 2 provides `process` too). */
+export function processEnvironment(): Environment {
+  return (globalThis as { process?: { env: Environment } }).process?.env ?? {};
+}
+
+/**
+ * Reads and checks the demo configuration. Throws a `TypeError` naming the variable at fault, so
+ * a bad value stops the server at start with a message instead of misbehaving later.
+ *
+ * @example
+ * const config = loadDemoConfig(); // from process.env
+ * const config = loadDemoConfig({ PORT: "0", KEYWARD_TIER_LIMITS: "free=2" });
+ */
+export function loadDemoConfig(env: Environment = processEnvironment()): DemoConfig {
+  // Used exactly as given (no trimming): the token script must sign with the very same bytes.
+  const secret = env.KEYWARD_JWT_SECRET || undefined;
+  if (secret !== undefined && new TextEncoder().encode(secret).length < 32) {
+    throw new TypeError(
+      "KEYWARD_JWT_SECRET must be at least 32 bytes for HS256; generate one with `openssl rand -base64 32`",
+    );
+  }
+  return {
+    port: parsePort(env.PORT),
+    host: nonEmpty(env.HOST) ?? "127.0.0.1",
+    jwtSecret: secret ?? developmentJwtSecret,
+    usingDevelopmentSecret: secret === undefined,
+    tierLimits: parseTierLimits(env.KEYWARD_TIER_LIMITS),
+    databaseUrl: nonEmpty(env.DATABASE_URL),
+    redisUrl: nonEmpty(env.REDIS_URL),
+  };
+}
+
+function parsePort(value: string | undefined): number {
+  const text = nonEmpty(value);
+  if (text === undefined) return 3000;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) {
+    throw new TypeError(`PORT must be a whole number from 0 to 65535 (got "${text}")`);
+  }
+  return port;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}

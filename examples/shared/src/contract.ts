@@ -1,0 +1,60 @@
+/**
+ * The demo contract of DESIGN.md in one place: the scopes, the tiers and the two profile routes
+ * every example serves, with the JSON those routes answer.
+ */
+import type { TierConfig } from "@keyward/core";
+
+/** The scopes a demo key may be granted, with the descriptions `GET /api-keys/scopes` lists. */
+export const demoScopes = {
+  "profile:read": "Read profiles",
+  "profile:write": "Create and edit profiles",
+  "org:read": "Read organisations",
+  "org:write": "Create and edit organisations",
+} as const satisfies Record<string, string>;
+
+export type DemoScope = keyof typeof demoScopes;
+
+/** Requests a minute per tier, lowest tier first: the order is the tier ranking. */
+export const defaultTierLimits = { free: 60, pro: 600, enterprise: 6000 } as const;
+
+export type DemoTier = keyof typeof defaultTierLimits;
+
+export const demoTierNames = Object.keys(defaultTierLimits) as DemoTier[];
+
+export type TierLimits = Record<DemoTier, number>;
+
+/** The `tiers` option of `createKeyward` for the given per-minute allowances. */
+export function demoTiers(limits: TierLimits): Record<DemoTier, TierConfig> {
+  const tiers = {} as Record<DemoTier, TierConfig>;
+  for (const tier of demoTierNames) {
+    tiers[tier] = { rateLimit: { limit: limits[tier], window: "1m" } };
+  }
+  return tiers;
+}
+
+/** The template every framework registers the profile routes under, and usage is recorded by. */
+export const profilePath = "/api/v1/profiles/:slug";
+
+/** The host's own routes and the scope each needs. */
+export const profileRoutes = {
+  read: { method: "GET", path: profilePath, scopes: ["profile:read"] },
+  update: { method: "PUT", path: profilePath, scopes: ["profile:write"] },
+} as const satisfies Record<string, { method: string; path: string; scopes: DemoScope[] }>;
+
+/** Whoever a request acts for: an API key's owner, or the user of a session JWT. */
+export interface Viewer {
+  userId: string;
+}
+
+/** `GET /api/v1/profiles/:slug` answers `200 {"slug", "viewer"}`. */
+export function readProfile(slug: string, principal: Viewer): { slug: string; viewer: string } {
+  return { slug, viewer: principal.userId };
+}
+
+/** `PUT /api/v1/profiles/:slug` answers `200 {"slug", "updatedBy"}`. The demo stores nothing. */
+export function updateProfile(
+  slug: string,
+  principal: Viewer,
+): { slug: string; updatedBy: string } {
+  return { slug, updatedBy: principal.userId };
+}

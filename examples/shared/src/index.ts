@@ -1,0 +1,41 @@
+/**
+ * @keyward/example-demo — what every Keyward example shares: the demo contract of DESIGN.md
+ * (configuration from the environment, scopes, tiers, the profile routes' answers), the choice of
+ * store, demo session tokens and the start-up banner with its curl walkthrough.
+ */
+
+export {
+  type BannerOptions,
+  banner,
+  developmentSecretWarning,
+  printBanner,
+  tokenScript,
+  walkthrough,
+  walkthroughEnd,
+  walkthroughStart,
+} from "./banner.js";
+export {
+  type DemoConfig,
+  developmentJwtSecret,
+  type Environment,
+  loadDemoConfig,
+  processEnvironment,
+} from "./config.js";
+export {
+  type DemoScope,
+  type DemoTier,
+  defaultTierLimits,
+  demoScopes,
+  demoTierNames,
+  demoTiers,
+  profilePath,
+  profileRoutes,
+  readProfile,
+  type TierLimits,
+  updateProfile,
+  type Viewer,
+} from "./contract.js";
+export { closeOnSignal, type Demo, createDemo, exitOnStartupError } from "./create-demo.js";
+export { type DemoStore, openDemoStore } from "./store.js";
+export { parseTierLimits } from "./tier-limits.js";
+export { type MintTokenOptions, mintToken, runTokenCommand } from "./token.js";

@@ -1,0 +1,32 @@
+import type { Keyward } from "@keyward/core";
+
+/** A Fetch handler that answers only its own routes: `null` means "not mine, try the next one". */
+export type KeywardFetchHandler = (request: Request) => Promise<Response | null>;
+
+/**
+ * The six key-management endpoints as a Fetch handler that composes with any router: requests
+ * under `keyward.basePath` get Keyward's answer (404 and 405 included, as the contract's
+ * `{"detail": ...}` bodies); every other request gets `null`, so the host can route it on.
+ * Nothing is translated: `keyward.handle` already speaks Fetch (tRPC's `fetchRequestHandler`
+ * is the same idea, minus the fall-through).
+ *
+ * @example
+ * const keywardRoutes = keywardFetchHandler(keyward);
+ * export default {
+ *   async fetch(request: Request) {
+ *     return (await keywardRoutes(request)) ?? app.fetch(request);
+ *   },
+ * };
+ */
+export function keywardFetchHandler(keyward: Keyward): KeywardFetchHandler {
+  const basePath = keyward.basePath;
+  return async (request) => {
+    if (!isUnderBasePath(new URL(request.url).pathname, basePath)) return null;
+    return keyward.handle(request);
+  };
+}
+
+/** The same test `keyward.handle` makes: the base path itself, or anything below it. */
+export function isUnderBasePath(pathname: string, basePath: string): boolean {
+  return pathname === basePath || pathname.startsWith(`${basePath}/`);
+}

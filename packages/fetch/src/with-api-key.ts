@@ -1,0 +1,71 @@
+import type { Keyward, RateLimitDecision } from "@keyward/core";
+import type { Principal } from "./types.js";
+
+export interface WithApiKeyOptions {
+  /** Scopes the route needs; an API key must hold all of them. A user's JWT holds every scope. */
+  scopes?: readonly string[];
+  /**
+   * The route template usage is recorded under: `"/profiles/:slug"` (the request's method is put
+   * in front) or `"PUT /profiles/:slug"`. Never the raw path, or every slug becomes its own row.
+   */
+  route: string;
+}
+
+/** A host route behind the guard: it runs only for an admitted request, and knows who sent it. */
+export type ApiKeyHandler = (
+  request: Request,
+  principal: Principal,
+  rateLimit: RateLimitDecision,
+) => Response | Promise<Response>;
+
+/**
+ * Guards a host route. A refused request gets Keyward's error response (401, 403 or 429 with
+ * `Retry-After`) and `handler` never runs; an admitted one runs `handler` with the principal, and
+ * whatever it returns leaves with the `X-RateLimit-*` headers added.
+ *
+ * @example
+ * const getProfile = withApiKey(
+ *   keyward,
+ *   { scopes: ["profile:read"], route: "/api/v1/profiles/:slug" },
+ *   (request, principal) => Response.json({ viewer: principal.userId }),
+ * );
+ */
+export function withApiKey(
+  keyward: Keyward,
+  options: WithApiKeyOptions,
+  handler: ApiKeyHandler,
+): (request: Request) => Promise<Response> {
+  const verifyOptions = {
+    route: options.route,
+    ...(options.scopes ? { scopes: options.scopes } : {}),
+  };
+  return async (request) => {
+    const result = await keyward.authenticate(request, verifyOptions);
+    if (!result.ok) return result.error.toResponse(result.headers);
+    const response = await handler(request, result.principal, result.rateLimit);
+    return withHeaders(response, result.headers);
+  };
+}
+
+/**
+ * Adds `headers` to a response. Some responses have immutable headers (`Response.redirect()`, the
+ * result of `fetch()`); those are copied first. One that cannot be copied either (a `101` from a
+ * WebSocket upgrade, whose status `new Response` refuses) is returned as it is.
+ */
+export function withHeaders(response: Response, headers: Record<string, string>): Response {
+  const names = Object.keys(headers);
+  if (names.length === 0) return response;
+  try {
+    for (const name of names) response.headers.set(name, headers[name]!);
+    return response;
+  } catch {
+    let copy: Response;
+    try {
+      copy = new Response(response.body, response);
+    } catch {
+      return response;
+    }
+    for (const name of names) copy.headers.set(name, headers[name]!);
+    return copy;
+  }
+}

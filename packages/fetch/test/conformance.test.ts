@@ -1,0 +1,22 @@
+/** The HTTP conformance suite against the Fetch adapter, served over real HTTP by srvx. */
+import { describeHttpConformance, forwardTo } from "@keyward/testing";
+import { type Server, serve } from "srvx";
+import { afterAll, beforeAll } from "vitest";
+import { demoHost, demoKeyward, jwtSecret } from "./demo.js";
+
+const keyward = demoKeyward();
+let server: Server;
+
+beforeAll(async () => {
+  server = serve({ fetch: demoHost(keyward), port: 0, hostname: "127.0.0.1", silent: true });
+  await server.ready();
+});
+afterAll(async () => {
+  await server.close(true);
+  await keyward.close();
+});
+
+describeHttpConformance("@keyward/fetch on srvx", {
+  fetch: forwardTo(() => server.url!),
+  jwtSecret,
+});

@@ -1,0 +1,63 @@
+/**
+ * The demo contract (DESIGN.md) on the Fetch adapter: Keyward configured with the demo scopes and
+ * tiers, and a tiny Fetch host serving the key-management endpoints and the two profile routes.
+ */
+import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
+import { DEMO_TIER_LIMITS, PROFILE_ROUTE } from "@keyward/testing";
+import { keywardFetchHandler, withApiKey } from "../src/index.js";
+
+export const jwtSecret = "fetch-adapter-test-secret-of-at-least-32-bytes";
+
+export function demoKeyward(overrides: Partial<KeywardConfig> = {}): Keyward {
+  return createKeyward({
+    store: memoryStore(),
+    scopes: {
+      "profile:read": "Read profiles",
+      "profile:write": "Edit profiles",
+      "org:read": "Read organizations",
+      "org:write": "Manage organizations",
+    },
+    tiers: {
+      free: { rateLimit: { limit: DEMO_TIER_LIMITS.free, window: "1m" } },
+      pro: { rateLimit: { limit: DEMO_TIER_LIMITS.pro, window: "1m" } },
+      enterprise: { rateLimit: { limit: DEMO_TIER_LIMITS.enterprise, window: "1m" } },
+    },
+    jwt: { secret: jwtSecret },
+    ...overrides,
+  });
+}
+
+const profilePath = /^\/api\/v1\/profiles\/([^/]+)$/;
+
+/** Keyward's routes first, then the host's own: the composition `keywardFetchHandler` is for. */
+export function demoHost(keyward: Keyward): (request: Request) => Promise<Response> {
+  const keywardRoutes = keywardFetchHandler(keyward);
+  const slugOf = (request: Request) =>
+    decodeURIComponent(profilePath.exec(new URL(request.url).pathname)![1]!);
+  const getProfile = withApiKey(
+    keyward,
+    { scopes: ["profile:read"], route: PROFILE_ROUTE },
+    (request, principal) => Response.json({ slug: slugOf(request), viewer: principal.userId }),
+  );
+  const putProfile = withApiKey(
+    keyward,
+    { scopes: ["profile:write"], route: PROFILE_ROUTE },
+    async (request, principal) => {
+      await request.json();
+      return Response.json({ slug: slugOf(request), updatedBy: principal.userId });
+    },
+  );
+  return async (request) => {
+    const answered = await keywardRoutes(request);
+    if (answered) return answered;
+    if (!profilePath.test(new URL(request.url).pathname)) {
+      return Response.json({ detail: "Not Found" }, { status: 404 });
+    }
+    if (request.method === "GET") return getProfile(request);
+    if (request.method === "PUT") return putProfile(request);
+    return Response.json(
+      { detail: "Method Not Allowed" },
+      { status: 405, headers: { Allow: "GET, PUT" } },
+    );
+  };
+}

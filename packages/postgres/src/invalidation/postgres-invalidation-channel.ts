@@ -1,0 +1,225 @@
+/**
+ * An `InvalidationChannel` over PostgreSQL LISTEN/NOTIFY: an instance that rotates or revokes a key
+ * sends `pg_notify` after its UPDATE has committed, and every instance listening on the database
+ * drops its cached copy. One LISTEN per channel object, however many caches subscribe to it.
+ */
+import type {
+  ChannelState,
+  InvalidationChannel,
+  InvalidationListener,
+  KeyInvalidation,
+} from "@keyward/core";
+import { isPoolLike, type PostgresClient } from "../client.js";
+import { isPgListenConnection, type PgListenConnection, pgNotifications } from "../drivers/pg.js";
+import { isPGliteLike, pgliteNotifications } from "../drivers/pglite.js";
+import type { NotificationSource } from "./notification-source.js";
+
+export interface PostgresInvalidationChannelOptions {
+  /**
+   * Opens a dedicated, connected connection for LISTEN; called again whenever it drops. Best for
+   * production: `() => pool.connect()`, or a `pg.Client` of its own, e.g. past a pooler such as
+   * PgBouncer in transaction mode, where LISTEN does not work.
+   */
+  connect?: () => Promise<PgListenConnection>;
+  /**
+   * Or a client to listen through: a `pg` pool (one of its connections is borrowed for good and
+   * replaced when it drops), a `pg.Client` (listened on as it is; if it drops, the channel stays
+   * interrupted), PGlite, or `postgresJsClient(sql)`.
+   */
+  client?: PostgresClient;
+  /** Where NOTIFY is sent from. Default `client`; with only `connect`, the listening connection. */
+  publisher?: PostgresClient;
+  /** The NOTIFY channel. Default `keyward_invalidations`; `postgresStore` derives one per schema and prefix. */
+  channel?: string;
+  /** How often the `pg` LISTEN connection is checked with `SELECT 1`; 0 turns it off. Default 10 s. */
+  heartbeatIntervalMs?: number;
+  /** How long a check (or LISTEN itself) may take before the connection is taken as lost. Default 5 s. */
+  heartbeatTimeoutMs?: number;
+  /** Told about dropped connections and failed reconnections. Default: a `console.warn`. */
+  onError?(error: unknown): void;
+}
+
+export interface PostgresInvalidationChannel extends InvalidationChannel {
+  /** `"connecting"` until LISTEN first takes effect. */
+  readonly state: ChannelState | "connecting" | "closed";
+  readonly channel: string;
+  /** Stops listening and releases the LISTEN connection. Pending `subscribe` calls reject. */
+  close(): Promise<void>;
+}
+
+interface Subscriber {
+  listener: InvalidationListener;
+  onReset: ((state: ChannelState) => void) | undefined;
+}
+
+/** Whether `client` can carry LISTEN itself, so `postgresStore` may build a channel from it. */
+export function canListen(client: unknown): boolean {
+  return (
+    isPoolLike(client) ||
+    isPGliteLike(client) ||
+    isPgListenConnection(client) ||
+    (client as { notifications?: unknown } | null)?.notifications !== undefined
+  );
+}
+
+/**
+ * @example
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * const channel = postgresInvalidationChannel({ connect: () => pool.connect(), publisher: pool });
+ * const keys = cachedKeyStore(store.keys, { channel });
+ */
+export function postgresInvalidationChannel(
+  options: PostgresInvalidationChannelOptions,
+): PostgresInvalidationChannel {
+  const channel = options.channel ?? "keyward_invalidations";
+  if (channel.length === 0 || channel.length > 63) {
+    throw new TypeError("channel must be 1 to 63 characters");
+  }
+  const onError =
+    options.onError ?? ((error: unknown) => console.warn("keyward: LISTEN connection problem", error));
+  const { source, publisher } = resolveSource(options, onError);
+
+  const subscribers = new Set<Subscriber>();
+  const waiting = new Set<{ resolve: () => void; reject: (error: Error) => void }>();
+  let state: PostgresInvalidationChannel["state"] = "connecting";
+  let stopListening: (() => Promise<void>) | undefined;
+
+  const setState = (next: ChannelState) => {
+    if (state === "closed") return;
+    state = next;
+    for (const subscriber of subscribers) subscriber.onReset?.(next);
+    if (next === "live") {
+      for (const waiter of waiting) waiter.resolve();
+      waiting.clear();
+    }
+  };
+
+  const deliver = (payload: string) => {
+    const event = parseEvent(payload);
+    if (event === null) {
+      // Not ours, or garbled: dropping every cached record is always safe.
+      onError(new Error("Unreadable invalidation payload; dropping every cached key"));
+      for (const subscriber of subscribers) subscriber.onReset?.("live");
+      return;
+    }
+    for (const subscriber of subscribers) subscriber.listener(event);
+  };
+
+  return {
+    get state() {
+      return state;
+    },
+    channel,
+
+    async publish(event: KeyInvalidation) {
+      const target = publisher();
+      const payload = JSON.stringify({ keyId: event.keyId, secretHash: event.secretHash });
+      await target.query("SELECT pg_notify($1, $2)", [channel, payload]);
+    },
+
+    async subscribe(listener, onReset) {
+      if (state === "closed") throw new Error("The invalidation channel is closed");
+      const subscriber: Subscriber = { listener, onReset };
+      subscribers.add(subscriber);
+      stopListening ??= source.listen(channel, deliver, setState);
+      if (state !== "live") {
+        await new Promise<void>((resolve, reject) => waiting.add({ resolve, reject }));
+      }
+      return async () => {
+        subscribers.delete(subscriber);
+      };
+    },
+
+    async close() {
+      if (state === "closed") return;
+      state = "closed";
+      subscribers.clear();
+      for (const waiter of waiting) waiter.reject(new Error("The invalidation channel was closed"));
+      waiting.clear();
+      await stopListening?.();
+    },
+  };
+}
+
+function resolveSource(
+  options: PostgresInvalidationChannelOptions,
+  onError: (error: unknown) => void,
+): { source: NotificationSource; publisher: () => PostgresClient } {
+  const heartbeat = {
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 10_000,
+    heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 5_000,
+  };
+  const { client, connect } = options;
+  const fixedPublisher = options.publisher ?? client;
+
+  if (connect) {
+    // Without a publisher of its own, NOTIFY goes out on the listening connection.
+    let listening: PgListenConnection | undefined;
+    const source = pgNotifications({
+      connect: async () => {
+        listening = await connect();
+        return listening;
+      },
+      owned: true,
+      reconnect: true,
+      onError,
+      ...heartbeat,
+    });
+    return {
+      source,
+      publisher: () => {
+        const target = fixedPublisher ?? listening;
+        if (!target) throw new Error("No connection to send the invalidation on yet");
+        return target;
+      },
+    };
+  }
+  if (!client) throw new TypeError("postgresInvalidationChannel needs `connect` or `client`");
+  const publisher = () => fixedPublisher ?? client;
+
+  const notifications = (client as { notifications?: NotificationSource }).notifications;
+  if (notifications) return { source: notifications, publisher };
+  if (isPGliteLike(client)) return { source: pgliteNotifications(client, onError), publisher };
+  if (isPoolLike(client)) {
+    const source = pgNotifications({
+      connect: async () => {
+        const connection = await client.connect();
+        if (!isPgListenConnection(connection)) {
+          connection.release();
+          throw new TypeError("The pool's connections cannot LISTEN (no notification events)");
+        }
+        return connection;
+      },
+      owned: true,
+      reconnect: true,
+      onError,
+      ...heartbeat,
+    });
+    return { source, publisher };
+  }
+  if (isPgListenConnection(client)) {
+    const source = pgNotifications({
+      connect: async () => client,
+      owned: false,
+      reconnect: false,
+      onError,
+      ...heartbeat,
+    });
+    return { source, publisher };
+  }
+  throw new TypeError(
+    "This client cannot LISTEN: pass `connect` (a function opening a pg connection) instead",
+  );
+}
+
+function parseEvent(payload: string): KeyInvalidation | null {
+  try {
+    const value = JSON.parse(payload) as Partial<KeyInvalidation> | null;
+    if (typeof value?.keyId === "string" && typeof value.secretHash === "string") {
+      return { keyId: value.keyId, secretHash: value.secretHash };
+    }
+  } catch {
+    // fall through
+  }
+  return null;
+}

@@ -1,0 +1,136 @@
+/**
+ * `postgresStore`: keys and usage on PostgreSQL, assembled from the key store, the usage store,
+ * the verification cache from `@keyward/core` and the LISTEN/NOTIFY channel.
+ */
+import {
+  type CachedKeyStoreOptions,
+  cachedKeyStore,
+  type InvalidationChannel,
+  type KeyStore,
+  type UsageStore,
+} from "@keyward/core";
+import type { PostgresClient } from "./client.js";
+import {
+  canListen,
+  type PostgresInvalidationChannel,
+  postgresInvalidationChannel,
+} from "./invalidation/postgres-invalidation-channel.js";
+import { postgresKeyStore } from "./keys/postgres-key-store.js";
+import { type MigrationResult, migrate } from "./schema/migrate.js";
+import { type NamingOptions, resolveNaming } from "./schema/naming.js";
+import { bufferedUsageStore } from "./usage/buffered-usage-store.js";
+import { postgresUsageStore } from "./usage/postgres-usage-store.js";
+
+export interface PostgresStoreOptions extends NamingOptions {
+  /**
+   * Runs the queries: a `pg.Pool` (recommended), a `pg.Client`, Neon's `Pool`, PGlite, or
+   * `postgresJsClient(sql)`. The store never closes it: it is yours.
+   */
+  client: PostgresClient;
+  /**
+   * The verification cache (`cachedKeyStore` from `@keyward/core`): options, or false to turn it
+   * off. By default it is on whenever there is an invalidation channel (see `invalidation`), and
+   * off otherwise: a cache that cannot hear other instances' revocations would serve them stale.
+   * Passing options without a channel turns on a local cache, right for a single instance only.
+   */
+  cache?: false | Omit<CachedKeyStoreOptions, "channel">;
+  /**
+   * Where rotations and revocations are announced to other instances. Default: LISTEN/NOTIFY
+   * through `client` when it can listen (a `pg` pool lends one connection for it; PGlite and
+   * postgres.js listen themselves). Pass another channel (say, Redis's), or false for none.
+   */
+  invalidation?: InvalidationChannel | false;
+  /**
+   * Buffer `usage.record` calls in the store and write them every this many ms (and before reads,
+   * and on close). Default 0: every `record` call is one write. Keyward's core already buffers
+   * usage on the request path and records whole batches, so this is for other callers.
+   */
+  usageFlushIntervalMs?: number;
+  /** Told about failures in the background: interval usage writes, LISTEN, publishing. Default `console.warn`. */
+  onError?(error: unknown): void;
+}
+
+export interface PostgresStore {
+  keys: KeyStore;
+  usage: UsageStore;
+  /** Resolves once the verification cache is on (at once when there is none). */
+  ready: Promise<void>;
+  /** The quoted, schema-qualified table names, for your own queries and backups. */
+  tables: { keys: string; usage: string; migrations: string };
+  /** The NOTIFY channel this store's caches listen on (when the store built the channel). */
+  channel: string | undefined;
+  /** Applies pending migrations to this store's schema; see `migrate`. */
+  migrate(): Promise<MigrationResult>;
+  /** Writes buffered usage now (a no-op without `usageFlushIntervalMs`). */
+  flush(): Promise<void>;
+  /** Writes buffered usage and stops the cache and the LISTEN connection. Leaves `client` open. */
+  close(): Promise<void>;
+}
+
+/**
+ * Rate limits are not kept here: combine it with a rate-limit store (Redis across instances,
+ * memory for one).
+ *
+ * @example
+ * import pg from "pg";
+ * import { createKeyward, memoryRateLimitStore } from "@keyward/core";
+ * import { postgresStore } from "@keyward/postgres";
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * const store = postgresStore({ client: pool });
+ * await store.migrate();
+ * const keyward = createKeyward({
+ *   store: { keys: store.keys, usage: store.usage, rateLimits: memoryRateLimitStore(), close: store.close },
+ *   scopes, tiers,
+ * });
+ */
+export function postgresStore(options: PostgresStoreOptions): PostgresStore {
+  const { client } = options;
+  if (typeof client?.query !== "function") {
+    throw new TypeError("postgresStore needs a `client` with query(text, params)");
+  }
+  const naming = resolveNaming(options);
+  const onError =
+    options.onError ?? ((error: unknown) => console.warn("keyward: postgres store", error));
+
+  const ownChannel: PostgresInvalidationChannel | undefined =
+    options.invalidation === undefined && options.cache !== false && canListen(client)
+      ? postgresInvalidationChannel({ client, channel: naming.channel, onError })
+      : undefined;
+  const channel = options.invalidation === false ? undefined : (options.invalidation ?? ownChannel);
+
+  const storedKeys = postgresKeyStore(client, naming);
+  const cache =
+    options.cache === false || (channel === undefined && options.cache === undefined)
+      ? undefined
+      : cachedKeyStore(storedKeys, { onError, ...options.cache, ...(channel ? { channel } : {}) });
+
+  const storedUsage = postgresUsageStore(client, naming);
+  const flushIntervalMs = options.usageFlushIntervalMs ?? 0;
+  const buffered =
+    flushIntervalMs > 0
+      ? bufferedUsageStore(storedUsage, { flushIntervalMs, onError })
+      : undefined;
+
+  let closing: Promise<void> | undefined;
+  return {
+    keys: cache ?? storedKeys,
+    usage: buffered ?? storedUsage,
+    ready: cache?.ready ?? Promise.resolve(),
+    tables: { ...naming.tables },
+    channel: ownChannel?.channel,
+    migrate: () => migrate(client, naming),
+    flush: async () => buffered?.flush(),
+    close() {
+      closing ??= (async () => {
+        try {
+          await buffered?.close();
+        } finally {
+          await cache?.close();
+          await ownChannel?.close();
+        }
+      })();
+      return closing;
+    },
+  };
+}

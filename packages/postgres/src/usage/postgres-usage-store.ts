@@ -1,0 +1,97 @@
+/**
+ * `UsageStore` on PostgreSQL: one row per key, endpoint and UTC day. `record` is one round trip
+ * per batch, however large: the batch travels as a single JSON parameter and lands in one
+ * `INSERT … ON CONFLICT DO UPDATE`, so concurrent batches add up without read-modify-write.
+ */
+import type { KeyUsage, UsageIncrement, UsageStore } from "@keyward/core";
+import { type PostgresClient, queryRows } from "../client.js";
+import { epochMsParam, fromEpochMs, toEpochMs } from "../schema/epoch-ms.js";
+import type { Naming } from "../schema/naming.js";
+import { mergeIncrements } from "./merge-increments.js";
+
+interface ReportRow {
+  method: string | null;
+  route: string | null;
+  day: string | null;
+  count: number | string | null;
+  last_used_at: number | string | null;
+  /** `grouping(method, route, day)`: 1 for an endpoint row, 6 for a day row, 7 for the total. */
+  level: number | string;
+}
+
+const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
+
+export function postgresUsageStore(client: PostgresClient, { tables }: Naming): UsageStore {
+  const usage = tables.usage;
+  const sql = {
+    // Rows are written in one fixed order, so two batches touching the same rows lock them in the
+    // same order and cannot deadlock each other.
+    record: `INSERT INTO ${usage} AS u (key_id, method, route, day, count, last_used_at)
+      SELECT k, m, r, d::date, c, ${fromEpochMs("l")}
+      FROM jsonb_to_recordset($1::text::jsonb) AS x(k text, m text, r text, d text, c bigint, l bigint)
+      ORDER BY k COLLATE "C", m COLLATE "C", r COLLATE "C", d
+      ON CONFLICT (key_id, method, route, day) DO UPDATE
+      SET count = u.count + excluded.count,
+          last_used_at = greatest(u.last_used_at, excluded.last_used_at)`,
+    // Per endpoint, per day and in total, in one pass over the key's rows.
+    read: `SELECT method, route, to_char(day, 'YYYY-MM-DD') AS day, sum(count)::float8 AS count,
+        ${toEpochMs("max(last_used_at)")} AS last_used_at, grouping(method, route, day) AS level
+      FROM ${usage} WHERE key_id = $1
+      GROUP BY GROUPING SETS ((method, route), (day), ())`,
+    lastUsed: `SELECT key_id, ${toEpochMs("max(last_used_at)")} AS last_used_at
+      FROM ${usage} WHERE key_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::text::jsonb)))
+      GROUP BY key_id`,
+  };
+
+  return {
+    async record(increments: readonly UsageIncrement[]) {
+      if (increments.length === 0) return;
+      const rows = [...mergeIncrements(new Map(), increments).values()].map((increment) => {
+        const { keyId, method, route, day, count, lastUsedAt } = increment;
+        if (!Number.isSafeInteger(count) || count <= 0) {
+          throw new TypeError(`usage count must be a positive whole number, got ${String(count)}`);
+        }
+        if (!dayPattern.test(day)) throw new TypeError(`usage day must be YYYY-MM-DD, got ${day}`);
+        return { k: keyId, m: method, r: route, d: day, c: count, l: epochMsParam(lastUsedAt, "lastUsedAt") };
+      });
+      await client.query(sql.record, [JSON.stringify(rows)]);
+    },
+
+    async read(keyId): Promise<KeyUsage> {
+      const rows = await queryRows<ReportRow>(client, sql.read, [keyId]);
+      const report: KeyUsage = { keyId, totalRequests: 0, lastUsedAt: null, endpoints: [], daily: [] };
+      for (const row of rows) {
+        const count = Number(row.count ?? 0);
+        const level = Number(row.level);
+        if (level === 1) report.endpoints.push({ method: row.method!, route: row.route!, count });
+        else if (level === 6) report.daily.push({ date: row.day!, count });
+        else if (level === 7) {
+          report.totalRequests = count;
+          report.lastUsedAt = row.last_used_at === null ? null : Number(row.last_used_at);
+        }
+      }
+      // Sorted here rather than in SQL: JavaScript's comparison is the contract's code-unit order.
+      report.endpoints.sort(
+        (a, b) => b.count - a.count || ordinal(a.method, b.method) || ordinal(a.route, b.route),
+      );
+      report.daily.sort((a, b) => ordinal(a.date, b.date));
+      return report;
+    },
+
+    async lastUsed(keyIds) {
+      const result = new Map<string, number>();
+      if (keyIds.length === 0) return result;
+      const rows = await queryRows<{ key_id: string; last_used_at: number | string }>(
+        client,
+        sql.lastUsed,
+        [JSON.stringify(keyIds)],
+      );
+      for (const row of rows) result.set(row.key_id, Number(row.last_used_at));
+      return result;
+    },
+  };
+}
+
+function ordinal(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,47 @@
+import { memoryRateLimitStore, type Storage } from "@keyward/core";
+import { describeStorageConformance } from "@keyward/testing";
+import { type PostgresClient, type PostgresStoreOptions, postgresStore } from "../../src/index.js";
+import { dumpSchema } from "./databases.js";
+
+type ConformanceStore = Storage & { pg: ReturnType<typeof postgresStore>; client: PostgresClient; schema: string };
+
+/**
+ * Runs `@keyward/testing`'s storage suite on `postgresStore`. Postgres holds keys and usage only,
+ * so rate limits come from memory and their section is skipped. The probe reads the tables
+ * directly: `dump` returns every row of every table in the schema.
+ */
+export function describePostgresConformance(
+  name: string,
+  setup: () => Promise<{ client: PostgresClient; schema: string }>,
+  options: Omit<PostgresStoreOptions, "client" | "schema"> = {},
+): void {
+  describeStorageConformance<ConformanceStore>(name, {
+    async createStore() {
+      const { client, schema } = await setup();
+      const store = postgresStore({ client, schema, ...options });
+      await store.ready;
+      return {
+        keys: store.keys,
+        usage: store.usage,
+        rateLimits: memoryRateLimitStore(),
+        close: () => store.close(),
+        pg: store,
+        client,
+        schema,
+      };
+    },
+    skipRateLimits: true,
+    probe: {
+      dump: (store) => dumpSchema(store.client, store.schema),
+      async rawKey(store, id) {
+        const { rows } = await store.client.query(
+          `SELECT to_jsonb(k) AS row FROM ${store.pg.tables.keys} k WHERE id = $1`,
+          [id],
+        );
+        const [first] = rows as { row: Record<string, unknown> | string }[];
+        if (!first) return null;
+        return typeof first.row === "string" ? JSON.parse(first.row) : first.row;
+      },
+    },
+  });
+}

@@ -1,0 +1,132 @@
+/**
+ * The databases the tests run on: PGlite always, and the real server at 127.0.0.1:5432 when it
+ * answers. In CI an unreachable server fails the run; elsewhere its tests are skipped with a notice.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+import { describe, it } from "vitest";
+import type { PostgresClient } from "../../src/index.js";
+
+export const serverUrl =
+  process.env.KEYWARD_TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+
+async function probeServer(): Promise<string | null> {
+  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 3_000 });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+const unreachable = await probeServer();
+const inCi = Boolean(process.env.CI);
+
+/**
+ * `describe` for tests that need the real server: runs them when it answers; when it does not,
+ * fails in CI and skips with a visible notice elsewhere.
+ */
+export function describeOnServer(name: string, suite: () => void): void {
+  if (unreachable === null) {
+    describe(name, suite);
+  } else if (inCi) {
+    describe(name, () => {
+      it(`reaches PostgreSQL at ${serverUrl}`, () => {
+        throw new Error(`PostgreSQL at ${serverUrl} is unreachable in CI: ${unreachable}`);
+      });
+    });
+  } else {
+    console.warn(
+      `\n[@keyward/postgres] SKIPPED "${name}": PostgreSQL at ${serverUrl} is unreachable (${unreachable}). ` +
+        "Start it, or set CI=1 to make this a failure.\n",
+    );
+    describe.skip(name, suite);
+  }
+}
+
+/** A schema no other run uses; tests create their tables there and drop it at the end. */
+export function uniqueSchema(label: string): string {
+  const random = crypto.getRandomValues(new Uint32Array(1))[0]!.toString(36);
+  return `kw_${label}_${Date.now().toString(36)}_${random}`;
+}
+
+export function serverPool(options: pg.PoolConfig = {}): pg.Pool {
+  const pool = new pg.Pool({ connectionString: serverUrl, max: 10, ...options });
+  pool.on("error", () => {});
+  return pool;
+}
+
+export async function dropSchema(client: PostgresClient, schema: string): Promise<void> {
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+}
+
+/** One in-memory PGlite, started on first use and shared by a test file. */
+export function sharedPGlite(): { get(): Promise<PGlite>; close(): Promise<void> } {
+  let started: Promise<PGlite> | undefined;
+  return {
+    get: () => {
+      started ??= PGlite.create();
+      return started;
+    },
+    close: async () => {
+      if (started) await (await started).close();
+    },
+  };
+}
+
+/**
+ * `client`, with every `query` counted. Other members are passed through bound to the client, so
+ * the store still sees a pool, or PGlite, and builds its LISTEN channel as it would.
+ */
+export function countingClient<C extends PostgresClient>(client: C): { client: C; queries: string[] } {
+  const queries: string[] = [];
+  const counted = new Proxy(client, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown;
+      if (property === "query") {
+        return (text: string, params?: unknown[]) => {
+          queries.push(text);
+          return target.query(text, params);
+        };
+      }
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { client: counted, queries };
+}
+
+/** Every row of every table in `schema`, as JSON text: what a stolen backup would show. */
+export async function dumpSchema(client: PostgresClient, schema: string): Promise<Record<string, string[]>> {
+  const { rows } = await client.query(
+    "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
+    [schema],
+  );
+  const dump: Record<string, string[]> = {};
+  for (const { table_name: table } of rows as { table_name: string }[]) {
+    const result = await client.query(`SELECT to_jsonb(t)::text AS row FROM "${schema}"."${table}" t`);
+    dump[table] = (result.rows as { row: string }[]).map((row) => row.row);
+  }
+  return dump;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` (yielding to I/O between tries) until it is true; resolves to the ms it took. */
+export async function waitFor(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<number> {
+  const started = performance.now();
+  while (!(await check())) {
+    if (performance.now() - started > timeoutMs) throw new Error(`Not true within ${timeoutMs} ms`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return performance.now() - started;
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
