@@ -34,7 +34,7 @@ try {
     url: `http://localhost:${port}`,
     config: demo.config,
     storage: demo.storage,
-    exampleDirectory: fileURLToPath(new URL(".", import.meta.url)).replace(/[\\/]src[\\/]$/, ""),
+    exampleDirectory: fileURLToPath(new URL("..", import.meta.url)).replace(/[\\/]$/, ""),
   });
   closeOnSignal(async () => {
     await server.close(true);

@@ -1,0 +1,34 @@
+/** The Express example's server: `pnpm start`. */
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import {
+  closeOnSignal,
+  createDemo,
+  exitOnStartupError,
+  printBanner,
+} from "@keyward/example-demo";
+import { createApp } from "./app.js";
+
+try {
+  const demo = await createDemo();
+  const server = createServer(createApp(demo.keyward));
+  server.listen(demo.config.port, demo.config.host);
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  printBanner({
+    title: "Express on Node",
+    url: `http://localhost:${port}`,
+    config: demo.config,
+    storage: demo.storage,
+    exampleDirectory: fileURLToPath(new URL("..", import.meta.url)).replace(/[\\/]$/, ""),
+  });
+  closeOnSignal(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await demo.keyward.close();
+  });
+} catch (error) {
+  exitOnStartupError(error);
+}

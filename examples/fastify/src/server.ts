@@ -1,0 +1,30 @@
+/** The Fastify example's server: `pnpm start`. */
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import {
+  closeOnSignal,
+  createDemo,
+  exitOnStartupError,
+  printBanner,
+} from "@keyward/example-demo";
+import { createApp } from "./app.js";
+
+try {
+  const demo = await createDemo();
+  const app = await createApp(demo.keyward);
+  await app.listen({ port: demo.config.port, host: demo.config.host });
+  const { port } = app.server.address() as AddressInfo;
+  printBanner({
+    title: "Fastify on Node",
+    url: `http://localhost:${port}`,
+    config: demo.config,
+    storage: demo.storage,
+    exampleDirectory: fileURLToPath(new URL("..", import.meta.url)).replace(/[\\/]$/, ""),
+  });
+  closeOnSignal(async () => {
+    await app.close();
+    await demo.keyward.close();
+  });
+} catch (error) {
+  exitOnStartupError(error);
+}

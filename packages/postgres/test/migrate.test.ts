@@ -1,0 +1,127 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { latestVersion, migrate, migrationStatements, postgresStore } from "../src/index.js";
+import {
+  describeOnServer,
+  dropSchema,
+  serverPool,
+  sharedPGlite,
+  uniqueSchema,
+} from "./support/databases.js";
+
+const pglite = sharedPGlite();
+afterAll(() => pglite.close());
+
+const hash = (fill: string) => fill.repeat(64).slice(0, 64);
+
+describe("migrate on PGlite", () => {
+  it("applies every migration once; a second run is a no-op", async () => {
+    const db = await pglite.get();
+    const schema = uniqueSchema("mig");
+    expect(await migrate(db, { schema })).toEqual({ applied: [1], version: latestVersion });
+    expect(await migrate(db, { schema })).toEqual({ applied: [], version: latestVersion });
+    const { rows } = await db.query<{ version: number }>(`SELECT version FROM "${schema}"."keyward_migrations"`);
+    expect(rows.map((row) => row.version)).toEqual([1]);
+  });
+
+  it("keeps schemas and prefixes apart", async () => {
+    const db = await pglite.get();
+    const schema = uniqueSchema("iso");
+    await migrate(db, { schema, tablePrefix: "a_" });
+    await migrate(db, { schema, tablePrefix: "b_" });
+    const { rows } = await db.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
+      [schema],
+    );
+    expect(rows.map((row) => row.table_name)).toEqual([
+      "a_key_usage",
+      "a_keys",
+      "a_migrations",
+      "b_key_usage",
+      "b_keys",
+      "b_migrations",
+    ]);
+  });
+
+  it("creates the unique hash index and the owner listing index", async () => {
+    const db = await pglite.get();
+    const schema = uniqueSchema("idx");
+    await migrate(db, { schema });
+    const { rows } = await db.query<{ indexname: string; indexdef: string }>(
+      "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname",
+      [schema],
+    );
+    const definitions = Object.fromEntries(rows.map((row) => [row.indexname, row.indexdef]));
+    expect(definitions.keyward_keys_secret_hash_key).toMatch(/CREATE UNIQUE INDEX .* \(secret_hash\)/);
+    expect(definitions.keyward_keys_owner_created_idx).toMatch(/\(owner_id, created_at DESC, id DESC\)/);
+    expect(definitions.keyward_key_usage_pkey).toMatch(/\(key_id, method, route, day\)/);
+  });
+
+  it("refuses names that would need quoting or be truncated", () => {
+    expect(() => migrationStatements({ schema: 'a"; DROP TABLE x; --' })).toThrow(TypeError);
+    expect(() => migrationStatements({ tablePrefix: "with space" })).toThrow(TypeError);
+    expect(() => migrationStatements({ tablePrefix: "x".repeat(60) })).toThrow(TypeError);
+    expect(migrationStatements({ schema: "auth" })[0]!.statements[0]).toContain('"auth"."keyward_keys"');
+  });
+
+  it("keeps anything but a 64-hex-digit hash out of secret_hash, whatever writes to the table", async () => {
+    const db = await pglite.get();
+    const schema = uniqueSchema("chk");
+    await migrate(db, { schema });
+    await expect(
+      db.query(
+        `INSERT INTO "${schema}"."keyward_keys" (id, owner_id, name, scopes, tier, secret_hash, hint, created_at)
+         VALUES ('k', 'o', 'n', '[]', 'free', 'sk_live_not_a_hash', 'h', now())`,
+      ),
+    ).rejects.toThrow(/check constraint/);
+  });
+
+  it("stores times exactly, across the whole range a Date can hold", async () => {
+    const db = await pglite.get();
+    const schema = uniqueSchema("time");
+    await migrate(db, { schema });
+    const store = postgresStore({ client: db, schema, cache: false });
+    const times = [0, 1, -1_500, 1_767_225_600_123, 253_402_300_799_999, 8.64e15, -8.64e15];
+    for (const [index, time] of times.entries()) {
+      const key = {
+        id: `time_${index}`,
+        ownerId: "o",
+        name: "n",
+        scopes: [],
+        tier: "free",
+        secretHash: hash(index.toString(16)),
+        hint: "h",
+        createdAt: time,
+        expiresAt: time,
+        revokedAt: null,
+        rotatedAt: time,
+      };
+      await store.keys.create(key);
+      expect(await store.keys.findById(key.id)).toEqual(key);
+    }
+    await expect(
+      store.keys.revoke("time_0", 1.5),
+    ).rejects.toThrow(/whole milliseconds/);
+  });
+});
+
+describeOnServer("migrate on the real server", () => {
+  const schema = uniqueSchema("race");
+  const pools = Array.from({ length: 5 }, () => serverPool({ max: 2 }));
+  afterAll(async () => {
+    await dropSchema(pools[0]!, schema);
+    await Promise.all(pools.map((pool) => pool.end()));
+  });
+
+  it("applies exactly once when several instances start at the same moment", async () => {
+    const results = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
+    expect(results.filter((result) => result.applied.length > 0)).toEqual([
+      { applied: [1], version: latestVersion },
+    ]);
+    expect(results.every((result) => result.version === latestVersion)).toBe(true);
+    const { rows } = await pools[0]!.query(`SELECT count(*)::int AS n FROM "${schema}"."keyward_migrations"`);
+    expect(rows[0].n).toBe(1);
+    // And again, all at once: nothing left to do.
+    const again = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
+    expect(again.every((result) => result.applied.length === 0)).toBe(true);
+  });
+});

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+/**
+ * `pnpm start [example]`: runs one example's `start` script, forwarding its output, so a fresh
+ * clone gives a working demo after `npx pnpm@10 install && npx pnpm@10 start`.
+ *
+ *   pnpm start              examples/fetch on Node (srvx)
+ *   pnpm start express      examples/express
+ *   pnpm start fastify      examples/fastify
+ *   pnpm start bun | deno   examples/fetch on Bun or Deno (the binaries pnpm installed)
+ *
+ * `KEYWARD_EXAMPLE` chooses too, when no argument is given. The script runs exactly the command in
+ * the example's package.json, with its node_modules/.bin on PATH, as the package manager would.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Name on the command line → the example's folder and which of its scripts to run. */
+const targets = {
+  fetch: { example: "fetch", script: "start" },
+  node: { example: "fetch", script: "start" },
+  bun: { example: "fetch", script: "start:bun" },
+  deno: { example: "fetch", script: "start:deno" },
+  express: { example: "express", script: "start" },
+  fastify: { example: "fastify", script: "start" },
+};
+
+const name = process.argv[2] ?? process.env.KEYWARD_EXAMPLE ?? "fetch";
+const target = targets[name];
+if (!target) {
+  fail(`unknown example "${name}"; choose one of: ${Object.keys(targets).join(", ")}`);
+}
+
+const directory = path.join(root, "examples", target.example);
+const manifest = JSON.parse(readFileSync(path.join(directory, "package.json"), "utf8"));
+const command = manifest.scripts?.[target.script];
+if (!command) fail(`examples/${target.example} has no "${target.script}" script`);
+const bin = path.join(directory, "node_modules", ".bin");
+if (!existsSync(bin)) {
+  fail("the examples' dependencies are not installed; run `npx pnpm@10 install` first");
+}
+
+const child = spawn(command, {
+  cwd: directory,
+  stdio: "inherit",
+  shell: true,
+  env: {
+    ...process.env,
+    PATH: [bin, path.join(root, "node_modules", ".bin"), process.env.PATH].join(path.delimiter),
+    // The demo runs from node_modules alone: no update check reaching out to deno.land.
+    DENO_NO_UPDATE_CHECK: "1",
+  },
+});
+
+// Ctrl+C reaches the whole process group already; a SIGTERM sent to this process alone is
+// passed on so the example can flush and close.
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => child.kill(signal));
+}
+child.on("error", (error) => fail(`could not run "${command}": ${error.message}`));
+child.on("exit", (code, signal) => {
+  process.exitCode = code ?? (signal ? 1 : 0);
+});
+
+function fail(message) {
+  console.error(`start: ${message}`);
+  process.exit(1);
+}
