@@ -43,7 +43,7 @@ if (!existsSync(bin)) {
   fail("the examples' dependencies are not installed; run `npx pnpm@10 install` first");
 }
 
-const child = spawn(command, {
+const child = spawn(process.platform === "win32" ? command : `exec ${command}`, {
   cwd: directory,
   stdio: "inherit",
   shell: true,

@@ -1,19 +1,12 @@
 import type { Storage } from "@keyward/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fakeHash, storedKey, uniqueId } from "./fixtures.js";
+import { openStores } from "./open-stores.js";
 import type { StorageSuiteOptions } from "./options.js";
 
 export function keyStoreSuite<S extends Storage>(options: StorageSuiteOptions<S>): void {
   describe("KeyStore", () => {
-    const opened: S[] = [];
-    const open = async () => {
-      const store = await options.createStore();
-      opened.push(store);
-      return store;
-    };
-    afterEach(async () => {
-      for (const store of opened.splice(0)) await (options.closeStore?.(store) ?? store.close?.());
-    });
+    const open = openStores(options);
 
     it("creates a key and finds it by id and by hash", async () => {
       const { keys } = await open();
@@ -156,7 +149,10 @@ export function keyStoreSuite<S extends Storage>(options: StorageSuiteOptions<S>
       attempt(() => {
         found.name = "changed";
       });
-      expect(await keys.findById(key.id)).toEqual({ ...key, scopes: ["profile:read", "profile:write"] });
+      expect(await keys.findById(key.id)).toEqual({
+        ...key,
+        scopes: ["profile:read", "profile:write"],
+      });
     });
 
     if (options.probe?.rawKey) {

@@ -1,6 +1,7 @@
 import type { RateLimitAlgorithmName, Storage } from "@keyward/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { uniqueId } from "./fixtures.js";
+import { openStores } from "./open-stores.js";
 import type { StorageSuiteOptions } from "./options.js";
 
 const algorithms: RateLimitAlgorithmName[] = [
@@ -17,15 +18,7 @@ const algorithms: RateLimitAlgorithmName[] = [
  */
 export function rateLimitStoreSuite<S extends Storage>(options: StorageSuiteOptions<S>): void {
   describe("RateLimitStore", () => {
-    const opened: S[] = [];
-    const open = async () => {
-      const store = await options.createStore();
-      opened.push(store);
-      return store;
-    };
-    afterEach(async () => {
-      for (const store of opened.splice(0)) await (options.closeStore?.(store) ?? store.close?.());
-    });
+    const open = openStores(options);
 
     for (const algorithm of algorithms) {
       describe(algorithm, () => {

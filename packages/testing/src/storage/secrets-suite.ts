@@ -1,6 +1,7 @@
 import { createKeyward, createSecretHasher, type Storage } from "@keyward/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { collectStrings, uniqueId } from "./fixtures.js";
+import { openStores } from "./open-stores.js";
 import type { StorageSuiteOptions } from "./options.js";
 
 const scopes = { "profile:read": "Read profiles", "profile:write": "Edit profiles" };
@@ -12,15 +13,11 @@ const tiers = {
 /** End-to-end checks through `createKeyward`: what reaches storage, and rotation under contention. */
 export function secretsSuite<S extends Storage>(options: StorageSuiteOptions<S>): void {
   describe("through createKeyward", () => {
-    const opened: S[] = [];
+    const openStore = openStores(options);
     const open = async () => {
-      const store = await options.createStore();
-      opened.push(store);
+      const store = await openStore();
       return { store, keyward: createKeyward({ store, scopes, tiers }) };
     };
-    afterEach(async () => {
-      for (const store of opened.splice(0)) await (options.closeStore?.(store) ?? store.close?.());
-    });
 
     if (options.probe) {
       const probe = options.probe;

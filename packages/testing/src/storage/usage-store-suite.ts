@@ -1,19 +1,12 @@
 import type { Storage, UsageIncrement } from "@keyward/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { uniqueId } from "./fixtures.js";
+import { openStores } from "./open-stores.js";
 import type { StorageSuiteOptions } from "./options.js";
 
 export function usageStoreSuite<S extends Storage>(options: StorageSuiteOptions<S>): void {
   describe("UsageStore", () => {
-    const opened: S[] = [];
-    const open = async () => {
-      const store = await options.createStore();
-      opened.push(store);
-      return store;
-    };
-    afterEach(async () => {
-      for (const store of opened.splice(0)) await (options.closeStore?.(store) ?? store.close?.());
-    });
+    const open = openStores(options);
 
     const hit = (keyId: string, overrides: Partial<UsageIncrement> = {}): UsageIncrement => ({
       keyId,
