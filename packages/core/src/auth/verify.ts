@@ -37,61 +37,63 @@ export function createVerify(ctx: KeywardContext) {
     return { ok: true, principal, rateLimit: decision, headers };
   };
 
+  // Both paths catch their own failures, so `verify` needs no promise layer of its own.
   const verifyApiKey = async (token: string, options: VerifyOptions): Promise<VerifyResult> => {
-    if (!ctx.format.isWellFormed(token)) return failure("invalid_api_key", "Invalid API key");
-    const key: StoredKey | null = await ctx.keys.findByHash(ctx.hasher.hash(token));
-    if (!key) return failure("invalid_api_key", "Invalid API key");
-    const now = ctx.clock.now();
-    if (key.revokedAt !== null) return failure("invalid_api_key", "API key has been revoked");
-    if (key.expiresAt !== null && key.expiresAt <= now) {
-      return failure("invalid_api_key", "API key has expired");
-    }
-    // From here the key is valid, and every request made with it counts, refused or not.
-    const required = options.scopes;
-    if (required && required.length > 0) {
-      const missing = ctx.scopes.missing(key.scopes, required);
-      if (missing.length > 0) {
-        ctx.usageRecorder.record(key.id, options.route, now);
-        return failure(
-          "insufficient_scope",
-          `API key lacks the required scope: ${missing.join(", ")}`,
-        );
+    try {
+      if (!ctx.format.isWellFormed(token)) return failure("invalid_api_key", "Invalid API key");
+      const key: StoredKey | null = await ctx.keys.findByHash(ctx.hasher.hash(token));
+      if (!key) return failure("invalid_api_key", "Invalid API key");
+      const now = ctx.clock.now();
+      if (key.revokedAt !== null) return failure("invalid_api_key", "API key has been revoked");
+      if (key.expiresAt !== null && key.expiresAt <= now) {
+        return failure("invalid_api_key", "API key has expired");
       }
+      // From here the key is valid, and every request made with it counts, refused or not.
+      const required = options.scopes;
+      if (required && required.length > 0) {
+        const missing = ctx.scopes.missing(key.scopes, required);
+        if (missing.length > 0) {
+          ctx.usageRecorder.record(key.id, options.route, now);
+          return failure(
+            "insufficient_scope",
+            `API key lacks the required scope: ${missing.join(", ")}`,
+          );
+        }
+      }
+      let usage: UsageHit | undefined;
+      if (ctx.rateLimits.recordsUsage) {
+        const { method, route } = splitRoute(options.route);
+        usage = { keyId: key.id, method, route, day: ctx.usageRecorder.dayOf(now) };
+      } else {
+        ctx.usageRecorder.record(key.id, options.route, now);
+      }
+      const policy = ctx.tiers.policy(key.tier);
+      const decision = await ctx.rateLimits.consume(`key:${key.id}`, policy, now, usage);
+      const principal: Principal = {
+        kind: "key",
+        userId: key.ownerId,
+        keyId: key.id,
+        name: key.name,
+        scopes: key.scopes,
+        tier: key.tier,
+      };
+      return decide(decision, key.tier, principal, now);
+    } catch (error) {
+      return toFailure(error);
     }
-    let usage: UsageHit | undefined;
-    if (ctx.rateLimits.recordsUsage) {
-      const { method, route } = splitRoute(options.route);
-      usage = { keyId: key.id, method, route, day: ctx.usageRecorder.dayOf(now) };
-    } else {
-      ctx.usageRecorder.record(key.id, options.route, now);
-    }
-    const decision = await ctx.rateLimits.consume(
-      `key:${key.id}`,
-      ctx.tiers.policy(key.tier),
-      now,
-      usage,
-    );
-    const principal: Principal = {
-      kind: "key",
-      userId: key.ownerId,
-      keyId: key.id,
-      name: key.name,
-      scopes: key.scopes,
-      tier: key.tier,
-    };
-    return decide(decision, key.tier, principal, now);
   };
 
   const verifyJwt = async (token: string): Promise<VerifyResult> => {
-    const claims = await ctx.verifyJwt(token);
-    const tier = ctx.tiers.resolveAccountTier(ctx.accountTier(claims));
-    const now = ctx.clock.now();
-    const decision = await ctx.rateLimits.consume(
-      `user:${claims.sub}`,
-      ctx.tiers.policy(tier),
-      now,
-    );
-    return decide(decision, tier, { kind: "user", userId: claims.sub, tier, claims }, now);
+    try {
+      const claims = await ctx.verifyJwt(token);
+      const tier = ctx.tiers.resolveAccountTier(ctx.accountTier(claims));
+      const now = ctx.clock.now();
+      const policy = ctx.tiers.policy(tier);
+      const decision = await ctx.rateLimits.consume(`user:${claims.sub}`, policy, now);
+      return decide(decision, tier, { kind: "user", userId: claims.sub, tier, claims }, now);
+    } catch (error) {
+      return toFailure(error);
+    }
   };
 
   const toFailure = (error: unknown): VerifyResult => ({
@@ -110,18 +112,13 @@ export function createVerify(ctx: KeywardContext) {
   ): Promise<VerifyResult> {
     const token = readBearer(authorization);
     if (token === null) return Promise.resolve(failure("missing_credentials", "Not authenticated"));
-    let pending: Promise<VerifyResult>;
-    try {
-      if (!ctx.format.isKeyShaped(token)) pending = verifyJwt(token);
-      else if (options.apiKeys === false) {
-        return Promise.resolve(
-          failure("api_key_not_allowed", "API keys cannot be used here; use a user session token"),
-        );
-      } else pending = verifyApiKey(token, options);
-    } catch (error) {
-      return Promise.resolve(toFailure(error));
+    if (!ctx.format.isKeyShaped(token)) return verifyJwt(token);
+    if (options.apiKeys === false) {
+      return Promise.resolve(
+        failure("api_key_not_allowed", "API keys cannot be used here; use a user session token"),
+      );
     }
-    return pending.catch(toFailure);
+    return verifyApiKey(token, options);
   };
 }
 
