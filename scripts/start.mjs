@@ -43,10 +43,14 @@ if (!existsSync(bin)) {
   fail("the examples' dependencies are not installed; run `npx pnpm@10 install` first");
 }
 
-const child = spawn(process.platform === "win32" ? command : `exec ${command}`, {
+const windows = process.platform === "win32";
+const child = spawn(windows ? command : `exec ${command}`, {
   cwd: directory,
-  stdio: "inherit",
+  stdio: ["ignore", "inherit", "inherit"],
   shell: true,
+  // Its own process group: the npm shims of bun and deno start the real binary as a child of
+  // their own, so a signal must reach the whole group, not just the process spawned here.
+  detached: !windows,
   env: {
     ...process.env,
     PATH: [bin, path.join(root, "node_modules", ".bin"), process.env.PATH].join(path.delimiter),
@@ -55,14 +59,23 @@ const child = spawn(process.platform === "win32" ? command : `exec ${command}`, 
   },
 });
 
-// Ctrl+C reaches the whole process group already; a SIGTERM sent to this process alone is
-// passed on so the example can flush and close.
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => child.kill(signal));
+// Ctrl+C and `kill` reach this process; pass them on so the example can flush and close.
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => {
+    stopping = true;
+    try {
+      if (windows) child.kill(signal);
+      else process.kill(-child.pid, signal);
+    } catch {
+      // already gone
+    }
+  });
 }
 child.on("error", (error) => fail(`could not run "${command}": ${error.message}`));
 child.on("exit", (code, signal) => {
-  process.exitCode = code ?? (signal ? 1 : 0);
+  // Stopped on request is a normal end, not a failure for the package manager to report.
+  process.exitCode = stopping ? 0 : (code ?? (signal ? 1 : 0));
 });
 
 function fail(message) {

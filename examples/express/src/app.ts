@@ -5,7 +5,14 @@
 import type { Keyward } from "@keyward/core";
 import { profilePath, profileRoutes, readProfile, updateProfile } from "@keyward/example-demo";
 import { keywardRouter, requireApiKey } from "@keyward/express";
-import express, { type ErrorRequestHandler, type Express } from "express";
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type Request,
+  type Response,
+} from "express";
+
+type ProfileParams = { slug: string };
 
 export function createApp(keyward: Keyward): Express {
   const app = express();
@@ -15,15 +22,15 @@ export function createApp(keyward: Keyward): Express {
   app.get(
     profilePath,
     requireApiKey(keyward, { scopes: profileRoutes.read.scopes }),
-    (req, res) => {
-      res.json(readProfile(req.params.slug!, req.keyward!.principal));
+    (req: Request<ProfileParams>, res: Response) => {
+      res.json(readProfile(req.params.slug, req.keyward!.principal));
     },
   );
   app.put(
     profilePath,
     requireApiKey(keyward, { scopes: profileRoutes.update.scopes }),
-    (req, res) => {
-      res.json(updateProfile(req.params.slug!, req.keyward!.principal));
+    (req: Request<ProfileParams>, res: Response) => {
+      res.json(updateProfile(req.params.slug, req.keyward!.principal));
     },
   );
   app.all(profilePath, (_req, res) => {

@@ -3,12 +3,7 @@ import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import {
-  closeOnSignal,
-  createDemo,
-  exitOnStartupError,
-  printBanner,
-} from "@keyward/example-demo";
+import { closeOnSignal, createDemo, exitOnStartupError, printBanner } from "@keyward/example-demo";
 import { createApp } from "./app.js";
 
 try {

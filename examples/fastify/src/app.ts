@@ -28,8 +28,6 @@ export async function createApp(keyward: Keyward): Promise<FastifyInstance> {
       reply.code(405).header("Allow", "GET, HEAD, PUT").send({ detail: "Method Not Allowed" }),
   });
 
-  app.setNotFoundHandler(async (_request, reply) =>
-    reply.code(404).send({ detail: "Not Found" }),
-  );
+  app.setNotFoundHandler(async (_request, reply) => reply.code(404).send({ detail: "Not Found" }));
   return app;
 }

@@ -1,12 +1,7 @@
 /** The Fastify example's server: `pnpm start`. */
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import {
-  closeOnSignal,
-  createDemo,
-  exitOnStartupError,
-  printBanner,
-} from "@keyward/example-demo";
+import { closeOnSignal, createDemo, exitOnStartupError, printBanner } from "@keyward/example-demo";
 import { createApp } from "./app.js";
 
 try {

@@ -3,12 +3,7 @@
  * Node (`pnpm start`), Bun (`pnpm start:bun`) and Deno (`pnpm start:deno`).
  */
 import { fileURLToPath } from "node:url";
-import {
-  closeOnSignal,
-  createDemo,
-  exitOnStartupError,
-  printBanner,
-} from "@keyward/example-demo";
+import { closeOnSignal, createDemo, exitOnStartupError, printBanner } from "@keyward/example-demo";
 import { serve } from "srvx";
 import { createApp } from "./app.js";
 

@@ -9,7 +9,8 @@ import { demoTierNames } from "./contract.js";
 /** The command of every example's `token` script, run from the example's directory. */
 export const tokenScript = "node --conditions=@keyward/source --import tsx src/token.ts";
 
-export const walkthroughStart = "# ---- Keyward walkthrough: paste into bash (needs curl and node) ----";
+export const walkthroughStart =
+  "# ---- Keyward walkthrough: paste into bash (needs curl and node) ----";
 export const walkthroughEnd = "# ---- end of walkthrough ----";
 
 export interface BannerOptions {
@@ -39,8 +40,9 @@ export function developmentSecretWarning(): string {
   ];
   const text = lines.map((line) => `!! ${line}`).join("\n");
   const stderr = (globalThis as { process?: { stderr?: { isTTY?: boolean } } }).process?.stderr;
-  const colour = stderr?.isTTY && !(globalThis as { process?: { env: Record<string, string> } })
-    .process?.env.NO_COLOR;
+  const colour =
+    stderr?.isTTY &&
+    !(globalThis as { process?: { env: Record<string, string> } }).process?.env.NO_COLOR;
   return colour ? `\x1b[1;33m${text}\x1b[0m` : text;
 }
 

@@ -35,7 +35,7 @@ export {
   updateProfile,
   type Viewer,
 } from "./contract.js";
-export { closeOnSignal, type Demo, createDemo, exitOnStartupError } from "./create-demo.js";
+export { closeOnSignal, createDemo, type Demo, exitOnStartupError } from "./create-demo.js";
 export { type DemoStore, openDemoStore } from "./store.js";
 export { parseTierLimits } from "./tier-limits.js";
 export { type MintTokenOptions, mintToken, runTokenCommand } from "./token.js";

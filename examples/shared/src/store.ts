@@ -2,108 +2,125 @@
  * Where the demo keeps its state: in memory unless `DATABASE_URL` or `REDIS_URL` is set. The
  * PostgreSQL and Redis packages (and their drivers) are imported only when their variable is set,
  * so the in-memory demo never loads them.
+ *
+ * | set                    | keys       | usage      | rate limits |
+ * |------------------------|------------|------------|-------------|
+ * | neither                | memory     | memory     | memory      |
+ * | DATABASE_URL           | PostgreSQL | PostgreSQL | memory      |
+ * | REDIS_URL              | Redis      | Redis      | Redis       |
+ * | both                   | PostgreSQL | Redis      | Redis       |
+ *
+ * Usage follows the rate limits on Redis: its rate-limit script counts usage in the same round trip.
  */
-import { memoryStore, type Storage } from "@keyward/core";
+import { memoryRateLimitStore, memoryStore, type Storage } from "@keyward/core";
 import type { DemoConfig } from "./config.js";
 
 export interface DemoStore {
   /** The storage to hand `createKeyward`; its `close` also ends the connections opened here. */
   storage: Storage;
-  /** Which backend holds what, for the banner: `keys: PostgreSQL, usage: PostgreSQL, ...`. */
+  /** Which backend holds what, for the banner. */
   description: string;
 }
 
-type Part = "keys" | "usage" | "rateLimits";
-type Backend = { name: string; storage: Partial<Storage>; end(): Promise<void> };
+interface Opened<T> {
+  store: T;
+  /** Ends the connection the demo opened (the stores leave their client open: it is ours). */
+  end(): Promise<void>;
+}
 
 /**
- * Opens the configured backends and combines them: keys and usage from PostgreSQL when there is a
- * database, rate limits from Redis when there is one (shared by every instance), anything left
- * over in memory. Applies the PostgreSQL migrations before returning, so the server never serves
- * against an old schema.
+ * Opens the configured backends and combines them as in the table above. PostgreSQL migrations
+ * are applied before this returns, so the server never serves against an old schema.
  */
 export async function openDemoStore(
   config: Pick<DemoConfig, "databaseUrl" | "redisUrl">,
 ): Promise<DemoStore> {
-  const backends: Backend[] = [];
+  if (!config.databaseUrl && !config.redisUrl) {
+    return {
+      storage: memoryStore(),
+      description: "in memory (everything is lost when the server stops)",
+    };
+  }
+  const postgres = config.databaseUrl ? await openPostgres(config.databaseUrl) : undefined;
+  let redis: Awaited<ReturnType<typeof openRedis>> | undefined;
   try {
-    if (config.databaseUrl) backends.push(await openPostgres(config.databaseUrl));
-    if (config.redisUrl) backends.push(await openRedis(config.redisUrl));
+    redis = config.redisUrl ? await openRedis(config.redisUrl, !postgres) : undefined;
   } catch (error) {
-    await Promise.allSettled(backends.map((backend) => backend.end()));
+    await postgres?.end();
     throw error;
   }
-  const memory: Backend = {
-    name: "memory",
-    storage: memoryStore(),
-    end: async () => {},
-  };
-  // Rate limits prefer Redis (atomic, shared, expiring); keys and usage prefer the database.
-  const preference: Record<Part, Backend[]> = {
-    keys: [...backends, memory],
-    usage: [...backends, memory],
-    rateLimits: [...backends.slice().reverse(), memory],
-  };
-  const pick = (part: Part) => preference[part].find((backend) => backend.storage[part])!;
-  const chosen = { keys: pick("keys"), usage: pick("usage"), rateLimits: pick("rateLimits") };
-  const used = [...new Set(Object.values(chosen))];
+  const keys = postgres?.store.keys ?? redis?.store.keys;
   const storage: Storage = {
-    keys: chosen.keys.storage.keys!,
-    usage: chosen.usage.storage.usage!,
-    rateLimits: chosen.rateLimits.storage.rateLimits!,
+    keys: keys!,
+    usage: redis?.store.usage ?? postgres!.store.usage,
+    rateLimits: redis?.store.rateLimits ?? memoryRateLimitStore(),
     async close() {
-      await Promise.allSettled(used.map((backend) => backend.storage.close?.()));
-      await Promise.allSettled([...backends, memory].map((backend) => backend.end()));
+      await Promise.allSettled([postgres?.store.close(), redis?.store.close()]);
+      await Promise.allSettled([postgres?.end(), redis?.end()]);
     },
   };
   const description =
-    used.length === 1 && used[0] === memory
-      ? "in memory (everything is lost when the server stops)"
-      : `keys: ${chosen.keys.name}, usage: ${chosen.usage.name}, rate limits: ${chosen.rateLimits.name}`;
+    postgres && redis
+      ? "keys in PostgreSQL, usage and rate limits in Redis"
+      : postgres
+        ? "keys and usage in PostgreSQL, rate limits in memory (per instance)"
+        : "keys, usage and rate limits in Redis";
   return { storage, description };
 }
 
-async function openPostgres(connectionString: string): Promise<Backend> {
-  const [{ default: pg }, { migrate, postgresStore }] = await Promise.all([
-    import("pg"),
+interface PoolConstructor {
+  new (options: {
+    connectionString: string;
+  }): import("@keyward/postgres").PostgresClient & {
+    end(): Promise<void>;
+  };
+}
+
+async function openPostgres(connectionString: string) {
+  // `pg` ships no types, and @types/pg is not a dependency of the demo: the little used here is
+  // typed locally (a non-literal specifier keeps TypeScript from looking for the rest).
+  const [driver, { postgresStore }] = await Promise.all([
+    import("pg" as string) as Promise<{ default: { Pool: PoolConstructor } }>,
     import("@keyward/postgres"),
   ]);
-  const pool = new pg.Pool({ connectionString });
+  const pool = new driver.default.Pool({ connectionString });
+  const store = postgresStore({ client: pool });
   try {
-    await migrate(pool);
+    await store.migrate();
+    await store.ready;
   } catch (error) {
+    await store.close().catch(() => {});
     await pool.end();
-    throw new Error(`Could not prepare the database at DATABASE_URL: ${describe(error)}`, {
+    throw new Error(`Could not prepare the database at DATABASE_URL: ${messageOf(error)}`, {
       cause: error,
     });
   }
-  return { name: "PostgreSQL", storage: postgresStore({ client: pool }), end: () => pool.end() };
+  return { store, end: () => pool.end() } satisfies Opened<unknown>;
 }
 
-async function openRedis(url: string): Promise<Backend> {
+async function openRedis(url: string, withKeys: boolean) {
   const [{ Redis }, { redisStore }] = await Promise.all([
     import("ioredis"),
     import("@keyward/redis"),
   ]);
-  // Fail at start rather than queueing commands forever against a Redis that is not there.
+  // Connect now, so an unreachable Redis stops the server at start instead of failing requests.
   const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
   try {
     await client.connect();
   } catch (error) {
     client.disconnect();
-    throw new Error(`Could not connect to Redis at REDIS_URL: ${describe(error)}`, {
+    throw new Error(`Could not connect to Redis at REDIS_URL: ${messageOf(error)}`, {
       cause: error,
     });
   }
   return {
-    name: "Redis",
-    storage: redisStore({ client }),
+    store: redisStore({ client, keys: withKeys }),
     end: async () => {
       await client.quit().catch(() => client.disconnect());
     },
-  };
+  } satisfies Opened<unknown>;
 }
 
-function describe(error: unknown): string {
+function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

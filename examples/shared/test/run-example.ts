@@ -4,6 +4,7 @@
  * group, so stopping it also stops whatever its start command spawned.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { walkthroughEnd, walkthroughStart } from "../src/banner.js";
@@ -127,10 +128,12 @@ export async function runBash(
   script: string,
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; output: string }> {
-  const child = spawn("bash", ["-s"], {
+  // From a directory unrelated to the repository: the walkthrough must not depend on where it is
+  // pasted.
+  const child = spawn("bash", ["-c", script], {
     env: exampleEnvironment(env),
-    stdio: ["pipe", "pipe", "pipe"],
-    cwd: repositoryRoot,
+    stdio: ["ignore", "pipe", "pipe"],
+    cwd: tmpdir(),
   });
   let output = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
@@ -139,7 +142,6 @@ export async function runBash(
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
     output += chunk;
   });
-  child.stdin.end(script);
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   return { code, output };
 }

@@ -67,10 +67,12 @@ describe("withApiKey", () => {
   it("runs the handler with the principal and adds the rate-limit headers to its response", async () => {
     const owner = newUserId();
     const key = await createKey(owner);
-    const handler = vi.fn(
-      () => new Response("ok", { status: 202, headers: { "x-host": "kept" } }),
+    const handler = vi.fn(() => new Response("ok", { status: 202, headers: { "x-host": "kept" } }));
+    const guarded = withApiKey(
+      keyward,
+      { scopes: ["profile:read"], route: PROFILE_ROUTE },
+      handler,
     );
-    const guarded = withApiKey(keyward, { scopes: ["profile:read"], route: PROFILE_ROUTE }, handler);
     const response = await guarded(
       new Request(`${origin}/api/v1/profiles/alice`, {
         headers: { authorization: `Bearer ${key.key}` },
@@ -106,7 +108,11 @@ describe("withApiKey", () => {
 
   it("refuses without running the handler: 401, 403 as contract bodies", async () => {
     const handler = vi.fn(() => new Response("never"));
-    const guarded = withApiKey(keyward, { scopes: ["profile:write"], route: PROFILE_ROUTE }, handler);
+    const guarded = withApiKey(
+      keyward,
+      { scopes: ["profile:write"], route: PROFILE_ROUTE },
+      handler,
+    );
     const missing = await guarded(new Request(`${origin}/api/v1/profiles/alice`));
     expect(missing.status).toBe(401);
     expect(await missing.json()).toEqual({ detail: expect.any(String) });

@@ -25,5 +25,5 @@ export {
 } from "./invalidation/postgres-invalidation-channel.js";
 export { type PostgresStore, type PostgresStoreOptions, postgresStore } from "./postgres-store.js";
 export { type MigrationResult, migrate } from "./schema/migrate.js";
-export { type Migration, latestVersion, migrationStatements } from "./schema/migrations.js";
+export { latestVersion, type Migration, migrationStatements } from "./schema/migrations.js";
 export type { NamingOptions } from "./schema/naming.js";

@@ -108,9 +108,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   const storedUsage = postgresUsageStore(client, naming);
   const flushIntervalMs = options.usageFlushIntervalMs ?? 0;
   const buffered =
-    flushIntervalMs > 0
-      ? bufferedUsageStore(storedUsage, { flushIntervalMs, onError })
-      : undefined;
+    flushIntervalMs > 0 ? bufferedUsageStore(storedUsage, { flushIntervalMs, onError }) : undefined;
 
   let closing: Promise<void> | undefined;
   return {

@@ -17,4 +17,6 @@ afterAll(() => pglite.close());
 // PGlite can LISTEN, so the store runs with its verification cache on.
 describePostgresConformance("postgres on PGlite (cached)", setup);
 describePostgresConformance("postgres on PGlite (no cache)", setup, { cache: false });
-describePostgresConformance("postgres on PGlite (buffered usage)", setup, { usageFlushIntervalMs: 50 });
+describePostgresConformance("postgres on PGlite (buffered usage)", setup, {
+  usageFlushIntervalMs: 50,
+});

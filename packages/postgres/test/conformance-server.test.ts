@@ -2,7 +2,13 @@ import postgres from "postgres";
 import { afterAll, beforeAll } from "vitest";
 import { migrate, postgresJsClient } from "../src/index.js";
 import { describePostgresConformance } from "./support/conformance.js";
-import { describeOnServer, dropSchema, serverPool, serverUrl, uniqueSchema } from "./support/databases.js";
+import {
+  describeOnServer,
+  dropSchema,
+  serverPool,
+  serverUrl,
+  uniqueSchema,
+} from "./support/databases.js";
 
 describeOnServer("real server", () => {
   const schema = uniqueSchema("server");
@@ -19,7 +25,10 @@ describeOnServer("real server", () => {
     await sql.end();
   });
 
-  describePostgresConformance("postgres on pg.Pool (cached, LISTEN/NOTIFY)", async () => ({ client: pool, schema }));
+  describePostgresConformance("postgres on pg.Pool (cached, LISTEN/NOTIFY)", async () => ({
+    client: pool,
+    schema,
+  }));
   describePostgresConformance("postgres on postgres.js (cached, LISTEN/NOTIFY)", async () => ({
     client: postgresJs,
     schema,

@@ -40,7 +40,11 @@ describe("usage on Postgres", () => {
     const store = postgresStore({ client, schema, cache: false });
     const keys = ["a", "b", "c"].map((label) => `${label}_${schema}`);
     const batch = Array.from({ length: 500 }, (_, i) =>
-      hit(keys[i % 3]!, { route: `/r${i % 7}`, day: `2026-03-0${(i % 5) + 1}`, lastUsedAt: 1_000 + i }),
+      hit(keys[i % 3]!, {
+        route: `/r${i % 7}`,
+        day: `2026-03-0${(i % 5) + 1}`,
+        lastUsedAt: 1_000 + i,
+      }),
     );
     await store.usage.record(batch);
     expect(queries).toHaveLength(1);

@@ -39,7 +39,7 @@ function countingStore() {
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe("cachedKeyStore", () => {
-  it("answers a warm lookup without reaching the store, and hands out copies", async () => {
+  it("answers a warm lookup without reaching the store, and hands out frozen records", async () => {
     const { store, calls } = countingStore();
     const cache = cachedKeyStore(store);
     const key = storedKey();
@@ -49,7 +49,8 @@ describe("cachedKeyStore", () => {
     expect(again).toEqual(key);
     expect(calls.findByHash).toBe(1);
     expect(cache.stats).toMatchObject({ hits: 1, misses: 1 });
-    (again.scopes as string[]).push("admin");
+    expect(Object.isFrozen(again) && Object.isFrozen(again.scopes)).toBe(true);
+    expect(() => (again.scopes as string[]).push("admin")).toThrow(TypeError);
     expect(await cache.findByHash(key.secretHash)).toEqual(key);
   });
 

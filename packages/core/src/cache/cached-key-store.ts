@@ -80,7 +80,14 @@ const defaults = {
   maxNegativeEntries: 10_000,
 };
 
-const copy = (key: StoredKey): StoredKey => ({ ...key, scopes: [...key.scopes] });
+/**
+ * Records are frozen once, when they enter the cache, and then handed out as they are: a hit costs
+ * no copy, and no caller can change what another caller (or the cache) sees.
+ */
+const frozen = (key: StoredKey): StoredKey =>
+  Object.isFrozen(key) && Object.isFrozen(key.scopes)
+    ? key
+    : Object.freeze({ ...key, scopes: Object.freeze([...key.scopes]) });
 
 /**
  * Expiry and revocation are not decided here: the cached record is returned as stored, and the
@@ -161,10 +168,10 @@ export function cachedKeyStore(
       if (negativeTtlMs > 0) missing.set(secretHash, true, now + negativeTtlMs);
       return;
     }
-    found.set(secretHash, copy(key), now + ttlMs);
-    let hashes = hashesById.get(key.id);
-    if (!hashes) hashesById.set(key.id, (hashes = new Set()));
-    hashes.add(secretHash);
+    found.set(secretHash, key, now + ttlMs);
+    const hashes = hashesById.get(key.id);
+    if (hashes) hashes.add(secretHash);
+    else hashesById.set(key.id, new Set([secretHash]));
   };
 
   const announce = async (event: KeyInvalidation) => {
@@ -220,7 +227,7 @@ export function cachedKeyStore(
       const cached = found.get(secretHash, now);
       if (cached !== undefined) {
         stats.hits++;
-        return copy(cached);
+        return cached;
       }
       if (missing.get(secretHash, now)) {
         stats.negativeHits++;
@@ -232,8 +239,9 @@ export function cachedKeyStore(
         const startedAt = generation;
         const started = inner.findByHash(secretHash);
         lookup = started.then(
-          (key) => {
+          (found) => {
             if (inFlight.get(secretHash) === lookup) inFlight.delete(secretHash);
+            const key = found && frozen(found);
             if (startedAt === generation && caching) remember(secretHash, key);
             return key;
           },
@@ -244,8 +252,7 @@ export function cachedKeyStore(
         );
         inFlight.set(secretHash, lookup);
       }
-      const key = await lookup;
-      return key && copy(key);
+      return lookup;
     },
 
     findById: (id) => inner.findById(id),

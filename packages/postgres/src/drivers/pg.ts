@@ -55,7 +55,8 @@ export function pgNotifications(options: PgNotificationsOptions): NotificationSo
       let failures = 0;
 
       const onNotification = (message: { channel: string; payload?: string }) => {
-        if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
+        if (message.channel === channel && message.payload !== undefined)
+          onPayload(message.payload);
       };
       // Errors of a connection still being set up reject its LISTEN query instead.
       const onConnectionError = (error: unknown) => lost(current, error);
@@ -136,7 +137,9 @@ export function pgNotifications(options: PgNotificationsOptions): NotificationSo
         const connection = current;
         current = undefined;
         if (!connection) return;
-        await withTimeout(connection.query(`UNLISTEN ${quoted}`), heartbeatTimeoutMs).catch(() => {});
+        await withTimeout(connection.query(`UNLISTEN ${quoted}`), heartbeatTimeoutMs).catch(
+          () => {},
+        );
         letGo(connection);
       };
     },
@@ -154,7 +157,10 @@ async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
     return await Promise.race([
       work,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`No answer from PostgreSQL within ${ms} ms`)), ms);
+        timer = setTimeout(
+          () => reject(new Error(`No answer from PostgreSQL within ${ms} ms`)),
+          ms,
+        );
       }),
     ]);
   } finally {

@@ -20,7 +20,10 @@ export function isPGliteLike(client: unknown): client is PGliteLike {
   );
 }
 
-export function pgliteNotifications(db: PGliteLike, onError: (error: unknown) => void): NotificationSource {
+export function pgliteNotifications(
+  db: PGliteLike,
+  onError: (error: unknown) => void,
+): NotificationSource {
   return {
     listen(channel, onPayload, onState) {
       let stopped = false;

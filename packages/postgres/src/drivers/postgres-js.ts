@@ -32,13 +32,19 @@ export interface PostgresJsClient extends TransactionalClient {
  * const store = postgresStore({ client: postgresJsClient(sql) });
  */
 export function postgresJsClient(sql: PostgresJsSql): PostgresJsClient {
-  const queryWith = (queryable: PostgresJsQueryable) => async (text: string, params: unknown[] = []) => ({
-    rows: Array.from(await queryable.unsafe(text, params)),
-  });
+  const queryWith =
+    (queryable: PostgresJsQueryable) =>
+    async (text: string, params: unknown[] = []) => ({
+      rows: Array.from(await queryable.unsafe(text, params)),
+    });
   return {
     query: queryWith(sql),
-    transaction: async <T>(work: (transaction: { query: ReturnType<typeof queryWith> }) => Promise<T>) =>
-      (await sql.begin((transaction: PostgresJsQueryable) => work({ query: queryWith(transaction) }))) as T,
+    transaction: async <T>(
+      work: (transaction: { query: ReturnType<typeof queryWith> }) => Promise<T>,
+    ) =>
+      (await sql.begin((transaction: PostgresJsQueryable) =>
+        work({ query: queryWith(transaction) }),
+      )) as T,
     notifications: {
       listen(channel, onPayload, onState) {
         let stopped = false;

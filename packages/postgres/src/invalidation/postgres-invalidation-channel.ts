@@ -76,7 +76,8 @@ export function postgresInvalidationChannel(
     throw new TypeError("channel must be 1 to 63 characters");
   }
   const onError =
-    options.onError ?? ((error: unknown) => console.warn("keyward: LISTEN connection problem", error));
+    options.onError ??
+    ((error: unknown) => console.warn("keyward: LISTEN connection problem", error));
   const { source, publisher } = resolveSource(options, onError);
 
   const subscribers = new Set<Subscriber>();

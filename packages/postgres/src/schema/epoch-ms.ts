@@ -19,7 +19,9 @@ export function toEpochMs(expression: string): string {
 export function epochMsParam(value: number | null, field: string): number | null {
   if (value === null) return null;
   if (!Number.isSafeInteger(value)) {
-    throw new TypeError(`${field} must be whole milliseconds since the epoch, got ${String(value)}`);
+    throw new TypeError(
+      `${field} must be whole milliseconds since the epoch, got ${String(value)}`,
+    );
   }
   return value;
 }

@@ -34,22 +34,31 @@ const identifierPattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** "keyw" in ASCII: the advisory-lock class shared by every Keyward migration. */
 const lockClass = 0x6b657977;
 
-export function resolveNaming({ schema = "public", tablePrefix = "keyward_" }: NamingOptions = {}): Naming {
+export function resolveNaming({
+  schema = "public",
+  tablePrefix = "keyward_",
+}: NamingOptions = {}): Naming {
   if (!identifierPattern.test(schema)) {
     throw new TypeError(`Invalid schema ${JSON.stringify(schema)}: use letters, digits and _`);
   }
   if (tablePrefix !== "" && !identifierPattern.test(tablePrefix)) {
-    throw new TypeError(`Invalid tablePrefix ${JSON.stringify(tablePrefix)}: use letters, digits and _`);
+    throw new TypeError(
+      `Invalid tablePrefix ${JSON.stringify(tablePrefix)}: use letters, digits and _`,
+    );
   }
   // The longest name made from the prefix is the owner index.
   const longest = `${tablePrefix}keys_owner_created_idx`;
   if (schema.length > maxIdentifierBytes || longest.length > maxIdentifierBytes) {
-    throw new TypeError(`schema and tablePrefix must keep names within ${maxIdentifierBytes} characters`);
+    throw new TypeError(
+      `schema and tablePrefix must keep names within ${maxIdentifierBytes} characters`,
+    );
   }
   const quote = (name: string) => `"${name}"`;
   const table = (name: string) => `${quote(schema)}.${quote(`${tablePrefix}${name}`)}`;
   // Lowercase letters, digits and _ only: a name every driver's LISTEN takes without quoting.
-  const channel = `${schema}_${tablePrefix}invalidations`.toLowerCase().slice(0, maxIdentifierBytes);
+  const channel = `${schema}_${tablePrefix}invalidations`
+    .toLowerCase()
+    .slice(0, maxIdentifierBytes);
   return {
     schema,
     tablePrefix,

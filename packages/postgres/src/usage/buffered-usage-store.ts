@@ -22,7 +22,10 @@ export interface BufferedUsageOptions {
   onError(error: unknown): void;
 }
 
-export function bufferedUsageStore(inner: UsageStore, options: BufferedUsageOptions): BufferedUsageStore {
+export function bufferedUsageStore(
+  inner: UsageStore,
+  options: BufferedUsageOptions,
+): BufferedUsageStore {
   const { flushIntervalMs, maxBufferedRows = 5_000, onError } = options;
   let pending = new Map<string, UsageIncrement>();
   /** Flushes run one after another, so a batch is never written twice or out of order with a retry. */

@@ -52,14 +52,27 @@ export function postgresUsageStore(client: PostgresClient, { tables }: Naming): 
           throw new TypeError(`usage count must be a positive whole number, got ${String(count)}`);
         }
         if (!dayPattern.test(day)) throw new TypeError(`usage day must be YYYY-MM-DD, got ${day}`);
-        return { k: keyId, m: method, r: route, d: day, c: count, l: epochMsParam(lastUsedAt, "lastUsedAt") };
+        return {
+          k: keyId,
+          m: method,
+          r: route,
+          d: day,
+          c: count,
+          l: epochMsParam(lastUsedAt, "lastUsedAt"),
+        };
       });
       await client.query(sql.record, [JSON.stringify(rows)]);
     },
 
     async read(keyId): Promise<KeyUsage> {
       const rows = await queryRows<ReportRow>(client, sql.read, [keyId]);
-      const report: KeyUsage = { keyId, totalRequests: 0, lastUsedAt: null, endpoints: [], daily: [] };
+      const report: KeyUsage = {
+        keyId,
+        totalRequests: 0,
+        lastUsedAt: null,
+        endpoints: [],
+        daily: [],
+      };
       for (const row of rows) {
         const count = Number(row.count ?? 0);
         const level = Number(row.level);

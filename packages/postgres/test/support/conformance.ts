@@ -3,7 +3,11 @@ import { describeStorageConformance } from "@keyward/testing";
 import { type PostgresClient, type PostgresStoreOptions, postgresStore } from "../../src/index.js";
 import { dumpSchema } from "./databases.js";
 
-type ConformanceStore = Storage & { pg: ReturnType<typeof postgresStore>; client: PostgresClient; schema: string };
+type ConformanceStore = Storage & {
+  pg: ReturnType<typeof postgresStore>;
+  client: PostgresClient;
+  schema: string;
+};
 
 /**
  * Runs `@keyward/testing`'s storage suite on `postgresStore`. Postgres holds keys and usage only,

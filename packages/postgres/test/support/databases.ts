@@ -83,7 +83,9 @@ export function sharedPGlite(): { get(): Promise<PGlite>; close(): Promise<void>
  * `client`, with every `query` counted. Other members are passed through bound to the client, so
  * the store still sees a pool, or PGlite, and builds its LISTEN channel as it would.
  */
-export function countingClient<C extends PostgresClient>(client: C): { client: C; queries: string[] } {
+export function countingClient<C extends PostgresClient>(
+  client: C,
+): { client: C; queries: string[] } {
   const queries: string[] = [];
   const counted = new Proxy(client, {
     get(target, property) {
@@ -101,14 +103,19 @@ export function countingClient<C extends PostgresClient>(client: C): { client: C
 }
 
 /** Every row of every table in `schema`, as JSON text: what a stolen backup would show. */
-export async function dumpSchema(client: PostgresClient, schema: string): Promise<Record<string, string[]>> {
+export async function dumpSchema(
+  client: PostgresClient,
+  schema: string,
+): Promise<Record<string, string[]>> {
   const { rows } = await client.query(
     "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
     [schema],
   );
   const dump: Record<string, string[]> = {};
   for (const { table_name: table } of rows as { table_name: string }[]) {
-    const result = await client.query(`SELECT to_jsonb(t)::text AS row FROM "${schema}"."${table}" t`);
+    const result = await client.query(
+      `SELECT to_jsonb(t)::text AS row FROM "${schema}"."${table}" t`,
+    );
     dump[table] = (result.rows as { row: string }[]).map((row) => row.row);
   }
   return dump;
@@ -116,12 +123,15 @@ export async function dumpSchema(client: PostgresClient, schema: string): Promis
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls `check` (yielding to I/O between tries) until it is true; resolves to the ms it took. */
+/**
+ * Polls `check` about every millisecond until it is true; resolves to the ms it took. A timer,
+ * not a setImmediate spin: a spin would take a whole core from the database and the other side.
+ */
 export async function waitFor(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<number> {
   const started = performance.now();
   while (!(await check())) {
     if (performance.now() - started > timeoutMs) throw new Error(`Not true within ${timeoutMs} ms`);
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 0));
   }
   return performance.now() - started;
 }

@@ -1,10 +1,11 @@
 /**
- * Node's `IncomingMessage` to a Fetch `Request`, and a Fetch `Response` back onto a
- * `ServerResponse` — the whole of the translation, as in tRPC's `incomingMessageToRequest.ts` and
- * Auth.js's `frameworks-express/src/lib/http-api-adapters.ts`. `@keyward/fastify` carries a twin of
- * this file; the two stay identical.
+ * Node's `IncomingMessage` to a Fetch `Request`, as tRPC's `incomingMessageToRequest.ts` and
+ * Auth.js's `frameworks-express/src/lib/http-api-adapters.ts` do it: the URL, the headers as the
+ * wire had them, and the body either streamed or, when a parser already read it, serialised again.
+ * `@keyward/express` and `@keyward/fastify` carry identical copies of this file (a test in the
+ * Fastify package compares them); only the way back, `Response` to the framework's reply, differs.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
 
 /** What `toFetchRequest` needs: the request, and where its body is if a parser got there first. */
@@ -80,22 +81,11 @@ export function headerValue(rawHeaders: readonly string[], name: string): string
   return joined;
 }
 
-/** Writes a Fetch `Response` onto a Node response; `Set-Cookie` stays one line per cookie. */
-export async function sendFetchResponse(res: ServerResponse, response: Response): Promise<void> {
-  res.statusCode = response.status;
-  response.headers.forEach((value, name) => {
-    if (name !== "set-cookie") res.setHeader(name, value);
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) res.setHeader("set-cookie", cookies);
-  // Keyward's bodies are small JSON documents: buffering them keeps the write a single `end`.
-  res.end(response.body ? new Uint8Array(await response.arrayBuffer()) : undefined);
-}
-
 function ignore(): void {}
 
-function serialiseBody(value: unknown): Uint8Array {
-  if (value instanceof Uint8Array) return value;
+function serialiseBody(value: unknown): Uint8Array<ArrayBuffer> {
+  // Copied: a Buffer from `express.raw()` may be a view into a shared pool.
+  if (value instanceof Uint8Array) return new Uint8Array(value);
   const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "");
   return new TextEncoder().encode(text);
 }

@@ -1,0 +1,282 @@
+/**
+ * The demo contract of DESIGN.md, checked over HTTP against a running example: started through the
+ * root `scripts/start.mjs` on a free port, it must print the URL, the development-secret warning
+ * and a walkthrough that works in bash, pass `@keyward/testing`'s HTTP conformance suite, and honour
+ * `KEYWARD_JWT_SECRET` and `KEYWARD_TIER_LIMITS`.
+ */
+import { execSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { jwtVerify } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// @keyward/testing is not a dependency of the examples (adding it needs a lockfile change); its
+// source is imported directly, as the packages' own tests resolve it.
+import { describeHttpConformance, forwardTo } from "../../../packages/testing/src/index.js";
+import { developmentJwtSecret } from "../src/config.js";
+import { demoScopes } from "../src/contract.js";
+import { mintToken } from "../src/token.js";
+import {
+  type RunningExample,
+  repositoryRoot,
+  runBash,
+  type StartTarget,
+  startExample,
+  startExpectingFailure,
+} from "./run-example.js";
+
+export interface DemoContractOptions {
+  /** Which example folder holds the `token` script; checked only when given. */
+  example?: "fetch" | "express" | "fastify";
+  /** Called with how long the server took to print its banner. */
+  onStarted?: (startupMs: number) => void;
+}
+
+interface Reply {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+type Tier = "free" | "pro" | "enterprise";
+
+export function describeDemoContract(
+  name: string,
+  target: StartTarget,
+  options: DemoContractOptions = {},
+): void {
+  describe(name, () => {
+    describe("with the defaults", () => {
+      let server: RunningExample;
+      beforeAll(async () => {
+        server = await startExample(target);
+        options.onStarted?.(server.startupMs);
+      });
+      afterAll(() => server?.stop());
+      const client = () => clientFor(server.origin, developmentJwtSecret);
+
+      it("prints the URL, a loud development-secret warning and the walkthrough", () => {
+        expect(server.url).toMatch(/^http:\/\/localhost:\d+$/);
+        expect(server.stderr()).toContain("WARNING: KEYWARD_JWT_SECRET is not set");
+        expect(server.stdout()).toContain("free 60/min, pro 600/min, enterprise 6000/min");
+        expect(server.stdout()).toContain("in memory");
+        expect(server.walkthrough()).toContain(`BASE=${server.url}`);
+      });
+
+      it("lists the four demo scopes with their descriptions", async () => {
+        const user = await client().user("pro");
+        const reply = await client().send("GET", "/api/v1/api-keys/scopes", user.token);
+        expect(reply.status).toBe(200);
+        expect(reply.body.data).toEqual(
+          Object.entries(demoScopes).map(([scope, description]) => ({ name: scope, description })),
+        );
+      });
+
+      it("create → use → rotate (old secret 401) → revoke (401)", async () => {
+        const api = client();
+        const user = await api.user("pro");
+        const created = await api.createKey(user.token, ["profile:read", "profile:write"], "pro");
+        expect(created.status).toBe(201);
+        const { id, key } = created.body as { id: string; key: string };
+
+        const read = await api.send("GET", "/api/v1/profiles/ada", key);
+        expect(read.status).toBe(200);
+        expect(read.body).toEqual({ slug: "ada", viewer: user.id });
+        const update = await api.send("PUT", "/api/v1/profiles/ada", key, { name: "Ada" });
+        expect(update.status).toBe(200);
+        expect(update.body).toEqual({ slug: "ada", updatedBy: user.id });
+
+        const rotated = await api.send("POST", `/api/v1/api-keys/${id}/rotate`, user.token);
+        expect(rotated.status).toBe(200);
+        expect(rotated.body.id).toBe(id);
+        const newKey = rotated.body.key as string;
+        expect(newKey).not.toBe(key);
+        expect((await api.send("GET", "/api/v1/profiles/ada", key)).status).toBe(401);
+        expect((await api.send("GET", "/api/v1/profiles/ada", newKey)).status).toBe(200);
+
+        const usage = await api.send("GET", `/api/v1/api-keys/${id}/usage`, user.token);
+        expect(usage.status).toBe(200);
+        expect(usage.body.totalRequests).toBe(3);
+        expect(usage.body.endpoints).toEqual(
+          expect.arrayContaining([
+            { method: "GET", route: "/api/v1/profiles/:slug", count: 2 },
+            { method: "PUT", route: "/api/v1/profiles/:slug", count: 1 },
+          ]),
+        );
+
+        const revoked = await api.send("DELETE", `/api/v1/api-keys/${id}`, user.token);
+        expect(revoked.status).toBe(200);
+        expect(revoked.body.status).toBe("revoked");
+        expect((await api.send("GET", "/api/v1/profiles/ada", newKey)).status).toBe(401);
+      });
+
+      it("403 when a key lacks the route's scope; a session JWT holds every scope", async () => {
+        const api = client();
+        const user = await api.user("free");
+        const { key } = (await api.createKey(user.token, ["profile:read"], "free")).body as {
+          key: string;
+        };
+        const refused = await api.send("PUT", "/api/v1/profiles/ada", key, { name: "Ada" });
+        expect(refused.status).toBe(403);
+        expect(typeof refused.body.detail).toBe("string");
+        const asUser = await api.send("PUT", "/api/v1/profiles/ada", user.token, {});
+        expect(asUser.status).toBe(200);
+        expect(asUser.body).toEqual({ slug: "ada", updatedBy: user.id });
+      });
+
+      it("sets the rate-limit headers of the key's tier", async () => {
+        const api = client();
+        const user = await api.user("enterprise");
+        const { key } = (await api.createKey(user.token, ["profile:read"], "pro")).body as {
+          key: string;
+        };
+        const first = await api.send("GET", "/api/v1/profiles/ada", key);
+        const second = await api.send("GET", "/api/v1/profiles/ada", key);
+        expect(first.headers.get("x-ratelimit-limit")).toBe("600");
+        expect(Number(first.headers.get("x-ratelimit-remaining"))).toBe(599);
+        expect(Number(second.headers.get("x-ratelimit-remaining"))).toBe(598);
+        const reset = Number(first.headers.get("x-ratelimit-reset"));
+        expect(reset).toBeGreaterThan(Date.now() / 1000);
+        // The sliding window restores the whole limit by the end of the next window at the latest.
+        expect(reset).toBeLessThanOrEqual(Date.now() / 1000 + 121);
+      });
+
+      it("answers unknown paths with 404 and other methods on a profile with 405", async () => {
+        const api = client();
+        const user = await api.user("free");
+        expect((await api.send("GET", "/nowhere", user.token)).status).toBe(404);
+        const wrongMethod = await api.send("DELETE", "/api/v1/profiles/ada", user.token);
+        expect(wrongMethod.status).toBe(405);
+      });
+
+      it("runs the printed walkthrough in bash, as pasted", async () => {
+        const { code, output } = await runBash(server.walkthrough());
+        expect(code, output).toBe(0);
+        expect(output).toContain('"name":"profile:read"');
+        expect(output).toMatch(/^HTTP\/1\.1 200/m);
+        expect(output).toMatch(/^x-ratelimit-limit: 600\r?$/im);
+        expect(output).toContain('{"slug":"alice","viewer":"alice"}');
+        expect(output).toContain("PUT with a read-only key: 403 (expected 403)");
+        expect(output).toContain("old secret: 401 (expected 401)");
+        expect(output).toContain("new secret: 200 (expected 200)");
+        expect(output).toContain('"route":"/api/v1/profiles/:slug"');
+        expect(output).toContain('"status":"revoked"');
+        expect(output).toContain("revoked key: 401 (expected 401)");
+      }, 30_000);
+
+      describeHttpConformance(name, {
+        fetch: forwardTo(() => server.origin),
+        jwtSecret: developmentJwtSecret,
+        skipSlow: false, // key expiry takes under 2 s of real time
+      });
+    });
+
+    describe("with KEYWARD_JWT_SECRET and KEYWARD_TIER_LIMITS", () => {
+      const secret = "a-test-secret-that-is-long-enough-for-hs256-0123456789";
+      let server: RunningExample;
+      beforeAll(async () => {
+        server = await startExample(target, {
+          KEYWARD_JWT_SECRET: secret,
+          KEYWARD_TIER_LIMITS: "free=2, enterprise=1000000000",
+        });
+      });
+      afterAll(() => server?.stop());
+
+      it("does not warn, and refuses tokens signed with the development secret", async () => {
+        expect(server.stderr()).not.toContain("WARNING");
+        expect(server.stdout()).toContain("free 2/min, pro 600/min, enterprise 1000000000/min");
+        const forged = await clientFor(server.origin, developmentJwtSecret).user("pro");
+        const reply = await clientFor(server.origin, secret).send(
+          "GET",
+          "/api/v1/api-keys",
+          forged.token,
+        );
+        expect(reply.status).toBe(401);
+      });
+
+      it("honours free=2: the third call within the minute gets 429", async () => {
+        const api = clientFor(server.origin, secret);
+        const user = await api.user("pro");
+        const { key } = (await api.createKey(user.token, ["profile:read"], "free")).body as {
+          key: string;
+        };
+        const replies = [];
+        for (let call = 0; call < 3; call++) {
+          replies.push(await api.send("GET", "/api/v1/profiles/ada", key));
+        }
+        expect(replies.map((reply) => reply.status)).toEqual([200, 200, 429]);
+        expect(replies[0]!.headers.get("x-ratelimit-limit")).toBe("2");
+        expect(replies[2]!.headers.get("x-ratelimit-remaining")).toBe("0");
+        expect(Number(replies[2]!.headers.get("retry-after"))).toBeGreaterThan(0);
+      });
+
+      it("runs the walkthrough with the secret exported in the shell", async () => {
+        expect(server.walkthrough()).toContain("export it in this shell too");
+        const { code, output } = await runBash(server.walkthrough(), {
+          KEYWARD_JWT_SECRET: secret,
+        });
+        expect(code, output).toBe(0);
+        expect(output).toContain("old secret: 401 (expected 401)");
+        expect(output).toContain("revoked key: 401 (expected 401)");
+      }, 30_000);
+    });
+
+    it("stops at start, naming the problem, when KEYWARD_TIER_LIMITS is malformed", async () => {
+      const { code, stderr } = await startExpectingFailure(target, {
+        KEYWARD_TIER_LIMITS: "free=sixty",
+      });
+      expect(code).toBe(1);
+      expect(stderr).toContain('KEYWARD_TIER_LIMITS: the limit of "free" must be a whole number');
+    }, 45_000);
+
+    if (options.example) {
+      const example = options.example;
+      it("has a token script printing a JWT for --sub and --tier", () => {
+        const directory = path.join(repositoryRoot, "examples", example);
+        const manifest = JSON.parse(readFileSync(path.join(directory, "package.json"), "utf8"));
+        const token = execSync(`${manifest.scripts.token} --sub alice --tier pro`, {
+          cwd: directory,
+          encoding: "utf8",
+          env: {
+            ...process.env,
+            PATH: `${path.join(directory, "node_modules/.bin")}${path.delimiter}${process.env.PATH}`,
+            KEYWARD_JWT_SECRET: "",
+          },
+        }).trim();
+        return expect(
+          jwtVerify(token, new TextEncoder().encode(developmentJwtSecret)).then(({ payload }) => ({
+            sub: payload.sub,
+            tier: payload.tier,
+          })),
+        ).resolves.toEqual({ sub: "alice", tier: "pro" });
+      }, 30_000);
+    }
+  });
+}
+
+function clientFor(origin: string, secret: string) {
+  async function send(method: string, path: string, token: string, json?: unknown) {
+    const response = await fetch(new URL(path, origin), {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(json === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: text ? JSON.parse(text) : {},
+    } as Reply;
+  }
+  return {
+    send,
+    async user(tier: Tier) {
+      const id = `user-${crypto.randomUUID()}`;
+      return { id, token: await mintToken({ sub: id, tier, secret }) };
+    },
+    createKey: (token: string, scopes: string[], tier: Tier) =>
+      send("POST", "/api/v1/api-keys", token, { name: "demo contract", scopes, tier }),
+  };
+}

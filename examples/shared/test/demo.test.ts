@@ -1,0 +1,137 @@
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { banner, walkthrough } from "../src/banner.js";
+import { developmentJwtSecret, loadDemoConfig } from "../src/config.js";
+import { demoTiers } from "../src/contract.js";
+import { openDemoStore } from "../src/store.js";
+import { parseTierLimits } from "../src/tier-limits.js";
+import { repositoryRoot } from "./run-example.js";
+
+describe("KEYWARD_TIER_LIMITS", () => {
+  it("keeps the demo tiers when unset or empty", () => {
+    const defaults = { free: 60, pro: 600, enterprise: 6000 };
+    expect(parseTierLimits(undefined)).toEqual(defaults);
+    expect(parseTierLimits("  ")).toEqual(defaults);
+  });
+
+  it("overrides the tiers it names, spaces allowed", () => {
+    expect(parseTierLimits("free=60,pro=600,enterprise=1000000000")).toEqual({
+      free: 60,
+      pro: 600,
+      enterprise: 1_000_000_000,
+    });
+    expect(parseTierLimits(" free = 2 ")).toEqual({ free: 2, pro: 600, enterprise: 6000 });
+  });
+
+  it.each([
+    ["free", /"free" is not tier=limit/],
+    ["free=60,", /"" is not tier=limit/],
+    ["gold=5", /unknown tier "gold" \(the demo tiers are free, pro, enterprise\)/],
+    ["free=0", /the limit of "free" must be a whole number .* at least 1 \(got "0"\)/],
+    ["free=1.5", /got "1\.5"/],
+    ["free=-1", /got "-1"/],
+    ["free=1e3", /got "1e3"/],
+    ["free=99999999999999999999", /whole number/],
+    ["free=1,free=2", /tier "free" is given twice/],
+  ])("refuses %j", (value, message) => {
+    expect(() => parseTierLimits(value)).toThrow(message);
+  });
+});
+
+describe("loadDemoConfig", () => {
+  it("uses the development defaults on an empty environment", () => {
+    const config = loadDemoConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: "127.0.0.1",
+      jwtSecret: developmentJwtSecret,
+      usingDevelopmentSecret: true,
+      databaseUrl: undefined,
+      redisUrl: undefined,
+    });
+    expect(new TextEncoder().encode(developmentJwtSecret).length).toBeGreaterThanOrEqual(32);
+  });
+
+  it("reads PORT, HOST, KEYWARD_JWT_SECRET and the store URLs", () => {
+    const secret = "s".repeat(32);
+    const config = loadDemoConfig({
+      PORT: "0",
+      HOST: "0.0.0.0",
+      KEYWARD_JWT_SECRET: secret,
+      DATABASE_URL: "postgres://localhost/keyward",
+      REDIS_URL: "",
+    });
+    expect(config).toMatchObject({
+      port: 0,
+      host: "0.0.0.0",
+      jwtSecret: secret,
+      usingDevelopmentSecret: false,
+      databaseUrl: "postgres://localhost/keyward",
+      redisUrl: undefined,
+    });
+  });
+
+  it.each(["http", "-1", "65536", "80.5"])("refuses PORT=%j", (port) => {
+    expect(() => loadDemoConfig({ PORT: port })).toThrow(/PORT must be a whole number/);
+  });
+
+  it("refuses a KEYWARD_JWT_SECRET shorter than 32 bytes", () => {
+    expect(() => loadDemoConfig({ KEYWARD_JWT_SECRET: "short" })).toThrow(/at least 32 bytes/);
+  });
+
+  it("turns the limits into one-minute tiers, lowest first", () => {
+    expect(demoTiers(parseTierLimits("free=2"))).toEqual({
+      free: { rateLimit: { limit: 2, window: "1m" } },
+      pro: { rateLimit: { limit: 600, window: "1m" } },
+      enterprise: { rateLimit: { limit: 6000, window: "1m" } },
+    });
+  });
+});
+
+describe("the store", () => {
+  it("is in memory without DATABASE_URL and REDIS_URL", async () => {
+    const store = await openDemoStore({ databaseUrl: undefined, redisUrl: undefined });
+    expect(store.description).toMatch(/^in memory/);
+    await store.storage.close?.();
+  });
+});
+
+describe("the banner", () => {
+  const config = loadDemoConfig({});
+
+  it("quotes the example directory for bash, whatever it holds", () => {
+    const text = walkthrough({
+      url: "http://localhost:3000",
+      config,
+      exampleDirectory: "/tmp/it's here",
+    });
+    expect(text).toContain(`TOKEN=$(cd '/tmp/it'\\''s here' && node`);
+    const check = spawnSync("bash", ["-n", "-c", text]);
+    expect(check.status, check.stderr.toString()).toBe(0);
+  });
+
+  it("shows the URL, tiers and storage", () => {
+    const text = banner({
+      title: "Test",
+      url: "http://localhost:4000",
+      config,
+      storage: "in memory",
+      exampleDirectory: "/x",
+    });
+    expect(text).toContain("URL       http://localhost:4000");
+    expect(text).toContain("free 60/min, pro 600/min, enterprise 6000/min");
+  });
+});
+
+describe("scripts/start.mjs", () => {
+  it("refuses an unknown example, listing the known ones", () => {
+    const result = spawnSync(process.execPath, ["scripts/start.mjs", "koa"], {
+      cwd: repositoryRoot,
+      encoding: "utf8",
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      'unknown example "koa"; choose one of: fetch, node, bun, deno, express, fastify',
+    );
+  });
+});

@@ -1,0 +1,8 @@
+/**
+ * @keyward/express — Keyward on Express 4 and 5: `keywardRouter` serves the six key-management
+ * endpoints, `requireApiKey` guards the host's own routes and puts the caller on `req.keyward`.
+ */
+
+export { keywardRouter } from "./keyward-router.js";
+export { type RequireApiKeyOptions, requireApiKey } from "./require-api-key.js";
+export type { KeywardRequestState, Principal, VerifyResult } from "./types.js";

@@ -1,0 +1,57 @@
+import type { Keyward } from "@keyward/core";
+import express, { type Request, type Router } from "express";
+import { toFetchRequest } from "./node-request.js";
+import { sendResponse } from "./send-response.js";
+
+/**
+ * An Express router serving Keyward's six key-management endpoints under `keyward.basePath`
+ * (relative to where the router is mounted; mount it at the root and it is the public path).
+ * Every other request passes straight on with `next()`, so it can sit in front of the host's routes.
+ *
+ * It works whether or not a body parser ran first: an unread body is streamed to Keyward, which
+ * enforces its own size limit (413); a body `express.json()` already parsed is serialised again.
+ *
+ * @example
+ * const app = express();
+ * app.use(keywardRouter(keyward)); // before express.json(), ideally: see docs/express.md
+ * app.use(express.json());
+ */
+export function keywardRouter(keyward: Keyward): Router {
+  const router = express.Router();
+  const basePath = keyward.basePath;
+  router.use((req, res, next) => {
+    const path = req.url;
+    const query = path.indexOf("?");
+    const pathname = query === -1 ? path : path.slice(0, query);
+    if (pathname !== basePath && !pathname.startsWith(`${basePath}/`)) {
+      next();
+      return;
+    }
+    let request: globalThis.Request;
+    try {
+      const parsed = bodyAlreadyRead(req) ? { parsedBody: { value: req.body as unknown } } : {};
+      request = toFetchRequest(req, {
+        origin: `${req.protocol}://${req.headers.host ?? "localhost"}`,
+        path,
+        ...parsed,
+      });
+    } catch (error) {
+      next(error);
+      return;
+    }
+    keyward
+      .handle(request)
+      .then((response) => sendResponse(res, response))
+      .catch(next);
+  });
+  return router;
+}
+
+/**
+ * Whether a body parser already consumed the stream: body-parser marks the request with `_body`;
+ * any other reader leaves the stream ended. Express 4's `express.json()` sets `req.body = {}` even
+ * when it skips a request, so `req.body` alone says nothing.
+ */
+function bodyAlreadyRead(req: Request): boolean {
+  return (req as { _body?: unknown })._body === true || req.readableEnded;
+}

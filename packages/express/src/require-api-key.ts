@@ -1,0 +1,59 @@
+import type { Keyward } from "@keyward/core";
+import type { Request, RequestHandler } from "express";
+import { headerValue } from "./node-request.js";
+import { sendResponse } from "./send-response.js";
+
+export interface RequireApiKeyOptions {
+  /** Scopes the route needs; an API key must hold all of them. A user's JWT holds every scope. */
+  scopes?: readonly string[];
+  /**
+   * The route template usage is recorded under, when Express cannot tell it: a router mounted on a
+   * path with parameters (`app.use("/orgs/:org", router)`) has the raw path in `req.baseUrl`.
+   * `"/orgs/:org/profiles/:slug"` (the request's method is put in front) or with a method.
+   */
+  route?: string;
+}
+
+/**
+ * Express middleware guarding a host route with an API key (or a user's JWT, which holds every
+ * scope). An admitted request gets `req.keyward = { principal, rateLimit }` and the `X-RateLimit-*`
+ * headers on its response; a refused one is answered here with Keyward's `{"detail": ...}` body
+ * (401, 403, or 429 with `Retry-After`) and goes no further.
+ *
+ * Usage is recorded under `METHOD baseUrl + req.route.path` — the route template, never the raw
+ * path. Mounted with `app.use(...)` there is no route: it records `baseUrl + "*"` instead.
+ *
+ * @example
+ * app.get("/api/v1/profiles/:slug", requireApiKey(keyward, { scopes: ["profile:read"] }), (req, res) => {
+ *   res.json({ slug: req.params.slug, viewer: req.keyward!.principal.userId });
+ * });
+ */
+export function requireApiKey(
+  keyward: Keyward,
+  options: RequireApiKeyOptions = {},
+): RequestHandler {
+  const scopes = options.scopes;
+  return (req, res, next) => {
+    const template = options.route ?? routeTemplate(req);
+    const route = template.includes(" ") ? template : `${req.method} ${template}`;
+    // Every Authorization line, joined: two of them are refused, as on the key-management routes.
+    const authorization = headerValue(req.rawHeaders, "authorization");
+    keyward.verify(authorization, scopes ? { scopes, route } : { route }).then((result) => {
+      if (!result.ok) {
+        sendResponse(res, result.error.toResponse(result.headers)).catch(next);
+        return;
+      }
+      for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
+      req.keyward = { principal: result.principal, rateLimit: result.rateLimit };
+      next();
+    }, next);
+  };
+}
+
+/** `req.baseUrl` + the matched route's path; `req.route` is absent under `app.use`. */
+function routeTemplate(req: Request): string {
+  const path: unknown = req.route?.path;
+  if (path === undefined || path === null) return `${req.baseUrl}*`;
+  // A RegExp or an array of paths is still a template, just not a pretty one.
+  return `${req.baseUrl}${typeof path === "string" ? path : String(path)}`;
+}

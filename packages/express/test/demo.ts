@@ -1,0 +1,85 @@
+/**
+ * The demo contract (DESIGN.md) on Express: Keyward configured with the demo scopes and tiers, the
+ * key-management router, and the two profile routes behind `requireApiKey`. Takes the `express`
+ * module so the same app runs on Express 4 and 5.
+ */
+import type { AddressInfo } from "node:net";
+import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
+import { DEMO_TIER_LIMITS, PROFILE_ROUTE } from "@keyward/testing";
+import type express from "express";
+import { keywardRouter, requireApiKey } from "../src/index.js";
+
+export type ExpressModule = typeof express;
+export type ExpressApp = ReturnType<ExpressModule>;
+
+export const jwtSecret = "express-adapter-test-secret-of-at-least-32-bytes";
+
+export function demoKeyward(overrides: Partial<KeywardConfig> = {}): Keyward {
+  return createKeyward({
+    store: memoryStore(),
+    scopes: {
+      "profile:read": "Read profiles",
+      "profile:write": "Edit profiles",
+      "org:read": "Read organizations",
+      "org:write": "Manage organizations",
+    },
+    tiers: {
+      free: { rateLimit: { limit: DEMO_TIER_LIMITS.free, window: "1m" } },
+      pro: { rateLimit: { limit: DEMO_TIER_LIMITS.pro, window: "1m" } },
+      enterprise: { rateLimit: { limit: DEMO_TIER_LIMITS.enterprise, window: "1m" } },
+    },
+    jwt: { secret: jwtSecret },
+    ...overrides,
+  });
+}
+
+export interface DemoAppOptions {
+  /** Put `express.json()` in front of everything, the router included. */
+  parseJsonFirst?: boolean;
+}
+
+export function demoApp(
+  expressModule: ExpressModule,
+  keyward: Keyward,
+  options: DemoAppOptions = {},
+): ExpressApp {
+  const app = expressModule();
+  if (options.parseJsonFirst) app.use(expressModule.json());
+  app.use(keywardRouter(keyward));
+  app.get(PROFILE_ROUTE, requireApiKey(keyward, { scopes: ["profile:read"] }), (req, res) => {
+    res.json({ slug: req.params.slug, viewer: req.keyward!.principal.userId });
+  });
+  app.put(
+    PROFILE_ROUTE,
+    requireApiKey(keyward, { scopes: ["profile:write"] }),
+    expressModule.json(),
+    (req, res) => {
+      res.json({ slug: req.params.slug, updatedBy: req.keyward!.principal.userId });
+    },
+  );
+  return app;
+}
+
+export interface Listening {
+  origin: string;
+  close(): Promise<void>;
+}
+
+/** Listens on 127.0.0.1 on a free port. */
+export function listen(app: ExpressApp): Promise<Listening> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(0, "127.0.0.1");
+    server.once("error", reject);
+    server.once("listening", () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        origin: `http://127.0.0.1:${port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}

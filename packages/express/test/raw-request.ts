@@ -1,0 +1,53 @@
+/**
+ * A plain `node:http` client for what `fetch` cannot send: the same header twice on the wire, and a
+ * chunked body of a chosen size without `Content-Length`.
+ */
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+
+export interface RawRequest {
+  method: string;
+  path: string;
+  /** A header given an array is sent as that many separate header lines. */
+  headers?: Record<string, string | string[]>;
+  /** Sent as these chunks with `Transfer-Encoding: chunked`, or as one body with its length. */
+  body?: string | string[];
+}
+
+export interface RawReply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  json: unknown;
+}
+
+export function rawRequest(origin: string, init: RawRequest): Promise<RawReply> {
+  const url = new URL(init.path, origin);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: init.method }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("error", reject);
+      response.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json });
+      });
+    });
+    request.on("error", reject);
+    for (const [name, value] of Object.entries(init.headers ?? {})) request.setHeader(name, value);
+    if (typeof init.body === "string") {
+      request.setHeader("content-length", Buffer.byteLength(init.body));
+      request.end(init.body);
+    } else if (Array.isArray(init.body)) {
+      for (const chunk of init.body) request.write(chunk);
+      request.end();
+    } else {
+      request.end();
+    }
+  });
+}

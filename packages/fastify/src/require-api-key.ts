@@ -1,0 +1,27 @@
+import type { Keyward } from "@keyward/core";
+import type { preHandlerAsyncHookHandler } from "fastify";
+import { headerValue } from "./node-request.js";
+import { sendReply } from "./send-reply.js";
+import type { RequireApiKeyOptions } from "./types.js";
+
+/**
+ * The guard behind `fastify.requireApiKey(options)`. Usage is recorded under
+ * `METHOD request.routeOptions.url` — the route template with its prefix, never the raw path.
+ */
+export function createRequireApiKey(
+  keyward: Keyward,
+  options: RequireApiKeyOptions = {},
+): preHandlerAsyncHookHandler {
+  const scopes = options.scopes;
+  return async (request, reply) => {
+    // A not-found handler has no route: its requests are all one "*".
+    const template = options.route ?? request.routeOptions.url ?? "*";
+    const route = template.includes(" ") ? template : `${request.method} ${template}`;
+    // Every Authorization line, joined: two of them are refused, as on the key-management routes.
+    const authorization = headerValue(request.raw.rawHeaders, "authorization");
+    const result = await keyward.verify(authorization, scopes ? { scopes, route } : { route });
+    if (!result.ok) return sendReply(reply, result.error.toResponse(result.headers));
+    reply.headers(result.headers);
+    request.keyward = { principal: result.principal, rateLimit: result.rateLimit };
+  };
+}

@@ -1,0 +1,44 @@
+import type { Keyward, RateLimitDecision } from "@keyward/core";
+import type { preHandlerAsyncHookHandler } from "fastify";
+
+/** What `keyward.verify` decides for one request. */
+export type VerifyResult = Awaited<ReturnType<Keyward["verify"]>>;
+
+/**
+ * Who an admitted request acts for: `{ kind: "key", userId, keyId, name, scopes, tier }` for an API
+ * key, `{ kind: "user", userId, tier, claims }` for a user's JWT. `userId` is the key's owner.
+ */
+export type Principal = Extract<VerifyResult, { ok: true }>["principal"];
+
+/** What the guard leaves on `request.keyward` for the handler after it. */
+export interface KeywardRequestState {
+  principal: Principal;
+  /** Where the caller stands against its rate limit after this request. */
+  rateLimit: RateLimitDecision;
+}
+
+export interface RequireApiKeyOptions {
+  /** Scopes the route needs; an API key must hold all of them. A user's JWT holds every scope. */
+  scopes?: readonly string[];
+  /**
+   * The route template usage is recorded under; default the route's own, `request.routeOptions.url`.
+   * `"/profiles/:slug"` (the request's method is put in front) or with a method.
+   */
+  route?: string;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The Keyward instance the plugin was registered with. */
+    keyward: Keyward;
+    /**
+     * A `preHandler` that admits a request with a valid API key holding `scopes` (or a user's JWT),
+     * sets `request.keyward` and the `X-RateLimit-*` headers, and answers every refusal itself.
+     */
+    requireApiKey(options?: RequireApiKeyOptions): preHandlerAsyncHookHandler;
+  }
+  interface FastifyRequest {
+    /** Set by `requireApiKey` on the requests it admits; `null` on unguarded routes. */
+    keyward: KeywardRequestState | null;
+  }
+}

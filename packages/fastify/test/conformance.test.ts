@@ -1,0 +1,23 @@
+/** The HTTP conformance suite against @keyward/fastify, served over real HTTP. */
+import { describeHttpConformance, forwardTo } from "@keyward/testing";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll } from "vitest";
+import { demoApp, demoKeyward, jwtSecret, listen } from "./demo.js";
+
+const keyward = demoKeyward();
+let app: FastifyInstance;
+let origin = "";
+
+beforeAll(async () => {
+  app = await demoApp(keyward);
+  origin = await listen(app);
+});
+afterAll(async () => {
+  await app.close();
+  await keyward.close();
+});
+
+describeHttpConformance("@keyward/fastify on Fastify 5", {
+  fetch: forwardTo(() => origin),
+  jwtSecret,
+});

@@ -1,0 +1,54 @@
+/**
+ * The demo contract (DESIGN.md) on Fastify: Keyward configured with the demo scopes and tiers, the
+ * plugin, and the two profile routes behind `requireApiKey`, on a host that keeps Fastify's own
+ * JSON parser.
+ */
+import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
+import { DEMO_TIER_LIMITS, PROFILE_ROUTE } from "@keyward/testing";
+import Fastify, { type FastifyInstance } from "fastify";
+import { keywardPlugin } from "../src/index.js";
+
+export const jwtSecret = "fastify-adapter-test-secret-of-at-least-32-bytes";
+
+export function demoKeyward(overrides: Partial<KeywardConfig> = {}): Keyward {
+  return createKeyward({
+    store: memoryStore(),
+    scopes: {
+      "profile:read": "Read profiles",
+      "profile:write": "Edit profiles",
+      "org:read": "Read organizations",
+      "org:write": "Manage organizations",
+    },
+    tiers: {
+      free: { rateLimit: { limit: DEMO_TIER_LIMITS.free, window: "1m" } },
+      pro: { rateLimit: { limit: DEMO_TIER_LIMITS.pro, window: "1m" } },
+      enterprise: { rateLimit: { limit: DEMO_TIER_LIMITS.enterprise, window: "1m" } },
+    },
+    jwt: { secret: jwtSecret },
+    ...overrides,
+  });
+}
+
+export async function demoApp(keyward: Keyward): Promise<FastifyInstance> {
+  const app = Fastify();
+  await app.register(keywardPlugin, { keyward });
+  app.get<{ Params: { slug: string } }>(
+    PROFILE_ROUTE,
+    { preHandler: app.requireApiKey({ scopes: ["profile:read"] }) },
+    async (request) => ({ slug: request.params.slug, viewer: request.keyward!.principal.userId }),
+  );
+  app.put<{ Params: { slug: string }; Body: { displayName?: string } }>(
+    PROFILE_ROUTE,
+    { preHandler: app.requireApiKey({ scopes: ["profile:write"] }) },
+    async (request) => ({
+      slug: request.params.slug,
+      updatedBy: request.keyward!.principal.userId,
+    }),
+  );
+  return app;
+}
+
+/** Listens on 127.0.0.1 on a free port and returns the origin. */
+export async function listen(app: FastifyInstance): Promise<string> {
+  return app.listen({ port: 0, host: "127.0.0.1" });
+}

@@ -1,0 +1,215 @@
+import {
+  type CachedKeyStore,
+  type ChannelState,
+  cachedKeyStore,
+  type StoredKey,
+} from "@keyward/core";
+import { fakeHash, storedKey } from "@keyward/testing";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  migrate,
+  type PostgresClient,
+  type PostgresStore,
+  postgresInvalidationChannel,
+  postgresStore,
+} from "../src/index.js";
+import {
+  countingClient,
+  describeOnServer,
+  dropSchema,
+  percentile,
+  serverPool,
+  serverUrl,
+  sharedPGlite,
+  uniqueSchema,
+  waitFor,
+} from "./support/databases.js";
+
+const pglite = sharedPGlite();
+afterAll(() => pglite.close());
+
+async function opened(store: PostgresStore): Promise<PostgresStore> {
+  await store.ready;
+  return store;
+}
+
+/** Revokes or rotates through `a` and resolves to the ms until `b` refuses the old secret. */
+async function evictionDelay(
+  a: PostgresStore,
+  b: PostgresStore,
+  change: "revoke" | "rotate",
+): Promise<number> {
+  const key = storedKey();
+  await a.keys.create(key);
+  expect((await b.keys.findByHash(key.secretHash))?.id).toBe(key.id);
+  expect((await b.keys.findByHash(key.secretHash))?.id).toBe(key.id); // now served from b's cache
+  const refused = async () => {
+    const found = await b.keys.findByHash(key.secretHash);
+    return found === null || found.revokedAt !== null;
+  };
+  expect(await refused()).toBe(false);
+  if (change === "revoke") {
+    await a.keys.revoke(key.id, Date.now());
+  } else {
+    await a.keys.rotate({
+      id: key.id,
+      expectedHash: key.secretHash,
+      secretHash: fakeHash(),
+      hint: "h",
+      rotatedAt: Date.now(),
+    });
+  }
+  return waitFor(refused, 2_000);
+}
+
+describe("verification cache on PGlite", () => {
+  const schema = uniqueSchema("cache");
+  beforeAll(async () => {
+    await migrate(await pglite.get(), { schema });
+  });
+
+  it("answers a warm lookup without a query", async () => {
+    const { client, queries } = countingClient(await pglite.get());
+    const store = await opened(postgresStore({ client, schema }));
+    const key = storedKey();
+    await store.keys.create(key);
+    queries.length = 0;
+    expect(await store.keys.findByHash(key.secretHash)).toEqual(key);
+    expect(queries).toHaveLength(1);
+    for (let i = 0; i < 20; i++) expect(await store.keys.findByHash(key.secretHash)).toEqual(key);
+    expect(queries).toHaveLength(1);
+    await store.close();
+  });
+
+  it("evicts on another store when one rotates or revokes", async () => {
+    const db = await pglite.get();
+    const a = await opened(postgresStore({ client: db, schema }));
+    const b = await opened(postgresStore({ client: db, schema }));
+    expect(await evictionDelay(a, b, "revoke")).toBeLessThan(100);
+    expect(await evictionDelay(a, b, "rotate")).toBeLessThan(100);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("caches nothing by default when the client cannot listen, and locally when asked", async () => {
+    const db = await pglite.get();
+    const plain: PostgresClient = { query: (text, params) => db.query(text, params) };
+    const { client, queries } = countingClient(plain);
+    const key = storedKey();
+    const uncached = postgresStore({ client, schema });
+    await uncached.keys.create(key);
+    queries.length = 0;
+    await uncached.keys.findByHash(key.secretHash);
+    await uncached.keys.findByHash(key.secretHash);
+    expect(queries).toHaveLength(2);
+
+    const local = postgresStore({ client, schema, cache: { ttlMs: 1_000 } });
+    await local.ready;
+    await local.keys.findByHash(key.secretHash);
+    await local.keys.findByHash(key.secretHash);
+    expect(queries).toHaveLength(3);
+  });
+});
+
+describeOnServer("verification cache on the real server", () => {
+  const schema = uniqueSchema("cache");
+  const poolA = serverPool();
+  const poolB = serverPool();
+  beforeAll(async () => {
+    await migrate(poolA, { schema });
+  });
+  afterAll(async () => {
+    await dropSchema(poolA, schema);
+    await Promise.all([poolA.end(), poolB.end()]);
+  });
+
+  it("answers a warm lookup without a query", async () => {
+    const { client, queries } = countingClient(poolA);
+    const store = await opened(postgresStore({ client, schema }));
+    const key = storedKey();
+    await store.keys.create(key);
+    queries.length = 0;
+    for (let i = 0; i < 20; i++) expect(await store.keys.findByHash(key.secretHash)).toEqual(key);
+    expect(queries).toHaveLength(1);
+    await store.close();
+  });
+
+  it("evicts on the other instance through NOTIFY within milliseconds", async () => {
+    const a = await opened(postgresStore({ client: poolA, schema }));
+    const b = await opened(postgresStore({ client: poolB, schema }));
+    const delays: Record<"revoke" | "rotate", number[]> = { revoke: [], rotate: [] };
+    for (let trial = 0; trial < 50; trial++) {
+      delays.revoke.push(await evictionDelay(a, b, "revoke"));
+      delays.rotate.push(await evictionDelay(a, b, "rotate"));
+    }
+    for (const [change, values] of Object.entries(delays)) {
+      const [p50, p99] = [percentile(values, 50), percentile(values, 99)];
+      console.info(
+        `[@keyward/postgres] in-process ${change} → eviction on B: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`,
+      );
+      expect(p99).toBeLessThan(50);
+    }
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("drops its cache when the LISTEN connection dies, and listens again", async () => {
+    const applicationName = `kw_listen_${schema}`.slice(0, 60);
+    const states: ChannelState[] = [];
+    const channel = postgresInvalidationChannel({
+      connect: async () => {
+        const client = new pg.Client({
+          connectionString: serverUrl,
+          application_name: applicationName,
+        });
+        await client.connect();
+        return client;
+      },
+      publisher: poolB,
+      channel: `kw_${schema}`,
+      onError: () => {},
+    });
+    const a = await opened(postgresStore({ client: poolA, schema, invalidation: channel }));
+    const b = await opened(postgresStore({ client: poolB, schema, invalidation: channel }));
+    const keysB = b.keys as CachedKeyStore;
+    await channel.subscribe(
+      () => {},
+      (state) => states.push(state),
+    );
+    const key: StoredKey = storedKey();
+    await a.keys.create(key);
+    await keysB.findByHash(key.secretHash);
+    expect(keysB.size).toBe(1);
+
+    await poolA.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+      [applicationName],
+    );
+    await waitFor(async () => states.includes("interrupted"));
+    expect(keysB.size).toBe(0);
+    await waitFor(async () => states.at(-1) === "live", 5_000);
+    expect(channel.state).toBe("live");
+
+    // Listening again: a revocation still reaches the cache.
+    await keysB.findByHash(key.secretHash);
+    await a.keys.revoke(key.id, Date.now());
+    await waitFor(async () => (await keysB.findByHash(key.secretHash))?.revokedAt != null);
+    await Promise.all([a.close(), b.close(), channel.close()]);
+  });
+
+  it("lets another channel be plugged in: any InvalidationChannel works", async () => {
+    const channel = postgresInvalidationChannel({
+      client: poolA,
+      channel: `kw_other_${schema}`.slice(0, 60),
+    });
+    const store = postgresStore({ client: poolA, schema, cache: false });
+    const a: CachedKeyStore = cachedKeyStore(store.keys, { channel });
+    const b: CachedKeyStore = cachedKeyStore(store.keys, { channel });
+    await Promise.all([a.ready, b.ready]);
+    const key = storedKey();
+    await a.create(key);
+    await b.findByHash(key.secretHash);
+    await a.revoke(key.id, Date.now());
+    await waitFor(async () => (await b.findByHash(key.secretHash))?.revokedAt != null);
+    await Promise.all([a.close(), b.close(), channel.close()]);
+  });
+});

@@ -1,0 +1,155 @@
+/**
+ * Two Keyward instances in two Node processes on one database: a revocation or a rotation made
+ * through one is refused by the other, and the delay between the change returning on one and the
+ * old secret being refused on the other is measured.
+ */
+import { type ChildProcess, fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { migrate } from "../src/index.js";
+import {
+  describeOnServer,
+  dropSchema,
+  percentile,
+  serverPool,
+  serverUrl,
+  uniqueSchema,
+} from "./support/databases.js";
+import type { Command, Reply } from "./two-process/instance.js";
+
+const trials = 50;
+const packageDir = fileURLToPath(new URL("..", import.meta.url));
+const instanceFile = fileURLToPath(new URL("./two-process/instance.ts", import.meta.url));
+
+/** A child process running one instance, and a typed request/reply over IPC. */
+function startInstance(name: string, schema: string) {
+  const output: string[] = [];
+  const child: ChildProcess = fork(instanceFile, [], {
+    cwd: packageDir,
+    execArgv: ["--conditions=@keyward/source", "--import", "tsx"],
+    env: { ...process.env, KEYWARD_TEST_DATABASE_URL: serverUrl, KEYWARD_TEST_SCHEMA: schema },
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  child.stdout?.on("data", (chunk) => output.push(String(chunk)));
+  child.stderr?.on("data", (chunk) => output.push(String(chunk)));
+  const waiting = new Map<number, { onReply: (reply: Reply) => void }>();
+  child.on("message", (reply: Reply) => waiting.get(reply.id)?.onReply(reply));
+  let nextId = 1;
+
+  const ready = new Promise<void>((resolve, reject) => {
+    waiting.set(0, { onReply: () => resolve() });
+    child.once("exit", (code) =>
+      reject(new Error(`${name} exited (${code}) before it was ready:\n${output.join("")}`)),
+    );
+  });
+
+  /** Sends a command; `onWatching` hears the intermediate reply of a watch. */
+  function request<T>(command: Command, onWatching?: (cacheHit: boolean) => void): Promise<T> {
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      waiting.set(id, {
+        onReply(reply) {
+          if (reply.type === "watching") return onWatching?.(reply.cacheHit);
+          waiting.delete(id);
+          if (reply.type === "error")
+            reject(new Error(`${name}: ${reply.message}\n${output.join("")}`));
+          else resolve(reply.value as T);
+        },
+      });
+      child.send({ id, command });
+    });
+  }
+  return { name, child, ready, request };
+}
+type Instance = ReturnType<typeof startInstance>;
+
+describeOnServer("two processes on one database", () => {
+  const schema = uniqueSchema("twoproc");
+  const pool = serverPool({ max: 2 });
+  let instances: [Instance, Instance];
+
+  beforeAll(async () => {
+    await migrate(pool, { schema });
+    instances = [startInstance("instance A", schema), startInstance("instance B", schema)];
+    await Promise.all(instances.map((instance) => instance.ready));
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const instance of instances ?? []) {
+      if (instance.child.exitCode === null && instance.child.connected) {
+        const closed = instance.request({ type: "close" }).catch(() => {});
+        await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      }
+      if (instance.child.exitCode === null) instance.child.kill();
+    }
+    await dropSchema(pool, schema);
+    await pool.end();
+  });
+
+  it("refuses on one instance a revocation and a rotation made through the other, within milliseconds", async () => {
+    const delays = { revoke: [] as number[], rotate: [] as number[] };
+    const fromCall = { revoke: [] as number[], rotate: [] as number[] };
+    let cacheHits = 0;
+    let verifyPath = "";
+    for (let trial = 0; trial < trials; trial++) {
+      for (const change of ["revoke", "rotate"] as const) {
+        // Alternate which process changes the key and which one is watching it.
+        const [actor, watcher] = trial % 2 === 0 ? instances : [instances[1], instances[0]];
+        const ownerId = `owner_${trial}_${change}`;
+        const { keyId, secret } = await actor.request<{ keyId: string; secret: string }>({
+          type: "create",
+          ownerId,
+        });
+        let watching!: () => void;
+        const isWatching = new Promise<void>((resolve) => (watching = resolve));
+        const refused = watcher.request<{ refusedAt: number }>(
+          { type: "watch", secret },
+          (cacheHit) => {
+            if (cacheHit) cacheHits++;
+            watching();
+          },
+        );
+        await isWatching;
+        const changed = await actor.request<{
+          startedAt: number;
+          returnedAt: number;
+          secret?: string;
+        }>({
+          type: change,
+          ownerId,
+          keyId,
+        });
+        const { refusedAt } = await refused;
+        delays[change].push(refusedAt - changed.returnedAt);
+        fromCall[change].push(refusedAt - changed.startedAt);
+
+        // The other instance refuses the old secret too, and a rotation's new secret works on both.
+        expect((await actor.request<{ ok: boolean }>({ type: "verify", secret })).ok).toBe(false);
+        if (changed.secret) {
+          for (const instance of instances) {
+            const result = await instance.request<{ ok: boolean; verifyPath: string }>({
+              type: "verify",
+              secret: changed.secret,
+            });
+            expect(result.ok).toBe(true);
+            verifyPath = result.verifyPath;
+          }
+        }
+      }
+    }
+
+    const summary = (values: number[]) =>
+      `p50 ${percentile(values, 50).toFixed(2)} ms, p99 ${percentile(values, 99).toFixed(2)} ms, max ${Math.max(...values).toFixed(2)} ms`;
+    console.info(
+      [
+        `[@keyward/postgres] two processes, ${trials} trials each, verification through ${verifyPath}; cache hit before the change in ${cacheHits}/${2 * trials}`,
+        `  revoke: refused on the other process after the change returned: ${summary(delays.revoke)}; after the call began: ${summary(fromCall.revoke)}`,
+        `  rotate: refused on the other process after the change returned: ${summary(delays.rotate)}; after the call began: ${summary(fromCall.rotate)}`,
+      ].join("\n"),
+    );
+    if (process.env.KEYWARD_TEST_DEBUG) console.info(JSON.stringify({ delays, fromCall }));
+    expect(cacheHits).toBe(2 * trials);
+    expect(percentile(delays.revoke, 99)).toBeLessThanOrEqual(50);
+    expect(percentile(delays.rotate, 99)).toBeLessThanOrEqual(50);
+  }, 120_000);
+});

@@ -1,0 +1,143 @@
+/**
+ * One Keyward instance in its own Node process, driven by the two-process test over IPC. Run as
+ * `node --conditions=@keyward/source --import tsx instance.ts` with KEYWARD_TEST_DATABASE_URL and
+ * KEYWARD_TEST_SCHEMA set.
+ */
+import {
+  type CachedKeyStore,
+  createKeyward,
+  createSecretHasher,
+  memoryRateLimitStore,
+} from "@keyward/core";
+import pg from "pg";
+import { postgresStore } from "../../src/index.js";
+
+export type Command =
+  | { type: "create"; ownerId: string }
+  | { type: "rotate"; ownerId: string; keyId: string }
+  | { type: "revoke"; ownerId: string; keyId: string }
+  | { type: "verify"; secret: string }
+  | { type: "watch"; secret: string }
+  | { type: "close" };
+
+export type Reply =
+  | { id: number; type: "result"; value: unknown }
+  | { id: number; type: "error"; message: string }
+  | { id: number; type: "watching"; cacheHit: boolean };
+
+const now = () => performance.timeOrigin + performance.now();
+const send = (reply: Reply) => process.send!(reply);
+
+const pool = new pg.Pool({ connectionString: process.env.KEYWARD_TEST_DATABASE_URL, max: 4 });
+pool.on("error", () => {});
+const store = postgresStore({ client: pool, schema: process.env.KEYWARD_TEST_SCHEMA! });
+await store.ready;
+const keyward = createKeyward({
+  store: {
+    keys: store.keys,
+    usage: store.usage,
+    rateLimits: memoryRateLimitStore(),
+    close: store.close,
+  },
+  scopes: { "profile:read": "Read profiles" },
+  // Limits far out of reach: the watch loop verifies thousands of times a second.
+  tiers: { free: { rateLimit: { limit: 1_000_000_000, window: "1m" } } },
+});
+const cacheStats = () => ({ ...(store.keys as CachedKeyStore).stats });
+
+type VerifyResult = { ok: boolean; error?: { status?: number } };
+const verifyOnKeyward = (
+  keyward as unknown as {
+    verify?: (
+      header: string,
+      options: { scopes: string[]; route: string },
+    ) => Promise<VerifyResult>;
+  }
+).verify;
+const hasher = createSecretHasher();
+
+/** Whether `secret` is accepted here: `keyward.verify` when core has it, else the store lookup it makes. */
+async function accepted(secret: string): Promise<boolean> {
+  if (verifyOnKeyward) {
+    const result = await verifyOnKeyward.call(keyward, `Bearer ${secret}`, {
+      scopes: ["profile:read"],
+      route: "GET /profiles/:slug",
+    });
+    if (!result.ok && result.error?.status !== 401) {
+      throw new Error(`verify refused with status ${result.error?.status}, not 401`);
+    }
+    return result.ok;
+  }
+  const key = await store.keys.findByHash(hasher.hash(secret));
+  return (
+    key !== null && key.revokedAt === null && (key.expiresAt === null || key.expiresAt > Date.now())
+  );
+}
+
+async function handle(id: number, command: Command): Promise<unknown> {
+  switch (command.type) {
+    case "create": {
+      const created = await keyward.keys.create({
+        ownerId: command.ownerId,
+        accountTier: "free",
+        name: "two-process",
+        scopes: ["profile:read"],
+        tier: "free",
+      });
+      return { keyId: created.id, secret: created.key };
+    }
+    case "rotate": {
+      const startedAt = now();
+      const rotated = await keyward.keys.rotate(command.ownerId, command.keyId);
+      return { startedAt, returnedAt: now(), secret: rotated.key };
+    }
+    case "revoke": {
+      const startedAt = now();
+      await keyward.keys.revoke(command.ownerId, command.keyId);
+      return { startedAt, returnedAt: now() };
+    }
+    case "verify":
+      return {
+        ok: await accepted(command.secret),
+        verifyPath: verifyOnKeyward ? "keyward.verify" : "findByHash",
+      };
+    case "watch": {
+      // Warm the cache, confirm the next check is a hit, then check about every millisecond until
+      // the key is refused. A timer rather than a setImmediate spin leaves the CPU to the other
+      // process and the database: on a two-core machine a spin measures contention, not NOTIFY.
+      if (!(await accepted(command.secret)))
+        throw new Error("watched key is not accepted to begin with");
+      const before = cacheStats().hits;
+      await accepted(command.secret);
+      send({ id, type: "watching", cacheHit: cacheStats().hits > before });
+      const deadline = now() + 5_000;
+      let checks = 0;
+      while (await accepted(command.secret)) {
+        checks++;
+        if (now() > deadline) throw new Error("still accepted 5 s after the change");
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      return { refusedAt: now(), checks };
+    }
+    case "close":
+      await keyward.close();
+      await pool.end();
+      return { closed: true };
+  }
+}
+
+process.on("message", (message: { id: number; command: Command }) => {
+  handle(message.id, message.command).then(
+    (value) => {
+      send({ id: message.id, type: "result", value });
+      if (message.command.type === "close") process.disconnect();
+    },
+    (error: unknown) =>
+      send({
+        id: message.id,
+        type: "error",
+        message: error instanceof Error ? error.message : String(error),
+      }),
+  );
+});
+send({ id: 0, type: "result", value: { ready: true } });

@@ -1,0 +1,22 @@
+/**
+ * @keyward/redis — Keyward storage on Redis: rate limits and usage in one round trip per verified
+ * request (all four algorithms as Lua, cluster-safe), optional keys, pub/sub invalidation for the
+ * verification cache, and a defined behaviour when Redis fails.
+ */
+
+export type { IoredisClient, NodeRedisClient, RedisClient } from "./client/redis-client.js";
+export type { CircuitBreakerOptions } from "./guard/call-guard.js";
+export { RedisStoreError } from "./guard/redis-store-error.js";
+export type {
+  ChannelState,
+  InvalidationChannel,
+  InvalidationListener,
+  KeyInvalidation,
+} from "./invalidation/invalidation-types.js";
+export {
+  type RedisInvalidationChannelOptions,
+  redisInvalidationChannel,
+} from "./invalidation/redis-invalidation-channel.js";
+export type { RedisInvalidationChannel } from "./invalidation/redis-invalidation-channel.js";
+export type { StoreErrorPolicy, TimeSource } from "./rate-limit/redis-rate-limit-store.js";
+export { type RedisStorage, type RedisStoreOptions, redisStore } from "./redis-store.js";

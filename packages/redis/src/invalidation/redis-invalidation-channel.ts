@@ -1,0 +1,219 @@
+/**
+ * An `InvalidationChannel` on Redis pub/sub: a rotation or revocation on one instance evicts the
+ * key from the verification cache of every instance (`cachedKeyStore(keys, { channel })`).
+ *
+ * Pub/sub delivers at most once and forgets what it could not deliver, so the channel watches its
+ * subscriber connection and says so whenever events may have been lost: when the connection closes
+ * or errors, and when a heartbeat `PING` on that same connection goes unanswered (a half-open TCP
+ * connection loses messages without closing). It then reports `"interrupted"` (the cache drops
+ * everything and stops caching), reconnects with backoff on a fresh connection, and reports
+ * `"live"` once the server has confirmed the new subscription.
+ */
+import type { RedisClient } from "../client/redis-client.js";
+import {
+  type RedisConnection,
+  redisConnection,
+  type Subscriber,
+} from "../client/redis-connection.js";
+import { defaultPrefix, keyNames } from "../key-names.js";
+import type {
+  ChannelState,
+  InvalidationChannel,
+  InvalidationListener,
+  KeyInvalidation,
+} from "./invalidation-types.js";
+
+export interface InvalidationChannelOptions {
+  /** Channel name; default `<prefix>invalidations`. */
+  channel: string;
+  /** Deadline for a publish, a (re)subscription and a heartbeat. */
+  timeoutMs: number;
+  /** How often the subscriber connection is checked; default 5 s. */
+  heartbeatIntervalMs?: number;
+  onError(error: unknown): void;
+}
+
+export interface RedisInvalidationChannel extends InvalidationChannel {
+  /** Closes every subscription; pending `subscribe` calls reject. */
+  close(): Promise<void>;
+}
+
+const maxBackoffMs = 2_000;
+
+export function createInvalidationChannel(
+  connection: RedisConnection,
+  options: InvalidationChannelOptions,
+): RedisInvalidationChannel {
+  const { channel, timeoutMs, onError } = options;
+  const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 5_000;
+  const closers = new Set<() => void>();
+  let closed = false;
+
+  return {
+    async publish(event: KeyInvalidation) {
+      const message = JSON.stringify({ keyId: event.keyId, secretHash: event.secretHash });
+      await deadline(connection.publish(channel, message), timeoutMs, "publish");
+    },
+
+    subscribe(listener: InvalidationListener, onReset?: (state: ChannelState) => void) {
+      if (closed) return Promise.reject(new Error("The invalidation channel is closed"));
+      let stopped = false;
+      let live = false;
+      /** Failed attempts since the subscription was last live: the backoff grows with them. */
+      let failures = 0;
+      let current: Subscriber | undefined;
+      let heartbeat: ReturnType<typeof setInterval> | undefined;
+      let retry: ReturnType<typeof setTimeout> | undefined;
+      let settleFirst: { resolve(): void; reject(error: Error): void } | undefined;
+
+      const deliver = (message: string) => {
+        const event = parse(message);
+        if (event && !stopped) listener(event);
+      };
+
+      const drop = () => {
+        if (heartbeat) clearInterval(heartbeat);
+        heartbeat = undefined;
+        current?.close();
+        current = undefined;
+      };
+
+      const lost = () => {
+        if (stopped) return;
+        drop();
+        if (live) {
+          live = false;
+          onReset?.("interrupted");
+        } else {
+          failures += 1;
+        }
+        schedule();
+      };
+
+      const connect = async () => {
+        retry = undefined;
+        if (stopped) return;
+        const subscriber = connection.openSubscriber(channel, { onMessage: deliver, onLost: lost });
+        current = subscriber;
+        try {
+          await deadline(subscriber.ready, Math.max(timeoutMs, 1_000), "subscribe");
+        } catch (error) {
+          if (current !== subscriber || stopped) return;
+          onError(error);
+          drop();
+          failures += 1;
+          schedule();
+          return;
+        }
+        if (current !== subscriber || stopped) return;
+        heartbeat = setInterval(() => {
+          deadline(subscriber.ping(), Math.max(timeoutMs, 1_000), "heartbeat").catch((error) => {
+            if (current !== subscriber) return;
+            onError(error);
+            lost();
+          });
+        }, heartbeatIntervalMs);
+        heartbeat.unref?.();
+        const first = settleFirst;
+        settleFirst = undefined;
+        live = true;
+        failures = 0;
+        if (first) first.resolve();
+        else onReset?.("live");
+      };
+
+      const schedule = () => {
+        if (stopped || retry) return;
+        const delay = failures === 0 ? 0 : Math.min(maxBackoffMs, 25 * 2 ** failures);
+        retry = setTimeout(() => void connect(), delay);
+        retry.unref?.();
+      };
+
+      const stop = () => {
+        stopped = true;
+        if (retry) clearTimeout(retry);
+        retry = undefined;
+        drop();
+        closers.delete(stop);
+        settleFirst?.reject(new Error("The invalidation channel was closed before it was live"));
+        settleFirst = undefined;
+      };
+      closers.add(stop);
+
+      return new Promise<() => Promise<void>>((resolve, reject) => {
+        settleFirst = { resolve: () => resolve(async () => stop()), reject };
+        void connect();
+      });
+    },
+
+    async close() {
+      closed = true;
+      for (const stop of [...closers]) stop();
+    },
+  };
+}
+
+function parse(message: string): KeyInvalidation | null {
+  try {
+    const { keyId, secretHash } = JSON.parse(message) as Partial<KeyInvalidation>;
+    if (typeof keyId === "string" && typeof secretHash === "string") return { keyId, secretHash };
+  } catch {
+    // Not ours.
+  }
+  return null;
+}
+
+function deadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`Redis ${what} did not complete within ${ms} ms`)),
+      ms,
+    );
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
+export interface RedisInvalidationChannelOptions {
+  /** Publishes on this client; subscribes on a duplicate of it (or of one node of a cluster). */
+  client: RedisClient;
+  /** Default `"keyward:invalidations"`, the channel `redisStore` uses with the default prefix. */
+  channel?: string;
+  /** Deadline for a publish; subscriptions and heartbeats get at least 1 s. Default 100 ms. */
+  timeoutMs?: number;
+  /** Default 5,000 ms. */
+  heartbeatIntervalMs?: number;
+  /** Told about failed publishes, subscriptions and heartbeats. Default: `console.warn`. */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * The invalidation channel on its own, for a deployment that does not use `redisStore`
+ * (`redisStore(...).invalidation` is the same thing on the store's client).
+ *
+ * @example
+ * const channel = redisInvalidationChannel({ client: new Redis(process.env.REDIS_URL) });
+ * const keys = cachedKeyStore(postgres.keys, { channel });
+ */
+export function redisInvalidationChannel(
+  options: RedisInvalidationChannelOptions,
+): RedisInvalidationChannel {
+  return createInvalidationChannel(redisConnection(options.client), {
+    channel: options.channel ?? keyNames(defaultPrefix).channel,
+    timeoutMs: options.timeoutMs ?? 100,
+    ...(options.heartbeatIntervalMs === undefined
+      ? {}
+      : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
+    onError:
+      options.onError ??
+      ((error: unknown) => console.warn("@keyward/redis: invalidation channel", error)),
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * The key store's scripts. Every key they touch shares the `{keys}` hash tag, so each is atomic on a
+ * single server and on a cluster alike. A record is a hash of the `StoredKey` fields; null times
+ * are absent fields.
+ */
+import { luaScript } from "../client/lua-script.js";
+
+/**
+ * KEYS: record, hash index, owner set. ARGV[1] the id, then field/value pairs.
+ * Returns 0, or 1 for a duplicate id, 2 for a duplicate hash (nothing written).
+ */
+export const createKeyScript = luaScript(
+  "create-key",
+  `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 1 end
+if redis.call('EXISTS', KEYS[2]) == 1 then return 2 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('SET', KEYS[2], ARGV[1])
+redis.call('SADD', KEYS[3], ARGV[1])
+return 0
+`,
+);
+
+/**
+ * KEYS[1] the hash index; ARGV[1] the record key prefix. The record's name is known only once the
+ * index is read; it carries the same hash tag, so it is in the slot of KEYS[1].
+ */
+export const findKeyByHashScript = luaScript(
+  "find-key-by-hash",
+  `
+local id = redis.call('GET', KEYS[1])
+if not id then return false end
+return redis.call('HGETALL', ARGV[1] .. id)
+`,
+);
+
+/** KEYS[1] the record. */
+export const findKeyByIdScript = luaScript(
+  "find-key-by-id",
+  "return redis.call('HGETALL', KEYS[1])",
+);
+
+/** KEYS[1] the owner set; ARGV[1] the record key prefix. Every record, unordered. */
+export const listKeysByOwnerScript = luaScript(
+  "list-keys-by-owner",
+  `
+local records = {}
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local record = redis.call('HGETALL', ARGV[1] .. id)
+  if #record > 0 then records[#records + 1] = record end
+end
+return records
+`,
+);
+
+/**
+ * The compare-and-set. KEYS: record, index of the expected hash, index of the new hash.
+ * ARGV: expected hash, new hash, hint, rotatedAt, id.
+ * Returns the new record; nil when the key is missing, revoked or no longer has the expected hash;
+ * 1 when the new hash belongs to a key already (nothing written).
+ */
+export const rotateKeyScript = luaScript(
+  "rotate-key",
+  `
+local current = redis.call('HMGET', KEYS[1], 'secretHash', 'revokedAt')
+if not current[1] or current[2] or current[1] ~= ARGV[1] then return false end
+if redis.call('EXISTS', KEYS[3]) == 1 then return 1 end
+redis.call('DEL', KEYS[2])
+redis.call('SET', KEYS[3], ARGV[5])
+redis.call('HSET', KEYS[1], 'secretHash', ARGV[2], 'hint', ARGV[3], 'rotatedAt', ARGV[4])
+return redis.call('HGETALL', KEYS[1])
+`,
+);
+
+/** KEYS[1] the record; ARGV[1] revokedAt. The revoked record, or nil if missing or already revoked. */
+export const revokeKeyScript = luaScript(
+  "revoke-key",
+  `
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'revokedAt') == 1 then
+  return false
+end
+redis.call('HSET', KEYS[1], 'revokedAt', ARGV[1])
+return redis.call('HGETALL', KEYS[1])
+`,
+);

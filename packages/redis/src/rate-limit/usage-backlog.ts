@@ -1,0 +1,71 @@
+/**
+ * Usage of requests whose rate-limit call failed. Those requests presented a valid key, so they
+ * count (as they would with any store); their hits wait here, merged per key, endpoint and day,
+ * and are written with `UsageStore.record` once Redis answers again. Bounded: past `maxEntries`
+ * distinct entries, further hits are dropped and reported.
+ *
+ * A call that timed out may still have reached Redis and counted its hit there, so during an
+ * outage usage can be counted twice for a few requests, never lost for the others.
+ */
+import type { UsageHit, UsageIncrement, UsageStore } from "@keyward/core";
+
+export interface UsageBacklog {
+  add(hit: UsageHit, now: number): void;
+  /** Writes what is held; failures put it back. Resolves when done (never rejects). */
+  flush(): Promise<void>;
+  readonly size: number;
+}
+
+export function usageBacklog(
+  usage: UsageStore,
+  maxEntries: number,
+  onError: (error: unknown) => void,
+): UsageBacklog {
+  let held = new Map<string, UsageIncrement>();
+  let flushing: Promise<void> | undefined;
+  let dropped = 0;
+
+  const merge = (entryKey: string, increment: UsageIncrement) => {
+    const existing = held.get(entryKey);
+    if (existing) {
+      existing.count += increment.count;
+      existing.lastUsedAt = Math.max(existing.lastUsedAt, increment.lastUsedAt);
+      return true;
+    }
+    if (held.size >= maxEntries) return false;
+    held.set(entryKey, increment);
+    return true;
+  };
+
+  const write = async () => {
+    const batch = held;
+    held = new Map();
+    try {
+      await usage.record([...batch.values()]);
+    } catch {
+      // Still down; keep the counts for the next attempt. The failure was reported by the guard.
+      for (const [entryKey, increment] of batch) merge(entryKey, increment);
+    }
+    if (dropped > 0) {
+      onError(new Error(`@keyward/redis: usage of ${dropped} requests was dropped during an outage`));
+      dropped = 0;
+    }
+  };
+
+  return {
+    get size() {
+      return held.size;
+    },
+    add({ keyId, method, route, day }, now) {
+      const entryKey = `${keyId}\u0000${method}\u0000${route}\u0000${day}`;
+      if (!merge(entryKey, { keyId, method, route, day, count: 1, lastUsedAt: now })) dropped += 1;
+    },
+    flush() {
+      if (held.size === 0) return flushing ?? Promise.resolve();
+      flushing ??= write().finally(() => {
+        flushing = undefined;
+      });
+      return flushing;
+    },
+  };
+}

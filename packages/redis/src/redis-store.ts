@@ -1,0 +1,164 @@
+/**
+ * `redisStore`: rate limits and usage on Redis in one round trip per verified request, optionally
+ * keys, and a pub/sub channel that evicts changed keys from every instance's verification cache.
+ */
+import {
+  type KeyStore,
+  memoryRateLimitStore,
+  type RateLimitStore,
+  type UsageStore,
+} from "@keyward/core";
+import { redisConnection } from "./client/redis-connection.js";
+import type { RedisClient } from "./client/redis-client.js";
+import { type CircuitBreakerOptions, callGuard } from "./guard/call-guard.js";
+import {
+  createInvalidationChannel,
+  type RedisInvalidationChannel,
+} from "./invalidation/redis-invalidation-channel.js";
+import { defaultPrefix, keyNames } from "./key-names.js";
+import { redisKeyStore } from "./keys/redis-key-store.js";
+import {
+  redisRateLimitStore,
+  type StoreErrorPolicy,
+  type TimeSource,
+} from "./rate-limit/redis-rate-limit-store.js";
+import { usageBacklog } from "./rate-limit/usage-backlog.js";
+import { redisUsageStore } from "./usage/redis-usage-store.js";
+
+export interface RedisStoreOptions {
+  /** An ioredis `Redis` or `Cluster`, or a node-redis client or cluster, already configured. */
+  client: RedisClient;
+  /** Prepended to every Redis key and to the channel name; no braces. Default `"keyward:"`. */
+  prefix?: string;
+  /**
+   * Longest a request waits on Redis, per call, in ms. Past it the call counts as failed and
+   * `onStoreError` decides. Default 100.
+   */
+  timeoutMs?: number;
+  /**
+   * What a rate-limit check does when Redis fails or times out:
+   * - `"fail-closed"` (default): the error propagates, so `verify` answers 500 and nothing is
+   *   admitted that Redis did not count.
+   * - `"fail-open"`: the request is decided by the `insurance` limiter in process memory, with the
+   *   same policy, so an outage keeps a limit per instance instead of removing all limits.
+   * Key lookups and usage reads have no fallback: they fail (500) while Redis is down.
+   */
+  onStoreError?: StoreErrorPolicy;
+  /** The limiter used while failing open; default `memoryRateLimitStore({ maxKeys: 100_000 })`. */
+  insurance?: RateLimitStore;
+  /** Told about every failed Redis call (timeouts included). Default: `console.warn`. */
+  onError?: (error: unknown) => void;
+  /** Also store keys in Redis (`store.keys`). Default `false`: keys live elsewhere (Postgres). */
+  keys?: boolean;
+  /**
+   * The clock rate limits are decided on: `"redis"` (default) takes Redis's `TIME`, so instances
+   * with skewed clocks share one limit; `"caller"` takes the `now` Keyward passes (its `Clock`),
+   * for tests and simulations on a manual clock.
+   */
+  time?: TimeSource;
+  /**
+   * After `failureThreshold` (3) failed calls in a row, Redis is not called for `retryIntervalMs`
+   * (500 ms), then one call probes it: during an outage requests get the failure policy at once
+   * instead of each waiting `timeoutMs`. `false` turns this off.
+   */
+  circuitBreaker?: CircuitBreakerOptions | false;
+  /** Distinct usage entries kept in memory while Redis is down, written when it is back. Default 10,000. */
+  maxBacklog?: number;
+  /** How often the invalidation channel checks its subscriber connection. Default 5,000 ms. */
+  heartbeatIntervalMs?: number;
+}
+
+export interface RedisStorage {
+  /** Rate limits; each `consume` also counts the request's usage (`recordsUsage`). */
+  rateLimits: RateLimitStore & { readonly recordsUsage: true };
+  usage: UsageStore;
+  /** Present when created with `keys: true`. */
+  keys?: KeyStore;
+  /** Carries key invalidations between instances, for `cachedKeyStore(keys, { channel })`. */
+  invalidation: RedisInvalidationChannel;
+  /**
+   * Writes usage held back during an outage (within `timeoutMs`) and ends the channel's
+   * subscriptions. The client is yours: it is not closed.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Keyward storage on Redis, over the client you already have (ioredis or node-redis).
+ *
+ * @example
+ * import Redis from "ioredis";
+ * const redis = redisStore({ client: new Redis(process.env.REDIS_URL), keys: true });
+ * const keyward = createKeyward({ store: redis, scopes, tiers });
+ *
+ * @example
+ * // Keys in Postgres behind a cache, limits and usage on Redis, invalidation over Redis pub/sub.
+ * const redis = redisStore({ client, onStoreError: "fail-open" });
+ * const keys = cachedKeyStore(postgres.keys, { channel: redis.invalidation });
+ * const keyward = createKeyward({
+ *   store: { keys, usage: redis.usage, rateLimits: redis.rateLimits, close: redis.close },
+ *   scopes,
+ *   tiers,
+ * });
+ */
+export function redisStore(options: RedisStoreOptions & { keys: true }): RedisStorage & {
+  keys: KeyStore;
+};
+export function redisStore(options: RedisStoreOptions): RedisStorage;
+export function redisStore(options: RedisStoreOptions): RedisStorage {
+  if (!options?.client) throw new TypeError("@keyward/redis: `client` is required");
+  const connection = redisConnection(options.client);
+  const names = keyNames(options.prefix ?? defaultPrefix);
+  const timeoutMs = options.timeoutMs ?? 100;
+  const onStoreError = options.onStoreError ?? "fail-closed";
+  if (onStoreError !== "fail-closed" && onStoreError !== "fail-open") {
+    throw new TypeError(
+      `@keyward/redis: onStoreError must be "fail-closed" or "fail-open", got ${String(onStoreError)}`,
+    );
+  }
+  const time = options.time ?? "redis";
+  if (time !== "redis" && time !== "caller") {
+    throw new TypeError(`@keyward/redis: time must be "redis" or "caller", got ${String(time)}`);
+  }
+  const onError =
+    options.onError ?? ((error: unknown) => console.warn("@keyward/redis: a Redis call failed", error));
+
+  let backlogFlush: () => void = () => {};
+  const guard = callGuard({
+    timeoutMs,
+    circuitBreaker: options.circuitBreaker ?? {},
+    onError,
+    onRecovered: () => backlogFlush(),
+  });
+  const usage = redisUsageStore(connection, names, guard);
+  const backlog = usageBacklog(usage, options.maxBacklog ?? 10_000, onError);
+  backlogFlush = () => void backlog.flush();
+  const rateLimits = redisRateLimitStore(connection, names, guard, usage, backlog, {
+    time,
+    onStoreError,
+    insurance: options.insurance ?? memoryRateLimitStore({ maxKeys: 100_000 }),
+  });
+  const invalidation = createInvalidationChannel(connection, {
+    channel: names.channel,
+    timeoutMs,
+    onError,
+    ...(options.heartbeatIntervalMs === undefined
+      ? {}
+      : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
+  });
+
+  let closed: Promise<void> | undefined;
+  return {
+    rateLimits,
+    usage,
+    ...(options.keys ? { keys: redisKeyStore(connection, names, guard) } : {}),
+    invalidation,
+    close() {
+      closed ??= (async () => {
+        await invalidation.close();
+        await backlog.flush();
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/** The fields of a usage hash (see `lua/usage.ts`) and how a read turns them into a `KeyUsage`. */
+import type { KeyUsage } from "@keyward/core";
+
+export const endpointField = (method: string, route: string): string => `e:${method} ${route}`;
+export const dayField = (day: string): string => `d:${day}`;
+
+/** A flat `HGETALL` reply → the report, sorted as every Keyward store sorts it. */
+export function toKeyUsage(keyId: string, flat: readonly string[]): KeyUsage {
+  let lastUsedAt: number | null = null;
+  let totalRequests = 0;
+  const endpoints: KeyUsage["endpoints"] = [];
+  const daily: KeyUsage["daily"] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const field = flat[i]!;
+    const value = Number(flat[i + 1]);
+    if (field === "last") {
+      lastUsedAt = value;
+    } else if (field.startsWith("d:")) {
+      daily.push({ date: field.slice(2), count: value });
+      totalRequests += value;
+    } else if (field.startsWith("e:")) {
+      const space = field.indexOf(" ", 2);
+      endpoints.push({
+        method: field.slice(2, space),
+        route: field.slice(space + 1),
+        count: value,
+      });
+    }
+  }
+  endpoints.sort(
+    (a, b) => b.count - a.count || ordinal(a.method, b.method) || ordinal(a.route, b.route),
+  );
+  daily.sort((a, b) => ordinal(a.date, b.date));
+  return { keyId, totalRequests, lastUsedAt, endpoints, daily };
+}
+
+/** Code-unit order, as the memory store and Postgres (`COLLATE "C"`) compare. */
+function ordinal(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

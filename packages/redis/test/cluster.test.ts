@@ -1,0 +1,98 @@
+/**
+ * A 3-node Redis Cluster started for this file (three `redis-server --cluster-enabled yes` on random
+ * loopback ports, joined by `redis-cli --cluster create`), reached through ioredis's `Cluster`.
+ * The storage conformance suite runs on it (rate limits and usage spread over the nodes by hash
+ * tag; keys in their one slot), and verification through Keyward makes one script call per request
+ * for rate limit and usage together, which a cluster refuses unless both keys share a slot.
+ */
+import { createKeyward, memoryKeyStore } from "@keyward/core";
+import { describeStorageConformance } from "@keyward/testing";
+import { Cluster } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RedisStorage, redisStore } from "../src/index.js";
+import { deletePrefix, dumpPrefix } from "./support/scan.js";
+import { type RedisCluster, startRedisCluster } from "./support/redis-servers.js";
+import { testPrefix } from "./support/local-redis.js";
+
+type Store = RedisStorage & { keys: NonNullable<RedisStorage["keys"]>; prefix: string };
+
+describe("redisStore on a 3-node Redis Cluster (ioredis Cluster)", () => {
+  let cluster: RedisCluster;
+  let client: Cluster;
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    client = new Cluster(cluster.nodes);
+    await client.ping();
+  }, 60_000);
+  afterAll(async () => {
+    client?.disconnect();
+    await cluster?.stop();
+  });
+
+  const masters = () => client.nodes("master");
+
+  describeStorageConformance<Store>("redis cluster", {
+    createStore() {
+      const prefix = testPrefix("cluster");
+      return { ...redisStore({ client, prefix, keys: true, timeoutMs: 2_000 }), prefix };
+    },
+    async closeStore(store) {
+      await store.close();
+      for (const node of masters()) await deletePrefix(node, store.prefix);
+    },
+    probe: {
+      async dump(store) {
+        return Promise.all(masters().map((node) => dumpPrefix(node, store.prefix)));
+      },
+      async rawKey(store, id) {
+        const record = await client.hgetall(`${store.prefix}{keys}:id:${id}`);
+        return Object.keys(record).length === 0 ? null : record;
+      },
+    },
+  });
+
+  it("spreads principals over every node, and limits and counts each in one call", async () => {
+    const prefix = testPrefix("cluster-verify");
+    const redis = redisStore({ client, prefix, timeoutMs: 2_000 });
+    const keys = memoryKeyStore();
+    const keyward = createKeyward({
+      store: { keys, usage: redis.usage, rateLimits: redis.rateLimits },
+      scopes: { "profile:read": "Read profiles" },
+      tiers: { free: { rateLimit: { limit: 3, window: "1m", algorithm: "gcra" } } },
+    });
+    const created = [];
+    for (let i = 0; i < 12; i++) {
+      created.push(
+        await keyward.keys.create({
+          ownerId: "owner",
+          accountTier: "free",
+          name: `key ${i}`,
+          scopes: ["profile:read"],
+          tier: "free",
+        }),
+      );
+    }
+    for (const { key } of created) {
+      const outcomes = [];
+      for (let i = 0; i < 5; i++) {
+        const result = await keyward.verify(`Bearer ${key}`, { route: "GET /profiles/:slug" });
+        outcomes.push(result.ok ? 200 : result.error.status);
+      }
+      expect(outcomes).toEqual([200, 200, 200, 429, 429]);
+    }
+    for (const { id } of created) {
+      const usage = await redis.usage.read(id);
+      expect(usage.totalRequests).toBe(5);
+      expect(usage.endpoints).toEqual([{ method: "GET", route: "/profiles/:slug", count: 5 }]);
+    }
+    // Each node holds some of the state: the hash tags spread principals, not just one slot.
+    const perNode = await Promise.all(
+      masters().map(async (node) => Object.keys(await dumpPrefix(node, prefix)).length),
+    );
+    expect(perNode.filter((count) => count > 0)).toHaveLength(3);
+    expect(perNode.reduce((sum, count) => sum + count, 0)).toBe(24);
+    await keyward.close();
+    for (const node of masters()) await deletePrefix(node, prefix);
+  });
+});

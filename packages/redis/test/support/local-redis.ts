@@ -1,0 +1,39 @@
+/**
+ * The shared Redis at 127.0.0.1:6379 that the integration tests run against. In CI (`CI=true`) an
+ * unreachable server fails the run loudly; elsewhere those tests are skipped with a notice.
+ */
+import { Socket } from "node:net";
+
+export const localRedis = { host: "127.0.0.1", port: 6379 };
+
+async function answersPing(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1_000, () => done(false));
+    socket.once("error", () => done(false));
+    socket.connect(localRedis.port, localRedis.host, () => socket.write("PING\r\n"));
+    socket.once("data", (data) => done(data.toString().startsWith("+PONG")));
+  });
+}
+
+/** Whether to run; throws in CI when Redis is missing, so a skipped suite never passes as green. */
+export async function requireLocalRedis(suite: string): Promise<boolean> {
+  if (await answersPing()) return true;
+  const message = `Redis is not answering on ${localRedis.host}:${localRedis.port}`;
+  if (process.env.CI === "true" || process.env.CI === "1") {
+    throw new Error(`${message}; CI needs it for ${suite}`);
+  }
+  console.warn(`\n⚠ SKIPPED ${suite}: ${message}. Start it with: redis-server --port 6379\n`);
+  return false;
+}
+
+export const redisAvailable = await requireLocalRedis("@keyward/redis integration tests");
+
+/** A prefix no other test run shares, so runs never see each other's keys. */
+export function testPrefix(label: string): string {
+  return `kwtest:${label}:${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}:`;
+}
