@@ -1,6 +1,8 @@
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { banner, walkthrough } from "../src/banner.js";
+import { banner, tokenScript, walkthrough } from "../src/banner.js";
 import { developmentJwtSecret, loadDemoConfig } from "../src/config.js";
 import { demoTiers } from "../src/contract.js";
 import { openDemoStore } from "../src/store.js";
@@ -120,6 +122,28 @@ describe("the banner", () => {
     });
     expect(text).toContain("URL       http://localhost:4000");
     expect(text).toContain("free 60/min, pro 600/min, enterprise 6000/min");
+  });
+});
+
+describe("the examples' package.json scripts", () => {
+  const scripts = (example: string) =>
+    JSON.parse(readFileSync(path.join(repositoryRoot, "examples", example, "package.json"), "utf8"))
+      .scripts as Record<string, string>;
+
+  it.each(["fetch", "express", "fastify"])(
+    "%s: the token script is the command the walkthrough runs",
+    (example) => {
+      expect(scripts(example).token).toBe(tokenScript);
+      expect(scripts(example).start).toBe(
+        "node --conditions=@keyward/source --import tsx src/server.ts",
+      );
+    },
+  );
+
+  it("fetch: start:bun and start:deno download nothing at run time", () => {
+    expect(scripts("fetch")["start:bun"]).toContain("--no-install");
+    expect(scripts("fetch")["start:deno"]).toMatch(/--no-remote --cached-only/);
+    expect(scripts("fetch")["start:deno"]).toContain("--node-modules-dir=manual");
   });
 });
 

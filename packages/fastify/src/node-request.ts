@@ -69,7 +69,10 @@ export function fetchHeaders(rawHeaders: readonly string[]): Headers {
   return headers;
 }
 
-/** Every value of one header, joined as `fetchHeaders` joins them; `undefined` when absent. */
+/**
+ * Every value of one header (`name` in lower case), joined as `fetchHeaders` joins them;
+ * `undefined` when absent. For the guards, which need one header and not a whole `Headers`.
+ */
 export function headerValue(rawHeaders: readonly string[], name: string): string | undefined {
   let joined: string | undefined;
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
@@ -80,8 +83,6 @@ export function headerValue(rawHeaders: readonly string[], name: string): string
   }
   return joined;
 }
-
-function ignore(): void {}
 
 function serialiseBody(value: unknown): Uint8Array<ArrayBuffer> {
   // Copied: a Buffer from `express.raw()` may be a view into a shared pool.
@@ -167,3 +168,5 @@ export function bodyStream(source: Readable): ReadableStream<Uint8Array> {
     { highWaterMark: 0 },
   );
 }
+
+function ignore(): void {}

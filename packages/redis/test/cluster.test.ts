@@ -8,6 +8,7 @@
 import { createKeyward, memoryKeyStore } from "@keyward/core";
 import { describeStorageConformance } from "@keyward/testing";
 import { Cluster } from "ioredis";
+import { createCluster } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RedisStorage, redisStore } from "../src/index.js";
 import { deletePrefix, dumpPrefix } from "./support/scan.js";
@@ -94,5 +95,49 @@ describe("redisStore on a 3-node Redis Cluster (ioredis Cluster)", () => {
     expect(perNode.reduce((sum, count) => sum + count, 0)).toBe(24);
     await keyward.close();
     for (const node of masters()) await deletePrefix(node, prefix);
+  });
+
+  it("runs rate limit and usage through a node-redis cluster too", async () => {
+    const nodeCluster = createCluster({
+      rootNodes: cluster.nodes.map(({ host, port }) => ({ socket: { host, port } })),
+    });
+    await nodeCluster.connect();
+    try {
+      const prefix = testPrefix("node-cluster");
+      const redis = redisStore({ client: nodeCluster, prefix, timeoutMs: 2_000 });
+      const policy = { algorithm: "sliding-window", limit: 2, windowMs: 60_000 } as const;
+      for (let i = 0; i < 10; i++) {
+        const keyId = `k${i}`;
+        const hit = { keyId, method: "GET", route: "/r", day: "2026-03-01" };
+        const outcomes = [];
+        for (let j = 0; j < 3; j++) {
+          outcomes.push((await redis.rateLimits.consume(`key:${keyId}`, policy, Date.now(), hit)).allowed);
+        }
+        expect(outcomes).toEqual([true, true, false]);
+        expect((await redis.usage.read(keyId)).totalRequests).toBe(3);
+      }
+      expect((await redis.usage.lastUsed(["k1", "k7", "none"])).size).toBe(2);
+      for (const node of masters()) await deletePrefix(node, prefix);
+    } finally {
+      await nodeCluster.close();
+    }
+  });
+
+  it("carries invalidations between instances over the cluster's pub/sub", async () => {
+    const prefix = testPrefix("cluster-channel");
+    const other = new Cluster(cluster.nodes);
+    const listening = redisStore({ client, prefix, timeoutMs: 2_000 });
+    const publishing = redisStore({ client: other, prefix, timeoutMs: 2_000 });
+    try {
+      const received: string[] = [];
+      const stop = await listening.invalidation.subscribe((event) => received.push(event.keyId));
+      await publishing.invalidation.publish({ keyId: "revoked", secretHash: "h" });
+      await expect.poll(() => received).toEqual(["revoked"]);
+      await stop();
+    } finally {
+      await listening.close();
+      await publishing.close();
+      other.disconnect();
+    }
   });
 });

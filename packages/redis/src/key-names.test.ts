@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { keyNames } from "./key-names.js";
+
+/** The part of a key Redis Cluster hashes: the first `{…}` with something inside. */
+function hashTag(key: string): string {
+  const open = key.indexOf("{");
+  const close = key.indexOf("}", open + 1);
+  return open !== -1 && close > open + 1 ? key.slice(open + 1, close) : key;
+}
+
+describe("keyNames", () => {
+  const names = keyNames("app:");
+
+  it("puts an API key's rate-limit state and usage under one hash tag", () => {
+    const bucket = names.keyBucket("key_1");
+    expect(hashTag(names.rateLimit(bucket))).toBe(hashTag(names.usage("key_1")));
+    expect(hashTag(names.rateLimit("user:1"))).not.toBe(hashTag(names.rateLimit(bucket)));
+  });
+
+  it("puts every key-store entry in one slot", () => {
+    const tags = new Set(
+      [names.keyRecord("a"), names.keyHash("ff"), names.owner("u"), names.keyRecordPrefix].map(
+        hashTag,
+      ),
+    );
+    expect(tags).toEqual(new Set(["keys"]));
+  });
+
+  it("starts every name with the prefix", () => {
+    for (const name of [names.rateLimit("x"), names.usage("x"), names.keyRecord("x"), names.channel])
+      expect(name.startsWith("app:")).toBe(true);
+  });
+
+  it("refuses a prefix with braces", () => {
+    expect(() => keyNames("{app}:")).toThrow(TypeError);
+  });
+});

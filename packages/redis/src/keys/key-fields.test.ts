@@ -1,0 +1,32 @@
+import type { StoredKey } from "@keyward/core";
+import { describe, expect, it } from "vitest";
+import { fromKeyFields, toKeyFields } from "./key-fields.js";
+
+const key: StoredKey = {
+  id: "key_1",
+  ownerId: "user:1",
+  name: "CI: deploy \"prod\" 🚀",
+  scopes: ["profile:read", "org:write"],
+  tier: "pro",
+  secretHash: "ab".repeat(32),
+  hint: "sk_live_…wxyz",
+  createdAt: 1_767_225_600_123,
+  expiresAt: null,
+  revokedAt: null,
+  rotatedAt: null,
+};
+
+describe("key hash fields", () => {
+  it("round-trips a record, null times as absent fields", () => {
+    const fields = toKeyFields(key);
+    expect(fields).not.toContain("expiresAt");
+    expect(fromKeyFields(fields)).toEqual(key);
+    const full = { ...key, expiresAt: 1, revokedAt: 2, rotatedAt: 3 };
+    expect(fromKeyFields(toKeyFields(full))).toEqual(full);
+  });
+
+  it("reads an empty or missing reply as no key", () => {
+    expect(fromKeyFields([])).toBeNull();
+    expect(fromKeyFields(null)).toBeNull();
+  });
+});
