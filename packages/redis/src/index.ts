@@ -18,5 +18,6 @@ export {
   redisInvalidationChannel,
 } from "./invalidation/redis-invalidation-channel.js";
 export type { RedisInvalidationChannel } from "./invalidation/redis-invalidation-channel.js";
-export type { StoreErrorPolicy, TimeSource } from "./rate-limit/redis-rate-limit-store.js";
+export type { StoreErrorPolicy } from "./rate-limit/redis-rate-limit-store.js";
+export type { TimeSource } from "./rate-limit/redis-steps.js";
 export { type RedisStorage, type RedisStoreOptions, redisStore } from "./redis-store.js";

@@ -17,11 +17,8 @@ import {
 } from "./invalidation/redis-invalidation-channel.js";
 import { defaultPrefix, keyNames } from "./key-names.js";
 import { redisKeyStore } from "./keys/redis-key-store.js";
-import {
-  redisRateLimitStore,
-  type StoreErrorPolicy,
-  type TimeSource,
-} from "./rate-limit/redis-rate-limit-store.js";
+import { redisRateLimitStore, type StoreErrorPolicy } from "./rate-limit/redis-rate-limit-store.js";
+import type { TimeSource } from "./rate-limit/redis-steps.js";
 import { usageBacklog } from "./rate-limit/usage-backlog.js";
 import { redisUsageStore } from "./usage/redis-usage-store.js";
 

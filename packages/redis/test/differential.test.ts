@@ -3,6 +3,7 @@
  * around the window, long idles, a clock that steps back, policy changes) run through
  * `memoryRateLimitStore` (core's `stepRateLimit` plus expiry) and through the Redis script on the
  * caller's clock; every decision must be identical: allowed, remaining, reset and retryAfter.
+ * Requests go to Redis one per call and, as the store batches them, several per call.
  */
 import {
   memoryRateLimitStore,
@@ -14,7 +15,7 @@ import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisConnection } from "../src/client/redis-connection.js";
 import { keyNames } from "../src/key-names.js";
-import { stepOnRedis } from "../src/rate-limit/redis-rate-limit-store.js";
+import { type StepRequest, stepsOnRedis } from "../src/rate-limit/redis-steps.js";
 import { localRedis, redisAvailable, testPrefix } from "./support/local-redis.js";
 import { deletePrefix } from "./support/scan.js";
 import { seededRandom } from "./support/seeded-random.js";
@@ -68,6 +69,28 @@ describe.skipIf(!redisAvailable)("Lua and TypeScript decide alike", () => {
         let [limit, windowMs] = pick(shapes);
         let now = Date.parse("2026-03-01T00:00:00Z") + Math.floor(random() * 10_000_000);
 
+        // Runs of consecutive requests go to Redis in one call, as the store batches them.
+        let batch: StepRequest[] = [];
+        let expectedBatch: RateLimitDecision[] = [];
+        let batchPolicy: RateLimitPolicy = { algorithm, limit, windowMs };
+        const sendBatch = async (step: number) => {
+          if (batch.length === 0) return;
+          const results = await stepsOnRedis(connection, names, bucket, batchPolicy, batch, "caller");
+          results.forEach(({ decision }, index) => {
+            const expected = expectedBatch[index]!;
+            if (!sameDecision(decision, expected)) {
+              expect(
+                { decision, seed, step, index, requests: batch, policy: batchPolicy },
+                "a Lua decision differs from the TypeScript one",
+              ).toEqual({ decision: expected, seed, step, index, requests: batch, policy: batchPolicy });
+            }
+            compared += 1;
+            if (!expected.allowed) refused += 1;
+          });
+          batch = [];
+          expectedBatch = [];
+        };
+
         for (let step = 0; step < 160; step++) {
           const roll = random();
           if (roll < 0.35) now += 0;
@@ -78,18 +101,16 @@ describe.skipIf(!redisAvailable)("Lua and TypeScript decide alike", () => {
           else if (roll < 0.97) now -= Math.floor(random() * Math.min(windowMs, 5_000));
           else [limit, windowMs] = pick(shapes);
           const policy: RateLimitPolicy = { algorithm, limit, windowMs };
-
-          const expected = await reference.consume(bucket, policy, now);
-          const { decision } = await stepOnRedis(connection, names, bucket, policy, now, "caller");
-          if (!sameDecision(decision, expected)) {
-            expect(
-              { decision, seed, step, now, policy },
-              "a Lua decision differs from the TypeScript one",
-            ).toEqual({ decision: expected, seed, step, now, policy });
+          if (policy.limit !== batchPolicy.limit || policy.windowMs !== batchPolicy.windowMs) {
+            await sendBatch(step);
+            batchPolicy = policy;
           }
-          compared += 1;
-          if (!expected.allowed) refused += 1;
+          expectedBatch.push(await reference.consume(bucket, policy, now));
+          batch.push({ now });
+          // Half the schedules one request per call; the others in runs of up to 8.
+          if (schedule % 2 === 0 || random() < 0.3 || batch.length >= 8) await sendBatch(step);
         }
+        await sendBatch(160);
       }
       expect(compared).toBe(24 * 160);
       // Both outcomes must be exercised, or agreeing would prove little.
@@ -110,7 +131,7 @@ describe.skipIf(!redisAvailable)("Lua and TypeScript decide alike", () => {
     let admitted = 0;
     for (const now of times) {
       const expected = await reference.consume("edge", policy, now);
-      const { decision } = await stepOnRedis(connection, names, "edge", policy, now, "caller");
+      const [{ decision }] = await stepsOnRedis(connection, names, "edge", policy, [{ now }], "caller");
       expect(decision).toEqual(expected);
       if (decision.allowed) admitted += 1;
     }

@@ -2,7 +2,8 @@
  * One of the processes of `exactness.test.ts`. It connects, says "ready", then serves jobs from
  * stdin: a job line (JSON) is answered with "ready", a "go" line (sent to every worker at once, so
  * they start together) runs the job with a fixed number of requests in flight and answers with one
- * JSON line: every admitted request's decision time (Redis's clock), and the resets seen.
+ * JSON line: every admitted request's decision time (Redis's clock), and the resets seen. Requests go
+ * through the store's batcher, so they contend both within a process and across processes.
  *
  * Run as `node --conditions=@keyward/source --import tsx exactness-worker.ts <port>`.
  */
@@ -11,7 +12,8 @@ import type { RateLimitPolicy } from "@keyward/core";
 import IORedis from "ioredis";
 import { redisConnection } from "../../src/client/redis-connection.js";
 import { keyNames } from "../../src/key-names.js";
-import { stepOnRedis } from "../../src/rate-limit/redis-rate-limit-store.js";
+import { stepsOnRedis } from "../../src/rate-limit/redis-steps.js";
+import { stepBatcher } from "../../src/rate-limit/step-batcher.js";
 
 export interface ExactnessJob {
   prefix: string;
@@ -30,6 +32,10 @@ process.stdout.write("ready\n");
 
 const run = async (job: ExactnessJob) => {
   const names = keyNames(job.prefix);
+  // As the store does: requests of one turn of the event loop share a script call.
+  const batcher = stepBatcher((bucket, policy, requests) =>
+    stepsOnRedis(connection, names, bucket, policy, requests, "redis"),
+  );
   const admitted: number[] = [];
   const resets = new Set<number>();
   let sent = 0;
@@ -38,14 +44,7 @@ const run = async (job: ExactnessJob) => {
   const lane = async () => {
     while (sent < job.requests && Date.now() < deadline) {
       sent += 1;
-      const { decision, at } = await stepOnRedis(
-        connection,
-        names,
-        job.bucket,
-        job.policy,
-        Date.now(),
-        "redis",
-      );
+      const { decision, at } = await batcher.step(job.bucket, job.policy, { now: Date.now() });
       if (decision.allowed) {
         admitted.push(at);
         resets.add(decision.reset);
