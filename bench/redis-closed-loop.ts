@@ -29,7 +29,8 @@ export async function closedLoop(
   await Promise.all(Array.from({ length: concurrency }, caller));
   const elapsed = performance.now() - started;
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  const at = (q: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return {
     opsPerSecond: (latencies.length / elapsed) * 1_000,
     calls: latencies.length,

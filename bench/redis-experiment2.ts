@@ -1,6 +1,7 @@
 import IORedis from "ioredis";
-import { closedLoop } from "./redis-closed-loop.js";
 import { consumeScript } from "../packages/redis/src/lua/consume.js";
+import { closedLoop } from "./redis-closed-loop.js";
+
 const url = "redis://127.0.0.1:6390";
 const admin = new IORedis(url);
 const c = new IORedis(url);
@@ -42,23 +43,49 @@ return {consumed, ttl} \
 const scripts: Record<string, [string, string[], string[]]> = {
   empty: ["return 1", ["x:1"], []],
   time: ["local t = redis.call('TIME') return 1", ["x:1"], []],
-  hmget: ["local v = redis.call('HMGET', KEYS[1], 'rp', 'rx', 'r1', 'r2', 'r3', 'last') return 1", ["x:h"], []],
-  hsetnum: ["redis.call('HSET', KEYS[1], 'rp', 'abc', 'rx', 1767225600000, 'r1', 1767225600000, 'r2', 5, 'r3', 7, 'last', 1767225600000) return 1", ["x:h"], []],
-  hsetstr: ["redis.call('HSET', KEYS[1], 'rp', 'abc', 'rx', '1767225600000', 'r1', '1767225600000', 'r2', '5', 'r3', '7', 'last', '1767225600000') return 1", ["x:h"], []],
+  hmget: [
+    "local v = redis.call('HMGET', KEYS[1], 'rp', 'rx', 'r1', 'r2', 'r3', 'last') return 1",
+    ["x:h"],
+    [],
+  ],
+  hsetnum: [
+    "redis.call('HSET', KEYS[1], 'rp', 'abc', 'rx', 1767225600000, 'r1', 1767225600000, 'r2', 5, 'r3', 7, 'last', 1767225600000) return 1",
+    ["x:h"],
+    [],
+  ],
+  hsetstr: [
+    "redis.call('HSET', KEYS[1], 'rp', 'abc', 'rx', '1767225600000', 'r1', '1767225600000', 'r2', '5', 'r3', '7', 'last', '1767225600000') return 1",
+    ["x:h"],
+    [],
+  ],
   hincrby: ["redis.call('HINCRBY', KEYS[1], 'e:2026-01-01 GET /x', 1) return 1", ["x:h"], []],
-  lua: ["local floor, max, fmod = math.floor, math.max, math.fmod local now = 1767225600000 local s = 0 for i = 1, 20 do s = s + floor(now / 60000) * 60000 + fmod(now, 7) end return 1", ["x:1"], []],
+  lua: [
+    "local floor, max, fmod = math.floor, math.max, math.fmod local now = 1767225600000 local s = 0 for i = 1, 20 do s = s + floor(now / 60000) * 60000 + fmod(now, 7) end return 1",
+    ["x:1"],
+    [],
+  ],
   ret5: ["return {1, 2, 1767225600000, 4, 1767225600000}", ["x:1"], []],
-  args7: ["return 1", ["x:1", "x:2"], ["sliding-window", "1000000000", "60000", "0", "redis", "e:GET /x", "d:2026-01-01"]],
+  args7: [
+    "return 1",
+    ["x:1", "x:2"],
+    ["sliding-window", "1000000000", "60000", "0", "redis", "e:GET /x", "d:2026-01-01"],
+  ],
 };
 const results: Record<string, number[]> = {};
 for (let round = 0; round < 3; round++) {
   for (const [name, [src, keys, args]] of Object.entries(scripts)) {
-    const sha = await c.script("LOAD", src) as string;
+    const sha = (await c.script("LOAD", src)) as string;
     await admin.config("RESETSTAT");
-    await closedLoop(() => c.evalsha(sha, keys.length, ...keys, ...args), { concurrency: 64, durationMs: 500 });
-    const stats = (await admin.info("commandstats")).split("\n").find((l) => l.includes("evalsha"))!;
+    await closedLoop(() => c.evalsha(sha, keys.length, ...keys, ...args), {
+      concurrency: 64,
+      durationMs: 500,
+    });
+    const stats = (await admin.info("commandstats"))
+      .split("\n")
+      .find((l) => l.includes("evalsha"))!;
     (results[name] ??= []).push(Number(/usec_per_call=([\d.]+)/.exec(stats)![1]));
   }
 }
-for (const [name, values] of Object.entries(results)) console.log(name.padEnd(10), values.join(" "), "min", Math.min(...values));
+for (const [name, values] of Object.entries(results))
+  console.log(name.padEnd(10), values.join(" "), "min", Math.min(...values));
 process.exit(0);

@@ -27,7 +27,11 @@ const durationMs = Number(process.env.KEYWARD_BENCH_SECONDS ?? 3) * 1_000;
 const concurrency = 64;
 
 async function reachable(): Promise<boolean> {
-  const probe = new IORedis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const probe = new IORedis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   probe.on("error", () => {});
   try {
     await probe.connect();
@@ -85,9 +89,13 @@ async function benchmark() {
   const results: { keyward: LoopResult[]; flexible: LoopResult[] } = { keyward: [], flexible: [] };
   for (let round = 0; round < rounds; round++) {
     // Alternate which goes first, so neither always runs on a warmer (or more tired) machine.
-    const order = round % 2 === 0 ? (["keyward", "flexible"] as const) : (["flexible", "keyward"] as const);
+    const order =
+      round % 2 === 0 ? (["keyward", "flexible"] as const) : (["flexible", "keyward"] as const);
     for (const name of order) {
-      const result = await closedLoop(name === "keyward" ? verify : consume, { concurrency, durationMs });
+      const result = await closedLoop(name === "keyward" ? verify : consume, {
+        concurrency,
+        durationMs,
+      });
       results[name].push(result);
     }
   }
@@ -101,7 +109,9 @@ async function benchmark() {
   const ratios = results.keyward.map((r, i) => r.opsPerSecond / results.flexible[i]!.opsPerSecond);
 
   console.log(`\nnode ${process.version}, ${process.platform}/${process.arch}, Redis at ${url}`);
-  console.log(`${concurrency} calls in flight, ${rounds} rounds of ${durationMs / 1_000} s each, alternating\n`);
+  console.log(
+    `${concurrency} calls in flight, ${rounds} rounds of ${durationMs / 1_000} s each, alternating\n`,
+  );
   console.log("| closed loop, 64 in flight | ops/s (median) | range | p50 ms | p99 ms |");
   console.log("|---|---:|---:|---:|---:|");
   console.log(row("keyward `verify` + rate limit + usage (`redisStore`)", results.keyward));
@@ -109,7 +119,9 @@ async function benchmark() {
   console.log(
     `\nkeyward / rate-limiter-flexible: ${median(ratios).toFixed(2)}× (median of rounds; range ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}×)`,
   );
-  console.log(`usage recorded in Redis for the bench key: ${usage.totalRequests} (verified: ≥ ${verified})`);
+  console.log(
+    `usage recorded in Redis for the bench key: ${usage.totalRequests} (verified: ≥ ${verified})`,
+  );
 
   await keyward.close();
   const cleanup = await keywardClient.keys(`${prefix}*`);

@@ -24,6 +24,20 @@ export {
   type JwtVerifier,
 } from "./auth/jwt.js";
 export type { Principal, VerifyOptions, VerifyResult } from "./auth/principal.js";
+export {
+  type CachedKeyStore,
+  type CachedKeyStoreOptions,
+  type CachedKeyStoreStats,
+  cachedKeyStore,
+} from "./cache/cached-key-store.js";
+export {
+  type ChannelState,
+  type InvalidationChannel,
+  type InvalidationListener,
+  type KeyInvalidation,
+  type MemoryInvalidationChannel,
+  memoryInvalidationChannel,
+} from "./cache/invalidation-channel.js";
 export { type Clock, type ManualClock, manualClock, systemClock } from "./clock.js";
 export { errorStatus, type KeywardErrorCode } from "./errors/codes.js";
 export {

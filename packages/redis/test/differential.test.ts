@@ -65,7 +65,8 @@ describe.skipIf(!redisAvailable)("Lua and TypeScript decide alike", () => {
         const random = seededRandom(seed);
         const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
         const reference = memoryRateLimitStore();
-        const bucket = `diff:${algorithm}:${schedule}`;
+        // An API key's state lives in its usage hash, anything else's in a key of its own: both.
+        const bucket = `${schedule % 4 < 2 ? "key" : "user"}:diff-${algorithm}-${schedule}`;
         let [limit, windowMs] = pick(shapes);
         let now = Date.parse("2026-03-01T00:00:00Z") + Math.floor(random() * 10_000_000);
 
@@ -75,8 +76,13 @@ describe.skipIf(!redisAvailable)("Lua and TypeScript decide alike", () => {
         let batchPolicy: RateLimitPolicy = { algorithm, limit, windowMs };
         const sendBatch = async (step: number) => {
           if (batch.length === 0) return;
-          const results = await stepsOnRedis(connection, names, bucket, batchPolicy, batch, "caller");
-          results.forEach(({ decision }, index) => {
+          const [results] = await stepsOnRedis(
+            connection,
+            names,
+            [{ bucket, policy: batchPolicy, requests: batch }],
+            "caller",
+          );
+          results!.forEach(({ decision }, index) => {
             const expected = expectedBatch[index]!;
             if (!sameDecision(decision, expected)) {
               expect(
@@ -119,6 +125,34 @@ describe.skipIf(!redisAvailable)("Lua and TypeScript decide alike", () => {
     });
   }
 
+  it("steps many principals and policies in one call as separate calls would", async () => {
+    const connection = redisConnection(client);
+    const random = seededRandom(77);
+    const reference = memoryRateLimitStore();
+    let now = Date.parse("2026-03-01T00:00:00Z");
+    for (let call = 0; call < 150; call++) {
+      now += Math.floor(random() * 400);
+      const groups = Array.from({ length: 1 + Math.floor(random() * 6) }, (_, g) => {
+        const algorithm = algorithms[Math.floor(random() * algorithms.length)]!;
+        const policy: RateLimitPolicy = { algorithm, limit: 1 + Math.floor(random() * 4), windowMs: 1_000 };
+        const requests = Array.from({ length: 1 + Math.floor(random() * 5) }, () => ({ now }));
+        const kind = (call + g) % 2 ? "key" : "user";
+        return { bucket: `${kind}:multi-${(call + g) % 9}-${algorithm}`, policy, requests };
+      });
+      // One principal appears once per call (as the batcher groups them).
+      const unique = [...new Map(groups.map((group) => [group.bucket, group])).values()];
+      const expected: RateLimitDecision[][] = [];
+      for (const group of unique) {
+        const decisions = [];
+        for (const request of group.requests)
+          decisions.push(await reference.consume(group.bucket, group.policy, request.now));
+        expected.push(decisions);
+      }
+      const results = await stepsOnRedis(connection, names, unique, "caller");
+      expect(results.map((list) => list.map((r) => r.decision))).toEqual(expected);
+    }
+  });
+
   it("agrees at the documented sliding-window extreme: L at the window's last ms, then a stream", async () => {
     const connection = redisConnection(client);
     const policy: RateLimitPolicy = { algorithm: "sliding-window", limit: 10, windowMs: 1_000 };
@@ -131,7 +165,13 @@ describe.skipIf(!redisAvailable)("Lua and TypeScript decide alike", () => {
     let admitted = 0;
     for (const now of times) {
       const expected = await reference.consume("edge", policy, now);
-      const [{ decision }] = await stepsOnRedis(connection, names, "edge", policy, [{ now }], "caller");
+      const [results] = await stepsOnRedis(
+        connection,
+        names,
+        [{ bucket: "edge", policy, requests: [{ now }] }],
+        "caller",
+      );
+      const decision = results![0]!.decision;
       expect(decision).toEqual(expected);
       if (decision.allowed) admitted += 1;
     }

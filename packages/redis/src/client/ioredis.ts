@@ -45,6 +45,7 @@ export function ioredisConnection(client: IoredisClient): RedisConnection {
 
   return {
     driver: "ioredis",
+    cluster,
 
     run(script, keys, args) {
       if (!connected()) return Promise.reject(disconnectedError());

@@ -23,6 +23,7 @@ export function nodeRedisConnection(client: NodeRedisClient): RedisConnection {
 
   return {
     driver: "node-redis",
+    cluster: isCluster,
 
     run(script, keys, args) {
       if (!connected()) return Promise.reject(disconnectedError());

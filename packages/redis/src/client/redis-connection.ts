@@ -28,6 +28,8 @@ export interface Subscriber {
 
 export interface RedisConnection {
   readonly driver: "ioredis" | "node-redis";
+  /** A Redis Cluster: a script may only touch keys of one slot. */
+  readonly cluster: boolean;
   /** Runs a script by SHA, sending its source when the server answers `NOSCRIPT`. */
   run(script: LuaScript, keys: readonly string[], args: readonly string[]): Promise<unknown>;
   publish(channel: string, message: string): Promise<unknown>;

@@ -2,7 +2,7 @@
  * `RateLimitStore` on Redis: each `consume` is a step of `lua/consume.ts`, which applies the
  * policy's algorithm to the principal's state and, for an API key, counts the request's usage in
  * the same call. Decisions are taken on Redis's clock (`TIME`), so instances whose clocks disagree
- * still share one limit. Steps for one principal in the same turn of the event loop share a call
+ * still share one limit. Steps requested in the same turn of the event loop share a call
  * (`step-batcher.ts`).
  */
 import {
@@ -37,8 +37,9 @@ export function redisRateLimitStore(
 ): RateLimitStore & { readonly recordsUsage: true } {
   const { time, insurance } = options;
   const failOpen = options.onStoreError === "fail-open";
-  const batcher = stepBatcher((bucket, policy, requests) =>
-    guard.run(() => stepsOnRedis(connection, names, bucket, policy, requests, time)),
+  const batcher = stepBatcher(
+    (groups) => guard.run(() => stepsOnRedis(connection, names, groups, time)),
+    { cluster: connection.cluster },
   );
 
   const recordApart = (hit: UsageHit, now: number) => {
@@ -52,8 +53,8 @@ export function redisRateLimitStore(
       if (!Object.hasOwn(rateLimitAlgorithms, policy.algorithm)) {
         throw new TypeError(`Unknown rate-limit algorithm ${JSON.stringify(policy.algorithm)}`);
       }
-      // Keyward limits an API key under `key:<id>`, which shares the usage hash's slot; any other
-      // pairing would cross slots on a cluster, so its usage is written by a call of its own.
+      // Keyward limits an API key under `key:<id>`, whose state is in that key's usage hash; usage
+      // paired with another bucket is written by a call of its own.
       const together = hit !== undefined && names.keyBucket(hit.keyId) === bucket;
       if (hit && !together) recordApart(hit, now);
       try {

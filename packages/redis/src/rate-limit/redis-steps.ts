@@ -1,6 +1,6 @@
 /**
- * One script call for a batch of requests to one principal (see `lua/consume.ts`): the arguments
- * it takes and the decisions it returns.
+ * One script call for a batch of rate-limit steps (see `lua/consume.ts`): the arguments it takes
+ * and the decisions it returns.
  */
 import type { RateLimitDecision, RateLimitPolicy, UsageHit } from "@keyward/core";
 import type { RedisConnection } from "../client/redis-connection.js";
@@ -11,66 +11,85 @@ import { dayField, endpointField } from "../usage/usage-fields.js";
 /** Whose clock decides: Redis's (`TIME`, the default) or the `now` each caller passes. */
 export type TimeSource = "redis" | "caller";
 
-/** One request in a batch: its caller's time, and its usage when it is counted with the step. */
+/** One request: its caller's time, and its usage when it is counted with the step. */
 export interface StepRequest {
   now: number;
   usage?: UsageHit | undefined;
 }
 
-/** A step's decision and the time (epoch ms, on the clock that decided) of the batch's last step. */
+/**
+ * Requests for one principal under one policy. Only an API key's bucket (`key:<id>`) carries usage,
+ * and only that key's: the state and the usage are in one hash.
+ */
+export interface StepGroup {
+  bucket: string;
+  policy: RateLimitPolicy;
+  requests: readonly StepRequest[];
+}
+
+/** A step's decision, and the time (epoch ms, on the clock that decided) of the call's last step. */
 export interface TimedDecision {
   decision: RateLimitDecision;
   at: number;
 }
 
 /**
- * Steps `requests` in order on `bucket`'s state and counts their usage, in one atomic call. Every
- * request carrying usage must belong to the API key whose bucket this is (same hash tag).
+ * Steps every group's requests in order and counts their usage, in one atomic call. On a cluster
+ * all groups of one call must hash to one slot. Resolves with one list of decisions per group.
  */
 export async function stepsOnRedis(
   connection: RedisConnection,
   names: KeyNames,
-  bucket: string,
-  policy: RateLimitPolicy,
-  requests: readonly StepRequest[],
+  groups: readonly StepGroup[],
   time: TimeSource,
-): Promise<TimedDecision[]> {
-  const keys = [names.rateLimit(bucket)];
-  const args = [policy.algorithm, String(policy.limit), String(policy.windowMs), time];
-  args.push(String(requests.length), "");
-  if (time === "caller") for (const request of requests) args.push(String(request.now));
-
-  let counts: Map<string, number> | undefined;
-  let lastUsedAt = Number.NEGATIVE_INFINITY;
-  let keyId: string | undefined;
-  for (const { now, usage } of requests) {
-    if (!usage) continue;
-    keyId ??= usage.keyId;
-    counts ??= new Map();
-    for (const field of [endpointField(usage.method, usage.route), dayField(usage.day)]) {
-      counts.set(field, (counts.get(field) ?? 0) + 1);
+): Promise<TimedDecision[][]> {
+  const keys: string[] = [];
+  const args: string[] = [time];
+  for (const { bucket, policy, requests } of groups) {
+    // An API key's state lives in its usage hash (one key, one slot), anything else's on its own.
+    const keyId = names.keyIdOfBucket(bucket);
+    keys.push(keyId === undefined ? names.rateLimit(bucket) : names.usage(keyId));
+    let counts: Map<string, number> | undefined;
+    let lastUsedAt = Number.NEGATIVE_INFINITY;
+    for (const { now, usage } of requests) {
+      if (!usage) continue;
+      if (usage.keyId !== keyId) {
+        throw new TypeError(`Usage of key ${usage.keyId} cannot be counted with bucket ${bucket}`);
+      }
+      counts ??= new Map();
+      const endpoint = endpointField(usage.method, usage.route);
+      const day = dayField(usage.day);
+      counts.set(endpoint, (counts.get(endpoint) ?? 0) + 1);
+      counts.set(day, (counts.get(day) ?? 0) + 1);
+      if (now > lastUsedAt) lastUsedAt = now;
     }
-    if (now > lastUsedAt) lastUsedAt = now;
-  }
-  if (counts && keyId !== undefined) {
-    keys.push(names.usage(keyId));
-    args[5] = String(lastUsedAt);
-    for (const [field, count] of counts) args.push(field, String(count));
+    args.push(
+      policy.algorithm,
+      String(policy.limit),
+      String(policy.windowMs),
+      String(requests.length),
+      keyId === undefined ? "own" : "key",
+      String(counts?.size ?? 0),
+      counts ? String(lastUsedAt) : "",
+    );
+    if (time === "caller") for (const { now } of requests) args.push(String(now));
+    if (counts) for (const [field, count] of counts) args.push(field, String(count));
   }
 
   const reply = (await connection.run(consumeScript, keys, args)) as number[];
   const at = Number(reply[reply.length - 1]);
-  return requests.map((_, index) => {
-    const offset = index * 4;
-    return {
-      decision: {
+  let offset = 0;
+  return groups.map(({ policy, requests }) =>
+    requests.map(() => {
+      const decision: RateLimitDecision = {
         allowed: reply[offset] === 1,
         limit: policy.limit,
         remaining: Number(reply[offset + 1]),
         reset: Number(reply[offset + 2]),
         retryAfter: Number(reply[offset + 3]),
-      },
-      at,
-    };
-  });
+      };
+      offset += 4;
+      return { decision, at };
+    }),
+  );
 }

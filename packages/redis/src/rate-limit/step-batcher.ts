@@ -1,72 +1,79 @@
 /**
- * Coalesces the rate-limit steps requested for one principal within one turn of the event loop
- * into one script call. Redis then reads and writes that principal's state once for all of them,
- * and a hot key under load costs a fraction of a script per request; with a single request in the
- * turn (the usual case at low load) it is one call as before. The steps still run one after
- * another, in arrival order, inside one atomic script: decisions are exactly those of separate
- * calls arriving in the same millisecond. The wait is one `setImmediate`: the requests the current
- * I/O callbacks produce, no timer.
+ * Coalesces the rate-limit steps requested within one turn of the event loop into one script
+ * call: on a single Redis server one call for all of them, on a cluster one per principal (a
+ * script may only touch one slot). Redis then reads and writes each principal's state once for
+ * all its requests, and the per-command costs on both ends (parsing, the script's set-up, `TIME`,
+ * the reply, the client's bookkeeping) are paid once per turn rather than once per request. A lone
+ * request is one call, as before.
+ *
+ * The steps still run one after another, in arrival order, inside one atomic script: the decisions
+ * are exactly those of separate calls arriving in the same millisecond. The wait is one
+ * `setImmediate`, which collects what the current I/O callbacks produced; no timer.
  */
 import type { RateLimitPolicy } from "@keyward/core";
-import type { StepRequest, TimedDecision } from "./redis-steps.js";
+import type { StepGroup, StepRequest, TimedDecision } from "./redis-steps.js";
 
 interface Waiting extends StepRequest {
   resolve(result: TimedDecision): void;
   reject(error: unknown): void;
 }
 
-interface Batch {
-  bucket: string;
-  policy: RateLimitPolicy;
+interface PendingGroup extends StepGroup {
   requests: Waiting[];
 }
 
-/** Sends one batch; resolves with one decision per request, in order. */
-export type SendBatch = (
-  bucket: string,
-  policy: RateLimitPolicy,
-  requests: readonly StepRequest[],
-) => Promise<TimedDecision[]>;
+/** Sends groups in one call; resolves with one list of decisions per group, in order. */
+export type SendGroups = (groups: readonly StepGroup[]) => Promise<TimedDecision[][]>;
 
-/** Most requests in one script call; a larger batch is split. */
-const maxBatch = 128;
+/** Most requests in one script call; past it the call is sent at once and a new one started. */
+const maxRequests = 256;
 
-export function stepBatcher(send: SendBatch) {
-  let pending = new Map<string, Batch>();
+export function stepBatcher(send: SendGroups, { cluster }: { cluster: boolean }) {
+  /** call (all, or one per principal on a cluster) → (bucket and policy) → its requests */
+  let calls = new Map<string, Map<string, PendingGroup>>();
+  let sizes = new Map<string, number>();
   let scheduled = false;
 
-  const dispatch = (batch: Batch) => {
-    const { requests } = batch;
-    send(batch.bucket, batch.policy, requests).then(
+  const dispatch = (groups: Map<string, PendingGroup>) => {
+    const list = [...groups.values()];
+    send(list).then(
       (results) => {
-        for (let i = 0; i < requests.length; i++) requests[i]!.resolve(results[i]!);
+        list.forEach((group, g) => {
+          group.requests.forEach((request, r) => request.resolve(results[g]![r]!));
+        });
       },
       (error: unknown) => {
-        for (const request of requests) request.reject(error);
+        for (const group of list) for (const request of group.requests) request.reject(error);
       },
     );
   };
 
   const flush = () => {
     scheduled = false;
-    const batches = pending;
-    pending = new Map();
-    for (const batch of batches.values()) dispatch(batch);
+    const due = calls;
+    calls = new Map();
+    sizes = new Map();
+    for (const groups of due.values()) dispatch(groups);
   };
 
   return {
     step(bucket: string, policy: RateLimitPolicy, request: StepRequest): Promise<TimedDecision> {
       return new Promise<TimedDecision>((resolve, reject) => {
-        const slot = `${policy.algorithm}:${policy.limit}:${policy.windowMs}:${bucket}`;
-        let batch = pending.get(slot);
-        if (!batch) {
-          batch = { bucket, policy, requests: [] };
-          pending.set(slot, batch);
-        }
-        batch.requests.push({ now: request.now, usage: request.usage, resolve, reject });
-        if (batch.requests.length >= maxBatch) {
-          pending.delete(slot);
-          dispatch(batch);
+        const callKey = cluster ? bucket : "";
+        let groups = calls.get(callKey);
+        if (!groups) calls.set(callKey, (groups = new Map()));
+        const groupKey = `${policy.algorithm}:${policy.limit}:${policy.windowMs}:${bucket}`;
+        let group = groups.get(groupKey);
+        if (!group) groups.set(groupKey, (group = { bucket, policy, requests: [] }));
+        group.requests.push({ now: request.now, usage: request.usage, resolve, reject });
+
+        const size = (sizes.get(callKey) ?? 0) + 1;
+        if (size >= maxRequests) {
+          calls.delete(callKey);
+          sizes.delete(callKey);
+          dispatch(groups);
+        } else {
+          sizes.set(callKey, size);
         }
         if (!scheduled) {
           scheduled = true;

@@ -33,9 +33,9 @@ process.stdout.write("ready\n");
 const run = async (job: ExactnessJob) => {
   const names = keyNames(job.prefix);
   // As the store does: requests of one turn of the event loop share a script call.
-  const batcher = stepBatcher((bucket, policy, requests) =>
-    stepsOnRedis(connection, names, bucket, policy, requests, "redis"),
-  );
+  const batcher = stepBatcher((groups) => stepsOnRedis(connection, names, groups, "redis"), {
+    cluster: false,
+  });
   const admitted: number[] = [];
   const resets = new Set<number>();
   let sent = 0;
