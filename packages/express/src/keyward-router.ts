@@ -1,6 +1,6 @@
 import type { Keyward } from "@keyward/core";
+import { toFetchRequest } from "@keyward/core/node-http";
 import express, { type Request, type Router } from "express";
-import { toFetchRequest } from "./node-request.js";
 import { sendResponse } from "./send-response.js";
 
 /**

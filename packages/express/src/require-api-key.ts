@@ -1,6 +1,6 @@
 import type { Keyward } from "@keyward/core";
+import { headerValue } from "@keyward/core/node-http";
 import type { Request, RequestHandler } from "express";
-import { headerValue } from "./node-request.js";
 import { sendResponse } from "./send-response.js";
 
 export interface RequireApiKeyOptions {

@@ -4,7 +4,7 @@
  * route template. The conformance suite covers everything else.
  */
 import { createKeyFormat } from "@keyward/core";
-import { mintJwt, PROFILE_ROUTE } from "@keyward/testing";
+import { mintJwt, PROFILE_ROUTE, rawRequest } from "@keyward/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keywardRouter, requireApiKey } from "../src/index.js";
 import {
@@ -16,7 +16,6 @@ import {
   type Listening,
   listen,
 } from "./demo.js";
-import { rawRequest } from "./raw-request.js";
 
 const newUserId = () => `user_${crypto.randomUUID()}`;
 const bearer = async (sub: string, tier = "free") =>

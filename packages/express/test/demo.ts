@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
-import { DEMO_TIER_LIMITS, PROFILE_ROUTE } from "@keyward/testing";
+import { demoKeywardConfig, PROFILE_ROUTE } from "@keyward/testing";
 import type express from "express";
 import { keywardRouter, requireApiKey } from "../src/index.js";
 
@@ -17,18 +17,7 @@ export const jwtSecret = "express-adapter-test-secret-of-at-least-32-bytes";
 export function demoKeyward(overrides: Partial<KeywardConfig> = {}): Keyward {
   return createKeyward({
     store: memoryStore(),
-    scopes: {
-      "profile:read": "Read profiles",
-      "profile:write": "Edit profiles",
-      "org:read": "Read organizations",
-      "org:write": "Manage organizations",
-    },
-    tiers: {
-      free: { rateLimit: { limit: DEMO_TIER_LIMITS.free, window: "1m" } },
-      pro: { rateLimit: { limit: DEMO_TIER_LIMITS.pro, window: "1m" } },
-      enterprise: { rateLimit: { limit: DEMO_TIER_LIMITS.enterprise, window: "1m" } },
-    },
-    jwt: { secret: jwtSecret },
+    ...demoKeywardConfig(jwtSecret),
     ...overrides,
   });
 }

@@ -1,8 +1,8 @@
 import type { Readable } from "node:stream";
 import type { Keyward } from "@keyward/core";
+import { toFetchRequest } from "@keyward/core/node-http";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import fastifyPlugin from "fastify-plugin";
-import { toFetchRequest } from "./node-request.js";
 import { createRequireApiKey } from "./require-api-key.js";
 import { sendReply } from "./send-reply.js";
 

@@ -1,6 +1,6 @@
 import type { Keyward } from "@keyward/core";
+import { headerValue } from "@keyward/core/node-http";
 import type { preHandlerAsyncHookHandler } from "fastify";
-import { headerValue } from "./node-request.js";
 import { sendReply } from "./send-reply.js";
 import type { RequireApiKeyOptions } from "./types.js";
 

@@ -4,7 +4,7 @@
  * JSON parser.
  */
 import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
-import { DEMO_TIER_LIMITS, PROFILE_ROUTE } from "@keyward/testing";
+import { demoKeywardConfig, PROFILE_ROUTE } from "@keyward/testing";
 import Fastify, { type FastifyInstance } from "fastify";
 import { keywardPlugin } from "../src/index.js";
 
@@ -13,18 +13,7 @@ export const jwtSecret = "fastify-adapter-test-secret-of-at-least-32-bytes";
 export function demoKeyward(overrides: Partial<KeywardConfig> = {}): Keyward {
   return createKeyward({
     store: memoryStore(),
-    scopes: {
-      "profile:read": "Read profiles",
-      "profile:write": "Edit profiles",
-      "org:read": "Read organizations",
-      "org:write": "Manage organizations",
-    },
-    tiers: {
-      free: { rateLimit: { limit: DEMO_TIER_LIMITS.free, window: "1m" } },
-      pro: { rateLimit: { limit: DEMO_TIER_LIMITS.pro, window: "1m" } },
-      enterprise: { rateLimit: { limit: DEMO_TIER_LIMITS.enterprise, window: "1m" } },
-    },
-    jwt: { secret: jwtSecret },
+    ...demoKeywardConfig(jwtSecret),
     ...overrides,
   });
 }

@@ -4,12 +4,11 @@
  * limit, repeated headers, the guard's headers, and usage recorded under the route template.
  */
 import { readFile } from "node:fs/promises";
-import { mintJwt, PROFILE_ROUTE } from "@keyward/testing";
+import { mintJwt, PROFILE_ROUTE, rawRequest } from "@keyward/testing";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keywardPlugin } from "../src/index.js";
 import { demoApp, demoKeyward, jwtSecret, listen } from "./demo.js";
-import { rawRequest } from "./raw-request.js";
 
 const keyward = demoKeyward();
 const apps: FastifyInstance[] = [];
@@ -341,11 +340,4 @@ describe("routing", () => {
     expect(outside.status).toBe(404);
     expect(await outside.json()).toMatchObject({ error: "Not Found" });
   });
-});
-
-it("keeps node-request.ts identical to @keyward/express's copy", async () => {
-  const read = (url: string) => readFile(new URL(url, import.meta.url), "utf8");
-  expect(await read("../src/node-request.ts")).toBe(
-    await read("../../express/src/node-request.ts"),
-  );
 });

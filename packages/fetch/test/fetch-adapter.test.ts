@@ -2,12 +2,11 @@
  * What the Fetch adapter adds to core: answering only its own routes, and the guard's headers on
  * whatever the host returns. Served by srvx over real HTTP where the wire matters.
  */
-import { mintJwt, PROFILE_ROUTE } from "@keyward/testing";
+import { mintJwt, PROFILE_ROUTE, rawRequest } from "@keyward/testing";
 import { type Server, serve } from "srvx";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { keywardFetchHandler, withApiKey } from "../src/index.js";
 import { demoHost, demoKeyward, jwtSecret } from "./demo.js";
-import { rawRequest } from "./raw-request.js";
 
 const keyward = demoKeyward();
 const origin = "http://host.test";

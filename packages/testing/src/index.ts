@@ -4,13 +4,18 @@
  */
 
 export {
+  DEMO_SCOPE_DESCRIPTIONS,
   DEMO_SCOPES,
   DEMO_TIER_LIMITS,
+  demoKeywardConfig,
   describeHttpConformance,
   forwardTo,
   type HttpSuiteOptions,
   mintJwt,
   PROFILE_ROUTE,
+  type RawReply,
+  type RawRequest,
+  rawRequest,
   unsecuredJwt,
 } from "./http/index.js";
 export { collectStrings, fakeHash, storedKey, uniqueId } from "./storage/fixtures.js";

@@ -4,24 +4,13 @@
  */
 import { createKeyward, memoryStore } from "@keyward/core";
 import { afterAll } from "vitest";
-import { DEMO_TIER_LIMITS, describeHttpConformance, PROFILE_ROUTE } from "../src/index.js";
+import { demoKeywardConfig, describeHttpConformance, PROFILE_ROUTE } from "../src/index.js";
 
 const jwtSecret = "conformance-suite-secret-of-at-least-32-bytes";
 
 const keyward = createKeyward({
   store: memoryStore(),
-  scopes: {
-    "profile:read": "Read profiles",
-    "profile:write": "Edit profiles",
-    "org:read": "Read organizations",
-    "org:write": "Manage organizations",
-  },
-  tiers: {
-    free: { rateLimit: { limit: DEMO_TIER_LIMITS.free, window: "1m" } },
-    pro: { rateLimit: { limit: DEMO_TIER_LIMITS.pro, window: "1m" } },
-    enterprise: { rateLimit: { limit: DEMO_TIER_LIMITS.enterprise, window: "1m" } },
-  },
-  jwt: { secret: jwtSecret },
+  ...demoKeywardConfig(jwtSecret),
 });
 afterAll(() => keyward.close());
 

@@ -24,3 +24,30 @@ export const SUITE_ORIGIN = "http://keyward.test";
 export const KEY_PREFIX = "sk_live_";
 /** `sk_live_` + 30 random + 6 checksum base62 characters. */
 export const KEY_PATTERN = /^sk_live_[0-9A-Za-z]{36}$/;
+
+/** The demo scopes with the descriptions `GET /api-keys/scopes` lists. */
+export const DEMO_SCOPE_DESCRIPTIONS: Record<DemoScope, string> = {
+  "profile:read": "Read profiles",
+  "profile:write": "Edit profiles",
+  "org:read": "Read organizations",
+  "org:write": "Manage organizations",
+};
+
+/**
+ * `createKeyward` options for the demo contract, minus the store: spread them into the config of
+ * the implementation an adapter's tests run the HTTP suite against.
+ *
+ * @example
+ * const keyward = createKeyward({ store: memoryStore(), ...demoKeywardConfig(jwtSecret) });
+ */
+export function demoKeywardConfig(jwtSecret: string) {
+  return {
+    scopes: { ...DEMO_SCOPE_DESCRIPTIONS },
+    tiers: {
+      free: { rateLimit: { limit: DEMO_TIER_LIMITS.free, window: "1m" } },
+      pro: { rateLimit: { limit: DEMO_TIER_LIMITS.pro, window: "1m" } },
+      enterprise: { rateLimit: { limit: DEMO_TIER_LIMITS.enterprise, window: "1m" } },
+    },
+    jwt: { secret: jwtSecret },
+  };
+}

@@ -15,9 +15,16 @@ import { routingSuite } from "./routing-suite.js";
 import { validationSuite } from "./validation-suite.js";
 
 export { mintJwt, unsecuredJwt } from "./client.js";
-export { DEMO_SCOPES, DEMO_TIER_LIMITS, PROFILE_ROUTE } from "./demo-contract.js";
+export {
+  DEMO_SCOPE_DESCRIPTIONS,
+  DEMO_SCOPES,
+  DEMO_TIER_LIMITS,
+  demoKeywardConfig,
+  PROFILE_ROUTE,
+} from "./demo-contract.js";
 export { forwardTo } from "./forward.js";
 export type { HttpSuiteOptions } from "./options.js";
+export { type RawReply, type RawRequest, rawRequest } from "./raw-request.js";
 
 /**
  * Registers the HTTP conformance suite with vitest. Keyward's own `handle` and every framework

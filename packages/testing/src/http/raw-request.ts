@@ -1,6 +1,7 @@
 /**
  * A plain `node:http` client for what `fetch` cannot send: the same header twice on the wire, and a
- * chunked body of a chosen size without `Content-Length`.
+ * chunked body of a chosen size without `Content-Length`. Adapters to Node frameworks use it to
+ * test how they translate requests.
  */
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 

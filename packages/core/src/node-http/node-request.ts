@@ -2,8 +2,8 @@
  * Node's `IncomingMessage` to a Fetch `Request`, as tRPC's `incomingMessageToRequest.ts` and
  * Auth.js's `frameworks-express/src/lib/http-api-adapters.ts` do it: the URL, the headers as the
  * wire had them, and the body either streamed or, when a parser already read it, serialised again.
- * `@keyward/express` and `@keyward/fastify` carry identical copies of this file (a test in the
- * Fastify package compares them); only the way back, `Response` to the framework's reply, differs.
+ * `@keyward/express` and `@keyward/fastify` share it; only the way back, `Response` to the
+ * framework's reply, differs between them.
  */
 import type { IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
