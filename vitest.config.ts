@@ -6,7 +6,11 @@ export default defineConfig({
   resolve: { conditions: ["@keyward/source"] },
   ssr: { resolve: { conditions: ["@keyward/source"] } },
   test: {
-    include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
+    include: [
+      "packages/*/src/**/*.test.ts",
+      "packages/*/test/**/*.test.ts",
+      "examples/*/test/**/*.test.ts",
+    ],
     testTimeout: 20_000,
     hookTimeout: 60_000,
   },

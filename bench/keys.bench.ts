@@ -2,8 +2,9 @@
  * Keys and hashing: what every API-key request pays before storage is touched (parse, then hash),
  * and what key creation pays. Figures and the machine they came from: docs/benchmarks.md.
  */
+
+import { createKeyFormat } from "@keyward/core";
 import { bench, do_not_optimize, group, summary } from "mitata";
-import { createKeyFormat } from "../packages/core/src/keys/format.js";
 import { createSecretHasher, nodeSha256, osloSha256 } from "../packages/core/src/keys/hash.js";
 
 const keys = createKeyFormat({ prefix: "sk_live_" });

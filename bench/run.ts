@@ -23,7 +23,13 @@ const files =
         .map((file) => resolve(benchDir, file));
 
 if (files.length === 0) throw new Error(`No *.bench.ts files in ${benchDir}`);
-for (const file of files) await import(pathToFileURL(file).href);
+// A bench file that opens connections exports `teardown`, run once every benchmark is done.
+const teardowns: (() => Promise<void>)[] = [];
+for (const file of files) {
+  const module = (await import(pathToFileURL(file).href)) as { teardown?: () => Promise<void> };
+  if (module.teardown) teardowns.push(module.teardown);
+}
 
 console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
 await run({ colors: process.stdout.isTTY === true && !process.env.NO_COLOR });
+for (const teardown of teardowns) await teardown();

@@ -7,4 +7,6 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: "es2022",
+  // Keep `node:crypto` as written: Deno resolves built-ins only with the `node:` prefix.
+  removeNodeProtocol: false,
 });

@@ -3,7 +3,6 @@
  * routes, its decorators reach the host), bodies on a host with its own JSON parser, the body
  * limit, repeated headers, the guard's headers, and usage recorded under the route template.
  */
-import { readFile } from "node:fs/promises";
 import { mintJwt, PROFILE_ROUTE, rawRequest } from "@keyward/testing";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -7,17 +7,11 @@
 export type { IoredisClient, NodeRedisClient, RedisClient } from "./client/redis-client.js";
 export type { CircuitBreakerOptions } from "./guard/call-guard.js";
 export { RedisStoreError } from "./guard/redis-store-error.js";
-export type {
-  ChannelState,
-  InvalidationChannel,
-  InvalidationListener,
-  KeyInvalidation,
-} from "./invalidation/invalidation-types.js";
 export {
+  type RedisInvalidationChannel,
   type RedisInvalidationChannelOptions,
   redisInvalidationChannel,
 } from "./invalidation/redis-invalidation-channel.js";
-export type { RedisInvalidationChannel } from "./invalidation/redis-invalidation-channel.js";
 export type { StoreErrorPolicy } from "./rate-limit/redis-rate-limit-store.js";
 export type { TimeSource } from "./rate-limit/redis-steps.js";
 export { type RedisStorage, type RedisStoreOptions, redisStore } from "./redis-store.js";

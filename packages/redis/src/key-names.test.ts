@@ -27,7 +27,12 @@ describe("keyNames", () => {
   });
 
   it("starts every name with the prefix", () => {
-    for (const name of [names.rateLimit("x"), names.usage("x"), names.keyRecord("x"), names.channel])
+    for (const name of [
+      names.rateLimit("x"),
+      names.usage("x"),
+      names.keyRecord("x"),
+      names.channel,
+    ])
       expect(name.startsWith("app:")).toBe(true);
   });
 

@@ -8,8 +8,8 @@ import {
   type RateLimitStore,
   type UsageStore,
 } from "@keyward/core";
-import { redisConnection } from "./client/redis-connection.js";
 import type { RedisClient } from "./client/redis-client.js";
+import { redisConnection } from "./client/redis-connection.js";
 import { type CircuitBreakerOptions, callGuard } from "./guard/call-guard.js";
 import {
   createInvalidationChannel,
@@ -48,6 +48,13 @@ export interface RedisStoreOptions {
   /** Also store keys in Redis (`store.keys`). Default `false`: keys live elsewhere (Postgres). */
   keys?: boolean;
   /**
+   * Count each request's usage inside its rate-limit call (default `true`): one round trip for
+   * both, and `store.usage` reads it back. Then `store.usage` must be the usage store Keyward
+   * gets. Set `false` to keep usage elsewhere (e.g. Postgres) while limiting on Redis: Keyward's
+   * own recorder then buffers usage into that store.
+   */
+  recordsUsage?: boolean;
+  /**
    * The clock rate limits are decided on: `"redis"` (default) takes Redis's `TIME`, so instances
    * with skewed clocks share one limit; `"caller"` takes the `now` Keyward passes (its `Clock`),
    * for tests and simulations on a manual clock.
@@ -66,8 +73,8 @@ export interface RedisStoreOptions {
 }
 
 export interface RedisStorage {
-  /** Rate limits; each `consume` also counts the request's usage (`recordsUsage`). */
-  rateLimits: RateLimitStore & { readonly recordsUsage: true };
+  /** Rate limits; unless `recordsUsage: false`, each `consume` also counts the request's usage. */
+  rateLimits: RateLimitStore & { readonly recordsUsage: boolean };
   usage: UsageStore;
   /** Present when created with `keys: true`. */
   keys?: KeyStore;
@@ -89,11 +96,16 @@ export interface RedisStorage {
  * const keyward = createKeyward({ store: redis, scopes, tiers });
  *
  * @example
- * // Keys in Postgres behind a cache, limits and usage on Redis, invalidation over Redis pub/sub.
+ * // Keys on Postgres behind its cache, evicted over Redis pub/sub; limits and usage on Redis.
  * const redis = redisStore({ client, onStoreError: "fail-open" });
- * const keys = cachedKeyStore(postgres.keys, { channel: redis.invalidation });
+ * const pg = postgresStore({ client: pool, invalidation: redis.invalidation });
  * const keyward = createKeyward({
- *   store: { keys, usage: redis.usage, rateLimits: redis.rateLimits, close: redis.close },
+ *   store: {
+ *     keys: pg.keys,
+ *     usage: redis.usage, // where the rate-limit script counts it
+ *     rateLimits: redis.rateLimits,
+ *     close: async () => Promise.all([pg.close(), redis.close()]).then(() => {}),
+ *   },
  *   scopes,
  *   tiers,
  * });
@@ -118,7 +130,8 @@ export function redisStore(options: RedisStoreOptions): RedisStorage {
     throw new TypeError(`@keyward/redis: time must be "redis" or "caller", got ${String(time)}`);
   }
   const onError =
-    options.onError ?? ((error: unknown) => console.warn("@keyward/redis: a Redis call failed", error));
+    options.onError ??
+    ((error: unknown) => console.warn("@keyward/redis: a Redis call failed", error));
 
   let backlogFlush: () => void = () => {};
   const guard = callGuard({
@@ -132,6 +145,7 @@ export function redisStore(options: RedisStoreOptions): RedisStorage {
   backlogFlush = () => void backlog.flush();
   const rateLimits = redisRateLimitStore(connection, names, guard, usage, backlog, {
     time,
+    recordsUsage: options.recordsUsage ?? true,
     onStoreError,
     insurance: options.insurance ?? memoryRateLimitStore({ maxKeys: 100_000 }),
   });

@@ -11,9 +11,9 @@ import { Cluster } from "ioredis";
 import { createCluster } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RedisStorage, redisStore } from "../src/index.js";
-import { deletePrefix, dumpPrefix } from "./support/scan.js";
-import { type RedisCluster, startRedisCluster } from "./support/redis-servers.js";
 import { testPrefix } from "./support/local-redis.js";
+import { type RedisCluster, startRedisCluster } from "./support/redis-servers.js";
+import { deletePrefix, dumpPrefix } from "./support/scan.js";
 
 type Store = RedisStorage & { keys: NonNullable<RedisStorage["keys"]>; prefix: string };
 
@@ -63,7 +63,7 @@ describe("redisStore on a 3-node Redis Cluster (ioredis Cluster)", () => {
       tiers: { free: { rateLimit: { limit: 3, window: "1m", algorithm: "gcra" } } },
     });
     const created = [];
-    for (let i = 0; i < 12; i++) {
+    for (let i = 0; i < 24; i++) {
       created.push(
         await keyward.keys.create({
           ownerId: "owner",
@@ -93,7 +93,7 @@ describe("redisStore on a 3-node Redis Cluster (ioredis Cluster)", () => {
     );
     expect(perNode.filter((count) => count > 0)).toHaveLength(3);
     // One hash per API key holds its usage and its rate-limit state.
-    expect(perNode.reduce((sum, count) => sum + count, 0)).toBe(12);
+    expect(perNode.reduce((sum, count) => sum + count, 0)).toBe(24);
     await keyward.close();
     for (const node of masters()) await deletePrefix(node, prefix);
   });
@@ -112,7 +112,9 @@ describe("redisStore on a 3-node Redis Cluster (ioredis Cluster)", () => {
         const hit = { keyId, method: "GET", route: "/r", day: "2026-03-01" };
         const outcomes = [];
         for (let j = 0; j < 3; j++) {
-          outcomes.push((await redis.rateLimits.consume(`key:${keyId}`, policy, Date.now(), hit)).allowed);
+          outcomes.push(
+            (await redis.rateLimits.consume(`key:${keyId}`, policy, Date.now(), hit)).allowed,
+          );
         }
         expect(outcomes).toEqual([true, true, false]);
         expect((await redis.usage.read(keyId)).totalRequests).toBe(3);

@@ -88,7 +88,14 @@ describe.skipIf(!redisAvailable)("Lua and TypeScript decide alike", () => {
               expect(
                 { decision, seed, step, index, requests: batch, policy: batchPolicy },
                 "a Lua decision differs from the TypeScript one",
-              ).toEqual({ decision: expected, seed, step, index, requests: batch, policy: batchPolicy });
+              ).toEqual({
+                decision: expected,
+                seed,
+                step,
+                index,
+                requests: batch,
+                policy: batchPolicy,
+              });
             }
             compared += 1;
             if (!expected.allowed) refused += 1;
@@ -134,7 +141,11 @@ describe.skipIf(!redisAvailable)("Lua and TypeScript decide alike", () => {
       now += Math.floor(random() * 400);
       const groups = Array.from({ length: 1 + Math.floor(random() * 6) }, (_, g) => {
         const algorithm = algorithms[Math.floor(random() * algorithms.length)]!;
-        const policy: RateLimitPolicy = { algorithm, limit: 1 + Math.floor(random() * 4), windowMs: 1_000 };
+        const policy: RateLimitPolicy = {
+          algorithm,
+          limit: 1 + Math.floor(random() * 4),
+          windowMs: 1_000,
+        };
         const requests = Array.from({ length: 1 + Math.floor(random() * 5) }, () => ({ now }));
         const kind = (call + g) % 2 ? "key" : "user";
         return { bucket: `${kind}:multi-${(call + g) % 9}-${algorithm}`, policy, requests };

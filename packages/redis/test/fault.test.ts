@@ -64,7 +64,9 @@ describe("Redis stopped mid-run", () => {
         const keyward = createKeyward({
           store: { keys: memoryKeyStore(), usage: redis.usage, rateLimits: redis.rateLimits },
           scopes: { "profile:read": "Read profiles" },
-          tiers: { free: { rateLimit: { limit: insuranceLimit, window: "1h", algorithm: "gcra" } } },
+          tiers: {
+            free: { rateLimit: { limit: insuranceLimit, window: "1h", algorithm: "gcra" } },
+          },
         });
         cleanups.push(() => keyward.close());
         const { id, key } = await keyward.keys.create({

@@ -4,19 +4,17 @@
  * subscriber connection is reported as "interrupted", and "live" comes back only once the new
  * subscription is confirmed.
  */
-import { memoryKeyStore } from "@keyward/core";
+import {
+  type ChannelState,
+  cachedKeyStore,
+  type KeyInvalidation,
+  memoryKeyStore,
+} from "@keyward/core";
 import { fakeHash, storedKey } from "@keyward/testing";
 import IORedis from "ioredis";
 import { createClient } from "redis";
 import { afterEach, describe, expect, it } from "vitest";
-import { cachedKeyStore } from "../../core/src/cache/cached-key-store.js";
-import {
-  type ChannelState,
-  type KeyInvalidation,
-  type RedisClient,
-  redisInvalidationChannel,
-  redisStore,
-} from "../src/index.js";
+import { type RedisClient, redisInvalidationChannel, redisStore } from "../src/index.js";
 import { localRedis, redisAvailable, testPrefix } from "./support/local-redis.js";
 import { freePort, type RedisServer, startRedisServer } from "./support/redis-servers.js";
 
@@ -75,7 +73,10 @@ describe.skipIf(!redisAvailable).each(["ioredis", "node-redis"] as const)(
       const prefix = testPrefix("channel");
       const a = redisStore({ client: await connect(driver), prefix });
       const b = redisStore({ client: await connect(driver), prefix });
-      cleanups.push(() => a.close(), () => b.close());
+      cleanups.push(
+        () => a.close(),
+        () => b.close(),
+      );
       const seenByA = inbox<KeyInvalidation>();
       const seenByB = inbox<KeyInvalidation>();
       cleanups.push(await a.invalidation.subscribe((event) => seenByA.push(event)));
@@ -100,10 +101,16 @@ describe.skipIf(!redisAvailable).each(["ioredis", "node-redis"] as const)(
       const shared = memoryKeyStore(); // stands in for Postgres: one database, two instances
       const one = redisStore({ client: await connect(driver), prefix });
       const two = redisStore({ client: await connect(driver), prefix });
-      cleanups.push(() => one.close(), () => two.close());
+      cleanups.push(
+        () => one.close(),
+        () => two.close(),
+      );
       const cacheOne = cachedKeyStore(shared, { channel: one.invalidation, ttlMs: 60_000 });
       const cacheTwo = cachedKeyStore(shared, { channel: two.invalidation, ttlMs: 60_000 });
-      cleanups.push(() => cacheOne.close(), () => cacheTwo.close());
+      cleanups.push(
+        () => cacheOne.close(),
+        () => cacheTwo.close(),
+      );
       await Promise.all([cacheOne.ready, cacheTwo.ready]);
 
       const key = storedKey();
@@ -131,93 +138,111 @@ describe.skipIf(!redisAvailable).each(["ioredis", "node-redis"] as const)(
   },
 );
 
-describe.each(["ioredis", "node-redis"] as const)("invalidation channel outages on %s", (driver) => {
-  let server: RedisServer | undefined;
-  afterEach(async () => {
-    await server?.stop();
-    server = undefined;
-  });
-
-  const watch = async (port: number, heartbeatIntervalMs = 5_000) => {
-    const errors: unknown[] = [];
-    const channel = redisInvalidationChannel({
-      client: await connect(driver, port),
-      heartbeatIntervalMs,
-      onError: (error) => errors.push(error),
+describe.each(["ioredis", "node-redis"] as const)(
+  "invalidation channel outages on %s",
+  (driver) => {
+    let server: RedisServer | undefined;
+    afterEach(async () => {
+      await server?.stop();
+      server = undefined;
     });
-    cleanups.push(() => channel.close());
-    const states = inbox<ChannelState>();
-    const events = inbox<KeyInvalidation>();
-    cleanups.push(await channel.subscribe((event) => events.push(event), (s) => states.push(s)));
-    return { channel, states, events, errors };
-  };
 
-  it("reports a dropped connection, resubscribes, and reports live again", async () => {
-    server = await startRedisServer();
-    const { channel, states, events } = await watch(server.port);
-    const admin = new IORedis({ host: "127.0.0.1", port: server.port });
-    admin.on("error", () => {});
-    cleanups.push(() => admin.disconnect());
+    const watch = async (port: number, heartbeatIntervalMs = 5_000) => {
+      const errors: unknown[] = [];
+      const channel = redisInvalidationChannel({
+        client: await connect(driver, port),
+        heartbeatIntervalMs,
+        onError: (error) => errors.push(error),
+      });
+      cleanups.push(() => channel.close());
+      const states = inbox<ChannelState>();
+      const events = inbox<KeyInvalidation>();
+      cleanups.push(
+        await channel.subscribe(
+          (event) => events.push(event),
+          (s) => states.push(s),
+        ),
+      );
+      return { channel, states, events, errors };
+    };
 
-    await admin.client("KILL", "TYPE", "pubsub");
-    await states.next((s) => s === "interrupted");
-    await states.next((s) => s === "live");
-    await channel.publish({ keyId: "after-reconnect", secretHash: "h" });
-    await events.next((e) => e.keyId === "after-reconnect");
+    it("reports a dropped connection, resubscribes, and reports live again", async () => {
+      server = await startRedisServer();
+      const { channel, states, events } = await watch(server.port);
+      const admin = new IORedis({ host: "127.0.0.1", port: server.port });
+      admin.on("error", () => {});
+      cleanups.push(() => admin.disconnect());
 
-    // A server restart: interrupted while it is down, live once it is back (which the channel
-    // may see before `restart()` itself has seen the server answer).
-    await server.kill();
-    await states.next((_, index) => index === 2);
-    await server.restart();
-    await states.next((_, index) => index === 3);
-    // The publishing client reconnects on its own schedule: retry until it has.
-    await expect
-      .poll(() => channel.publish({ keyId: "after-restart", secretHash: "h" }).then(() => true, () => false))
-      .toBe(true);
-    await events.next((e) => e.keyId === "after-restart");
-    expect(states.items).toEqual(["interrupted", "live", "interrupted", "live"]);
-  });
+      await admin.client("KILL", "TYPE", "pubsub");
+      await states.next((s) => s === "interrupted");
+      await states.next((s) => s === "live");
+      await channel.publish({ keyId: "after-reconnect", secretHash: "h" });
+      await events.next((e) => e.keyId === "after-reconnect");
 
-  it("notices a connection that stops answering (heartbeat)", async () => {
-    server = await startRedisServer();
-    const { states, errors } = await watch(server.port, 100);
-    const admin = new IORedis({ host: "127.0.0.1", port: server.port });
-    admin.on("error", () => {});
-    cleanups.push(() => admin.disconnect());
-    // Every client is paused: the subscriber's connection stays open but answers nothing.
-    await admin.client("PAUSE", 2_500, "ALL");
-    await states.next((s) => s === "interrupted", 5_000);
-    await states.next((s) => s === "live", 10_000);
-    expect(errors.length).toBeGreaterThan(0);
-  });
-
-  it("keeps trying until Redis is there, and rejects a pending subscribe on close", async () => {
-    const port = await freePort();
-    const client = await connect(driver === "node-redis" ? "ioredis" : driver, port).catch(
-      () => undefined,
-    );
-    expect(client).toBeDefined();
-    const channel = redisInvalidationChannel({ client: client!, onError: () => {} });
-    let subscribed = false;
-    const pending = channel.subscribe(() => {}).then((stop) => {
-      subscribed = true;
-      return stop;
+      // A server restart: interrupted while it is down, live once it is back (which the channel
+      // may see before `restart()` itself has seen the server answer).
+      await server.kill();
+      await states.next((_, index) => index === 2);
+      await server.restart();
+      await states.next((_, index) => index === 3);
+      // The publishing client reconnects on its own schedule: retry until it has.
+      await expect
+        .poll(() =>
+          channel.publish({ keyId: "after-restart", secretHash: "h" }).then(
+            () => true,
+            () => false,
+          ),
+        )
+        .toBe(true);
+      await events.next((e) => e.keyId === "after-restart");
+      expect(states.items).toEqual(["interrupted", "live", "interrupted", "live"]);
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(subscribed).toBe(false);
-    server = await startRedisServer([], port);
-    const stop = await pending;
-    await stop();
 
-    const never = channel.subscribe(() => {});
-    await server.kill();
-    const second = redisInvalidationChannel({ client: client!, onError: () => {} });
-    const waiting = second.subscribe(() => {});
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await second.close();
-    await expect(waiting).rejects.toThrow(/closed/);
-    await channel.close();
-    await never.then((unsubscribe) => unsubscribe(), () => {});
-  });
-});
+    it("notices a connection that stops answering (heartbeat)", async () => {
+      server = await startRedisServer();
+      const { states, errors } = await watch(server.port, 100);
+      const admin = new IORedis({ host: "127.0.0.1", port: server.port });
+      admin.on("error", () => {});
+      cleanups.push(() => admin.disconnect());
+      // Every client is paused: the subscriber's connection stays open but answers nothing.
+      await admin.client("PAUSE", 2_500, "ALL");
+      await states.next((s) => s === "interrupted", 5_000);
+      await states.next((s) => s === "live", 10_000);
+      expect(errors.length).toBeGreaterThan(0);
+    });
+
+    it("keeps trying until Redis is there, and rejects a pending subscribe on close", async () => {
+      const port = await freePort();
+      const client = await connect(driver === "node-redis" ? "ioredis" : driver, port).catch(
+        () => undefined,
+      );
+      expect(client).toBeDefined();
+      const channel = redisInvalidationChannel({ client: client!, onError: () => {} });
+      let subscribed = false;
+      const pending = channel
+        .subscribe(() => {})
+        .then((stop) => {
+          subscribed = true;
+          return stop;
+        });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(subscribed).toBe(false);
+      server = await startRedisServer([], port);
+      const stop = await pending;
+      await stop();
+
+      const never = channel.subscribe(() => {});
+      await server.kill();
+      const second = redisInvalidationChannel({ client: client!, onError: () => {} });
+      const waiting = second.subscribe(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await second.close();
+      await expect(waiting).rejects.toThrow(/closed/);
+      await channel.close();
+      await never.then(
+        (unsubscribe) => unsubscribe(),
+        () => {},
+      );
+    });
+  },
+);

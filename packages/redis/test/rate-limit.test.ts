@@ -2,7 +2,12 @@
  * The Redis rate-limit store beyond the conformance suite: Redis's clock, one round trip for rate
  * limit and usage, key expiry, policy changes, and the NOSCRIPT fallback.
  */
-import { createKeyward, memoryKeyStore, type RateLimitPolicy } from "@keyward/core";
+import {
+  createKeyward,
+  memoryKeyStore,
+  memoryUsageStore,
+  type RateLimitPolicy,
+} from "@keyward/core";
 import IORedis from "ioredis";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,8 +54,18 @@ describe.skipIf(!redisAvailable)("redisStore rate limits", () => {
     const policy: RateLimitPolicy = { algorithm: "fixed-window", limit: 5, windowMs: 3_600_000 };
     const skews = [-7_200_000, 0, 5_400_000, -60_000, 3_600_000, 1, -1, 86_400_000];
     const decisions = [];
-    for (const skew of skews) decisions.push(await rateLimits.consume("skewed", policy, Date.now() + skew));
-    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, true, true, false, false, false]);
+    for (const skew of skews)
+      decisions.push(await rateLimits.consume("skewed", policy, Date.now() + skew));
+    expect(decisions.map((d) => d.allowed)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
     // `reset` is on Redis's clock: the end of the current real hour, whatever the callers said.
     const hourEnd = Math.floor(Date.now() / 3_600_000) * 3_600_000 + 3_600_000;
     expect([hourEnd - 3_600_000, hourEnd]).toContain(decisions[0]!.reset);
@@ -111,6 +126,28 @@ describe.skipIf(!redisAvailable)("redisStore rate limits", () => {
     },
   );
 
+  it("leaves usage to Keyward's recorder with recordsUsage: false", async () => {
+    const redis = redisStore({ client, prefix, recordsUsage: false });
+    expect(redis.rateLimits.recordsUsage).toBe(false);
+    const usage = memoryUsageStore();
+    const keyward = createKeyward({
+      store: { keys: memoryKeyStore(), usage, rateLimits: redis.rateLimits },
+      scopes,
+      tiers: { free: { rateLimit: { limit: 10, window: "1h" } } },
+    });
+    const { id, key } = await keyward.keys.create({
+      ownerId: "u2",
+      accountTier: "free",
+      name: "k",
+      scopes: ["profile:read"],
+      tier: "free",
+    });
+    for (let i = 0; i < 3; i++) expect((await keyward.verify(`Bearer ${key}`)).ok).toBe(true);
+    await keyward.close();
+    expect((await usage.read(id)).totalRequests).toBe(3);
+    expect((await redis.usage.read(id)).totalRequests).toBe(0);
+  });
+
   it("expires state once it can no longer matter", async () => {
     const { rateLimits } = redisStore({ client, prefix });
     const windows = {
@@ -129,6 +166,19 @@ describe.skipIf(!redisAvailable)("redisStore rate limits", () => {
     }
     // One request of ten in a token bucket: full again after a tenth of the window.
     expect(await client.pttl(`${prefix}rl:{expiry:token-bucket}`)).toBeLessThanOrEqual(6_000);
+  });
+
+  it("keeps an API key's state in its usage hash, and anything else's in a key that expires", async () => {
+    const { rateLimits } = redisStore({ client, prefix });
+    const policy: RateLimitPolicy = { algorithm: "gcra", limit: 5, windowMs: 60_000 };
+    const hit = { keyId: "k-state", method: "GET", route: "/", day: "2026-03-01" };
+    await rateLimits.consume("key:k-state", policy, Date.now(), hit);
+    await rateLimits.consume("user:u-state", policy, Date.now());
+    const usageHash = await client.hgetall(`${prefix}usage:{key:k-state}`);
+    expect(usageHash.rp).toBe("gcra:5:60000");
+    expect(usageHash.rl).toMatch(/^\d+:\d+:\d+$/); // expiresAt, then GCRA's [tat, fraction]
+    expect(await client.exists(`${prefix}rl:{key:k-state}`)).toBe(0);
+    expect(await client.pttl(`${prefix}rl:{user:u-state}`)).toBeGreaterThan(0);
   });
 
   it("starts afresh when a principal's policy changes", async () => {

@@ -24,4 +24,7 @@ export function connectionGate(ready: () => boolean | undefined): () => boolean 
 }
 
 export const disconnectedError = (): RedisStoreError =>
-  new RedisStoreError("unavailable", "The Redis client has lost its connection and is reconnecting");
+  new RedisStoreError(
+    "unavailable",
+    "The Redis client has lost its connection and is reconnecting",
+  );

@@ -1,8 +1,8 @@
 /** The connection shim for ioredis `Redis` and `Cluster`. */
 import { connectionGate, disconnectedError } from "./connection-gate.js";
 import { isNoScript } from "./lua-script.js";
-import type { RedisConnection, Subscriber, SubscriberEvents } from "./redis-connection.js";
 import type { IoredisClient, RedisClient } from "./redis-client.js";
+import type { RedisConnection, Subscriber, SubscriberEvents } from "./redis-connection.js";
 
 /** The part of an ioredis connection a subscriber uses. */
 interface IoredisSubscriber {
@@ -63,7 +63,8 @@ export function ioredisConnection(client: IoredisClient): RedisConnection {
         // PUBLISH reaches every node of a cluster, so one plain connection to any node will do.
         const nodes = (client as unknown as IoredisCluster).nodes("master");
         const node = nodes[Math.floor(Math.random() * nodes.length)];
-        if (!node) return failedSubscriber(new Error("The ioredis Cluster has no connected node yet"));
+        if (!node)
+          return failedSubscriber(new Error("The ioredis Cluster has no connected node yet"));
         base = node;
       }
       return subscribe(base.duplicate(subscriberOverrides) as IoredisSubscriber, channel, events);

@@ -1,8 +1,8 @@
 /** The connection shim for node-redis (`redis` 4 and 5): `createClient()` and `createCluster()`. */
 import { connectionGate, disconnectedError } from "./connection-gate.js";
 import { isNoScript } from "./lua-script.js";
-import type { RedisConnection, Subscriber, SubscriberEvents } from "./redis-connection.js";
 import type { NodeRedisClient, RedisClient } from "./redis-client.js";
+import type { RedisConnection, Subscriber, SubscriberEvents } from "./redis-connection.js";
 
 interface NodeRedisSubscriber {
   connect(): Promise<unknown>;

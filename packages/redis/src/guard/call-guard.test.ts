@@ -21,7 +21,11 @@ describe("callGuard", () => {
 
   it("gives up at the deadline, and ignores a late answer", async () => {
     const errors: unknown[] = [];
-    const guard = callGuard({ timeoutMs: 30, circuitBreaker: false, onError: (e) => errors.push(e) });
+    const guard = callGuard({
+      timeoutMs: 30,
+      circuitBreaker: false,
+      onError: (e) => errors.push(e),
+    });
     const started = performance.now();
     let answer: (value: number) => void = () => {};
     const late = guard.run(() => new Promise<number>((resolve) => (answer = resolve)));

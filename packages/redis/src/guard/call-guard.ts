@@ -47,7 +47,8 @@ export function callGuard(options: CallGuardOptions): CallGuard {
   const threshold = breaker === false ? Number.POSITIVE_INFINITY : (breaker.failureThreshold ?? 3);
   const retryIntervalMs = breaker === false ? 0 : (breaker.retryIntervalMs ?? 500);
   if (!(threshold >= 1)) throw new TypeError("@keyward/redis: failureThreshold must be at least 1");
-  if (!(retryIntervalMs >= 0)) throw new TypeError("@keyward/redis: retryIntervalMs must be 0 or more");
+  if (!(retryIntervalMs >= 0))
+    throw new TypeError("@keyward/redis: retryIntervalMs must be 0 or more");
 
   let failures = 0;
   let retryAt = 0;
@@ -92,7 +93,10 @@ export function callGuard(options: CallGuardOptions): CallGuard {
         let settled = false;
         const timer = setTimeout(() => {
           settled = true;
-          const error = new RedisStoreError("timeout", `Redis did not answer within ${timeoutMs} ms`);
+          const error = new RedisStoreError(
+            "timeout",
+            `Redis did not answer within ${timeoutMs} ms`,
+          );
           failed(error);
           reject(error);
         }, timeoutMs);

@@ -9,6 +9,13 @@
  * everything and stops caching), reconnects with backoff on a fresh connection, and reports
  * `"live"` once the server has confirmed the new subscription.
  */
+
+import type {
+  ChannelState,
+  InvalidationChannel,
+  InvalidationListener,
+  KeyInvalidation,
+} from "@keyward/core";
 import type { RedisClient } from "../client/redis-client.js";
 import {
   type RedisConnection,
@@ -16,12 +23,6 @@ import {
   type Subscriber,
 } from "../client/redis-connection.js";
 import { defaultPrefix, keyNames } from "../key-names.js";
-import type {
-  ChannelState,
-  InvalidationChannel,
-  InvalidationListener,
-  KeyInvalidation,
-} from "./invalidation-types.js";
 
 export interface InvalidationChannelOptions {
   /** Channel name; default `<prefix>invalidations`. */

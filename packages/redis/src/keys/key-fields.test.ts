@@ -5,7 +5,7 @@ import { fromKeyFields, toKeyFields } from "./key-fields.js";
 const key: StoredKey = {
   id: "key_1",
   ownerId: "user:1",
-  name: "CI: deploy \"prod\" 🚀",
+  name: 'CI: deploy "prod" 🚀',
   scopes: ["profile:read", "org:write"],
   tier: "pro",
   secretHash: "ab".repeat(32),

@@ -37,7 +37,11 @@ export function redisKeyStore(
     },
 
     async findByHash(secretHash) {
-      const flat = await run(findKeyByHashScript, [names.keyHash(secretHash)], [names.keyRecordPrefix]);
+      const flat = await run(
+        findKeyByHashScript,
+        [names.keyHash(secretHash)],
+        [names.keyRecordPrefix],
+      );
       return fromKeyFields(flat as string[] | null);
     },
 

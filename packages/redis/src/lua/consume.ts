@@ -12,14 +12,19 @@
  * `tostring` keeps 14 digits, so numbers are written with `%.17g`, which round-trips any double.
  *
  * ARGV[1]  "redis": decide on the server's TIME; "caller": on each request's own time
- * then, per principal: algorithm ("fixed-window" | "sliding-window" | "token-bucket" | "gcra"),
- *   limit, windowMs, n (requests), where its state lives, u (usage fields), the latest use among
- *   them (epoch ms, callers' clocks, or ""), with "caller" the n requests' times, then u pairs of
- *   (usage hash field, count to add): "e:<METHOD> <route>" and "d:<YYYY-MM-DD>".
+ * ARGV[2]  f, the number of usage hash fields named in this call, which follow: "e:<METHOD> <route>"
+ *          and "d:<YYYY-MM-DD>" (a call's requests mostly share a few, so each is sent once)
+ * then     p, the number of policies named in this call, which follow: "<algorithm>:<limit>:<windowMs>"
+ *          (algorithm: "fixed-window" | "sliding-window" | "token-bucket" | "gcra")
+ * then, per principal, a header "<policy> <n> <where> <lastUsedAt> <i>:<c>…": the index of its
+ *   policy among the p, its n requests, where its state lives, the latest use among the requests
+ *   (epoch ms on the callers' clocks; "-" without usage), then for each usage field to count its
+ *   index among the f fields and the count to add; followed with "caller" by the n requests' times.
  * Where the state lives, and the principal's key in KEYS:
- *   "key"   an API key: the field `rl` of its usage hash, which also takes the usage;
- *   "own"   anything else (a user): a string key of its own, which expires with the state.
- * The state is "<algorithm>:<limit>:<windowMs>:<expiresAt>:<state…>".
+ *   "key"   an API key: the fields `rp` (policy) and `rl` (state) of its usage hash, which also
+ *           takes the usage;
+ *   "own"   anything else (a user): a string key "<policy>:<state>" that expires with the state.
+ * The state is "<expiresAt>:<a>:<b>[:<c>]", the algorithm's tuple after the time it expires at.
  *
  * Returns 4 numbers per request, in order: allowed (1/0), remaining, reset, retryAfter; then the
  * time of the last step.
@@ -151,36 +156,55 @@ steps['gcra'] = function(state, now, limit, windowMs)
   return allowed, remaining, reset, retryAfter, reset, { tat, fraction }
 end
 
-local replies = {}
-local cursor, nextKey = 2, 1
-while cursor <= #ARGV do
-  local algorithm, limitArg, windowArg = ARGV[cursor], ARGV[cursor + 1], ARGV[cursor + 2]
-  local limit, windowMs, n = tonumber(limitArg), tonumber(windowArg), tonumber(ARGV[cursor + 3])
-  local inUsage, fields = ARGV[cursor + 4] == 'key', tonumber(ARGV[cursor + 5])
-  local lastUsedAt = ARGV[cursor + 6]
+-- Usage fields and policies by their index as written in the headers (strings: no conversions).
+local fields, cursor = {}, 3
+for i = 1, tonumber(ARGV[2]) do
+  fields[tostring(i)] = ARGV[cursor]
+  cursor = cursor + 1
+end
+local policies, policyCount = {}, tonumber(ARGV[cursor])
+for i = 1, policyCount do
+  local text = ARGV[cursor + i]
+  local algorithm, limit, windowMs = string.match(text, '^([^:]+):([^:]+):([^:]+)$')
   -- Unreachable from the store, which checks the algorithm before sending anything.
-  local step = steps[algorithm]
-  if not step then return redis.error_reply('ERR unknown rate-limit algorithm ' .. algorithm) end
-  local nows = cursor + 7
+  if not steps[algorithm] then return redis.error_reply('ERR unknown rate-limit algorithm ' .. text) end
+  policies[tostring(i)] = {
+    text = text, prefix = text .. ':', step = steps[algorithm],
+    limit = tonumber(limit), windowMs = tonumber(windowMs),
+  }
+end
+cursor = cursor + policyCount + 1
+
+local replies, nextKey = {}, 1
+while cursor <= #ARGV do
+  local policyIndex, n, where, lastUsedAt, counts =
+    string.match(ARGV[cursor], '^(%d+) (%d+) (%a+) (%S+)(.*)$')
+  local policy, inUsage = policies[policyIndex], where == 'key'
+  local step, limit, windowMs = policy.step, policy.limit, policy.windowMs
+  n = tonumber(n)
+  local nows = cursor + 1
   cursor = nows + (onCallerClock and n or 0)
   local key = KEYS[nextKey]
   nextKey = nextKey + 1
 
-  local stored, last
+  -- The state belongs to one policy; state written under another one is ignored, as in memory.
+  local stored, storedPolicy, last, text
   if inUsage then
-    local values = redis.call('HMGET', key, 'rl', 'last')
-    stored, last = values[1], values[2]
+    local values = redis.call('HMGET', key, 'rp', 'rl', 'last')
+    storedPolicy, stored, last = values[1], values[2], values[3]
+    if storedPolicy == policy.text then text = stored end
   else
     stored = redis.call('GET', key)
+    if stored and string.find(stored, policy.prefix, 1, true) == 1 then
+      text = string.sub(stored, #policy.prefix + 1)
+    end
   end
-
-  -- The state belongs to one policy; state written under another one is ignored, as in memory.
-  local policy = algorithm .. ':' .. limitArg .. ':' .. windowArg .. ':'
   local state, expiresAt
-  if stored and string.sub(stored, 1, #policy) == policy then
-    local e, a, b, c = string.match(stored, '^([^:]+):([^:]+):?([^:]*):?([^:]*)$', #policy + 1)
-    expiresAt = tonumber(e)
-    state = { tonumber(a), tonumber(b), tonumber(c) }
+  if text then
+    local e, a, b, c = string.match(text, '^([^:]+):([^:]+):([^:]+):?([^:]*)$')
+    expiresAt, a, b = tonumber(e), tonumber(a), tonumber(b)
+    -- Anything unreadable is no state: a fresh allowance, never an error on the request path.
+    if expiresAt and a and b then state = { a, b, tonumber(c) } end
   end
 
   for i = 0, n - 1 do
@@ -189,34 +213,43 @@ while cursor <= #ARGV do
     if state and expiresAt <= now then state = nil end
     local allowed, remaining, reset, retryAfter, nextExpiresAt, nextState = step(state, now, limit, windowMs)
     if nextExpiresAt > now then state, expiresAt = nextState, nextExpiresAt else state = nil end
-    replies[#replies + 1] = allowed and 1 or 0
-    replies[#replies + 1] = remaining
-    replies[#replies + 1] = reset
-    replies[#replies + 1] = retryAfter
+    local r = #replies
+    replies[r + 1] = allowed and 1 or 0
+    replies[r + 2] = remaining
+    replies[r + 3] = reset
+    replies[r + 4] = retryAfter
   end
 
   if inUsage then
-    -- An API key's usage hash is kept for good; its \`rl\` field is overwritten by every request
-    -- and ignored once expired, so one idle key costs one small stale field.
-    for i = cursor, cursor + 2 * fields - 1, 2 do
-      redis.call('HINCRBY', key, ARGV[i], ARGV[i + 1])
+    -- An API key's usage hash is kept for good; its state fields are overwritten by every request
+    -- and ignored once expired, so an idle key keeps two small stale fields.
+    local counted = false
+    for index, count in string.gmatch(counts, '(%d+):(%d+)') do
+      redis.call('HINCRBY', key, fields[index], count)
+      counted = true
     end
-    cursor = cursor + 2 * fields
-    local newLast = fields > 0 and (not last or tonumber(last) < tonumber(lastUsedAt))
-    if state and newLast then
-      redis.call('HSET', key, 'rl', policy .. encode(expiresAt, state), 'last', lastUsedAt)
-    elseif state then
-      redis.call('HSET', key, 'rl', policy .. encode(expiresAt, state))
-    else
-      if stored then redis.call('HDEL', key, 'rl') end
-      if newLast then redis.call('HSET', key, 'last', lastUsedAt) end
+    local changes = {}
+    if state then
+      changes[#changes + 1] = 'rl'
+      changes[#changes + 1] = encode(expiresAt, state)
+      if storedPolicy ~= policy.text then
+        changes[#changes + 1] = 'rp'
+        changes[#changes + 1] = policy.text
+      end
+    elseif stored then
+      redis.call('HDEL', key, 'rl', 'rp')
     end
+    if counted and (not last or tonumber(last) < tonumber(lastUsedAt)) then
+      changes[#changes + 1] = 'last'
+      changes[#changes + 1] = lastUsedAt
+    end
+    if #changes > 0 then redis.call('HSET', key, unpack(changes)) end
   elseif state then
     -- Dropped once it can no longer change a decision. On the callers' clocks, Redis's own clock
     -- only collects garbage (the stored expiresAt decides), so it keeps the state a minute longer.
     local ttl = expiresAt - now
     if onCallerClock then ttl = ttl + 60000 end
-    redis.call('SET', key, policy .. encode(expiresAt, state), 'PX', math.ceil(ttl))
+    redis.call('SET', key, policy.prefix .. encode(expiresAt, state), 'PX', math.ceil(ttl))
   elseif stored then
     redis.call('DEL', key)
   end

@@ -31,13 +31,7 @@ return 1
 );
 
 /** The whole usage hash of one key, as a flat field/value list. KEYS[1] the usage hash. */
-export const readUsageScript = luaScript(
-  "read-usage",
-  "return redis.call('HGETALL', KEYS[1])",
-);
+export const readUsageScript = luaScript("read-usage", "return redis.call('HGETALL', KEYS[1])");
 
 /** The last use of one key, or nil. KEYS[1] the usage hash. */
-export const lastUsedScript = luaScript(
-  "last-used",
-  "return redis.call('HGET', KEYS[1], 'last')",
-);
+export const lastUsedScript = luaScript("last-used", "return redis.call('HGET', KEYS[1], 'last')");

@@ -22,6 +22,8 @@ export type StoreErrorPolicy = "fail-closed" | "fail-open";
 
 export interface RedisRateLimitStoreOptions {
   time: TimeSource;
+  /** Count each request's usage in its rate-limit call; false leaves usage to Keyward's recorder. */
+  recordsUsage: boolean;
   onStoreError: StoreErrorPolicy;
   /** Limits requests while Redis is unreachable under `"fail-open"`. */
   insurance: RateLimitStore;
@@ -34,8 +36,8 @@ export function redisRateLimitStore(
   usage: UsageStore,
   backlog: UsageBacklog,
   options: RedisRateLimitStoreOptions,
-): RateLimitStore & { readonly recordsUsage: true } {
-  const { time, insurance } = options;
+): RateLimitStore & { readonly recordsUsage: boolean } {
+  const { time, insurance, recordsUsage } = options;
   const failOpen = options.onStoreError === "fail-open";
   const batcher = stepBatcher(
     (groups) => guard.run(() => stepsOnRedis(connection, names, groups, time)),
@@ -47,9 +49,10 @@ export function redisRateLimitStore(
   };
 
   return {
-    recordsUsage: true,
+    recordsUsage,
 
-    async consume(bucket, policy, now, hit) {
+    async consume(bucket, policy, now, given) {
+      const hit = recordsUsage ? given : undefined;
       if (!Object.hasOwn(rateLimitAlgorithms, policy.algorithm)) {
         throw new TypeError(`Unknown rate-limit algorithm ${JSON.stringify(policy.algorithm)}`);
       }

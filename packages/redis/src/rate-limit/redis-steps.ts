@@ -44,12 +44,24 @@ export async function stepsOnRedis(
   time: TimeSource,
 ): Promise<TimedDecision[][]> {
   const keys: string[] = [];
-  const args: string[] = [time];
+  const headers: string[] = [];
+  /** Usage hash fields named in this call → their 1-based index in the call's field list. */
+  const fieldIndex = new Map<string, number>();
+  /** Policies named in this call, likewise. */
+  const policyIndex = new Map<string, number>();
+  const indexIn = (table: Map<string, number>, name: string) => {
+    let index = table.get(name);
+    if (index === undefined) {
+      index = table.size + 1;
+      table.set(name, index);
+    }
+    return index;
+  };
   for (const { bucket, policy, requests } of groups) {
     // An API key's state lives in its usage hash (one key, one slot), anything else's on its own.
     const keyId = names.keyIdOfBucket(bucket);
     keys.push(keyId === undefined ? names.rateLimit(bucket) : names.usage(keyId));
-    let counts: Map<string, number> | undefined;
+    let counts: Map<number, number> | undefined;
     let lastUsedAt = Number.NEGATIVE_INFINITY;
     for (const { now, usage } of requests) {
       if (!usage) continue;
@@ -57,24 +69,26 @@ export async function stepsOnRedis(
         throw new TypeError(`Usage of key ${usage.keyId} cannot be counted with bucket ${bucket}`);
       }
       counts ??= new Map();
-      const endpoint = endpointField(usage.method, usage.route);
-      const day = dayField(usage.day);
+      const endpoint = indexIn(fieldIndex, endpointField(usage.method, usage.route));
+      const day = indexIn(fieldIndex, dayField(usage.day));
       counts.set(endpoint, (counts.get(endpoint) ?? 0) + 1);
       counts.set(day, (counts.get(day) ?? 0) + 1);
       if (now > lastUsedAt) lastUsedAt = now;
     }
-    args.push(
-      policy.algorithm,
-      String(policy.limit),
-      String(policy.windowMs),
-      String(requests.length),
-      keyId === undefined ? "own" : "key",
-      String(counts?.size ?? 0),
-      counts ? String(lastUsedAt) : "",
-    );
-    if (time === "caller") for (const { now } of requests) args.push(String(now));
-    if (counts) for (const [field, count] of counts) args.push(field, String(count));
+    const policyName = `${policy.algorithm}:${policy.limit}:${policy.windowMs}`;
+    let header = `${indexIn(policyIndex, policyName)} ${requests.length} ${keyId === undefined ? "own" : "key"} ${counts ? lastUsedAt : "-"}`;
+    if (counts) for (const [index, count] of counts) header += ` ${index}:${count}`;
+    headers.push(header);
+    if (time === "caller") for (const { now } of requests) headers.push(String(now));
   }
+  const args = [
+    time,
+    String(fieldIndex.size),
+    ...fieldIndex.keys(),
+    String(policyIndex.size),
+    ...policyIndex.keys(),
+    ...headers,
+  ];
 
   const reply = (await connection.run(consumeScript, keys, args)) as number[];
   const at = Number(reply[reply.length - 1]);

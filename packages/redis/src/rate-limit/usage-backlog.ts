@@ -47,7 +47,9 @@ export function usageBacklog(
       for (const [entryKey, increment] of batch) merge(entryKey, increment);
     }
     if (dropped > 0) {
-      onError(new Error(`@keyward/redis: usage of ${dropped} requests was dropped during an outage`));
+      onError(
+        new Error(`@keyward/redis: usage of ${dropped} requests was dropped during an outage`),
+      );
       dropped = 0;
     }
   };

@@ -24,7 +24,10 @@ export function redisUsageStore(
       const byKey = new Map<string, string[]>();
       for (const { keyId, method, route, day, count, lastUsedAt } of increments) {
         let args = byKey.get(keyId);
-        if (!args) byKey.set(keyId, (args = []));
+        if (!args) {
+          args = [];
+          byKey.set(keyId, args);
+        }
         args.push(endpointField(method, route), dayField(day), String(count), String(lastUsedAt));
       }
       await Promise.all(

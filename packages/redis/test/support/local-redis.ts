@@ -4,7 +4,11 @@
  */
 import { Socket } from "node:net";
 
-export const localRedis = { host: "127.0.0.1", port: 6379 };
+export const localRedis = {
+  host: "127.0.0.1",
+  // Overridable only to check the skip and fail paths against a port nothing listens on.
+  port: Number(process.env.KEYWARD_TEST_REDIS_PORT ?? 6379),
+};
 
 async function answersPing(): Promise<boolean> {
   return new Promise((resolve) => {

@@ -43,7 +43,10 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-export async function startRedisServer(extraArgs: string[] = [], port?: number): Promise<RedisServer> {
+export async function startRedisServer(
+  extraArgs: string[] = [],
+  port?: number,
+): Promise<RedisServer> {
   const chosen = port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), "keyward-redis-"));
   let child: ChildProcess | undefined;

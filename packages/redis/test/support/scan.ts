@@ -2,7 +2,10 @@
 import type { Redis as IORedis } from "ioredis";
 
 /** Every key under `prefix` with its value, as plain data. */
-export async function dumpPrefix(client: IORedis, prefix: string): Promise<Record<string, unknown>> {
+export async function dumpPrefix(
+  client: IORedis,
+  prefix: string,
+): Promise<Record<string, unknown>> {
   const dump: Record<string, unknown> = {};
   for (const key of await keysUnder(client, prefix)) {
     const type = await client.type(key);
@@ -18,7 +21,13 @@ export async function keysUnder(client: IORedis, prefix: string): Promise<string
   const keys: string[] = [];
   let cursor = "0";
   do {
-    const [next, batch] = await client.scan(cursor, "MATCH", `${escapeGlob(prefix)}*`, "COUNT", 1000);
+    const [next, batch] = await client.scan(
+      cursor,
+      "MATCH",
+      `${escapeGlob(prefix)}*`,
+      "COUNT",
+      1000,
+    );
     cursor = next;
     keys.push(...batch);
   } while (cursor !== "0");
