@@ -72,6 +72,8 @@ if (!betterAuthCheck.valid) throw new Error("better-auth refused the bench key")
 
 summary(() => {
   group("verify an API key (memory store, scope + rate limit + usage)", () => {
+    // What mitata itself costs per async iteration, so the figures below can be read net of it.
+    bench("async no-op (harness overhead)", async () => do_not_optimize(await Promise.resolve(1)));
     bench("keyward verify()", async () =>
       do_not_optimize(await keyward.verify(header, verifyOptions)),
     ).baseline(false);
