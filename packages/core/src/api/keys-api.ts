@@ -51,7 +51,13 @@ const keyIdLength = 24;
  * Key management as plain async functions. Each throws a `KeywardError` in exactly the cases where
  * the HTTP endpoints answer with an error, so the HTTP layer only translates.
  */
-export function createKeysApi(ctx: KeywardContext): KeysApi {
+/** The keys API plus what only the HTTP layer needs. */
+export interface InternalKeysApi extends KeysApi {
+  /** `create` from a raw request body, which may be anything (an array, a string). */
+  createFromBody(ownerId: string, accountTier: string, body: unknown): Promise<KeyWithSecret>;
+}
+
+export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
   /** Storage failures become a 500 whose detail reveals nothing; the cause stays on the error. */
   const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
@@ -78,44 +84,51 @@ export function createKeysApi(ctx: KeywardContext): KeysApi {
     return { secret, secretHash: ctx.hasher.hash(secret), hint: ctx.format.hint(secret) };
   };
 
+  /** Creation from an unvalidated body: the one place the create body is validated. */
+  const createFromBody = (ownerId: string, accountTier: string, body: unknown) =>
+    guarded(async () => {
+      requireOwner(ownerId);
+      const checked = validateCreateKeyBody(ctx.createKeyBody, body);
+      if (!checked.ok) throw new KeywardError("validation_failed", checked.issues);
+      const resolvedTier = ctx.tiers.resolveAccountTier(accountTier);
+      if (!ctx.tiers.allows(resolvedTier, checked.value.tier)) {
+        throw new KeywardError(
+          "tier_not_allowed",
+          `Tier '${checked.value.tier}' is above the account's tier '${resolvedTier}'`,
+        );
+      }
+      const { secret, secretHash, hint } = newSecret();
+      const key: StoredKey = {
+        id: `key_${randomBase62(keyIdLength, ctx.random)}`,
+        ownerId,
+        name: checked.value.name,
+        scopes: checked.value.scopes,
+        tier: checked.value.tier,
+        secretHash,
+        hint,
+        createdAt: ctx.clock.now(),
+        expiresAt: checked.expiresAt,
+        revokedAt: null,
+        rotatedAt: null,
+      };
+      await ctx.keys.create(key);
+      return { ...toKeyRecord(key, key.createdAt, null), key: secret };
+    });
+
   return {
-    create: (input) =>
-      guarded(async () => {
-        requireOwner(input.ownerId);
-        const { name, scopes, tier, expiresAt } = input;
-        const body = validateCreateKeyBody(ctx.createKeyBody, {
-          name,
-          scopes,
-          tier,
-          ...(expiresAt == null
-            ? {}
-            : { expiresAt: expiresAt instanceof Date ? expiresAt.toISOString() : expiresAt }),
-        });
-        if (!body.ok) throw new KeywardError("validation_failed", body.issues);
-        const accountTier = ctx.tiers.resolveAccountTier(input.accountTier);
-        if (!ctx.tiers.allows(accountTier, body.value.tier)) {
-          throw new KeywardError(
-            "tier_not_allowed",
-            `Tier '${body.value.tier}' is above the account's tier '${accountTier}'`,
-          );
-        }
-        const { secret, secretHash, hint } = newSecret();
-        const key: StoredKey = {
-          id: `key_${randomBase62(keyIdLength, ctx.random)}`,
-          ownerId: input.ownerId,
-          name: body.value.name,
-          scopes: body.value.scopes,
-          tier: body.value.tier,
-          secretHash,
-          hint,
-          createdAt: ctx.clock.now(),
-          expiresAt: body.expiresAt,
-          revokedAt: null,
-          rotatedAt: null,
-        };
-        await ctx.keys.create(key);
-        return { ...toKeyRecord(key, key.createdAt, null), key: secret };
-      }),
+    create: (input) => {
+      const { name, scopes, tier, expiresAt } = input;
+      return createFromBody(input.ownerId, input.accountTier, {
+        name,
+        scopes,
+        tier,
+        ...(expiresAt == null
+          ? {}
+          : { expiresAt: expiresAt instanceof Date ? expiresAt.toISOString() : expiresAt }),
+      });
+    },
+
+    createFromBody,
 
     list: (ownerId) =>
       guarded(async () => {

@@ -1,7 +1,7 @@
 import { internalError, KeywardError } from "../errors/keyward-error.js";
 import type { KeywardContext } from "../keyward/context.js";
 import { rateLimitHeaders } from "../rate-limit/headers.js";
-import type { RateLimitDecision } from "../rate-limit/types.js";
+import type { RateLimitDecision, RateLimitPolicy } from "../rate-limit/types.js";
 import type { StoredKey } from "../storage/key-store.js";
 import type { UsageHit } from "../storage/rate-limit-store.js";
 import { cachedRouteLabelSplitter } from "../usage/route-label.js";
@@ -22,11 +22,11 @@ export function createVerify(ctx: KeywardContext) {
 
   const decide = (
     decision: RateLimitDecision,
+    policy: RateLimitPolicy,
     tier: string,
     principal: Principal,
     now: number,
   ): VerifyResult => {
-    const policy = ctx.tiers.policy(tier);
     const headers = ctx.ietfRateLimitHeaders
       ? rateLimitHeaders(decision, policy, { ietf: true, now, policyName: tier })
       : rateLimitHeaders(decision, policy);
@@ -77,7 +77,7 @@ export function createVerify(ctx: KeywardContext) {
         scopes: key.scopes,
         tier: key.tier,
       };
-      return decide(decision, key.tier, principal, now);
+      return decide(decision, policy, key.tier, principal, now);
     } catch (error) {
       return toFailure(error);
     }
@@ -90,7 +90,13 @@ export function createVerify(ctx: KeywardContext) {
       const now = ctx.clock.now();
       const policy = ctx.tiers.policy(tier);
       const decision = await ctx.rateLimits.consume(`user:${claims.sub}`, policy, now);
-      return decide(decision, tier, { kind: "user", userId: claims.sub, tier, claims }, now);
+      return decide(
+        decision,
+        policy,
+        tier,
+        { kind: "user", userId: claims.sub, tier, claims },
+        now,
+      );
     } catch (error) {
       return toFailure(error);
     }

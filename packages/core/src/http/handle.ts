@@ -1,4 +1,4 @@
-import type { KeysApi } from "../api/keys-api.js";
+import type { InternalKeysApi } from "../api/keys-api.js";
 import type { createVerify } from "../auth/verify.js";
 import { internalError, isKeywardError, type KeywardError } from "../errors/keyward-error.js";
 import type { KeywardContext } from "../keyward/context.js";
@@ -19,7 +19,7 @@ export interface HandleOptions {
  */
 export function createHandle(
   context: KeywardContext,
-  keys: KeysApi,
+  keys: InternalKeysApi,
   verify: ReturnType<typeof createVerify>,
   options: HandleOptions,
 ) {

@@ -1,4 +1,4 @@
-import type { KeysApi } from "../../api/keys-api.js";
+import type { InternalKeysApi } from "../../api/keys-api.js";
 import type { Principal } from "../../auth/principal.js";
 import type { KeywardContext } from "../../keyward/context.js";
 
@@ -7,7 +7,7 @@ export interface RouteContext {
   request: Request;
   user: Extract<Principal, { kind: "user" }>;
   keyId: string;
-  keys: KeysApi;
+  keys: InternalKeysApi;
   context: KeywardContext;
   bodyLimit: number;
   /** Rate-limit headers for the response. */
