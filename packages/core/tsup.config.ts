@@ -1,10 +1,5 @@
-import { defineConfig } from "tsup";
+import { packageBuild } from "../../tsup.package.js";
 
-export default defineConfig({
+export default packageBuild({
   entry: { index: "src/index.ts", "node-http/index": "src/node-http/index.ts" },
-  format: ["esm"],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: "es2022",
 });

@@ -1,11 +1,3 @@
-import { defineConfig } from "tsup";
+import { packageBuild } from "../../tsup.package.js";
 
-export default defineConfig({
-  entry: ["src/index.ts"],
-  external: ["@keyward/core"],
-  format: ["esm"],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: "es2022",
-});
+export default packageBuild({ external: ["@keyward/core"] });

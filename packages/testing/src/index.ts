@@ -9,13 +9,16 @@ export {
   DEMO_TIER_LIMITS,
   demoKeywardConfig,
   describeHttpConformance,
+  expectRateLimited,
   forwardTo,
   type HttpSuiteOptions,
   mintJwt,
   PROFILE_ROUTE,
   type RawReply,
   type RawRequest,
+  type Reply,
   rawRequest,
+  readReply,
   unsecuredJwt,
 } from "./http/index.js";
 export { collectStrings, fakeHash, storedKey, uniqueId } from "./storage/fixtures.js";

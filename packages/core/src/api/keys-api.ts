@@ -2,6 +2,7 @@ import { internalError, KeywardError } from "../errors/keyward-error.js";
 import { randomBase62 } from "../keys/base62.js";
 import type { KeywardContext } from "../keyward/context.js";
 import type { StoredKey } from "../storage/key-store.js";
+import type { KeyUsage } from "../storage/usage-store.js";
 import { validateCreateKeyBody } from "../validation/create-key-body.js";
 import {
   isoTime,
@@ -29,13 +30,8 @@ export interface RevokedKey {
   revokedAt: string;
 }
 
-export interface UsageReport {
-  keyId: string;
-  totalRequests: number;
-  lastUsedAt: string | null;
-  endpoints: { method: string; route: string; count: number }[];
-  daily: { date: string; count: number }[];
-}
+/** A key's usage as the API shows it: `KeyUsage` with `lastUsedAt` as an ISO 8601 string. */
+export type UsageReport = Omit<KeyUsage, "lastUsedAt"> & { lastUsedAt: string | null };
 
 export interface KeysApi {
   create(input: CreateKeyInput): Promise<KeyWithSecret>;
@@ -183,6 +179,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         const key = await ownedKey(ownerId, keyId);
         await ctx.flushUsage();
         const usage = await ctx.usage.read(key.id);
+        // Field by field, not a spread: a store's extra fields must never reach a response.
         return {
           keyId: key.id,
           totalRequests: usage.totalRequests,

@@ -1,20 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { limiterFor } from "../../test/support/rate-limit.js";
 import { manualClock } from "../clock.js";
 import { fixedWindow } from "./fixed-window.js";
-import type { RateLimitPolicy, RateLimitState } from "./types.js";
+import type { RateLimitPolicy } from "./types.js";
 
 const start = Date.parse("2026-01-01T00:00:00Z"); // a multiple of every window used here
 const policy: RateLimitPolicy = { algorithm: "fixed-window", limit: 3, windowMs: 60_000 };
 
 /** Threads one key's state through successive steps, as a store would. */
-function limiter(p: RateLimitPolicy = policy) {
-  let state: RateLimitState | undefined;
-  return (now: number) => {
-    const step = fixedWindow(state, now, p);
-    state = step.state;
-    return step;
-  };
-}
+const limiter = (p: RateLimitPolicy = policy) => limiterFor(fixedWindow, p);
 
 describe("fixedWindow", () => {
   it("admits exactly `limit` per window, counting `remaining` down", () => {

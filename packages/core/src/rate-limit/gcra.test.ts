@@ -1,20 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { limiterFor } from "../../test/support/rate-limit.js";
 import { manualClock } from "../clock.js";
 import { gcra } from "./gcra.js";
-import type { RateLimitPolicy, RateLimitState } from "./types.js";
+import type { RateLimitPolicy } from "./types.js";
 
 const start = Date.parse("2026-01-01T00:00:00Z");
 // Burst 4, emission interval T = 250 ms, tolerance τ = 750 ms.
 const policy: RateLimitPolicy = { algorithm: "gcra", limit: 4, windowMs: 1_000 };
 
-function limiter(p: RateLimitPolicy = policy) {
-  let state: RateLimitState | undefined;
-  return (now: number) => {
-    const step = gcra(state, now, p);
-    state = step.state;
-    return step;
-  };
-}
+const limiter = (p: RateLimitPolicy = policy) => limiterFor(gcra, p);
 
 describe("gcra", () => {
   it("lets `limit` requests pass at once, advancing TAT by T each time, then refuses", () => {

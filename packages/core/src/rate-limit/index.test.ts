@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { seededRandom } from "../../test/support/rate-limit.js";
 import { rateLimitAlgorithms, stepRateLimit } from "./index.js";
 import type {
   RateLimitAlgorithmName,
@@ -10,21 +11,9 @@ import type {
 const start = Date.parse("2026-01-01T00:00:00Z");
 const names = Object.keys(rateLimitAlgorithms) as RateLimitAlgorithmName[];
 
-/** mulberry32: a small seeded PRNG, so a failing schedule can be replayed. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** Request times: bursts within one millisecond, short gaps, and the odd idle stretch. */
 function schedule(seed: number, windowMs: number, length: number): number[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const times: number[] = [];
   let now = start + Math.floor(next() * windowMs);
   for (let i = 0; i < length; i++) {

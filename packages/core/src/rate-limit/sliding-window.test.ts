@@ -1,20 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { limiterFor, seededRandom } from "../../test/support/rate-limit.js";
 import { manualClock } from "../clock.js";
 import { slidingWindow } from "./sliding-window.js";
-import type { RateLimitPolicy, RateLimitState } from "./types.js";
+import type { RateLimitPolicy } from "./types.js";
 
 const start = Date.parse("2026-01-01T00:00:00Z");
 const minute = 60_000;
 const policy: RateLimitPolicy = { algorithm: "sliding-window", limit: 10, windowMs: minute };
 
-function limiter(p: RateLimitPolicy = policy) {
-  let state: RateLimitState | undefined;
-  return (now: number) => {
-    const step = slidingWindow(state, now, p);
-    state = step.state;
-    return step;
-  };
-}
+const limiter = (p: RateLimitPolicy = policy) => limiterFor(slidingWindow, p);
 
 /** The most admissions in any `windowMs` consecutive milliseconds, for sorted admission times. */
 function busiestWindow(admitted: number[], windowMs: number): number {
@@ -30,18 +24,6 @@ function busiestWindow(admitted: number[], windowMs: number): number {
 /** The proved bound: L + ⌊L·(W − 2)/W⌋ in any W consecutive milliseconds. */
 function bound({ limit, windowMs }: RateLimitPolicy): number {
   return limit + Math.floor((limit * (windowMs - 2)) / windowMs);
-}
-
-/** mulberry32: a small seeded PRNG, so a failing schedule can be replayed. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 describe("slidingWindow", () => {
@@ -141,7 +123,7 @@ describe("slidingWindow", () => {
     "keeps every window-long interval within the bound on a random schedule (%o)",
     ({ limit, windowMs, seed }) => {
       const p: RateLimitPolicy = { algorithm: "sliding-window", limit, windowMs };
-      const next = random(seed);
+      const next = seededRandom(seed);
       const hit = limiter(p);
       const admitted: number[] = [];
       let now = start + Math.floor(next() * windowMs);

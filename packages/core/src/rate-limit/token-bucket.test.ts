@@ -1,20 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { limiterFor } from "../../test/support/rate-limit.js";
 import { manualClock } from "../clock.js";
 import { tokenBucket } from "./token-bucket.js";
-import type { RateLimitPolicy, RateLimitState } from "./types.js";
+import type { RateLimitPolicy } from "./types.js";
 
 const start = Date.parse("2026-01-01T00:00:00Z");
 // 4 tokens, refilled at 4 per second: one every 250 ms.
 const policy: RateLimitPolicy = { algorithm: "token-bucket", limit: 4, windowMs: 1_000 };
 
-function limiter(p: RateLimitPolicy = policy) {
-  let state: RateLimitState | undefined;
-  return (now: number) => {
-    const step = tokenBucket(state, now, p);
-    state = step.state;
-    return step;
-  };
-}
+const limiter = (p: RateLimitPolicy = policy) => limiterFor(tokenBucket, p);
 
 describe("tokenBucket", () => {
   it("lets a full bucket of `limit` through at once, then refuses", () => {

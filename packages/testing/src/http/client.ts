@@ -80,8 +80,7 @@ export function createSuiteClient(options: HttpSuiteOptions) {
         ...(body === undefined ? {} : { body }),
       }),
     );
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, text, body: parseJson(text) as T };
+    return readReply<T>(response);
   }
 
   async function newUser(tier: DemoTier | null = "free"): Promise<TestUser> {
@@ -132,6 +131,12 @@ export function createSuiteClient(options: HttpSuiteOptions) {
         json: { displayName: `Profile ${slug}` },
       }),
   };
+}
+
+/** A response read in full: status, headers, text, and the body parsed as JSON when it is JSON. */
+export async function readReply<T = unknown>(response: Response): Promise<Reply<T>> {
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, body: parseJson(text) as T };
 }
 
 export function profilePath(slug: string): string {

@@ -14,7 +14,7 @@ import { rateLimitSuite } from "./rate-limit-suite.js";
 import { routingSuite } from "./routing-suite.js";
 import { validationSuite } from "./validation-suite.js";
 
-export { mintJwt, unsecuredJwt } from "./client.js";
+export { mintJwt, type Reply, readReply, unsecuredJwt } from "./client.js";
 export {
   DEMO_SCOPE_DESCRIPTIONS,
   DEMO_SCOPES,
@@ -22,6 +22,7 @@ export {
   demoKeywardConfig,
   PROFILE_ROUTE,
 } from "./demo-contract.js";
+export { expectRateLimited } from "./expectations.js";
 export { forwardTo } from "./forward.js";
 export type { HttpSuiteOptions } from "./options.js";
 export { type RawReply, type RawRequest, rawRequest } from "./raw-request.js";

@@ -1,0 +1,19 @@
+import { defineConfig, type Options } from "tsup";
+
+/**
+ * How every `@keyward/*` package is built: ESM with declarations, from `src/index.ts` unless told
+ * otherwise. `node:` specifiers are kept as written, because Deno resolves built-ins only with the
+ * prefix (tsup strips it by default).
+ */
+export function packageBuild(options: Options = {}) {
+  return defineConfig({
+    entry: ["src/index.ts"],
+    format: ["esm"],
+    dts: true,
+    clean: true,
+    sourcemap: true,
+    target: "es2022",
+    removeNodeProtocol: false,
+    ...options,
+  });
+}
