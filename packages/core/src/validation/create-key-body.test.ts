@@ -61,8 +61,24 @@ describe("create-key body validation", () => {
       { loc: ["body", "name"], msg: "Input should be a valid string", type: "string_type" },
       { loc: ["body", "scopes"], msg: "Input should be a valid list", type: "list_type" },
       { loc: ["body", "tier"], msg: "Input should be a valid string", type: "string_type" },
-      { loc: ["body", "expiresAt"], msg: expect.any(String), type: expect.any(String) },
+      {
+        loc: ["body", "expiresAt"],
+        msg: "Input should be a valid datetime",
+        type: "datetime_type",
+      },
     ]);
+  });
+
+  it("reports any non-string expiresAt as datetime_type", () => {
+    for (const expiresAt of [7, true, {}, []]) {
+      expect(issues({ name: "a", scopes: ["profile:read"], tier: "free", expiresAt })).toEqual([
+        {
+          loc: ["body", "expiresAt"],
+          msg: "Input should be a valid datetime",
+          type: "datetime_type",
+        },
+      ]);
+    }
   });
 
   it("checks lengths, known scopes, duplicates, tiers and dates together", () => {

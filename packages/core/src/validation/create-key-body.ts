@@ -68,7 +68,17 @@ export function createKeyBodySchema(options: {
       }),
   );
 
-  const expiresAt = type("string").narrow((value, ctx) => {
+  // `unknown`, checked by hand, rather than `string | null`: arktype would report a number here as
+  // a failed union in its own words; Pydantic (and so the contract) calls it `datetime_type`.
+  const expiresAt = type("unknown").narrow((value, ctx) => {
+    if (value === null) return true;
+    if (typeof value !== "string") {
+      return ctx.reject({
+        expected: "an ISO 8601 date-time",
+        actual: typeof value,
+        meta: pydanticMeta("datetime_type", "Input should be a valid datetime"),
+      });
+    }
     const parsed = parseIsoDateTime(value);
     if (!parsed.ok) {
       return ctx.reject(
@@ -118,7 +128,7 @@ export function createKeyBodySchema(options: {
     );
   });
 
-  return type({ name, scopes: scopeList, tier, "expiresAt?": expiresAt.or("null") });
+  return type({ name, scopes: scopeList, tier, "expiresAt?": expiresAt });
 }
 
 export type CreateKeyBodySchema = ReturnType<typeof createKeyBodySchema> &
@@ -156,7 +166,7 @@ export function validateCreateKeyBody(
       name: result.name,
       scopes: result.scopes,
       tier: result.tier,
-      expiresAt: result.expiresAt ?? undefined,
+      expiresAt: typeof result.expiresAt === "string" ? result.expiresAt : undefined,
     },
     expiresAt,
   };
