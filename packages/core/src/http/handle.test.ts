@@ -90,13 +90,13 @@ describe("handle: bodies", () => {
   });
 
   it.each([
-    ["malformed JSON", "{not json", 400],
-    ["invalid UTF-8", new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), 400],
-    ["an empty body", "", 422],
-    ["a JSON array", "[]", 422],
-    ["a JSON string", '"name"', 422],
-    ["null", "null", 422],
-  ])("answers %s with %i and stores nothing", async (_, body, status) => {
+    ["malformed JSON", 400, "{not json"],
+    ["invalid UTF-8", 400, new Uint8Array([0x7b, 0xff, 0xfe, 0x7d])],
+    ["an empty body", 422, ""],
+    ["a JSON array", 422, "[]"],
+    ["a JSON string", 422, '"name"'],
+    ["null", 422, "null"],
+  ])("answers %s with %i and stores nothing", async (_, status, body) => {
     const res = await call("POST", "/api/v1/api-keys", { body });
     expect(res.status).toBe(status);
     if (status === 400) expect(typeof res.body.detail).toBe("string");
