@@ -1,5 +1,9 @@
 import { packageBuild } from "../../tsup.package.js";
 
 export default packageBuild({
-  entry: { index: "src/index.ts", "node-http/index": "src/node-http/index.ts" },
+  entry: {
+    index: "src/index.ts",
+    "node-http/index": "src/node-http/index.ts",
+    toolkit: "src/toolkit.ts",
+  },
 });

@@ -1,0 +1,7 @@
+/**
+ * @keyward/core/toolkit — building blocks for people who write stores and adapters for Keyward:
+ * the failure policy a remote store wraps its calls in, and (as they move here from the root)
+ * the other parts a store or adapter is assembled from. A host application needs none of this;
+ * it imports from `@keyward/core`.
+ */
+export {};
