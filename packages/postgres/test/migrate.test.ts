@@ -17,12 +17,12 @@ describe("migrate on PGlite", () => {
   it("applies every migration once; a second run is a no-op", async () => {
     const db = await pglite.get();
     const schema = uniqueSchema("mig");
-    expect(await migrate(db, { schema })).toEqual({ applied: [1], version: latestVersion });
+    expect(await migrate(db, { schema })).toEqual({ applied: [1, 2], version: latestVersion });
     expect(await migrate(db, { schema })).toEqual({ applied: [], version: latestVersion });
     const { rows } = await db.query<{ version: number }>(
       `SELECT version FROM "${schema}"."keyward_migrations"`,
     );
-    expect(rows.map((row) => row.version)).toEqual([1]);
+    expect(rows.map((row) => row.version)).toEqual([1, 2]);
   });
 
   it("keeps schemas and prefixes apart", async () => {
@@ -104,11 +104,52 @@ describe("migrate on PGlite", () => {
         expiresAt: time,
         revokedAt: null,
         rotatedAt: time,
+        ownerTier: index % 2 ? "pro" : null,
       };
       await store.keys.create(key);
       expect(await store.keys.findById(key.id)).toEqual(key);
     }
     await expect(store.keys.revoke("time_0", 1.5)).rejects.toThrow(/whole milliseconds/);
+  });
+});
+
+describe("migrate from a database the previous release (0.0.x, schema version 1) created", () => {
+  /** Schema version 1 exactly as that release's `migrate` left it: its DDL and its bookkeeping row. */
+  async function releasedDatabase(schema: string) {
+    const db = await pglite.get();
+    const [version1] = migrationStatements({ schema });
+    await db.query(`CREATE SCHEMA "${schema}"`);
+    await db.query(
+      `CREATE TABLE "${schema}"."keyward_migrations" (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    for (const statement of version1!.statements) await db.query(statement);
+    await db.query(
+      `INSERT INTO "${schema}"."keyward_migrations" (version, name) VALUES (1, 'keys and usage')`,
+    );
+    // Rows as that release's store wrote them (no owner_tier column existed).
+    await db.query(
+      `INSERT INTO "${schema}"."keyward_keys" (id, owner_id, name, scopes, tier, secret_hash, hint, created_at)
+       VALUES ('key_old', 'alice', 'old key', '["profile:read"]', 'pro', $1, 'sk_live_…abcd', now())`,
+      [hash("a")],
+    );
+    await db.query(
+      `INSERT INTO "${schema}"."keyward_key_usage" (key_id, method, route, day, count, last_used_at)
+       VALUES ('key_old', 'GET', '/profiles/:slug', '2026-01-01', 7, now())`,
+    );
+    return db;
+  }
+
+  it("adds the owner tier and keeps every key and usage row", async () => {
+    const schema = uniqueSchema("up1");
+    const db = await releasedDatabase(schema);
+    expect(await migrate(db, { schema })).toEqual({ applied: [2], version: latestVersion });
+    const store = postgresStore({ client: db, schema, cache: false });
+    const key = await store.keys.findByHash(hash("a"));
+    expect(key).toMatchObject({ id: "key_old", tier: "pro", ownerTier: null, revokedAt: null });
+    expect((await store.usage.read("key_old")).totalRequests).toBe(7);
+    // And the new write works on migrated rows.
+    const changed = await store.keys.setOwnerTier("alice", "free");
+    expect(changed.map((row) => [row.id, row.ownerTier])).toEqual([["key_old", "free"]]);
   });
 });
 
@@ -123,13 +164,13 @@ describeOnServer("migrate on the real server", () => {
   it("applies exactly once when several instances start at the same moment", async () => {
     const results = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
     expect(results.filter((result) => result.applied.length > 0)).toEqual([
-      { applied: [1], version: latestVersion },
+      { applied: [1, 2], version: latestVersion },
     ]);
     expect(results.every((result) => result.version === latestVersion)).toBe(true);
     const { rows } = await pools[0]!.query(
       `SELECT count(*)::int AS n FROM "${schema}"."keyward_migrations"`,
     );
-    expect(rows[0].n).toBe(1);
+    expect(rows[0].n).toBe(latestVersion);
     // And again, all at once: nothing left to do.
     const again = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
     expect(again.every((result) => result.applied.length === 0)).toBe(true);

@@ -33,12 +33,29 @@ export interface RevokedKey {
 /** A key's usage as the API shows it: `KeyUsage` with `lastUsedAt` as an ISO 8601 string. */
 export type UsageReport = Omit<KeyUsage, "lastUsedAt"> & { lastUsedAt: string | null };
 
+export interface RotateKeyOptions {
+  /**
+   * The caller's current account tier. When given (the HTTP endpoint always gives the session's),
+   * a key whose tier is above it is not rotated: 403, as on create.
+   */
+  accountTier?: string;
+}
+
 export interface KeysApi {
   create(input: CreateKeyInput): Promise<KeyWithSecret>;
   list(ownerId: string): Promise<KeyRecord[]>;
-  rotate(ownerId: string, keyId: string): Promise<KeyWithSecret>;
+  rotate(ownerId: string, keyId: string, options?: RotateKeyOptions): Promise<KeyWithSecret>;
   revoke(ownerId: string, keyId: string): Promise<RevokedKey>;
   usage(ownerId: string, keyId: string): Promise<UsageReport>;
+  /**
+   * Records an account's tier on all its keys, for a billing system to call when a plan changes.
+   * Keys above the new tier run at it from then on, on every instance within the revocation bound
+   * (through the verification cache's invalidation); an upgrade lifts them back to their own tier.
+   * Sessions and `create` record the tier they carry too; this is the immediate, explicit path.
+   * @example
+   * await keyward.keys.setAccountTier(userId, "free"); // after a downgrade
+   */
+  setAccountTier(ownerId: string, tier: string): Promise<void>;
 }
 
 const keyIdLength = 24;
@@ -106,15 +123,20 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         expiresAt: checked.expiresAt,
         revokedAt: null,
         rotatedAt: null,
+        ownerTier: resolvedTier,
       };
       await ctx.keys.create(key);
       return { ...toKeyRecord(key, key.createdAt, null), key: secret };
     });
 
   return {
-    create: (input) => {
+    create: async (input) => {
       const { name, scopes, tier, expiresAt } = input;
-      return createFromBody(input.ownerId, input.accountTier, {
+      requireOwner(input.ownerId);
+      // What the caller says the account's tier is now applies to the owner's other keys too.
+      const accountTier = ctx.tiers.resolveAccountTier(input.accountTier);
+      await guarded(() => ctx.accountTiers.record(input.ownerId, accountTier));
+      return createFromBody(input.ownerId, accountTier, {
         name,
         scopes,
         tier,
@@ -137,11 +159,21 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         return keys.map((key) => toKeyRecord(key, now, lastUsed.get(key.id) ?? null));
       }),
 
-    rotate: (ownerId, keyId) =>
+    rotate: (ownerId, keyId, options = {}) =>
       guarded(async () => {
         const key = await ownedKey(ownerId, keyId);
         const now = ctx.clock.now();
         refuseIfGone(key, now);
+        if (options.accountTier !== undefined) {
+          const accountTier = ctx.tiers.resolveAccountTier(options.accountTier);
+          // A key on a tier no longer configured ranks lowest (it runs at the lowest tier).
+          if (ctx.tiers.rank(key.tier) > ctx.tiers.rank(accountTier)) {
+            throw new KeywardError(
+              "tier_not_allowed",
+              `Tier '${key.tier}' is above the account's tier '${accountTier}'`,
+            );
+          }
+        }
         const { secret, secretHash, hint } = newSecret();
         const rotated = await ctx.keys.rotate({
           id: key.id,
@@ -188,6 +220,16 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
           daily: usage.daily,
         };
       }),
+
+    setAccountTier: async (ownerId, tier) => {
+      requireOwner(ownerId);
+      if (!ctx.tiers.has(tier)) {
+        throw new MisuseError(
+          `Keyward: unknown tier "${tier}"; configured tiers: ${ctx.tiers.names.join(", ")}`,
+        );
+      }
+      await guarded(() => ctx.accountTiers.record(ownerId, tier));
+    },
   };
 }
 

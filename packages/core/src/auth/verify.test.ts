@@ -199,6 +199,150 @@ describe("verify with an API key", () => {
   });
 });
 
+describe("verify: what a valid key costs, whatever the outcome (issue 9)", () => {
+  it("rate limits requests refused for a missing scope like any other", async () => {
+    const { key } = await newKey({ tier: "free" }); // 3 a minute
+    const denied = [];
+    for (let i = 0; i < 4; i++) {
+      denied.push(await keyward.verify(`Bearer ${key}`, { scopes: ["profile:write"] }));
+    }
+    expect(denied.map((result) => !result.ok && result.error.status)).toEqual([403, 403, 403, 429]);
+    // The 403s carry where the key stands, and the allowance they used is gone for allowed routes.
+    expect(denied[2]!.headers["X-RateLimit-Remaining"]).toBe("0");
+    const allowed = await keyward.verify(`Bearer ${key}`, { scopes: ["profile:read"] });
+    expect(!allowed.ok && allowed.error.status).toBe(429);
+  });
+
+  it("counts no usage for a request the rate-limit store failed on (a 500)", async () => {
+    const { key, id } = await newKey();
+    const failing = createKeyward({
+      store: {
+        ...store,
+        rateLimits: { consume: () => Promise.reject(new Error("rate-limit store down")) },
+      },
+      scopes,
+      tiers,
+      clock,
+    });
+    const result = await failing.verify(`Bearer ${key}`, { route: "GET /p/:slug" });
+    expect(!result.ok && result.error.status).toBe(500);
+    await failing.close();
+    expect((await keyward.keys.usage("alice", id)).totalRequests).toBe(0);
+  });
+});
+
+describe("verify: a key never runs above its owner's current tier (issue 9)", () => {
+  const session = (tier: string) => jwt({ tier });
+  const limitOf = async (key: string) => {
+    const result = await keyward.verify(`Bearer ${key}`);
+    if (!result.ok) throw result.error;
+    return [result.principal.tier, result.rateLimit.limit];
+  };
+
+  it("caps a pro key at free once a session shows the account was downgraded", async () => {
+    const { key } = await newKey({ tier: "pro", accountTier: "pro" });
+    expect(await limitOf(key)).toEqual(["pro", 5]);
+    // Any key-management call with the downgraded session records the account's new tier.
+    const listed = await keyward.handle(
+      new Request("http://host/api/v1/api-keys", {
+        headers: { authorization: `Bearer ${await session("free")}` },
+      }),
+    );
+    expect(listed.status).toBe(200);
+    expect(await limitOf(key)).toEqual(["free", 3]);
+    // An upgrade lifts the key back to its own tier, never above it.
+    await keyward.keys.setAccountTier("alice", "pro");
+    expect(await limitOf(key)).toEqual(["pro", 5]);
+  });
+
+  it("follows a session on a host route too, without holding up the request", async () => {
+    const { key } = await newKey({ tier: "pro", accountTier: "pro" });
+    const hostRoute = await keyward.verify(`Bearer ${await session("free")}`);
+    expect(hostRoute.ok).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 0)); // the background write
+    expect(await limitOf(key)).toEqual(["free", 3]);
+  });
+
+  it("refuses to rotate a key above the session's tier, and lets the owner at that tier rotate", async () => {
+    const { id } = await newKey({ tier: "pro", accountTier: "pro" });
+    const rotate = async (tier: string) =>
+      keyward.handle(
+        new Request(`http://host/api/v1/api-keys/${id}/rotate`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${await session(tier)}` },
+        }),
+      );
+    const refused = await rotate("free");
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({
+      detail: "Tier 'pro' is above the account's tier 'free'",
+    });
+    expect((await rotate("pro")).status).toBe(200);
+    await expect(keyward.keys.rotate("alice", id, { accountTier: "free" })).rejects.toMatchObject({
+      status: 403,
+      code: "tier_not_allowed",
+    });
+  });
+
+  it("reaches another instance through the cache's invalidation, like a revocation", async () => {
+    const { cachedKeyStore } = await import("../cache/cached-key-store.js");
+    const { memoryInvalidationChannel } = await import("../cache/invalidation-channel.js");
+    const channel = memoryInvalidationChannel();
+    const first = createKeyward({
+      store: { ...store, keys: cachedKeyStore(store.keys, { channel, clock }) },
+      scopes,
+      tiers,
+      clock,
+      jwt: { secret },
+    });
+    const secondKeys = cachedKeyStore(store.keys, { channel, clock });
+    const second = createKeyward({ store: { ...store, keys: secondKeys }, scopes, tiers, clock });
+    await secondKeys.ready;
+    const { key } = await first.keys.create({
+      ownerId: "alice",
+      accountTier: "pro",
+      name: "k",
+      scopes: ["profile:read"],
+      tier: "pro",
+    });
+    const onSecond = async () => {
+      const result = await second.verify(`Bearer ${key}`);
+      return result.ok && result.principal.tier;
+    };
+    expect(await onSecond()).toBe("pro"); // now cached on the second instance
+    await first.keys.setAccountTier("alice", "free");
+    expect(await onSecond()).toBe("free");
+  });
+
+  it("runs a key whose tier is no longer configured at the lowest tier, not a 500", async () => {
+    const legacy = createKeyward({
+      store,
+      scopes,
+      tiers: { ...tiers, legacy: { rateLimit: { limit: 9, window: "1m" } } },
+      clock,
+    });
+    const { key, id } = await legacy.keys.create({
+      ownerId: "alice",
+      accountTier: "legacy",
+      name: "k",
+      scopes: ["profile:read"],
+      tier: "legacy",
+    });
+    expect(await limitOf(key)).toEqual(["free", 3]);
+    // Still listed as it was created, and its owner may rotate it at any tier.
+    expect((await keyward.keys.list("alice"))[0]).toMatchObject({ id, tier: "legacy" });
+    await expect(keyward.keys.rotate("alice", id, { accountTier: "free" })).resolves.toMatchObject({
+      id,
+    });
+  });
+
+  it("refuses an unknown tier in setAccountTier, naming the configured ones", async () => {
+    await expect(keyward.keys.setAccountTier("alice", "gold")).rejects.toThrow(
+      'Keyward: unknown tier "gold"; configured tiers: free, pro',
+    );
+  });
+});
+
 describe("verify with a JWT", () => {
   it("acts as the user with every scope, limited per user at the account tier", async () => {
     const token = await jwt({ tier: "pro" });

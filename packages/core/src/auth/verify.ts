@@ -13,28 +13,24 @@ const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, st
 /**
  * The hot path. From a raw `Authorization` value to a decision, in this order, each step cheaper
  * than the next and none reached if an earlier one fails:
- * bearer parsing → (API key) shape and checksum → hash → lookup → revoked / expired → scopes →
- * rate limit (+ usage); or (anything else) JWT → rate limit per user.
+ * bearer parsing → (API key) shape and checksum → hash → lookup → revoked / expired → rate limit
+ * (+ usage) → scopes; or (anything else) JWT → rate limit per user.
  * It never throws: failures come back as `{ ok: false, error }`.
  */
 export function createVerify(ctx: KeywardContext) {
   const splitRoute = cachedRouteLabelSplitter();
 
-  const decide = (
+  const headersFor = (
     decision: RateLimitDecision,
     policy: RateLimitPolicy,
     tier: string,
-    principal: Principal,
     now: number,
-  ): VerifyResult => {
-    const headers = ctx.ietfRateLimitHeaders
-      ? rateLimitHeaders(decision, policy, { ietf: true, now, policyName: tier })
-      : rateLimitHeaders(decision, policy);
-    if (!decision.allowed) {
-      const error = new KeywardError("rate_limited", "Rate limit exceeded", { headers });
-      return { ok: false, error, rateLimit: decision, headers };
-    }
-    return { ok: true, principal, rateLimit: decision, headers };
+  ): Record<string, string> =>
+    rateLimitHeaders(decision, policy, { now, ietf: ctx.ietfRateLimitHeaders, policyName: tier });
+
+  const rateLimited = (decision: RateLimitDecision, headers: Record<string, string>) => {
+    const error = new KeywardError("rate_limited", "Rate limit exceeded", { headers });
+    return { ok: false, error, rateLimit: decision, headers } as const;
   };
 
   // Both paths catch their own failures, so `verify` needs no promise layer of its own.
@@ -48,55 +44,62 @@ export function createVerify(ctx: KeywardContext) {
       if (key.expiresAt !== null && key.expiresAt <= now) {
         return failure("invalid_api_key", "API key has expired");
       }
-      // From here the key is valid, and every request made with it counts, refused or not.
-      const required = options.scopes;
-      if (required && required.length > 0) {
-        const missing = ctx.scopes.missing(key.scopes, required);
-        if (missing.length > 0) {
-          ctx.usageRecorder.record(key.id, options.route, now);
-          return failure(
-            "insufficient_scope",
-            `API key lacks the required scope: ${missing.join(", ")}`,
-          );
-        }
-      }
+      // From here the key is valid: every request made with it is rate limited and counted, whether
+      // or not it may call this route, so probing routes it lacks the scope for is limited too.
+      // The key runs at its own tier capped at its owner's current one (a downgrade applies).
+      const tier = ctx.tiers.effective(key.tier, key.ownerTier);
+      const policy = ctx.tiers.policy(tier);
       let usage: UsageHit | undefined;
       if (ctx.rateLimits.recordsUsage) {
         const { method, route } = splitRoute(options.route);
         usage = { keyId: key.id, method, route, day: ctx.usageRecorder.dayOf(now) };
-      } else {
-        ctx.usageRecorder.record(key.id, options.route, now);
       }
-      const policy = ctx.tiers.policy(key.tier);
       const decision = await ctx.rateLimits.consume(`key:${key.id}`, policy, now, usage);
+      // Counted only once the limiter answered: a request that fails here is a 500, not a use.
+      if (!usage) ctx.usageRecorder.record(key.id, options.route, now);
+      const headers = headersFor(decision, policy, tier, now);
+      if (!decision.allowed) return rateLimited(decision, headers);
+      const required = options.scopes;
+      if (required && required.length > 0) {
+        const missing = ctx.scopes.missing(key.scopes, required);
+        if (missing.length > 0) {
+          const error = new KeywardError(
+            "insufficient_scope",
+            `API key lacks the required scope: ${missing.join(", ")}`,
+          );
+          return { ok: false, error, rateLimit: decision, headers };
+        }
+      }
       const principal: Principal = {
         kind: "key",
         userId: key.ownerId,
         keyId: key.id,
         name: key.name,
         scopes: key.scopes,
-        tier: key.tier,
+        tier,
       };
-      return decide(decision, policy, key.tier, principal, now);
+      return { ok: true, principal, rateLimit: decision, headers };
     } catch (error) {
       return toFailure(error);
     }
   };
 
-  const verifyJwt = async (token: string): Promise<VerifyResult> => {
+  /** @param managing a key-management call: the tier is recorded before the call goes on. */
+  const verifyJwt = async (token: string, managing: boolean): Promise<VerifyResult> => {
     try {
       const claims = await ctx.verifyJwt(token);
       const tier = ctx.tiers.resolveAccountTier(ctx.accountTier(claims));
       const now = ctx.clock.now();
       const policy = ctx.tiers.policy(tier);
       const decision = await ctx.rateLimits.consume(`user:${claims.sub}`, policy, now);
-      return decide(
-        decision,
-        policy,
-        tier,
-        { kind: "user", userId: claims.sub, tier, claims },
-        now,
-      );
+      const headers = headersFor(decision, policy, tier, now);
+      if (!decision.allowed) return rateLimited(decision, headers);
+      // A session says what the account's tier is now, and its keys follow: at once before key
+      // management (a downgraded account cannot act on its old tier), in the background elsewhere.
+      if (managing) await ctx.accountTiers.record(claims.sub, tier);
+      else ctx.accountTiers.notice(claims.sub, tier);
+      const principal: Principal = { kind: "user", userId: claims.sub, tier, claims };
+      return { ok: true, principal, rateLimit: decision, headers };
     } catch (error) {
       return toFailure(error);
     }
@@ -110,7 +113,7 @@ export function createVerify(ctx: KeywardContext) {
 
   /**
    * @param authorization the raw `Authorization` header value
-   * @param options.apiKeys `false` on endpoints that only a user session may call
+   * @param options.apiKeys `false` on endpoints that only a user session may call (key management)
    */
   return function verify(
     authorization: string | null | undefined,
@@ -118,7 +121,7 @@ export function createVerify(ctx: KeywardContext) {
   ): Promise<VerifyResult> {
     const token = readBearer(authorization);
     if (token === null) return Promise.resolve(failure("missing_credentials", "Not authenticated"));
-    if (!ctx.format.isKeyShaped(token)) return verifyJwt(token);
+    if (!ctx.format.isKeyShaped(token)) return verifyJwt(token, options.apiKeys === false);
     if (options.apiKeys === false) {
       return Promise.resolve(
         failure("api_key_not_allowed", "API keys cannot be used here; use a user session token"),

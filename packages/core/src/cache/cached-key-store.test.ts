@@ -19,6 +19,7 @@ const storedKey = (overrides: Partial<StoredKey> = {}): StoredKey => ({
   expiresAt: null,
   revokedAt: null,
   rotatedAt: null,
+  ownerTier: null,
   ...overrides,
 });
 

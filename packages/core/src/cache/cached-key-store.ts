@@ -1,7 +1,7 @@
 /**
  * A verification cache in front of any `KeyStore`: `findByHash`, the one lookup on the request
- * path, is answered from process memory once warm, and rotations and revocations evict the entry
- * on every instance through an `InvalidationChannel`. Management reads (`findById`,
+ * path, is answered from process memory once warm, and rotations, revocations and owner-tier changes
+ * evict the entry on every instance through an `InvalidationChannel`. Management reads (`findById`,
  * `listByOwner`) always go to the store, so a rotation's compare-and-set never works on a stale
  * record.
  */
@@ -280,6 +280,16 @@ export function cachedKeyStore(
       forget(id, revoked?.secretHash);
       if (revoked) await announce({ keyId: id, secretHash: revoked.secretHash });
       return revoked;
+    },
+
+    async setOwnerTier(ownerId, tier) {
+      const changed = await inner.setOwnerTier(ownerId, tier);
+      // Every changed key is announced like a rotation: its cached record holds the old tier.
+      for (const key of changed) forget(key.id, key.secretHash);
+      await Promise.all(
+        changed.map((key) => announce({ keyId: key.id, secretHash: key.secretHash })),
+      );
+      return changed;
     },
 
     clear: dropAll,

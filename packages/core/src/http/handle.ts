@@ -14,7 +14,8 @@ export interface HandleOptions {
 
 /**
  * The six key-management endpoints as one Fetch handler. Order: route (404/405) → user session
- * (401, 403 for an API key) → rate limit per user (429) → the endpoint. Errors become
+ * (401, 403 for an API key; the session's account tier recorded on its keys) → rate limit per user
+ * (429) → the endpoint. Errors become
  * `{"detail": ...}` bodies; rate-limit headers go on every response that got that far.
  */
 export function createHandle(

@@ -7,6 +7,7 @@ import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { KeyStore } from "../storage/key-store.js";
 import type { RateLimitStore } from "../storage/rate-limit-store.js";
 import type { UsageStore } from "../storage/usage-store.js";
+import type { AccountTierSync } from "../tiers/account-tier-sync.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
 import type { UsageRecorder } from "../usage/usage-recorder.js";
 import type { createKeyBodySchema } from "../validation/create-key-body.js";
@@ -20,6 +21,8 @@ export interface KeywardContext {
   hasher: SecretHasher;
   scopes: ScopeRegistry;
   tiers: TierLadder;
+  /** Records account tiers seen in sessions and calls on the owners' keys. */
+  accountTiers: AccountTierSync;
   clock: Clock;
   random: RandomSource;
   createKeyBody: ReturnType<typeof createKeyBodySchema>;

@@ -10,6 +10,7 @@ import { createKeyFormat } from "../keys/format.js";
 import { createSecretHasher } from "../keys/hash.js";
 import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
+import { accountTierSync } from "../tiers/account-tier-sync.js";
 import { createTierLadder } from "../tiers/tier-ladder.js";
 import { createUsageRecorder } from "../usage/usage-recorder.js";
 import { createKeyBodySchema } from "../validation/create-key-body.js";
@@ -91,6 +92,10 @@ export function createKeyward(config: KeywardConfig): Keyward {
     hasher: createSecretHasher(config.pepper === undefined ? {} : { pepper: config.pepper }),
     scopes,
     tiers,
+    accountTiers: accountTierSync(config.store.keys, {
+      clock,
+      onError: (error) => onError?.(error),
+    }),
     clock,
     random,
     createKeyBody: createKeyBodySchema({ scopes, tiers, clock }),

@@ -60,6 +60,18 @@ export function memoryKeyStore(): KeyStore & { snapshot(): StoredKey[] } {
       return revoked;
     },
 
+    async setOwnerTier(ownerId, tier) {
+      const changed: StoredKey[] = [];
+      for (const id of idsByOwner.get(ownerId) ?? []) {
+        const key = byId.get(id)!;
+        if (key.ownerTier === tier) continue;
+        const updated = freeze({ ...key, ownerTier: tier });
+        byId.set(id, updated);
+        changed.push(updated);
+      }
+      return changed;
+    },
+
     /** Every stored record, for tests and debugging. */
     snapshot: () => [...byId.values()],
   };

@@ -21,25 +21,40 @@ const refused: RateLimitDecision = {
 
 describe("rateLimitHeaders", () => {
   it("gives limit, remaining and the reset in epoch seconds, rounded up", () => {
-    expect(rateLimitHeaders(allowed, policy)).toEqual({
+    expect(rateLimitHeaders(allowed, policy, { now })).toEqual({
       "X-RateLimit-Limit": "600",
       "X-RateLimit-Remaining": "599",
       "X-RateLimit-Reset": "1767225642",
     });
-    expect(rateLimitHeaders({ ...allowed, reset: now + 42_000 }, policy)["X-RateLimit-Reset"]).toBe(
-      "1767225642",
-    );
+    expect(
+      rateLimitHeaders({ ...allowed, reset: now + 42_000 }, policy, { now })["X-RateLimit-Reset"],
+    ).toBe("1767225642");
   });
 
   it("adds Retry-After in whole seconds, rounded up and at least 1, only when refused", () => {
-    expect(rateLimitHeaders(refused, policy)).toEqual({
+    expect(rateLimitHeaders(refused, policy, { now })).toEqual({
       "X-RateLimit-Limit": "600",
       "X-RateLimit-Remaining": "0",
-      "X-RateLimit-Reset": "1767225690",
+      "X-RateLimit-Reset": "1767225602",
       "Retry-After": "2",
     });
-    expect(rateLimitHeaders({ ...refused, retryAfter: 1 }, policy)["Retry-After"]).toBe("1");
-    expect(rateLimitHeaders({ ...refused, retryAfter: 3_000 }, policy)["Retry-After"]).toBe("3");
+    expect(rateLimitHeaders({ ...refused, retryAfter: 1 }, policy, { now })["Retry-After"]).toBe(
+      "1",
+    );
+    expect(
+      rateLimitHeaders({ ...refused, retryAfter: 3_000 }, policy, { now })["Retry-After"],
+    ).toBe("3");
+  });
+
+  it("points a refusal's reset at the moment a retry is admitted, not the full restore", () => {
+    // A sliding window's full restore lies up to two windows ahead; the retry comes much sooner.
+    for (const retryAfter of [1, 999, 1_000, 1_001, 59_999, 61_000]) {
+      const headers = rateLimitHeaders({ ...refused, retryAfter }, policy, { now: now + 250 });
+      const reset = Number(headers["X-RateLimit-Reset"]);
+      const retryAt = (now + 250 + retryAfter) / 1000;
+      expect(reset).toBeGreaterThanOrEqual(retryAt);
+      expect(reset).toBe(Math.ceil((now + 250) / 1000 + Number(headers["Retry-After"])));
+    }
   });
 
   it("adds the IETF RateLimit-Policy and RateLimit fields as structured fields", () => {
@@ -74,7 +89,7 @@ describe("rateLimitHeaders", () => {
   });
 
   it("leaves the IETF fields out unless asked", () => {
-    const headers = rateLimitHeaders(allowed, policy, { ietf: false });
+    const headers = rateLimitHeaders(allowed, policy, { now, ietf: false });
     expect(Object.keys(headers)).toEqual([
       "X-RateLimit-Limit",
       "X-RateLimit-Remaining",

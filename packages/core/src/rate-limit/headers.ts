@@ -1,6 +1,12 @@
 /**
  * Response headers that tell a client where it stands against its rate limit.
  *
+ * `X-RateLimit-Reset` is the moment the client should act on: on an admitted request, when the
+ * whole allowance is back; on a refusal, when a retry is admitted (the same moment `Retry-After`
+ * gives, as an epoch second). A client that sleeps until the reset of a 429 is never refused again
+ * for the same reason, whatever the algorithm; the full-restore time of a sliding window (up to two
+ * windows ahead) would make it wait far longer than needed.
+ *
  * The `X-RateLimit-*` trio (and `Retry-After` on a refusal) is what most clients read today. The
  * IETF fields follow draft-ietf-httpapi-ratelimit-headers-11: `RateLimit-Policy` names the policy
  * with its quota `q` and window `w` in seconds; `RateLimit` gives the available quota `r` and the
@@ -10,21 +16,21 @@
  */
 import type { RateLimitDecision, RateLimitPolicy } from "./types.js";
 
-export type RateLimitHeaderOptions =
-  | { ietf?: false; now?: number; policyName?: string }
-  | {
-      /** Add the IETF `RateLimit-Policy` and `RateLimit` fields. */
-      ietf: true;
-      /** The epoch ms the decision was taken at: `t` in `RateLimit` is relative to it. */
-      now: number;
-      /** The policy's identifier in the IETF fields; default `"default"`. A tier name fits. */
-      policyName?: string;
-    };
+export interface RateLimitHeaderOptions {
+  /**
+   * The epoch ms the decision was taken at: a refusal's reset and the IETF `t` are relative to it.
+   */
+  now: number;
+  /** Add the IETF `RateLimit-Policy` and `RateLimit` fields. */
+  ietf?: boolean;
+  /** The policy's identifier in the IETF fields; default `"default"`. A tier name fits. */
+  policyName?: string;
+}
 
 /**
  * @example
  * const decision = await store.consume(keyId, policy, clock.now());
- * const headers = rateLimitHeaders(decision, policy);
+ * const headers = rateLimitHeaders(decision, policy, { now: clock.now() });
  * // { "X-RateLimit-Limit": "60", "X-RateLimit-Remaining": "59", "X-RateLimit-Reset": "1767225720" }
  * rateLimitHeaders(decision, policy, { ietf: true, now: clock.now(), policyName: "free" });
  * // ... plus "RateLimit-Policy": '"free";q=60;w=60', "RateLimit": '"free";r=59;t=120'
@@ -32,16 +38,17 @@ export type RateLimitHeaderOptions =
 export function rateLimitHeaders(
   decision: RateLimitDecision,
   policy: RateLimitPolicy,
-  options: RateLimitHeaderOptions = {},
+  options: RateLimitHeaderOptions,
 ): Record<string, string> {
+  // At least 1: "Retry-After: 0" invites an immediate retry that would be refused again.
+  const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfter / 1000));
+  const resetMs = decision.allowed ? decision.reset : options.now + retryAfterSeconds * 1000;
   const headers: Record<string, string> = {
     "X-RateLimit-Limit": String(decision.limit),
     "X-RateLimit-Remaining": String(decision.remaining),
-    // Rounded up: a client that waits until this second must find the limit restored.
-    "X-RateLimit-Reset": String(Math.ceil(decision.reset / 1000)),
+    // Rounded up: a client that waits until this second must find what the header promises.
+    "X-RateLimit-Reset": String(Math.ceil(resetMs / 1000)),
   };
-  // At least 1: "Retry-After: 0" invites an immediate retry that would be refused again.
-  const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfter / 1000));
   if (!decision.allowed) headers["Retry-After"] = String(retryAfterSeconds);
   if (options.ietf) {
     const name = structuredString(options.policyName ?? "default");

@@ -16,6 +16,12 @@ export interface StoredKey {
   revokedAt: number | null;
   /** When the secret was last replaced, or null if it never was. */
   rotatedAt: number | null;
+  /**
+   * The owner's account tier as Keyward last saw it (from a session token, a create call or
+   * `keys.setAccountTier`), shared by all the owner's keys; null when never seen (keys stored
+   * before it was recorded). A key never runs above it: see `TierLadder.effective`.
+   */
+  ownerTier: string | null;
 }
 
 /** The change a rotation makes: a compare-and-set on the current secret's hash. */
@@ -41,6 +47,9 @@ export interface KeyRotation {
  *   same hash, exactly one succeeds; the others get `null`.
  * - `revoke` sets `revokedAt` only if it is unset, atomically; a second revoke gets `null`.
  *   Revocation is permanent: nothing clears `revokedAt`.
+ * - `setOwnerTier` sets `ownerTier` on every key of the owner whose value differs (revoked keys
+ *   included) and returns the changed records; none changed → an empty array. Other fields are
+ *   left as they are.
  */
 export interface KeyStore {
   create(key: StoredKey): Promise<void>;
@@ -50,4 +59,5 @@ export interface KeyStore {
   listByOwner(ownerId: string): Promise<StoredKey[]>;
   rotate(rotation: KeyRotation): Promise<StoredKey | null>;
   revoke(id: string, revokedAt: number): Promise<StoredKey | null>;
+  setOwnerTier(ownerId: string, tier: string): Promise<StoredKey[]>;
 }

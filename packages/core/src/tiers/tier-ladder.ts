@@ -20,6 +20,12 @@ export interface TierLadder {
   allows(accountTier: string, keyTier: string): boolean;
   /** The configured tier for an account, or the lowest tier when it is missing or unknown. */
   resolveAccountTier(value: unknown): string;
+  /**
+   * The tier a key runs at: its own, capped at its owner's current account tier (a downgraded
+   * account's keys run at the account's tier), and the lowest tier for a tier that is no longer
+   * configured. Always a configured tier, so its policy exists.
+   */
+  effective(keyTier: string, ownerTier: string | null): string;
   policy(tier: string): RateLimitPolicy;
 }
 
@@ -54,6 +60,13 @@ export function createTierLadder(tiers: Record<string, TierConfig>): TierLadder 
     rank,
     allows: (accountTier, keyTier) => rank(keyTier) !== -1 && rank(keyTier) <= rank(accountTier),
     resolveAccountTier: (value) => (typeof value === "string" && ranks.has(value) ? value : lowest),
+    effective(keyTier, ownerTier) {
+      const keyRank = ranks.get(keyTier);
+      if (keyRank === undefined) return lowest;
+      if (ownerTier === null || ownerTier === keyTier) return keyTier;
+      const ownerRank = ranks.get(ownerTier) ?? 0;
+      return ownerRank < keyRank ? (names[ownerRank] as string) : keyTier;
+    },
     policy(tier) {
       const policy = policies.get(tier);
       if (!policy) throw new TypeError(`Keyward: unknown tier "${tier}"`);

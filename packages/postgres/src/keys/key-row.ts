@@ -14,6 +14,7 @@ export const keyColumns = [
   `${toEpochMs("expires_at")} AS expires_at`,
   `${toEpochMs("revoked_at")} AS revoked_at`,
   `${toEpochMs("rotated_at")} AS rotated_at`,
+  "owner_tier",
 ].join(", ");
 
 export interface KeyRow {
@@ -29,6 +30,7 @@ export interface KeyRow {
   expires_at: number | string | null;
   revoked_at: number | string | null;
   rotated_at: number | string | null;
+  owner_tier: string | null;
 }
 
 const time = (value: number | string | null) => (value === null ? null : Number(value));
@@ -46,5 +48,6 @@ export function toStoredKey(row: KeyRow): StoredKey {
     expiresAt: time(row.expires_at),
     revokedAt: time(row.revoked_at),
     rotatedAt: time(row.rotated_at),
+    ownerTier: row.owner_tier,
   };
 }

@@ -20,9 +20,10 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
 
   const sql = {
     create: `INSERT INTO ${keys}
-      (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at, rotated_at)
+      (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at, rotated_at,
+        owner_tier)
       VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, ${fromEpochMs("$8")}, ${fromEpochMs("$9")},
-        ${fromEpochMs("$10")}, ${fromEpochMs("$11")})`,
+        ${fromEpochMs("$10")}, ${fromEpochMs("$11")}, $12)`,
     findByHash: `SELECT ${keyColumns} FROM ${keys} WHERE secret_hash = $1`,
     findById: `SELECT ${keyColumns} FROM ${keys} WHERE id = $1`,
     listByOwner: `SELECT ${keyColumns} FROM ${keys} WHERE owner_id = $1 ORDER BY created_at DESC, id DESC`,
@@ -31,6 +32,9 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
       RETURNING ${keyColumns}`,
     revoke: `UPDATE ${keys} SET revoked_at = ${fromEpochMs("$2")}
       WHERE id = $1 AND revoked_at IS NULL
+      RETURNING ${keyColumns}`,
+    setOwnerTier: `UPDATE ${keys} SET owner_tier = $2
+      WHERE owner_id = $1 AND owner_tier IS DISTINCT FROM $2
       RETURNING ${keyColumns}`,
   };
 
@@ -49,6 +53,7 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
         epochMsParam(key.expiresAt, "expiresAt"),
         epochMsParam(key.revokedAt, "revokedAt"),
         epochMsParam(key.rotatedAt, "rotatedAt"),
+        key.ownerTier,
       ]);
     },
 
@@ -64,5 +69,10 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
       one(sql.rotate, [id, expectedHash, secretHash, hint, epochMsParam(rotatedAt, "rotatedAt")]),
 
     revoke: async (id, revokedAt) => one(sql.revoke, [id, epochMsParam(revokedAt, "revokedAt")]),
+
+    async setOwnerTier(ownerId, tier) {
+      const rows = await queryRows<KeyRow>(client, sql.setOwnerTier, [ownerId, tier]);
+      return rows.map(toStoredKey);
+    },
   };
 }

@@ -49,6 +49,15 @@ export const migrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: "owner tier",
+    statements: ({ tables }) => [
+      // The owner's account tier as last seen, shared by their keys (null: not seen since this
+      // column came). Verification caps a key at it; NULL caps nothing, as before.
+      `ALTER TABLE ${tables.keys} ADD COLUMN owner_tier text`,
+    ],
+  },
 ];
 
 export const latestVersion = migrations.at(-1)!.version;

@@ -14,6 +14,7 @@ const key: StoredKey = {
   expiresAt: null,
   revokedAt: null,
   rotatedAt: null,
+  ownerTier: null,
 };
 
 describe("key hash fields", () => {

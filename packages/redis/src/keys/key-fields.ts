@@ -1,4 +1,4 @@
-/** A `StoredKey` as the fields of a Redis hash, and back. Null times are absent fields. */
+/** A `StoredKey` as the fields of a Redis hash, and back. Null times and tiers are absent fields. */
 import type { StoredKey } from "@keyward/core";
 
 export function toKeyFields(key: StoredKey): string[] {
@@ -24,6 +24,7 @@ export function toKeyFields(key: StoredKey): string[] {
     const value = key[field];
     if (value !== null) fields.push(field, String(value));
   }
+  if (key.ownerTier !== null) fields.push("ownerTier", key.ownerTier);
   return fields;
 }
 
@@ -45,5 +46,6 @@ export function fromKeyFields(flat: readonly string[] | null | undefined): Store
     expiresAt: time("expiresAt"),
     revokedAt: time("revokedAt"),
     rotatedAt: time("rotatedAt"),
+    ownerTier: fields.ownerTier ?? null,
   };
 }

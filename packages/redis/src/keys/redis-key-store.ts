@@ -14,6 +14,7 @@ import {
   listKeysByOwnerScript,
   revokeKeyScript,
   rotateKeyScript,
+  setOwnerTierScript,
 } from "../lua/keys.js";
 import { fromKeyFields, toKeyFields } from "./key-fields.js";
 
@@ -73,6 +74,15 @@ export function redisKeyStore(
     async revoke(id, revokedAt) {
       const flat = await run(revokeKeyScript, [names.keyRecord(id)], [String(revokedAt)]);
       return fromKeyFields(flat as string[] | null);
+    },
+
+    async setOwnerTier(ownerId, tier) {
+      const records = (await run(
+        setOwnerTierScript,
+        [names.owner(ownerId)],
+        [names.keyRecordPrefix, tier],
+      )) as string[][];
+      return records.map((flat) => fromKeyFields(flat)!);
     },
   };
 }

@@ -72,6 +72,26 @@ return redis.call('HGETALL', KEYS[1])
 `,
 );
 
+/**
+ * KEYS[1] the owner set; ARGV[1] the record key prefix, ARGV[2] the owner's tier. Sets `ownerTier`
+ * on every record of the owner that holds another value, and returns those records.
+ */
+export const setOwnerTierScript = luaScript(
+  "set-owner-tier",
+  `
+local changed = {}
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local record = ARGV[1] .. id
+  local current = redis.call('HGET', record, 'ownerTier')
+  if redis.call('EXISTS', record) == 1 and current ~= ARGV[2] then
+    redis.call('HSET', record, 'ownerTier', ARGV[2])
+    changed[#changed + 1] = redis.call('HGETALL', record)
+  end
+end
+return changed
+`,
+);
+
 /** KEYS[1] the record; ARGV[1] revokedAt. The revoked record, or nil if missing or already revoked. */
 export const revokeKeyScript = luaScript(
   "revoke-key",

@@ -6,6 +6,7 @@
  * (`step-batcher.ts`).
  */
 import {
+  type RateLimitDecision,
   type RateLimitStore,
   rateLimitAlgorithms,
   type UsageHit,
@@ -59,19 +60,22 @@ export function redisRateLimitStore(
       // Keyward limits an API key under `key:<id>`, whose state is in that key's usage hash; usage
       // paired with another bucket is written by a call of its own.
       const together = hit !== undefined && names.keyBucket(hit.keyId) === bucket;
-      if (hit && !together) recordApart(hit, now);
+      let decision: RateLimitDecision;
       try {
-        const { decision } = await batcher.step(bucket, policy, {
+        ({ decision } = await batcher.step(bucket, policy, {
           now,
           usage: together ? hit : undefined,
-        });
-        if (backlog.size > 0) void backlog.flush();
-        return decision;
+        }));
       } catch (error) {
-        if (together) backlog.add(hit, now);
-        if (failOpen) return insurance.consume(bucket, policy, now);
-        throw error;
+        // Failing closed, the request is answered 500: it was not served, so it is not a use.
+        if (!failOpen) throw error;
+        // Failing open, it is decided here and counts like any other, once Redis answers again.
+        if (hit) backlog.add(hit, now);
+        return insurance.consume(bucket, policy, now);
       }
+      if (hit && !together) recordApart(hit, now);
+      if (backlog.size > 0) void backlog.flush();
+      return decision;
     },
   };
 }

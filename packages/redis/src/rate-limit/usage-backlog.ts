@@ -1,6 +1,7 @@
 /**
- * Usage of requests whose rate-limit call failed. Those requests presented a valid key, so they
- * count (as they would with any store); their hits wait here, merged per key, endpoint and day,
+ * Usage of requests whose rate-limit call failed and that the fail-open policy decided anyway
+ * (failing closed, they are 500s and count for nothing). Those requests presented a valid key and
+ * were answered, so they count (as they would with any store); their hits wait here, merged per key, endpoint and day,
  * and are written with `UsageStore.record` once Redis answers again. Bounded: past `maxEntries`
  * distinct entries, further hits are dropped and reported.
  *

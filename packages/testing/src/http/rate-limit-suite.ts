@@ -117,6 +117,23 @@ export function rateLimitSuite(client: SuiteClient, options: HttpSuiteOptions): 
     );
 
     it(
+      "requests refused for a missing scope spend the key's allowance like any other",
+      async () => {
+        const user = await client.newUser();
+        const key = await client.createKeyFor(user, { scopes: ["profile:read"] });
+        await awayFromWindowEdge();
+        const refused = [];
+        for (let i = 0; i < DEMO_TIER_LIMITS.free; i += 1)
+          refused.push(await client.putProfile(key.key, newSlug()));
+        for (const reply of refused) expectStatus(reply, 403);
+        expectCountdown(refused, DEMO_TIER_LIMITS.free, DEMO_TIER_LIMITS.free - 1);
+        expectRateLimited(await client.putProfile(key.key, newSlug()), DEMO_TIER_LIMITS.free);
+        expectRateLimited(await client.getProfile(key.key, newSlug()), DEMO_TIER_LIMITS.free);
+      },
+      slowTimeout,
+    );
+
+    it(
       "a free JWT user is limited per user at 60, key-management calls included",
       async () => {
         await awayFromWindowEdge();

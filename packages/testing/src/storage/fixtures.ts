@@ -28,6 +28,7 @@ export function storedKey(overrides: Partial<StoredKey> = {}): StoredKey {
     expiresAt: null,
     revokedAt: null,
     rotatedAt: null,
+    ownerTier: null,
     ...overrides,
   };
 }

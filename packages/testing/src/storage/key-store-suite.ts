@@ -132,6 +132,34 @@ export function keyStoreSuite<S extends Storage>(options: StorageSuiteOptions<S>
       expect(results.filter((result) => result !== null)).toHaveLength(1);
     });
 
+    it("records the owner's tier on all their keys, returning only the records it changed", async () => {
+      const { keys } = await open();
+      const ownerId = uniqueId("owner");
+      const first = storedKey({ ownerId, tier: "pro", ownerTier: null });
+      const second = storedKey({ ownerId, tier: "free", ownerTier: "pro", revokedAt: 3_000 });
+      const someoneElse = storedKey({ tier: "pro", ownerTier: "pro" });
+      for (const key of [first, second, someoneElse]) await keys.create(key);
+
+      const changed = await keys.setOwnerTier(ownerId, "free");
+      expect(changed.map((key) => key.id).sort()).toEqual([first.id, second.id].sort());
+      expect(await keys.findById(first.id)).toEqual({ ...first, ownerTier: "free" });
+      expect(await keys.findByHash(second.secretHash)).toEqual({ ...second, ownerTier: "free" });
+      expect(await keys.findById(someoneElse.id)).toEqual(someoneElse);
+      // The same tier again changes nothing; an owner without keys is no error.
+      expect(await keys.setOwnerTier(ownerId, "free")).toEqual([]);
+      expect(await keys.setOwnerTier(uniqueId("nobody"), "free")).toEqual([]);
+      // Other fields survive it, and a later rotation keeps it.
+      const next = fakeHash();
+      const rotated = await keys.rotate({
+        id: first.id,
+        expectedHash: first.secretHash,
+        secretHash: next,
+        hint: "sk_live_…wxyz",
+        rotatedAt: 6_000,
+      });
+      expect(rotated?.ownerTier).toBe("free");
+    });
+
     it("never lets a caller change its state through a record (copies or frozen records)", async () => {
       const { keys } = await open();
       const key = storedKey();
