@@ -131,7 +131,11 @@ function resolveKey(options: JwtOptions): Resolved {
   const given = (["secret", "jwksUrl", "key"] as const).filter((name) => options[name] != null);
   if (given.length !== 1) {
     const hint =
-      "secret" in options ? " (jwt.secret is undefined: is its environment variable set?)" : "";
+      given.length > 1
+        ? `; got ${given.join(" and ")}`
+        : "secret" in options
+          ? " (jwt.secret is undefined: is its environment variable set?)"
+          : "";
     throw new TypeError(`jwt options need exactly one of secret, jwksUrl or key${hint}`);
   }
   if (options.secret != null) {

@@ -20,6 +20,31 @@ const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, st
 export function createVerify(ctx: KeywardContext) {
   const splitRoute = cachedRouteLabelSplitter();
 
+  // Mistakes in how verify is called: each is logged once, never on the path of a correct call.
+  const warnNoRoute = () =>
+    ctx.warnOnce(
+      "no-route",
+      () =>
+        'verify() was called without `route` for an API key, so its usage is recorded under "ANY *". Pass the route template, e.g. { route: "GET /profiles/:slug" }.',
+    );
+  const warnUnknownScopes = (missing: readonly string[]) => {
+    const unknown = missing.filter((scope) => !ctx.scopes.has(scope));
+    if (unknown.length === 0) return;
+    ctx.warnOnce(
+      `scope:${unknown.join(",")}`,
+      () =>
+        `a route requires ${unknown.map((scope) => JSON.stringify(scope)).join(", ")}, which is not a configured scope, so no API key can call it. Configured scopes: ${ctx.scopes.names.join(", ")}.`,
+    );
+  };
+  const warnUnknownTier = (claimed: unknown, tier: string) => {
+    if (claimed === undefined || claimed === null) return; // no tier claim: the lowest, as documented
+    ctx.warnOnce(
+      `tier:${String(claimed).slice(0, 64)}`,
+      () =>
+        `a session's account tier ${JSON.stringify(claimed)} is not a configured tier (${ctx.tiers.names.join(", ")}), so the account is treated as the lowest, "${tier}". Configure that tier, or map claims to tiers with \`accountTier(claims)\`.`,
+    );
+  };
+
   const headersFor = (
     decision: RateLimitDecision,
     policy: RateLimitPolicy,
@@ -49,6 +74,7 @@ export function createVerify(ctx: KeywardContext) {
       // The key runs at its own tier capped at its owner's current one (a downgrade applies).
       const tier = ctx.tiers.effective(key.tier, key.ownerTier);
       const policy = ctx.tiers.policy(tier);
+      if (options.route === undefined) warnNoRoute();
       let usage: UsageHit | undefined;
       if (ctx.rateLimits.recordsUsage) {
         const { method, route } = splitRoute(options.route);
@@ -63,6 +89,7 @@ export function createVerify(ctx: KeywardContext) {
       if (required && required.length > 0) {
         const missing = ctx.scopes.missing(key.scopes, required);
         if (missing.length > 0) {
+          warnUnknownScopes(missing);
           const error = new KeywardError(
             "insufficient_scope",
             `API key lacks the required scope: ${missing.join(", ")}`,
@@ -88,7 +115,9 @@ export function createVerify(ctx: KeywardContext) {
   const verifyJwt = async (token: string, managing: boolean): Promise<VerifyResult> => {
     try {
       const claims = await ctx.verifyJwt(token);
-      const tier = ctx.tiers.resolveAccountTier(ctx.accountTier(claims));
+      const claimed = ctx.accountTier(claims);
+      const tier = ctx.tiers.resolveAccountTier(claimed);
+      if (claimed !== tier) warnUnknownTier(claimed, tier);
       const now = ctx.clock.now();
       const policy = ctx.tiers.policy(tier);
       const decision = await ctx.rateLimits.consume(`user:${claims.sub}`, policy, now);
@@ -105,11 +134,13 @@ export function createVerify(ctx: KeywardContext) {
     }
   };
 
-  const toFailure = (error: unknown): VerifyResult => ({
-    ok: false,
-    error: error instanceof KeywardError ? error : internalError(error),
-    headers: noHeaders,
-  });
+  const toFailure = (error: unknown): VerifyResult => {
+    const keywardError = error instanceof KeywardError ? error : internalError(error);
+    if (keywardError.status >= 500) {
+      ctx.reportFailure("verifying a request failed (500)", keywardError.cause ?? keywardError);
+    }
+    return { ok: false, error: keywardError, headers: noHeaders };
+  };
 
   /**
    * @param authorization the raw `Authorization` header value

@@ -8,8 +8,6 @@ import { endpoints } from "./routes/index.js";
 export interface HandleOptions {
   basePath: string;
   bodyLimit: number;
-  /** Receives every 500's cause (a database error, say); the response reveals none of it. */
-  onError?: (error: unknown, request: Request) => void;
 }
 
 /**
@@ -26,13 +24,16 @@ export function createHandle(
 ) {
   const basePath = options.basePath.replace(/\/+$/, "");
 
+  // Every 500's cause (a database error, say) is reported; the response reveals none of it.
+  // Verification reports its own, so a failed session check is not reported twice.
   const report = (error: KeywardError, request: Request) => {
     if (error.status >= 500) {
-      try {
-        options.onError?.(error.cause ?? error, request);
-      } catch {
-        // A failing error hook must not turn a 500 into a crash.
-      }
+      const { pathname } = new URL(request.url);
+      context.reportFailure(
+        `${request.method} ${pathname} failed (500)`,
+        error.cause ?? error,
+        request,
+      );
     }
   };
 
@@ -47,10 +48,7 @@ export function createHandle(
 
       const result = await verify(request.headers.get("authorization"), { apiKeys: false });
       headers = result.headers;
-      if (!result.ok) {
-        report(result.error, request);
-        return result.error.toResponse(headers);
-      }
+      if (!result.ok) return result.error.toResponse(headers);
       if (result.principal.kind !== "user")
         throw new Error("unreachable: API key on a management route");
       return await endpoints[match.endpoint]({

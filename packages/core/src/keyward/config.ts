@@ -1,5 +1,6 @@
 import type { JwtClaims, JwtOptions } from "../auth/jwt.js";
 import type { Clock } from "../clock.js";
+import type { KeywardLogger } from "../logging/logger.js";
 import type { RandomSource } from "../random.js";
 import type { Storage } from "../storage/index.js";
 import type { TierConfig } from "../tiers/tier-ladder.js";
@@ -15,9 +16,10 @@ export interface KeywardConfig {
   /**
    * How user session tokens are verified: `{ secret }` (HS256), `{ jwksUrl }` or `{ key }`, with
    * optional `issuer`, `audience`, `algorithms` and `clockTolerance`. Without it, every JWT is
-   * refused with 401 and only API keys authenticate.
+   * refused with 401 and only API keys authenticate (a warning says so at start); `false` says
+   * that is intended.
    */
-  jwt?: JwtOptions;
+  jwt?: JwtOptions | false;
   /** A user's account tier from their claims; default the `tier` claim. Unknown → lowest tier. */
   accountTier?: (claims: JwtClaims) => unknown;
   /** Where the six endpoints live; default `/api/v1/api-keys`. */
@@ -27,8 +29,8 @@ export interface KeywardConfig {
   /** Key prefix; default `sk_live_`. Use e.g. `sk_test_` for a test environment. */
   keyPrefix?: string;
   /**
-   * A server-side secret mixed into every key hash (HMAC-SHA-256). With a pepper, a stolen
-   * database alone cannot confirm a guessed key. Changing it invalidates every key.
+   * A server-side secret of at least 32 bytes mixed into every key hash (HMAC-SHA-256). With a
+   * pepper, a stolen database alone cannot confirm a guessed key. Changing it invalidates every key.
    */
   pepper?: string | Uint8Array;
   /** Rate-limit response headers: also send the IETF `RateLimit` and `RateLimit-Policy` fields. */
@@ -36,8 +38,16 @@ export interface KeywardConfig {
   /** Usage buffering: how often counts are written, and how many distinct entries force a write. */
   usage?: { flushIntervalMs?: number; maxBuffered?: number };
   /**
-   * Called with the cause of every server-side failure (500s, failed usage writes). Responses never
-   * carry internals; this is where they go. Tokens never reach it.
+   * Where failures and suspicious configuration are reported: the cause of every 500 (on the six
+   * endpoints and on verification), failed background writes, and warnings. Default: one line per
+   * event on the console (`console.error` / `console.warn`). Pass your own (pino, winston, your
+   * platform's) or `false` to silence it. Tokens and secrets never reach it.
+   */
+  logger?: KeywardLogger | false;
+  /**
+   * Also called with the cause of every server-side failure (500s, failed background writes), with
+   * the request when there is one: the place for an error tracker. Responses never carry internals.
+   * It does not replace `logger`.
    */
   onError?: (error: unknown, request?: Request) => void;
   /** Time source; default the system clock. */

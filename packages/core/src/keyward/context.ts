@@ -2,6 +2,8 @@ import type { JwtClaims } from "../auth/jwt.js";
 import type { Clock } from "../clock.js";
 import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
+import type { KeywardLogger } from "../logging/logger.js";
+import type { WarnOnce } from "../logging/warn-once.js";
 import type { RandomSource } from "../random.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { KeyStore } from "../storage/key-store.js";
@@ -34,4 +36,9 @@ export interface KeywardContext {
   /** Makes buffered usage visible to reads (the usage endpoint flushes before it reads). */
   flushUsage(): Promise<void>;
   ietfRateLimitHeaders: boolean;
+  logger: KeywardLogger;
+  /** Logs a warning about how Keyward is called the first time it happens. */
+  warnOnce: WarnOnce;
+  /** Reports a failure Keyward answered for: to `logger.error` and to the `onError` hook. */
+  reportFailure(message: string, cause: unknown, request?: Request): void;
 }

@@ -8,12 +8,15 @@ import { createHandle } from "../http/handle.js";
 import { defaultBodyLimit } from "../http/read-json-body.js";
 import { createKeyFormat } from "../keys/format.js";
 import { createSecretHasher } from "../keys/hash.js";
+import { consoleLogger, silentLogger } from "../logging/logger.js";
+import { warnOnce } from "../logging/warn-once.js";
 import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
 import { accountTierSync } from "../tiers/account-tier-sync.js";
 import { createTierLadder } from "../tiers/tier-ladder.js";
 import { createUsageRecorder } from "../usage/usage-recorder.js";
 import { createKeyBodySchema } from "../validation/create-key-body.js";
+import { checkConfig, warnAboutConfig } from "./check-config.js";
 import type { KeywardConfig } from "./config.js";
 import type { KeywardContext } from "./context.js";
 
@@ -58,9 +61,7 @@ const defaultBasePath = "/api/v1/api-keys";
  * const response = await keyward.handle(request); // the six endpoints
  */
 export function createKeyward(config: KeywardConfig): Keyward {
-  if (!config?.store?.keys || !config.store.usage || !config.store.rateLimits) {
-    throw new TypeError("Keyward: `store` must provide `keys`, `usage` and `rateLimits`");
-  }
+  checkConfig(config);
   const basePath = normaliseBasePath(config.basePath ?? defaultBasePath);
   const bodyLimit = config.bodyLimit ?? defaultBodyLimit;
   if (!Number.isInteger(bodyLimit) || bodyLimit <= 0) {
@@ -70,7 +71,17 @@ export function createKeyward(config: KeywardConfig): Keyward {
   const random = config.random ?? cryptoRandom;
   const scopes = createScopeRegistry(config.scopes);
   const tiers = createTierLadder(config.tiers);
-  const onError = config.onError;
+  const logger = config.logger === false ? silentLogger : (config.logger ?? consoleLogger);
+  warnAboutConfig(config, logger);
+  const reportFailure = (message: string, cause: unknown, request?: Request) => {
+    // A failing logger or hook must not turn a handled failure into a crash.
+    try {
+      logger.error(message, cause);
+    } catch {}
+    try {
+      config.onError?.(cause, request);
+    } catch {}
+  };
   const verifyJwt = config.jwt
     ? createJwtVerifier(config.jwt, clock)
     : async () => {
@@ -78,7 +89,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
       };
   const usageRecorder = createUsageRecorder(config.store.usage, {
     ...config.usage,
-    ...(onError ? { onError: (error: unknown) => onError(error) } : {}),
+    onError: (error: unknown) => reportFailure("writing usage failed; it will be retried", error),
   });
 
   const context: KeywardContext = {
@@ -94,7 +105,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
     tiers,
     accountTiers: accountTierSync(config.store.keys, {
       clock,
-      onError: (error) => onError?.(error),
+      onError: (error) => reportFailure("recording an account's tier on its keys failed", error),
     }),
     clock,
     random,
@@ -104,15 +115,14 @@ export function createKeyward(config: KeywardConfig): Keyward {
     usageRecorder,
     flushUsage: () => usageRecorder.flush(),
     ietfRateLimitHeaders: config.rateLimitHeaders?.ietf ?? false,
+    logger,
+    warnOnce: warnOnce(logger),
+    reportFailure,
   };
 
   const keys = createKeysApi(context);
   const verify = createVerify(context);
-  const handle = createHandle(context, keys, verify, {
-    basePath,
-    bodyLimit,
-    ...(onError ? { onError } : {}),
-  });
+  const handle = createHandle(context, keys, verify, { basePath, bodyLimit });
 
   let closed: Promise<void> | undefined;
   return {

@@ -1,0 +1,92 @@
+/**
+ * The checks `createKeyward` runs on its configuration before building anything, so a mistake
+ * throws at start-up with the option's name and the fix, instead of surfacing as a 401 or a 500 on
+ * some later request. Each part's own factory checks its details (scope names, rate limits, JWT
+ * keys); this file catches what those cannot see: the wrong kind of value for an option.
+ */
+import type { KeywardLogger } from "../logging/logger.js";
+import type { KeywardConfig } from "./config.js";
+
+/** The smallest pepper accepted: as long as the HMAC-SHA-256 output (RFC 2104 §3). */
+export const minPepperBytes = 32;
+
+export function checkConfig(config: KeywardConfig): void {
+  if (typeof config !== "object" || config === null) {
+    throw new TypeError("Keyward: createKeyward needs a configuration object");
+  }
+  const store = config.store as Partial<KeywardConfig["store"]> | undefined;
+  if (!store?.keys || !store.usage || !store.rateLimits) {
+    const missing = (["keys", "usage", "rateLimits"] as const).filter((part) => !store?.[part]);
+    throw new TypeError(
+      `Keyward: \`store\` must provide \`keys\`, \`usage\` and \`rateLimits\`; missing: ${missing.join(", ")}. Use memoryStore(), or combine the parts of other stores.`,
+    );
+  }
+  requireRecord("scopes", config.scopes, '{ "profile:read": "Read profiles" }');
+  requireRecord("tiers", config.tiers, '{ free: { rateLimit: { limit: 60, window: "1m" } } }');
+  for (const name of ["accountTier", "onError"] as const) {
+    if (config[name] !== undefined && typeof config[name] !== "function") {
+      throw new TypeError(`Keyward: \`${name}\` must be a function, got ${kindOf(config[name])}`);
+    }
+  }
+  checkLogger(config.logger);
+  if (config.pepper !== undefined) checkPepper(config.pepper);
+  const usage = config.usage ?? {};
+  for (const name of ["flushIntervalMs", "maxBuffered"] as const) {
+    const value = usage[name];
+    if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
+      throw new TypeError(`Keyward: \`usage.${name}\` must be a positive number, got ${value}`);
+    }
+  }
+}
+
+/** Configuration that works but is probably not what was meant: reported once, at start. */
+export function warnAboutConfig(config: KeywardConfig, logger: KeywardLogger): void {
+  if (config.jwt === undefined) {
+    logger.warn(
+      "no `jwt` is configured, so the key-management endpoints will refuse every request with 401 and host routes accept API keys only. Set `jwt: { secret }` (or `jwksUrl`, `key`), or `jwt: false` if this instance only verifies keys.",
+    );
+  }
+}
+
+function requireRecord(name: string, value: unknown, example: string): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new TypeError(
+      `Keyward: \`${name}\` must be an object keyed by name, like ${example}; got ${kindOf(value)}`,
+    );
+  }
+}
+
+function checkLogger(logger: unknown): void {
+  if (logger === undefined || logger === false) return;
+  const candidate = logger as Partial<KeywardLogger> | null;
+  if (typeof candidate?.error !== "function" || typeof candidate.warn !== "function") {
+    throw new TypeError(
+      "Keyward: `logger` must have `error(message, cause)` and `warn(message, detail)` methods, or be false",
+    );
+  }
+}
+
+function checkPepper(pepper: unknown): void {
+  const length =
+    typeof pepper === "string"
+      ? new TextEncoder().encode(pepper).length
+      : pepper instanceof Uint8Array
+        ? pepper.length
+        : -1;
+  if (length === -1) {
+    throw new TypeError(
+      `Keyward: \`pepper\` must be a string or a Uint8Array, got ${kindOf(pepper)}`,
+    );
+  }
+  if (length < minPepperBytes) {
+    throw new TypeError(
+      `Keyward: \`pepper\` must be at least ${minPepperBytes} bytes, got ${length}${length === 0 ? " (is its environment variable set?)" : ""}. Generate one with \`openssl rand -base64 32\` and keep it secret; changing it later invalidates every key.`,
+    );
+  }
+}
+
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  if (value === null) return "null";
+  return typeof value === "object" ? "an object" : `${typeof value} ${JSON.stringify(value)}`;
+}
