@@ -20,7 +20,29 @@ export type Principal =
       claims: JwtClaims;
     };
 
+/** Which credentials a route takes. */
+export type AcceptedCredentials = "any" | "api-key" | "session";
+
+/**
+ * The signed-in user as the host's own session system knows them (better-auth, Auth.js, Lucia, a
+ * cookie of your own), returned by the `session` option.
+ */
+export interface SessionUser {
+  /** The user's id: the owner of their keys, as a JWT's `sub` would be. */
+  userId: string;
+  /** The account tier; when absent, `accountTier(claims)` is asked, as for a JWT. */
+  tier?: string;
+  /** Anything else to carry on the principal (`principal.claims`). */
+  claims?: Record<string, unknown>;
+}
+
 export interface VerifyOptions {
+  /**
+   * Which credentials the route takes: `"any"` (the default, as the contract says: an API key, or a
+   * user's session token acting with every scope), `"api-key"` (a session token is refused with
+   * 401), or `"session"` (an API key is refused with 403).
+   */
+  accept?: AcceptedCredentials;
   /** Scopes the route needs; an API key must hold all of them. A JWT holds every scope. */
   scopes?: readonly string[];
   /**

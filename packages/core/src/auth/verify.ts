@@ -6,7 +6,8 @@ import type { StoredKey } from "../storage/key-store.js";
 import type { UsageHit } from "../storage/rate-limit-store.js";
 import { cachedRouteLabelSplitter } from "../usage/route-label.js";
 import { readBearer } from "./bearer.js";
-import type { Principal, VerifyOptions, VerifyResult } from "./principal.js";
+import type { JwtClaims } from "./jwt.js";
+import type { Principal, SessionUser, VerifyOptions, VerifyResult } from "./principal.js";
 
 const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
@@ -111,24 +112,51 @@ export function createVerify(ctx: KeywardContext) {
     }
   };
 
-  /** @param managing a key-management call: the tier is recorded before the call goes on. */
+  /**
+   * A user, from a verified JWT or the host's session: limited per user at the account tier.
+   * @param managing a key-management call: the tier is recorded before the call goes on.
+   */
+  const admitUser = async (
+    claims: JwtClaims,
+    claimed: unknown,
+    managing: boolean,
+  ): Promise<VerifyResult> => {
+    const tier = ctx.tiers.resolveAccountTier(claimed);
+    if (claimed !== tier) warnUnknownTier(claimed, tier);
+    const now = ctx.clock.now();
+    const policy = ctx.tiers.policy(tier);
+    const decision = await ctx.rateLimits.consume(`user:${claims.sub}`, policy, now);
+    const headers = headersFor(decision, policy, tier, now);
+    if (!decision.allowed) return rateLimited(decision, headers);
+    // A session says what the account's tier is now, and its keys follow: at once before key
+    // management (a downgraded account cannot act on its old tier), in the background elsewhere.
+    if (managing) await ctx.accountTiers.record(claims.sub, tier);
+    else ctx.accountTiers.notice(claims.sub, tier);
+    const principal: Principal = { kind: "user", userId: claims.sub, tier, claims };
+    return { ok: true, principal, rateLimit: decision, headers };
+  };
+
   const verifyJwt = async (token: string, managing: boolean): Promise<VerifyResult> => {
     try {
       const claims = await ctx.verifyJwt(token);
-      const claimed = ctx.accountTier(claims);
-      const tier = ctx.tiers.resolveAccountTier(claimed);
-      if (claimed !== tier) warnUnknownTier(claimed, tier);
-      const now = ctx.clock.now();
-      const policy = ctx.tiers.policy(tier);
-      const decision = await ctx.rateLimits.consume(`user:${claims.sub}`, policy, now);
-      const headers = headersFor(decision, policy, tier, now);
-      if (!decision.allowed) return rateLimited(decision, headers);
-      // A session says what the account's tier is now, and its keys follow: at once before key
-      // management (a downgraded account cannot act on its old tier), in the background elsewhere.
-      if (managing) await ctx.accountTiers.record(claims.sub, tier);
-      else ctx.accountTiers.notice(claims.sub, tier);
-      const principal: Principal = { kind: "user", userId: claims.sub, tier, claims };
-      return { ok: true, principal, rateLimit: decision, headers };
+      return await admitUser(claims, ctx.accountTier(claims), managing);
+    } catch (error) {
+      return toFailure(error);
+    }
+  };
+
+  const verifySession = async (
+    resolve: () => SessionResolution,
+    managing: boolean,
+  ): Promise<VerifyResult> => {
+    try {
+      const user = await resolve();
+      if (user === null || user === undefined) {
+        return failure("missing_credentials", "Not authenticated");
+      }
+      const claims = sessionClaims(user);
+      const claimed = user.tier !== undefined ? user.tier : ctx.accountTier(claims);
+      return await admitUser(claims, claimed, managing);
     } catch (error) {
       return toFailure(error);
     }
@@ -144,22 +172,53 @@ export function createVerify(ctx: KeywardContext) {
 
   /**
    * @param authorization the raw `Authorization` header value
-   * @param options.apiKeys `false` on endpoints that only a user session may call (key management)
+   * @param options.session the host's session for this request, asked only when no bearer token
+   *   was sent (from `authenticate` and the endpoints, which have the request)
+   * @param options.managing a key-management call: only a user session may make it
    */
   return function verify(
     authorization: string | null | undefined,
-    options: VerifyOptions & { apiKeys?: boolean } = {},
+    options: InternalVerifyOptions = {},
   ): Promise<VerifyResult> {
+    const accept = options.managing ? "session" : (options.accept ?? "any");
+    const managing = options.managing === true;
     const token = readBearer(authorization);
-    if (token === null) return Promise.resolve(failure("missing_credentials", "Not authenticated"));
-    if (!ctx.format.isKeyShaped(token)) return verifyJwt(token, options.apiKeys === false);
-    if (options.apiKeys === false) {
-      return Promise.resolve(
-        failure("api_key_not_allowed", "API keys cannot be used here; use a user session token"),
-      );
+    if (token === null) {
+      if (options.session && accept !== "api-key") return verifySession(options.session, managing);
+      return Promise.resolve(failure("missing_credentials", "Not authenticated"));
     }
-    return verifyApiKey(token, options);
+    if (ctx.format.isKeyShaped(token)) {
+      if (accept === "session") {
+        return Promise.resolve(
+          failure("api_key_not_allowed", "API keys cannot be used here; use a user session token"),
+        );
+      }
+      return verifyApiKey(token, options);
+    }
+    if (accept === "api-key") {
+      return Promise.resolve(failure("api_key_required", "This route requires an API key"));
+    }
+    return verifyJwt(token, managing);
   };
+}
+
+export type SessionResolution =
+  | SessionUser
+  | null
+  | undefined
+  | Promise<SessionUser | null | undefined>;
+
+export interface InternalVerifyOptions extends VerifyOptions {
+  session?: () => SessionResolution;
+  managing?: boolean;
+}
+
+/** The claims a session stands for: the host's, with `sub` set to the user id. */
+function sessionClaims(user: SessionUser): JwtClaims {
+  if (typeof user !== "object" || typeof user.userId !== "string" || user.userId === "") {
+    throw new TypeError("Keyward: `session` must resolve to { userId: string, ... } or null");
+  }
+  return { ...user.claims, sub: user.userId };
 }
 
 function failure(

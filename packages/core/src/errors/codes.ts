@@ -11,10 +11,14 @@ export const errorStatus = {
   invalid_api_key: 401,
   /** An API key presented where only a user session (JWT) is accepted. */
   api_key_not_allowed: 403,
+  /** A user session presented on a route that takes API keys only (`accept: "api-key"`). */
+  api_key_required: 401,
   /** An API key without a scope the route needs. */
   insufficient_scope: 403,
   /** A key tier above the account's tier. */
   tier_not_allowed: 403,
+  /** A cookie-authenticated key-management call from an origin that is not trusted. */
+  cross_site_request: 403,
   /** A key that belongs to another user. */
   not_owner: 403,
   /** Unknown key id. */

@@ -1,7 +1,8 @@
 import type { InternalKeysApi } from "../api/keys-api.js";
 import type { createVerify } from "../auth/verify.js";
-import { internalError, isKeywardError, type KeywardError } from "../errors/keyward-error.js";
+import { internalError, isKeywardError, KeywardError } from "../errors/keyward-error.js";
 import type { KeywardContext } from "../keyward/context.js";
+import { isCrossSiteWrite } from "./cross-site.js";
 import { matchRoute } from "./router.js";
 import { endpoints } from "./routes/index.js";
 
@@ -46,7 +47,18 @@ export function createHandle(
       const match = matchRoute(subpath, request.method);
       if ("error" in match) return match.error.toResponse();
 
-      const result = await verify(request.headers.get("authorization"), { apiKeys: false });
+      const authorization = request.headers.get("authorization");
+      const session = context.session;
+      if (session && authorization === null && isCrossSiteWrite(request, context.trustedOrigins)) {
+        throw new KeywardError(
+          "cross_site_request",
+          "Cross-site request refused: this origin is not trusted for key management",
+        );
+      }
+      const result = await verify(authorization, {
+        managing: true,
+        ...(session ? { session: () => session(request) } : {}),
+      });
       headers = result.headers;
       if (!result.ok) return result.error.toResponse(headers);
       if (result.principal.kind !== "user")

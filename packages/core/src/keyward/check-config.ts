@@ -23,7 +23,15 @@ export function checkConfig(config: KeywardConfig): void {
   }
   requireRecord("scopes", config.scopes, '{ "profile:read": "Read profiles" }');
   requireRecord("tiers", config.tiers, '{ free: { rateLimit: { limit: 60, window: "1m" } } }');
-  for (const name of ["accountTier", "onError"] as const) {
+  if (
+    config.trustedOrigins !== undefined &&
+    !(Array.isArray(config.trustedOrigins) && config.trustedOrigins.every(isOrigin))
+  ) {
+    throw new TypeError(
+      'Keyward: `trustedOrigins` must be a list of origins like "https://app.example.com" (scheme, host and port only, no path)',
+    );
+  }
+  for (const name of ["accountTier", "onError", "session"] as const) {
     if (config[name] !== undefined && typeof config[name] !== "function") {
       throw new TypeError(`Keyward: \`${name}\` must be a function, got ${kindOf(config[name])}`);
     }
@@ -41,9 +49,9 @@ export function checkConfig(config: KeywardConfig): void {
 
 /** Configuration that works but is probably not what was meant: reported once, at start. */
 export function warnAboutConfig(config: KeywardConfig, logger: KeywardLogger): void {
-  if (config.jwt === undefined) {
+  if (config.jwt === undefined && config.session === undefined) {
     logger.warn(
-      "no `jwt` is configured, so the key-management endpoints will refuse every request with 401 and host routes accept API keys only. Set `jwt: { secret }` (or `jwksUrl`, `key`), or `jwt: false` if this instance only verifies keys.",
+      "no `jwt` or `session` is configured, so the key-management endpoints will refuse every request with 401 and host routes accept API keys only. Set `jwt: { secret }` (or `jwksUrl`, `key`) or `session`, or `jwt: false` if this instance only verifies keys.",
     );
   }
 }
@@ -82,6 +90,15 @@ function checkPepper(pepper: unknown): void {
     throw new TypeError(
       `Keyward: \`pepper\` must be at least ${minPepperBytes} bytes, got ${length}${length === 0 ? " (is its environment variable set?)" : ""}. Generate one with \`openssl rand -base64 32\` and keep it secret; changing it later invalidates every key.`,
     );
+  }
+}
+
+function isOrigin(value: unknown): boolean {
+  if (typeof value !== "string") return false;
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { JwtClaims, JwtOptions } from "../auth/jwt.js";
+import type { SessionUser } from "../auth/principal.js";
 import type { Clock } from "../clock.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import type { RandomSource } from "../random.js";
@@ -20,6 +21,25 @@ export interface KeywardConfig {
    * that is intended.
    */
   jwt?: JwtOptions | false;
+  /**
+   * The signed-in user from the host's own session system (a better-auth or Auth.js session, a
+   * Lucia cookie…), for requests that carry no bearer token: the six endpoints, and host routes
+   * through `authenticate`. Return null when nobody is signed in. A state-changing call that comes
+   * with only a session is refused (403) when its `Origin` is another site (see `trustedOrigins`).
+   * @example
+   * session: async (request) => {
+   *   const session = await auth.api.getSession({ headers: request.headers });
+   *   return session && { userId: session.user.id, tier: session.user.plan };
+   * },
+   */
+  session?: (
+    request: Request,
+  ) => SessionUser | null | undefined | Promise<SessionUser | null | undefined>;
+  /**
+   * Origins besides the request's own from which session-authenticated (cookie) key-management
+   * calls are accepted, e.g. `["https://app.example.com"]` when the dashboard lives elsewhere.
+   */
+  trustedOrigins?: string[];
   /** A user's account tier from their claims; default the `tier` claim. Unknown → lowest tier. */
   accountTier?: (claims: JwtClaims) => unknown;
   /** Where the six endpoints live; default `/api/v1/api-keys`. */

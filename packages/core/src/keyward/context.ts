@@ -13,6 +13,7 @@ import type { AccountTierSync } from "../tiers/account-tier-sync.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
 import type { UsageRecorder } from "../usage/usage-recorder.js";
 import type { createKeyBodySchema } from "../validation/create-key-body.js";
+import type { KeywardConfig } from "./config.js";
 
 /** Everything one Keyward instance is made of, resolved from its config once at start. */
 export interface KeywardContext {
@@ -30,6 +31,10 @@ export interface KeywardContext {
   createKeyBody: ReturnType<typeof createKeyBodySchema>;
   /** Verifies a JWT or throws a `KeywardError` (401, or 500 when keys cannot be fetched). */
   verifyJwt(token: string): Promise<JwtClaims>;
+  /** The host's session for a request without a bearer token, when configured. */
+  session?: NonNullable<KeywardConfig["session"]>;
+  /** Origins trusted for cookie-authenticated key-management calls, besides the request's own. */
+  trustedOrigins: ReadonlySet<string>;
   /** The account tier a user's claims carry (resolved against the ladder by the caller). */
   accountTier(claims: JwtClaims): unknown;
   usageRecorder: UsageRecorder;

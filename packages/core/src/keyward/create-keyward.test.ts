@@ -86,7 +86,7 @@ describe("createKeyward warns about what works but is probably a mistake", () =>
     expect(lines).toEqual([
       {
         level: "warn",
-        message: expect.stringContaining("no `jwt` is configured"),
+        message: expect.stringContaining("no `jwt` or `session` is configured"),
         cause: undefined,
       },
     ]);

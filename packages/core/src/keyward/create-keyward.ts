@@ -111,6 +111,8 @@ export function createKeyward(config: KeywardConfig): Keyward {
     random,
     createKeyBody: createKeyBodySchema({ scopes, tiers, clock }),
     verifyJwt,
+    ...(config.session ? { session: config.session } : {}),
+    trustedOrigins: new Set(config.trustedOrigins ?? []),
     accountTier: config.accountTier ?? ((claims) => claims.tier),
     usageRecorder,
     flushUsage: () => usageRecorder.flush(),
@@ -131,7 +133,12 @@ export function createKeyward(config: KeywardConfig): Keyward {
     authenticate: (request, options = {}) => {
       const route = options.route;
       const withMethod = route && !route.includes(" ") ? `${request.method} ${route}` : route;
-      return verify(request.headers.get("authorization"), { ...options, route: withMethod });
+      const session = config.session;
+      return verify(request.headers.get("authorization"), {
+        ...options,
+        route: withMethod,
+        ...(session ? { session: () => session(request) } : {}),
+      });
     },
     handle,
     basePath,
