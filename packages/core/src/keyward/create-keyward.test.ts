@@ -79,6 +79,16 @@ describe("createKeyward refuses a wrong configuration at start", () => {
   });
 });
 
+describe("assertScopes", () => {
+  it("names every scope a guard requires that is not configured", () => {
+    const keyward = createKeyward(base());
+    expect(() => keyward.assertScopes(["profile:read"])).not.toThrow();
+    expect(() => keyward.assertScopes(["profile:read", "profile:raed", "x"])).toThrow(
+      'Keyward: "profile:raed", "x" are not configured scopes; configured: profile:read. Add it to `scopes` or fix the guard.',
+    );
+  });
+});
+
 describe("createKeyward warns about what works but is probably a mistake", () => {
   it("warns once at start when no JWT is configured, and not with jwt: false", () => {
     const { lines, logger } = recordingLogger();

@@ -35,6 +35,16 @@ export interface Keyward {
   verify(authorization: string | null | undefined, options?: VerifyOptions): Promise<VerifyResult>;
   /** `verify` from a Fetch `Request`; a `route` without a method takes the request's. */
   authenticate(request: Request, options?: VerifyOptions): Promise<VerifyResult>;
+  /**
+   * Throws a `TypeError` naming every scope in `scopes` that is not configured. Guards call it
+   * when they are created, so a mistyped scope fails at start instead of refusing every key.
+   * @example
+   * keyward.assertScopes(["profile:read"]); // fine
+   * keyward.assertScopes(["profile:raed"]); // TypeError: … not a configured scope …
+   */
+  assertScopes(scopes: readonly string[]): void;
+  /** Whether a `session` hook is configured (adapters then pass requests without a bearer token). */
+  readonly hasSession: boolean;
   /** The six key-management endpoints: a Fetch `Request` in, a `Response` out. */
   handle(request: Request): Promise<Response>;
   /** The base path `handle` serves, without a trailing slash. */
@@ -141,6 +151,15 @@ export function createKeyward(config: KeywardConfig): Keyward {
       });
     },
     handle,
+    assertScopes(required) {
+      const unknown = [...required].filter((scope) => !scopes.has(scope));
+      if (unknown.length > 0) {
+        throw new TypeError(
+          `Keyward: ${unknown.map((scope) => JSON.stringify(scope)).join(", ")} ${unknown.length === 1 ? "is not a configured scope" : "are not configured scopes"}; configured: ${scopes.names.join(", ")}. Add it to \`scopes\` or fix the guard.`,
+        );
+      }
+    },
+    hasSession: config.session !== undefined,
     basePath,
     schemas: { createKey: context.createKeyBody },
     close: () => {
