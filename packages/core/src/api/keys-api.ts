@@ -209,7 +209,8 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     usage: (ownerId, keyId) =>
       guarded(async () => {
         const key = await ownedKey(ownerId, keyId);
-        await ctx.flushUsage();
+        // Buffered usage becomes visible to the read below.
+        await ctx.usageRecorder.flush();
         const usage = await ctx.usage.read(key.id);
         // Field by field, not a spread: a store's extra fields must never reach a response.
         return {

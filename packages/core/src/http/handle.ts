@@ -6,7 +6,10 @@ import { isCrossSiteWrite } from "./cross-site.js";
 import { matchRoute } from "./router.js";
 import { endpoints } from "./routes/index.js";
 
+const notFound = new KeywardError("route_not_found", "Not Found");
+
 export interface HandleOptions {
+  /** Normalised by `createKeyward`: starts with "/", no trailing slash. */
   basePath: string;
   bodyLimit: number;
 }
@@ -23,7 +26,7 @@ export function createHandle(
   verify: ReturnType<typeof createVerify>,
   options: HandleOptions,
 ) {
-  const basePath = options.basePath.replace(/\/+$/, "");
+  const { basePath } = options;
 
   // Every 500's cause (a database error, say) is reported; the response reveals none of it.
   // Verification reports its own, so a failed session check is not reported twice.
@@ -43,7 +46,7 @@ export function createHandle(
     try {
       const { pathname } = new URL(request.url);
       const subpath = underBasePath(pathname, basePath);
-      if (subpath === null) return notFound();
+      if (subpath === null) return notFound.toResponse();
       const match = matchRoute(subpath, request.method);
       if ("error" in match) return match.error.toResponse();
 
@@ -85,11 +88,4 @@ export function underBasePath(pathname: string, basePath: string): string | null
   if (pathname === basePath) return "";
   if (pathname.startsWith(`${basePath}/`)) return pathname.slice(basePath.length);
   return null;
-}
-
-function notFound(): Response {
-  return new Response(JSON.stringify({ detail: "Not Found" }), {
-    status: 404,
-    headers: { "content-type": "application/json" },
-  });
 }

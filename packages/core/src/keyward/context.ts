@@ -38,8 +38,6 @@ export interface KeywardContext {
   /** The account tier a user's claims carry (resolved against the ladder by the caller). */
   accountTier(claims: JwtClaims): unknown;
   usageRecorder: UsageRecorder;
-  /** Makes buffered usage visible to reads (the usage endpoint flushes before it reads). */
-  flushUsage(): Promise<void>;
   ietfRateLimitHeaders: boolean;
   logger: KeywardLogger;
   /** Logs a warning about how Keyward is called the first time it happens. */

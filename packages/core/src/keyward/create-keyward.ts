@@ -125,7 +125,6 @@ export function createKeyward(config: KeywardConfig): Keyward {
     trustedOrigins: new Set(config.trustedOrigins ?? []),
     accountTier: config.accountTier ?? ((claims) => claims.tier),
     usageRecorder,
-    flushUsage: () => usageRecorder.flush(),
     ietfRateLimitHeaders: config.rateLimitHeaders?.ietf ?? false,
     logger,
     warnOnce: warnOnce(logger),
