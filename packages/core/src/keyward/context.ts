@@ -1,3 +1,4 @@
+import type { FailedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import type { JwtClaims } from "../auth/jwt.js";
 import type { Clock } from "../clock.js";
 import type { KeyFormat } from "../keys/format.js";
@@ -31,4 +32,6 @@ export interface KeywardContext {
   /** Makes buffered usage visible to reads (the usage endpoint flushes before it reads). */
   flushUsage(): Promise<void>;
   ietfRateLimitHeaders: boolean;
+  /** Lookups of unknown keys per client address; undefined when `failedLookups: false`. */
+  failedLookups: FailedLookupLimiter | undefined;
 }

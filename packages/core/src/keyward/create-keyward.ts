@@ -1,4 +1,5 @@
 import { createKeysApi, type KeysApi } from "../api/keys-api.js";
+import { failedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import { createJwtVerifier } from "../auth/jwt.js";
 import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
 import { createVerify } from "../auth/verify.js";
@@ -25,11 +26,15 @@ export interface Keyward {
    * const result = await keyward.verify(req.headers.authorization, {
    *   scopes: ["profile:write"],
    *   route: "PUT /profiles/:slug",
+   *   clientIp: req.ip, // the address your framework resolves: limits forged-key floods
    * });
    * if (!result.ok) return result.error.toResponse(result.headers);
    */
   verify(authorization: string | null | undefined, options?: VerifyOptions): Promise<VerifyResult>;
-  /** `verify` from a Fetch `Request`; a `route` without a method takes the request's. */
+  /**
+   * `verify` from a Fetch `Request`; a `route` without a method takes the request's. A `Request`
+   * carries no client address: pass `clientIp` from your server (see docs/forged-key-floods.md).
+   */
   authenticate(request: Request, options?: VerifyOptions): Promise<VerifyResult>;
   /** The six key-management endpoints: a Fetch `Request` in, a `Response` out. */
   handle(request: Request): Promise<Response>;
@@ -99,6 +104,10 @@ export function createKeyward(config: KeywardConfig): Keyward {
     usageRecorder,
     flushUsage: () => usageRecorder.flush(),
     ietfRateLimitHeaders: config.rateLimitHeaders?.ietf ?? false,
+    failedLookups:
+      config.failedLookups === false
+        ? undefined
+        : failedLookupLimiter(config.failedLookups ?? {}, clock),
   };
 
   const keys = createKeysApi(context);
