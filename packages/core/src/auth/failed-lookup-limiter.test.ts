@@ -77,6 +77,20 @@ describe("failedLookupLimiter", () => {
     expect(limiter.take("10.0.0.0").allowed).toBe(true);
   });
 
+  it("remembers hashes that found a key for a day, until told to forget one", () => {
+    const { clock, limiter } = setup();
+    expect(limiter.wasFound("hash-a")).toBe(false);
+    limiter.rememberFound("hash-a");
+    limiter.rememberFound("hash-b");
+    expect(limiter.wasFound("hash-a")).toBe(true);
+    limiter.forget("hash-b");
+    expect(limiter.wasFound("hash-b")).toBe(false);
+    clock.advance(24 * 60 * 60 * 1_000 - 1);
+    expect(limiter.wasFound("hash-a")).toBe(true);
+    clock.advance(1);
+    expect(limiter.wasFound("hash-a")).toBe(false);
+  });
+
   it("applies the defaults: 60 per minute, a burst of 60, then one a second", () => {
     const { clock, limiter } = setup({});
     expect(limiter.policy).toEqual({ algorithm: "gcra", limit: 60, windowMs: 60_000 });

@@ -7,6 +7,11 @@
  * the store failed), so what is spent is lookups that found nothing; taking first is what bounds a
  * client that sends many at once, which would otherwise all start before the first one failed.
  * The budget is a GCRA (`rate-limit/gcra.ts`): a burst of `limit`, then one every `window / limit`.
+ *
+ * It also remembers, for a day, the hashes whose lookup found a key. A forger cannot produce one,
+ * so they are looked up even from an address with no budget left: the verification cache holds a
+ * record only for its TTL, and without this a valid key used behind the same NAT as a flood would
+ * be refused as soon as its cache entry expired.
  */
 import { expiringLru } from "../cache/expiring-lru.js";
 import type { Clock } from "../clock.js";
@@ -34,6 +39,9 @@ export const defaultFailedLookups = {
   maxAddresses: 10_000,
 } as const satisfies Required<FailedLookupsConfig>;
 
+/** How many hashes of found keys are remembered, and for how long after they were last found. */
+const knownKeys = { maxEntries: 10_000, ttlMs: 24 * 60 * 60 * 1_000 };
+
 export interface FailedLookupLimiter {
   /** The budget as a GCRA policy, for the rate-limit headers of a refusal. */
   readonly policy: RateLimitPolicy;
@@ -47,6 +55,12 @@ export interface FailedLookupLimiter {
   take(group: string): RateLimitDecision;
   /** Returns a lookup `take` admitted, because it found a key or could not be made. */
   giveBack(group: string): void;
+  /** Records that a lookup of this hash found a key (for a day, or until `forget`). */
+  rememberFound(secretHash: string): void;
+  /** Whether a lookup of this hash found a key within the last day: it is not a forgery. */
+  wasFound(secretHash: string): boolean;
+  /** Drops a remembered hash whose latest lookup found nothing (rotated away, say). */
+  forget(secretHash: string): void;
 }
 
 /**
@@ -70,6 +84,7 @@ export function failedLookupLimiter(
   }
   // Entries expire when the address is fully rested, so a drained budget needs no timer to reset.
   const budgets = expiringLru<RateLimitState>(maxAddresses);
+  const found = expiringLru<true>(knownKeys.maxEntries);
   // T = windowMs / limit as q + r / limit ms: the GCRA state counts in 1/limit ms.
   const intervalWhole = floorDivide(policy.windowMs, policy.limit);
   const intervalFraction = policy.windowMs % policy.limit;
@@ -105,6 +120,18 @@ export function failedLookupLimiter(
       const restedAt = fraction > 0 ? tat + 1 : tat;
       if (restedAt <= now) budgets.delete(group);
       else budgets.set(group, [tat, fraction], restedAt);
+    },
+
+    rememberFound(secretHash) {
+      found.set(secretHash, true, clock.now() + knownKeys.ttlMs);
+    },
+
+    wasFound(secretHash) {
+      return found.get(secretHash, clock.now()) === true;
+    },
+
+    forget(secretHash) {
+      found.delete(secretHash);
     },
   };
 }

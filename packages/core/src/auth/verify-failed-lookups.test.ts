@@ -92,6 +92,46 @@ describe("verify under a forged-key flood", () => {
     expect(calls.findByHash).toBe(6);
   });
 
+  it("keeps a key that was found lately working from a refused address after its cache entry expires", async () => {
+    const { keyward, calls, clock, newKey } = setup();
+    const legitimate = await newKey();
+    const clientIp = "192.0.2.1";
+    expect((await keyward.verify(legitimate, { clientIp })).ok).toBe(true);
+    const exhaust = async () => {
+      for (let i = 0; i < 10; i++) await keyward.verify(forge(), { clientIp });
+      expect(statusOf(await keyward.verify(forge(), { clientIp }))).toBe(429);
+    };
+    await exhaust();
+    // Past the cache's 30 s TTL: the record must come from storage again, budget or not.
+    clock.advance(31_000);
+    await exhaust();
+    const lookups = calls.findByHash;
+    expect((await keyward.verify(legitimate, { clientIp })).ok).toBe(true);
+    expect(calls.findByHash).toBe(lookups + 1);
+  });
+
+  it("stops exempting a hash once a lookup of it finds nothing (rotated away)", async () => {
+    const { keyward, calls, clock } = setup();
+    const { key, id } = await keyward.keys.create({
+      ownerId: "alice",
+      accountTier: "free",
+      name: "k",
+      scopes: ["profile:read"],
+      tier: "free",
+    });
+    const clientIp = "192.0.2.1";
+    expect((await keyward.verify(`Bearer ${key}`, { clientIp })).ok).toBe(true);
+    await keyward.keys.rotate("alice", id);
+    for (let i = 0; i < 10; i++) await keyward.verify(forge(), { clientIp });
+    // Found before, so looked up once more despite the spent budget: it finds nothing now.
+    expect(statusOf(await keyward.verify(`Bearer ${key}`, { clientIp }))).toBe(401);
+    clock.advance(2_000); // past the cache's memory of the miss
+    await keyward.verify(forge(), { clientIp }); // the refill of those 2 s goes to the flood
+    const lookups = calls.findByHash;
+    expect(statusOf(await keyward.verify(`Bearer ${key}`, { clientIp }))).toBe(429);
+    expect(calls.findByHash).toBe(lookups);
+  });
+
   it("answers an address over its budget with 429, Retry-After and a detail naming the cause", async () => {
     const { keyward } = setup();
     for (let i = 0; i < 5; i++) await keyward.verify(forge(), { clientIp: "192.0.2.1" });

@@ -47,7 +47,7 @@ export function createVerify(ctx: KeywardContext) {
    * (`peek`: the cache's entries, or anything a memory store holds) costs nothing and is never
    * limited, so a known key from a refused address still passes. Otherwise a lookup that finds
    * nothing spends one of the address's lookups (`failed-lookup-limiter.ts`), and an address with
-   * none left is refused before storage. Only here, so that `verify` without a `clientIp` reads
+   * none left is refused before storage, unless the hash found a key lately. Only here, so that `verify` without a `clientIp` reads
    * the store exactly as it always has.
    */
   const lookUpLimited = async (
@@ -60,7 +60,14 @@ export function createVerify(ctx: KeywardContext) {
     const group = clientAddressGroup(clientIp);
     if (group === undefined) return ctx.keys.findByHash(secretHash);
     const budget = limiter.take(group);
-    if (!budget.allowed) return tooManyFailedLookups(budget, limiter.policy);
+    if (!budget.allowed) {
+      // A hash that found a key lately is no forgery: look it up anyway, outside the budget.
+      if (!limiter.wasFound(secretHash)) return tooManyFailedLookups(budget, limiter.policy);
+      const key = await ctx.keys.findByHash(secretHash);
+      if (key === null) limiter.forget(secretHash);
+      else limiter.rememberFound(secretHash);
+      return key;
+    }
     let key: StoredKey | null;
     try {
       key = await ctx.keys.findByHash(secretHash);
@@ -69,7 +76,10 @@ export function createVerify(ctx: KeywardContext) {
       limiter.giveBack(group);
       throw error;
     }
-    if (key !== null) limiter.giveBack(group);
+    if (key !== null) {
+      limiter.giveBack(group);
+      limiter.rememberFound(secretHash);
+    }
     return key;
   };
 
