@@ -236,7 +236,7 @@ function report(phases: Phase[]): void {
     const before = find("off", kind);
     const after = find("on", kind);
     console.log(
-      `  ${kind} flood, after/before: legit p50 ${ratio(after.legitimate.p50Ms, before.legitimate.p50Ms)}, p99 ${ratio(after.legitimate.p99Ms, before.legitimate.p99Ms)}, DB key lookups/s ${ratio(after.keyLookupsPerSecond, before.keyLookupsPerSecond)}`,
+      `  ${kind} flood, after/before: legit p50 ${ratio(after.legitimate.p50Ms, before.legitimate.p50Ms)}, p99 ${ratio(after.legitimate.p99Ms, before.legitimate.p99Ms)}, DB key lookups/s ${Math.round(before.keyLookupsPerSecond)} → ${Math.round(after.keyLookupsPerSecond)} (${ratio(before.keyLookupsPerSecond, after.keyLookupsPerSecond)} fewer)`,
     );
   }
 }
