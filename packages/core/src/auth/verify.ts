@@ -16,8 +16,8 @@ const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, st
  * The hot path. From a raw `Authorization` value to a decision, in this order, each step cheaper
  * than the next and none reached if an earlier one fails:
  * bearer parsing → (API key) shape and checksum → hash → (with a client address: cache peek →
- * the address's failed-lookup budget) → lookup → revoked / expired → scopes → rate limit (+ usage); or (anything else)
- * JWT → rate limit per user.
+ * the address's failed-lookup budget) → lookup → revoked / expired → scopes → rate limit (+ usage);
+ * or (anything else) JWT → rate limit per user.
  * It never throws: failures come back as `{ ok: false, error }`.
  */
 export function createVerify(ctx: KeywardContext) {
@@ -47,8 +47,8 @@ export function createVerify(ctx: KeywardContext) {
    * (`peek`: the cache's entries, or anything a memory store holds) costs nothing and is never
    * limited, so a known key from a refused address still passes. Otherwise a lookup that finds
    * nothing spends one of the address's lookups (`failed-lookup-limiter.ts`), and an address with
-   * none left is refused before storage, unless the hash found a key lately. Only here, so that `verify` without a `clientIp` reads
-   * the store exactly as it always has.
+   * none left is refused before storage, unless the hash found a key lately. Only here, so that
+   * `verify` without a `clientIp` reads the store exactly as it always has.
    */
   const lookUpLimited = async (
     limiter: FailedLookupLimiter,
