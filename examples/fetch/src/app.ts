@@ -1,24 +1,28 @@
 /**
  * The demo app as one Fetch handler, `(Request) => Promise<Response>`: the six key-management
  * endpoints from `@keyward/fetch`, and the two profile routes guarded by `withApiKey`. Nothing here
- * is specific to a runtime; `server.ts` serves it on Node, Bun and Deno.
+ * is specific to a runtime; `server.ts` serves it on Node, Bun and Deno with srvx, which puts the
+ * client's address on `request.ip` on all three.
  */
 import type { Keyward } from "@keyward/core";
 import { profilePath, profileRoutes, readProfile, updateProfile } from "@keyward/example-demo";
 import { keywardFetchHandler, withApiKey } from "@keyward/fetch";
+import type { ServerRequest } from "srvx";
 
 const profilePattern = /^\/api\/v1\/profiles\/([^/]+)\/?$/;
+/** The socket's address (srvx trusts no proxy header unless told to): what floods are counted by. */
+const clientIp = (request: Request) => (request as ServerRequest).ip;
 
 export function createApp(keyward: Keyward): (request: Request) => Promise<Response> {
   const keyManagement = keywardFetchHandler(keyward);
   const read = withApiKey(
     keyward,
-    { scopes: profileRoutes.read.scopes, route: `GET ${profilePath}` },
+    { scopes: profileRoutes.read.scopes, route: `GET ${profilePath}`, clientIp },
     (request, principal) => Response.json(readProfile(slugOf(request)!, principal)),
   );
   const update = withApiKey(
     keyward,
-    { scopes: profileRoutes.update.scopes, route: `PUT ${profilePath}` },
+    { scopes: profileRoutes.update.scopes, route: `PUT ${profilePath}`, clientIp },
     (request, principal) => Response.json(updateProfile(slugOf(request)!, principal)),
   );
 

@@ -12,6 +12,7 @@ export type {
   UsageReport,
 } from "./api/keys-api.js";
 export { readBearer } from "./auth/bearer.js";
+export type { FailedLookupsConfig } from "./auth/failed-lookup-limiter.js";
 export {
   createJwtVerifier,
   type JwtAlgorithm,

@@ -23,6 +23,10 @@ export interface RequireApiKeyOptions {
  * Usage is recorded under `METHOD baseUrl + req.route.path` — the route template, never the raw
  * path. Mounted with `app.use(...)` there is no route: it records `baseUrl + "*"` instead.
  *
+ * The client address is `req.ip`, so Express's `trust proxy` setting decides whether
+ * `X-Forwarded-For` counts: set it to your proxies (e.g. `app.set("trust proxy", "loopback")`)
+ * behind a load balancer, or every client shares the balancer's failed-lookup budget.
+ *
  * @example
  * app.get("/api/v1/profiles/:slug", requireApiKey(keyward, { scopes: ["profile:read"] }), (req, res) => {
  *   res.json({ slug: req.params.slug, viewer: req.keyward!.principal.userId });
@@ -38,7 +42,11 @@ export function requireApiKey(
     const route = template.includes(" ") ? template : `${req.method} ${template}`;
     // Every Authorization line, joined: two of them are refused, as on the key-management routes.
     const authorization = headerValue(req.rawHeaders, "authorization");
-    keyward.verify(authorization, scopes ? { scopes, route } : { route }).then((result) => {
+    // req.ip is the socket's address, or with `trust proxy` set, the client address the trusted
+    // proxies report: the address unknown keys are counted against (`failedLookups`).
+    const clientIp = req.ip;
+    const verifyOptions = scopes ? { scopes, route, clientIp } : { route, clientIp };
+    keyward.verify(authorization, verifyOptions).then((result) => {
       if (!result.ok) {
         sendResponse(res, result.error.toResponse(result.headers)).catch(next);
         return;

@@ -4,7 +4,14 @@
  * route template. The conformance suite covers everything else.
  */
 import { createKeyFormat } from "@keyward/core";
-import { expectRateLimited, mintJwt, PROFILE_ROUTE, rawRequest, readReply } from "@keyward/testing";
+import {
+  describeClientAddress,
+  expectRateLimited,
+  mintJwt,
+  PROFILE_ROUTE,
+  rawRequest,
+  readReply,
+} from "@keyward/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keywardRouter, requireApiKey } from "../src/index.js";
 import {
@@ -341,5 +348,14 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
         expect(reply.status).toBe(403);
       });
     });
+  });
+
+  // req.ip, so Express's `trust proxy` decides whether X-Forwarded-For counts.
+  describeClientAddress(name, {
+    serve: async (keyward, { trustLoopbackProxy }) => {
+      const app = demoApp(expressModule, keyward);
+      if (trustLoopbackProxy) app.set("trust proxy", "loopback");
+      return listen(app);
+    },
   });
 }

@@ -7,6 +7,8 @@ import type { RequireApiKeyOptions } from "./types.js";
 /**
  * The guard behind `fastify.requireApiKey(options)`. Usage is recorded under
  * `METHOD request.routeOptions.url` — the route template with its prefix, never the raw path.
+ * The client address is `request.ip`, so Fastify's `trustProxy` option decides whether
+ * `X-Forwarded-For` counts.
  */
 export function createRequireApiKey(
   keyward: Keyward,
@@ -19,7 +21,11 @@ export function createRequireApiKey(
     const route = template.includes(" ") ? template : `${request.method} ${template}`;
     // Every Authorization line, joined: two of them are refused, as on the key-management routes.
     const authorization = headerValue(request.raw.rawHeaders, "authorization");
-    const result = await keyward.verify(authorization, scopes ? { scopes, route } : { route });
+    // request.ip is the socket's address, or with `trustProxy` set, the client address the trusted
+    // proxies report: the address unknown keys are counted against (`failedLookups`).
+    const clientIp = request.ip;
+    const verifyOptions = scopes ? { scopes, route, clientIp } : { route, clientIp };
+    const result = await keyward.verify(authorization, verifyOptions);
     if (!result.ok) return sendReply(reply, result.error.toResponse(result.headers));
     reply.headers(result.headers);
     request.keyward = { principal: result.principal, rateLimit: result.rateLimit };

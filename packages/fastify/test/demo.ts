@@ -18,8 +18,11 @@ export function demoKeyward(overrides: Partial<KeywardConfig> = {}): Keyward {
   });
 }
 
-export async function demoApp(keyward: Keyward): Promise<FastifyInstance> {
-  const app = Fastify();
+export async function demoApp(
+  keyward: Keyward,
+  options: { trustProxy?: string } = {},
+): Promise<FastifyInstance> {
+  const app = Fastify(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy });
   await app.register(keywardPlugin, { keyward });
   app.get<{ Params: { slug: string } }>(
     PROFILE_ROUTE,

@@ -3,7 +3,14 @@
  * routes, its decorators reach the host), bodies on a host with its own JSON parser, the body
  * limit, repeated headers, the guard's headers, and usage recorded under the route template.
  */
-import { expectRateLimited, mintJwt, PROFILE_ROUTE, rawRequest, readReply } from "@keyward/testing";
+import {
+  describeClientAddress,
+  expectRateLimited,
+  mintJwt,
+  PROFILE_ROUTE,
+  rawRequest,
+  readReply,
+} from "@keyward/testing";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keywardPlugin } from "../src/index.js";
@@ -334,4 +341,12 @@ describe("routing", () => {
     expect(outside.status).toBe(404);
     expect(await outside.json()).toMatchObject({ error: "Not Found" });
   });
+});
+
+// request.ip, so Fastify's `trustProxy` decides whether X-Forwarded-For counts.
+describeClientAddress("Fastify 5", {
+  serve: async (keyward, { trustLoopbackProxy }) => {
+    const app = await demoApp(keyward, trustLoopbackProxy ? { trustProxy: "loopback" } : {});
+    return { origin: await listen(app), close: () => app.close() };
+  },
 });

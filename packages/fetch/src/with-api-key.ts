@@ -1,7 +1,12 @@
 import type { Keyward, RateLimitDecision } from "@keyward/core";
 import type { Principal } from "./types.js";
 
-export interface WithApiKeyOptions {
+/**
+ * @typeParam Context what the server passes to its handler after the request, and the guarded
+ *   handler passes on to `clientIp`: `[server: Bun.Server]` on Bun, `[info: Deno.ServeHandlerInfo]`
+ *   on Deno; none elsewhere.
+ */
+export interface WithApiKeyOptions<Context extends unknown[] = []> {
   /** Scopes the route needs; an API key must hold all of them. A user's JWT holds every scope. */
   scopes?: readonly string[];
   /**
@@ -9,6 +14,17 @@ export interface WithApiKeyOptions {
    * in front) or `"PUT /profiles/:slug"`. Never the raw path, or every slug becomes its own row.
    */
   route: string;
+  /**
+   * The client's address. A Fetch `Request` carries none, so each server has its own way; without
+   * this option unknown keys are not limited per address (`failedLookups`). Behind a proxy, use
+   * the address your proxy reports, never a header a client could set itself:
+   * - Bun: `(request, server) => server.requestIP(request)?.address`
+   * - Deno: `(request, info) => info.remoteAddr.hostname`
+   * - srvx (Node, Bun, Deno): `(request) => request.ip`
+   * - Cloudflare Workers: `(request) => request.headers.get("cf-connecting-ip") ?? undefined`
+   * - one trusted proxy in front: the last `X-Forwarded-For` entry, the one it appended
+   */
+  clientIp?: (request: Request, ...context: Context) => string | null | undefined;
 }
 
 /** A host route behind the guard: it runs only for an admitted request, and knows who sent it. */
@@ -21,26 +37,38 @@ export type ApiKeyHandler = (
 /**
  * Guards a host route. A refused request gets Keyward's error response (401, 403 or 429 with
  * `Retry-After`) and `handler` never runs; an admitted one runs `handler` with the principal, and
- * whatever it returns leaves with the `X-RateLimit-*` headers added.
+ * whatever it returns leaves with the `X-RateLimit-*` headers added. Whatever the server passes
+ * after the request (Bun's `server`, Deno's `info`) is handed to `clientIp`.
  *
  * @example
  * const getProfile = withApiKey(
  *   keyward,
- *   { scopes: ["profile:read"], route: "/api/v1/profiles/:slug" },
+ *   {
+ *     scopes: ["profile:read"],
+ *     route: "/api/v1/profiles/:slug",
+ *     clientIp: (request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => info.remoteAddr.hostname,
+ *   },
  *   (request, principal) => Response.json({ viewer: principal.userId }),
  * );
+ * Deno.serve((request, info) => getProfile(request, info));
  */
-export function withApiKey(
+export function withApiKey<Context extends unknown[] = []>(
   keyward: Keyward,
-  options: WithApiKeyOptions,
+  options: WithApiKeyOptions<Context>,
   handler: ApiKeyHandler,
-): (request: Request) => Promise<Response> {
+): (request: Request, ...context: Context) => Promise<Response> {
   const verifyOptions = {
     route: options.route,
     ...(options.scopes ? { scopes: options.scopes } : {}),
   };
-  return async (request) => {
-    const result = await keyward.authenticate(request, verifyOptions);
+  const clientIpOf = options.clientIp;
+  return async (request, ...context) => {
+    const result = await keyward.authenticate(
+      request,
+      clientIpOf
+        ? { ...verifyOptions, clientIp: clientIpOf(request, ...context) ?? undefined }
+        : verifyOptions,
+    );
     if (!result.ok) return result.error.toResponse(result.headers);
     const response = await handler(request, result.principal, result.rateLimit);
     return withHeaders(response, result.headers);

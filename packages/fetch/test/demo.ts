@@ -4,6 +4,7 @@
  */
 import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
 import { demoKeywardConfig, PROFILE_ROUTE } from "@keyward/testing";
+import type { ServerRequest } from "srvx";
 import { keywardFetchHandler, withApiKey } from "../src/index.js";
 
 export const jwtSecret = "fetch-adapter-test-secret-of-at-least-32-bytes";
@@ -18,6 +19,12 @@ export function demoKeyward(overrides: Partial<KeywardConfig> = {}): Keyward {
 
 const profilePath = /^\/api\/v1\/profiles\/([^/]+)$/;
 
+/**
+ * srvx puts the client's address on `request.ip` (the socket's, or with its `trustProxy` option,
+ * the one trusted proxies forward); other servers have their own ways (docs/fetch.md).
+ */
+const clientIp = (request: Request) => (request as ServerRequest).ip;
+
 /** Keyward's routes first, then the host's own: the composition `keywardFetchHandler` is for. */
 export function demoHost(keyward: Keyward): (request: Request) => Promise<Response> {
   const keywardRoutes = keywardFetchHandler(keyward);
@@ -25,12 +32,12 @@ export function demoHost(keyward: Keyward): (request: Request) => Promise<Respon
     decodeURIComponent(profilePath.exec(new URL(request.url).pathname)![1]!);
   const getProfile = withApiKey(
     keyward,
-    { scopes: ["profile:read"], route: PROFILE_ROUTE },
+    { scopes: ["profile:read"], route: PROFILE_ROUTE, clientIp },
     (request, principal) => Response.json({ slug: slugOf(request), viewer: principal.userId }),
   );
   const putProfile = withApiKey(
     keyward,
-    { scopes: ["profile:write"], route: PROFILE_ROUTE },
+    { scopes: ["profile:write"], route: PROFILE_ROUTE, clientIp },
     async (request, principal) => {
       await request.json();
       return Response.json({ slug: slugOf(request), updatedBy: principal.userId });

@@ -2,7 +2,14 @@
  * What the Fetch adapter adds to core: answering only its own routes, and the guard's headers on
  * whatever the host returns. Served by srvx over real HTTP where the wire matters.
  */
-import { expectRateLimited, mintJwt, PROFILE_ROUTE, rawRequest, readReply } from "@keyward/testing";
+import {
+  describeClientAddress,
+  expectRateLimited,
+  mintJwt,
+  PROFILE_ROUTE,
+  rawRequest,
+  readReply,
+} from "@keyward/testing";
 import { type Server, serve } from "srvx";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { keywardFetchHandler, withApiKey } from "../src/index.js";
@@ -91,6 +98,30 @@ describe("withApiKey", () => {
     ];
     expect(principal).toMatchObject({ kind: "key", userId: owner, keyId: key.id });
     expect(rateLimit.remaining).toBe(59);
+  });
+
+  it("hands clientIp what the server passes after the request (Bun's server, Deno's info)", async () => {
+    const seen: (string | undefined)[] = [];
+    const recording = {
+      ...keyward,
+      authenticate: (request: Request, options?: Parameters<typeof keyward.authenticate>[1]) => {
+        seen.push(options?.clientIp);
+        return keyward.authenticate(request, options);
+      },
+    };
+    type DenoInfo = { remoteAddr: { hostname: string } };
+    const denoStyle = withApiKey(
+      recording,
+      { route: "/go", clientIp: (_request, info: DenoInfo) => info.remoteAddr.hostname },
+      () => new Response("ok"),
+    );
+    await denoStyle(new Request(`${origin}/go`), { remoteAddr: { hostname: "192.0.2.5" } });
+    const withoutOption = withApiKey(recording, { route: "/go" }, () => new Response("ok"));
+    await withoutOption(
+      new Request(`${origin}/go`, { headers: { "x-forwarded-for": "192.0.2.6" } }),
+    );
+    // Without the option there is no address: a Request has none, and a header is not one.
+    expect(seen).toEqual(["192.0.2.5", undefined]);
   });
 
   it("copies a response whose headers are immutable before adding the headers", async () => {
@@ -194,4 +225,19 @@ describe("request bodies over real HTTP", () => {
     expect(reply.status).toBe(413);
     expect(reply.json).toEqual({ detail: expect.any(String) });
   });
+});
+
+// srvx's request.ip, so srvx's `trustProxy` decides whether X-Forwarded-For counts.
+describeClientAddress("Fetch on srvx", {
+  serve: async (keyward, { trustLoopbackProxy }) => {
+    const server = serve({
+      fetch: demoHost(keyward),
+      port: 0,
+      hostname: "127.0.0.1",
+      silent: true,
+      ...(trustLoopbackProxy ? { trustProxy: "loopback" as const } : {}),
+    });
+    await server.ready();
+    return { origin: server.url!, close: () => server.close(true) };
+  },
 });

@@ -4,10 +4,12 @@
  */
 
 export {
+  type ClientAddressSuiteOptions,
   DEMO_SCOPE_DESCRIPTIONS,
   DEMO_SCOPES,
   DEMO_TIER_LIMITS,
   demoKeywardConfig,
+  describeClientAddress,
   describeHttpConformance,
   expectRateLimited,
   forwardTo,

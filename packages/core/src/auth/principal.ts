@@ -51,6 +51,13 @@ export interface VerifyOptions {
    * one usage row per profile.
    */
   route?: string;
+  /**
+   * The client's address as your framework resolves it (behind a proxy: the address the proxy
+   * reports, per the framework's trust-proxy setting; never a header the client sets itself). The
+   * adapters pass it. With it, well-formed keys that find nothing are limited per address
+   * (`failedLookups` in the config); without it, nothing is limited per address.
+   */
+  clientIp?: string | undefined;
 }
 
 export type VerifyResult =

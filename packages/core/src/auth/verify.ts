@@ -6,6 +6,8 @@ import type { StoredKey } from "../storage/key-store.js";
 import type { UsageHit } from "../storage/rate-limit-store.js";
 import { cachedRouteLabelSplitter } from "../usage/route-label.js";
 import { readBearer } from "./bearer.js";
+import { clientAddressGroup } from "./client-address.js";
+import type { FailedLookupLimiter } from "./failed-lookup-limiter.js";
 import type { JwtClaims } from "./jwt.js";
 import type { Principal, SessionUser, VerifyOptions, VerifyResult } from "./principal.js";
 
@@ -14,8 +16,9 @@ const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, st
 /**
  * The hot path. From a raw `Authorization` value to a decision, in this order, each step cheaper
  * than the next and none reached if an earlier one fails:
- * bearer parsing → (API key) shape and checksum → hash → lookup → revoked / expired → rate limit
- * (+ usage) → scopes; or (anything else) JWT → rate limit per user.
+ * bearer parsing → (API key) shape and checksum → hash → (with a client address: cache peek →
+ * the address's failed-lookup budget) → lookup → revoked / expired → rate limit (+ usage) → scopes;
+ * or (anything else) JWT or the host's session → rate limit per user.
  * It never throws: failures come back as `{ ok: false, error }`.
  */
 export function createVerify(ctx: KeywardContext) {
@@ -59,11 +62,79 @@ export function createVerify(ctx: KeywardContext) {
     return { ok: false, error, rateLimit: decision, headers } as const;
   };
 
+  const limiter = ctx.failedLookups;
+
+  /**
+   * The lookup, within the client address's budget. What the store can answer without I/O
+   * (`peek`: the cache's entries, or anything a memory store holds) costs nothing and is never
+   * limited, so a known key from a refused address still passes. Otherwise a lookup that finds
+   * nothing spends one of the address's lookups (`failed-lookup-limiter.ts`), and an address with
+   * none left is refused before storage, unless the hash found a key lately. Only here, so that
+   * `verify` without a `clientIp` reads the store exactly as it always has.
+   */
+  const lookUpLimited = async (
+    limiter: FailedLookupLimiter,
+    secretHash: string,
+    clientIp: string,
+  ): Promise<StoredKey | null | VerifyResult> => {
+    const known = ctx.keys.peek?.(secretHash);
+    if (known !== undefined) return known;
+    const group = clientAddressGroup(clientIp);
+    if (group === undefined) return ctx.keys.findByHash(secretHash);
+    const budget = limiter.take(group);
+    if (!budget.allowed) {
+      // A hash that found a key lately is no forgery: look it up anyway, outside the budget.
+      if (!limiter.wasFound(secretHash)) return tooManyFailedLookups(budget, limiter.policy);
+      const key = await ctx.keys.findByHash(secretHash);
+      if (key === null) limiter.forget(secretHash);
+      else limiter.rememberFound(secretHash);
+      return key;
+    }
+    let key: StoredKey | null;
+    try {
+      key = await ctx.keys.findByHash(secretHash);
+    } catch (error) {
+      // A store that failed says nothing about the key; the client is not charged for it.
+      limiter.giveBack(group);
+      throw error;
+    }
+    if (key !== null) {
+      limiter.giveBack(group);
+      limiter.rememberFound(secretHash);
+    }
+    return key;
+  };
+
+  const tooManyFailedLookups = (
+    decision: RateLimitDecision,
+    policy: RateLimitPolicy,
+  ): VerifyResult => {
+    const headers = rateLimitHeaders(decision, policy, {
+      now: ctx.clock.now(),
+      ietf: ctx.ietfRateLimitHeaders,
+      policyName: "failed-lookups",
+    });
+    const error = new KeywardError(
+      "failed_lookups_limited",
+      "Too many requests with unknown API keys from this address; retry after the time in Retry-After",
+      { headers },
+    );
+    return { ok: false, error, headers };
+  };
+
   // Both paths catch their own failures, so `verify` needs no promise layer of its own.
   const verifyApiKey = async (token: string, options: VerifyOptions): Promise<VerifyResult> => {
     try {
       if (!ctx.format.isWellFormed(token)) return failure("invalid_api_key", "Invalid API key");
-      const key: StoredKey | null = await ctx.keys.findByHash(ctx.hasher.hash(token));
+      const secretHash = ctx.hasher.hash(token);
+      let key: StoredKey | null;
+      if (limiter && options.clientIp) {
+        const found = await lookUpLimited(limiter, secretHash, options.clientIp);
+        if (found !== null && "ok" in found) return found;
+        key = found;
+      } else {
+        key = await ctx.keys.findByHash(secretHash);
+      }
       if (!key) return failure("invalid_api_key", "Invalid API key");
       const now = ctx.clock.now();
       if (key.revokedAt !== null) return failure("invalid_api_key", "API key has been revoked");

@@ -154,6 +154,37 @@ describe("cachedKeyStore", () => {
     expect(calls.findByHash).toBe(5);
   });
 
+  it("peeks at what it holds without ever reaching the store", async () => {
+    const clock = manualClock(0);
+    const { store, calls } = countingStore();
+    const channel = memoryInvalidationChannel();
+    const cache = cachedKeyStore(store, { clock, channel, negativeTtlMs: 500 });
+    await cache.ready;
+    const key = storedKey();
+    await cache.create(key);
+    const unknown = hash();
+    // Not looked up yet: only the store could tell.
+    expect(cache.peek(key.secretHash)).toBeUndefined();
+    expect(cache.peek(unknown)).toBeUndefined();
+    await cache.findByHash(key.secretHash);
+    await cache.findByHash(unknown);
+    expect(calls.findByHash).toBe(2);
+    expect(cache.peek(key.secretHash)).toEqual(key);
+    expect(cache.peek(unknown)).toBeNull();
+    expect(calls.findByHash).toBe(2);
+    expect(cache.stats).toMatchObject({ hits: 1, negativeHits: 1, misses: 2 });
+    // A remembered miss is forgotten after negativeTtlMs; a revoked key leaves the cache at once.
+    clock.advance(500);
+    expect(cache.peek(unknown)).toBeUndefined();
+    await cache.revoke(key.id, 10);
+    expect(cache.peek(key.secretHash)).toBeUndefined();
+    // While the channel is down nothing is cached, so there is nothing to peek at.
+    await cache.findByHash(key.secretHash);
+    channel.interrupt();
+    expect(cache.peek(key.secretHash)).toBeUndefined();
+    expect(calls.findByHash).toBe(3);
+  });
+
   it("holds at most maxEntries records, dropping the least recently used", async () => {
     const { store, calls } = countingStore();
     const cache = cachedKeyStore(store, { maxEntries: 2 });

@@ -59,6 +59,11 @@ export interface CachedKeyStoreStats {
 
 export interface CachedKeyStore extends KeyStore {
   /**
+   * The cached answer for a hash — the record, or null for a remembered miss — without reaching
+   * the store; undefined when it is not cached (or caching is off). Counted in `stats` as a hit.
+   */
+  peek(secretHash: string): StoredKey | null | undefined;
+  /**
    * Resolves once the cache is on: at once without a channel, otherwise once the channel's
    * subscription is live. Until then every lookup goes to the store. Rejects if subscribing failed.
    */
@@ -174,6 +179,22 @@ export function cachedKeyStore(
     else hashesById.set(key.id, new Set([secretHash]));
   };
 
+  /** The cached answer, counted as a hit, or undefined when only the store can tell. */
+  const peek = (secretHash: string): StoredKey | null | undefined => {
+    if (!caching) return undefined;
+    const now = clock.now();
+    const cached = found.get(secretHash, now);
+    if (cached !== undefined) {
+      stats.hits++;
+      return cached;
+    }
+    if (missing.get(secretHash, now)) {
+      stats.negativeHits++;
+      return null;
+    }
+    return undefined;
+  };
+
   const announce = async (event: KeyInvalidation) => {
     if (!channel) return;
     try {
@@ -221,21 +242,15 @@ export function cachedKeyStore(
     },
     stats,
 
+    peek,
+
     async findByHash(secretHash) {
       if (!caching) {
         stats.bypassed++;
         return inner.findByHash(secretHash);
       }
-      const now = clock.now();
-      const cached = found.get(secretHash, now);
-      if (cached !== undefined) {
-        stats.hits++;
-        return cached;
-      }
-      if (missing.get(secretHash, now)) {
-        stats.negativeHits++;
-        return null;
-      }
+      const known = peek(secretHash);
+      if (known !== undefined) return known;
       stats.misses++;
       let lookup = inFlight.get(secretHash);
       if (lookup === undefined) {

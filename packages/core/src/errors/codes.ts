@@ -35,6 +35,11 @@ export const errorStatus = {
   validation_failed: 422,
   /** A rate limit was hit. */
   rate_limited: 429,
+  /**
+   * Too many keys that matched nothing from one client address (see `failedLookups`): further keys
+   * the verification cache does not know are refused before any storage lookup.
+   */
+  failed_lookups_limited: 429,
   /** No route under the base path matches. */
   route_not_found: 404,
   /** The route exists but not for this method. */

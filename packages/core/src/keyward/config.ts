@@ -1,3 +1,4 @@
+import type { FailedLookupsConfig } from "../auth/failed-lookup-limiter.js";
 import type { JwtClaims, JwtOptions } from "../auth/jwt.js";
 import type { SessionUser } from "../auth/principal.js";
 import type { Clock } from "../clock.js";
@@ -53,6 +54,17 @@ export interface KeywardConfig {
    * pepper, a stolen database alone cannot confirm a guessed key. Changing it invalidates every key.
    */
   pepper?: string | Uint8Array;
+  /**
+   * Forged-key floods. Anyone can mint well-formed keys (the checksum is public), and each distinct
+   * one costs a storage lookup. Per client address (IPv6 by /64), at most `limit` lookups that find
+   * nothing per `window` (a burst of `limit`, then one every `window / limit`); past that, a key
+   * the verification cache does not already hold is refused with 429 and `Retry-After` before any
+   * lookup, while keys it holds (clients behind the same NAT) still pass. Applies when `verify`
+   * gets a `clientIp` (every adapter passes one) and the key store has lookups to save: a store
+   * that answers every `peek` (the memory store) is never limited. Default
+   * `{ limit: 60, window: "1m", maxAddresses: 10_000 }`; `false` turns it off.
+   */
+  failedLookups?: FailedLookupsConfig | false;
   /** Rate-limit response headers: also send the IETF `RateLimit` and `RateLimit-Policy` fields. */
   rateLimitHeaders?: { ietf?: boolean };
   /** Usage buffering: how often counts are written, and how many distinct entries force a write. */

@@ -1,3 +1,4 @@
+import type { FailedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import type { JwtClaims } from "../auth/jwt.js";
 import type { Clock } from "../clock.js";
 import type { KeyFormat } from "../keys/format.js";
@@ -44,4 +45,6 @@ export interface KeywardContext {
   warnOnce: WarnOnce;
   /** Reports a failure Keyward answered for: to `logger.error` and to the `onError` hook. */
   reportFailure(message: string, cause: unknown, request?: Request): void;
+  /** Lookups of unknown keys per client address; undefined when `failedLookups: false`. */
+  failedLookups: FailedLookupLimiter | undefined;
 }

@@ -1,4 +1,5 @@
 import { createKeysApi, type KeysApi } from "../api/keys-api.js";
+import { failedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import { createJwtVerifier } from "../auth/jwt.js";
 import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
 import { createVerify } from "../auth/verify.js";
@@ -29,11 +30,15 @@ export interface Keyward {
    * const result = await keyward.verify(req.headers.authorization, {
    *   scopes: ["profile:write"],
    *   route: "PUT /profiles/:slug",
+   *   clientIp: req.ip, // the address your framework resolves: limits forged-key floods
    * });
    * if (!result.ok) return result.error.toResponse(result.headers);
    */
   verify(authorization: string | null | undefined, options?: VerifyOptions): Promise<VerifyResult>;
-  /** `verify` from a Fetch `Request`; a `route` without a method takes the request's. */
+  /**
+   * `verify` from a Fetch `Request`; a `route` without a method takes the request's. A `Request`
+   * carries no client address: pass `clientIp` from your server (see docs/forged-key-floods.md).
+   */
   authenticate(request: Request, options?: VerifyOptions): Promise<VerifyResult>;
   /**
    * Throws a `TypeError` naming every scope in `scopes` that is not configured. Guards call it
@@ -129,6 +134,10 @@ export function createKeyward(config: KeywardConfig): Keyward {
     logger,
     warnOnce: warnOnce(logger),
     reportFailure,
+    failedLookups:
+      config.failedLookups === false
+        ? undefined
+        : failedLookupLimiter(config.failedLookups ?? {}, clock),
   };
 
   const keys = createKeysApi(context);

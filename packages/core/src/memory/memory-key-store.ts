@@ -6,10 +6,18 @@ import type { KeyRotation, KeyStore, StoredKey } from "../storage/key-store.js";
  * call. Records are copied once on the way in and frozen, so they can be handed out without a copy
  * per lookup (verification reads one on every request) and still never change under a caller.
  */
-export function memoryKeyStore(): KeyStore & { snapshot(): StoredKey[] } {
+export function memoryKeyStore(): KeyStore & {
+  peek(secretHash: string): StoredKey | null;
+  snapshot(): StoredKey[];
+} {
   const byId = new Map<string, StoredKey>();
   const idByHash = new Map<string, string>();
   const idsByOwner = new Map<string, Set<string>>();
+
+  const peek = (secretHash: string): StoredKey | null => {
+    const id = idByHash.get(secretHash);
+    return (id === undefined ? undefined : byId.get(id)) ?? null;
+  };
 
   const freeze = (key: StoredKey): StoredKey =>
     Object.freeze({ ...key, scopes: Object.freeze([...key.scopes]) });
@@ -27,9 +35,11 @@ export function memoryKeyStore(): KeyStore & { snapshot(): StoredKey[] } {
     },
 
     async findByHash(secretHash) {
-      const id = idByHash.get(secretHash);
-      return (id === undefined ? undefined : byId.get(id)) ?? null;
+      return peek(secretHash);
     },
+
+    // Every lookup here is free, so it always answers: verification never needs to limit it.
+    peek,
 
     async findById(id) {
       return byId.get(id) ?? null;

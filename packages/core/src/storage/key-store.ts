@@ -54,6 +54,17 @@ export interface KeyRotation {
 export interface KeyStore {
   create(key: StoredKey): Promise<void>;
   findByHash(secretHash: string): Promise<StoredKey | null>;
+  /**
+   * Optional: what `findByHash` would answer, if this store can tell without any I/O — the record,
+   * or `null` when it knows no key has this hash — and `undefined` when only storage can tell.
+   * Synchronous, and never starts a lookup. Verification asks it first; what it answers costs no
+   * storage work, so it is also what lets keys already known from a client address keep working
+   * while that address is refused further lookups (see `failedLookups` in `KeywardConfig`).
+   * A cache in front of a database answers from its entries (`cachedKeyStore`); a store whose
+   * every lookup is free (the memory store) answers every call, and is then never limited.
+   * When it answers, it must agree with `findByHash`.
+   */
+  peek?(secretHash: string): StoredKey | null | undefined;
   findById(id: string): Promise<StoredKey | null>;
   /** The owner's keys, newest first (by `createdAt`, then `id`, both descending). */
   listByOwner(ownerId: string): Promise<StoredKey[]>;

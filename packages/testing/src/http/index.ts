@@ -15,6 +15,7 @@ import { routingSuite } from "./routing-suite.js";
 import { validationSuite } from "./validation-suite.js";
 
 export { mintJwt, type Reply, readReply, unsecuredJwt } from "./client.js";
+export { type ClientAddressSuiteOptions, describeClientAddress } from "./client-address-suite.js";
 export {
   DEMO_SCOPE_DESCRIPTIONS,
   DEMO_SCOPES,

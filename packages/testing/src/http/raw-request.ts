@@ -1,7 +1,7 @@
 /**
- * A plain `node:http` client for what `fetch` cannot send: the same header twice on the wire, and a
- * chunked body of a chosen size without `Content-Length`. Adapters to Node frameworks use it to
- * test how they translate requests.
+ * A plain `node:http` client for what `fetch` cannot send: the same header twice on the wire, a
+ * chunked body of a chosen size without `Content-Length`, and a request from another local
+ * address. Adapters to Node frameworks use it to test how they translate requests.
  */
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 
@@ -12,6 +12,11 @@ export interface RawRequest {
   headers?: Record<string, string | string[]>;
   /** Sent as these chunks with `Transfer-Encoding: chunked`, or as one body with its length. */
   body?: string | string[];
+  /**
+   * The address to send from. On Linux all of 127.0.0.0/8 is loopback, so `"127.0.0.2"` reaches a
+   * server on 127.0.0.1 as a second client: what per-address limits are tested with.
+   */
+  localAddress?: string;
 }
 
 export interface RawReply {
@@ -24,7 +29,11 @@ export interface RawReply {
 export function rawRequest(origin: string, init: RawRequest): Promise<RawReply> {
   const url = new URL(init.path, origin);
   return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method: init.method }, (response) => {
+    const options = {
+      method: init.method,
+      ...(init.localAddress === undefined ? {} : { localAddress: init.localAddress }),
+    };
+    const request = httpRequest(url, options, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("error", reject);

@@ -109,6 +109,38 @@ export function keyStoreSuite<S extends Storage>(options: StorageSuiteOptions<S>
       expect((await keys.findById(key.id))?.secretHash).toBe(winners[0]!.secretHash);
     });
 
+    it("answers peek, where it answers at all, as findByHash does", async () => {
+      const { keys } = await open();
+      // `peek` is optional; a store that answers it must never contradict its own lookup.
+      const agrees = async (secretHash: string) => {
+        const peeked = keys.peek?.(secretHash);
+        if (peeked !== undefined) expect(peeked).toEqual(await keys.findByHash(secretHash));
+      };
+      const key = storedKey();
+      await keys.create(key);
+      await agrees(key.secretHash);
+      await keys.findByHash(key.secretHash); // warms a cache, if there is one
+      await agrees(key.secretHash);
+      const unknown = fakeHash();
+      await keys.findByHash(unknown);
+      await agrees(unknown);
+      const next = fakeHash();
+      await keys.rotate({
+        id: key.id,
+        expectedHash: key.secretHash,
+        secretHash: next,
+        hint: "sk_live_…wxyz",
+        rotatedAt: 5_000,
+      });
+      await agrees(key.secretHash);
+      await keys.findByHash(next);
+      await agrees(next);
+      await keys.revoke(key.id, 6_000);
+      await agrees(next);
+      await keys.findByHash(next);
+      await agrees(next);
+    });
+
     it("revokes once and for good", async () => {
       const { keys } = await open();
       const key = storedKey();
