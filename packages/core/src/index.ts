@@ -24,7 +24,13 @@ export {
   type JwtSecretOptions,
   type JwtVerifier,
 } from "./auth/jwt.js";
-export type { Principal, VerifyOptions, VerifyResult } from "./auth/principal.js";
+export type {
+  AcceptedCredentials,
+  Principal,
+  SessionUser,
+  VerifyOptions,
+  VerifyResult,
+} from "./auth/principal.js";
 export {
   type CachedKeyStore,
   type CachedKeyStoreOptions,

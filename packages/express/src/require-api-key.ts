@@ -1,5 +1,5 @@
-import type { Keyward } from "@keyward/core";
-import { headerValue } from "@keyward/core/node-http";
+import type { AcceptedCredentials, Keyward } from "@keyward/core";
+import { headerValue, toHeadersOnlyRequest } from "@keyward/core/node-http";
 import type { Request, RequestHandler } from "express";
 import { sendResponse } from "./send-response.js";
 
@@ -12,6 +12,11 @@ export interface RequireApiKeyOptions {
    * `"/orgs/:org/profiles/:slug"` (the request's method is put in front) or with a method.
    */
   route?: string;
+  /**
+   * Which credentials the route takes: `"any"` (default: an API key, or a user's session acting
+   * with every scope), `"api-key"` (sessions get 401) or `"session"` (API keys get 403).
+   */
+  accept?: AcceptedCredentials;
 }
 
 /**
@@ -36,7 +41,10 @@ export function requireApiKey(
   keyward: Keyward,
   options: RequireApiKeyOptions = {},
 ): RequestHandler {
-  const scopes = options.scopes;
+  const { scopes, accept } = options;
+  // A scope nobody can hold would refuse every key: fail now, naming it.
+  if (scopes) keyward.assertScopes(scopes);
+  const fixed = { ...(scopes ? { scopes } : {}), ...(accept ? { accept } : {}) };
   return (req, res, next) => {
     const template = options.route ?? routeTemplate(req);
     const route = template.includes(" ") ? template : `${req.method} ${template}`;
@@ -45,8 +53,20 @@ export function requireApiKey(
     // req.ip is the socket's address, or with `trust proxy` set, the client address the trusted
     // proxies report: the address unknown keys are counted against (`failedLookups`).
     const clientIp = req.ip;
-    const verifyOptions = scopes ? { scopes, route, clientIp } : { route, clientIp };
-    keyward.verify(authorization, verifyOptions).then((result) => {
+    const verifyOptions = { ...fixed, route, clientIp };
+    // Without a bearer token, the host's session (a cookie) may stand for the user.
+    const decided =
+      authorization === undefined && keyward.hasSession
+        ? keyward.authenticate(
+            toHeadersOnlyRequest(
+              req,
+              `${req.protocol}://${req.get("host") ?? "localhost"}`,
+              req.originalUrl,
+            ),
+            verifyOptions,
+          )
+        : keyward.verify(authorization, verifyOptions);
+    decided.then((result) => {
       if (!result.ok) {
         sendResponse(res, result.error.toResponse(result.headers)).catch(next);
         return;

@@ -6,6 +6,7 @@
 import { createKeyFormat } from "@keyward/core";
 import {
   describeClientAddress,
+  describeGuardOptions,
   expectRateLimited,
   mintJwt,
   PROFILE_ROUTE,
@@ -357,5 +358,16 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
       if (trustLoopbackProxy) app.set("trust proxy", "loopback");
       return listen(app);
     },
+  });
+
+  describeGuardOptions(name, {
+    serve: async (keyward, guard) => {
+      const app = expressModule();
+      app.get("/guarded", requireApiKey(keyward, guard), (req, res) => {
+        res.json({ kind: req.keyward!.principal.kind, userId: req.keyward!.principal.userId });
+      });
+      return listen(app);
+    },
+    createGuard: (keyward, guard) => requireApiKey(keyward, guard),
   });
 }

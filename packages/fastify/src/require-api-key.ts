@@ -1,5 +1,5 @@
 import type { Keyward } from "@keyward/core";
-import { headerValue } from "@keyward/core/node-http";
+import { headerValue, toHeadersOnlyRequest } from "@keyward/core/node-http";
 import type { preHandlerAsyncHookHandler } from "fastify";
 import { sendReply } from "./send-reply.js";
 import type { RequireApiKeyOptions } from "./types.js";
@@ -14,7 +14,10 @@ export function createRequireApiKey(
   keyward: Keyward,
   options: RequireApiKeyOptions = {},
 ): preHandlerAsyncHookHandler {
-  const scopes = options.scopes;
+  const { scopes, accept } = options;
+  // A scope nobody can hold would refuse every key: fail now, naming it.
+  if (scopes) keyward.assertScopes(scopes);
+  const fixed = { ...(scopes ? { scopes } : {}), ...(accept ? { accept } : {}) };
   return async (request, reply) => {
     // A not-found handler has no route: its requests are all one "*".
     const template = options.route ?? request.routeOptions.url ?? "*";
@@ -24,8 +27,19 @@ export function createRequireApiKey(
     // request.ip is the socket's address, or with `trustProxy` set, the client address the trusted
     // proxies report: the address unknown keys are counted against (`failedLookups`).
     const clientIp = request.ip;
-    const verifyOptions = scopes ? { scopes, route, clientIp } : { route, clientIp };
-    const result = await keyward.verify(authorization, verifyOptions);
+    const verifyOptions = { ...fixed, route, clientIp };
+    // Without a bearer token, the host's session (a cookie) may stand for the user.
+    const result =
+      authorization === undefined && keyward.hasSession
+        ? await keyward.authenticate(
+            toHeadersOnlyRequest(
+              request.raw,
+              `${request.protocol}://${request.host}`,
+              request.raw.url ?? "/",
+            ),
+            verifyOptions,
+          )
+        : await keyward.verify(authorization, verifyOptions);
     if (!result.ok) return sendReply(reply, result.error.toResponse(result.headers));
     reply.headers(result.headers);
     request.keyward = { principal: result.principal, rateLimit: result.rateLimit };

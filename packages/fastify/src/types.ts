@@ -1,4 +1,4 @@
-import type { Keyward, RateLimitDecision } from "@keyward/core";
+import type { AcceptedCredentials, Keyward, RateLimitDecision } from "@keyward/core";
 import type { preHandlerAsyncHookHandler } from "fastify";
 
 /** What `keyward.verify` decides for one request. */
@@ -25,6 +25,11 @@ export interface RequireApiKeyOptions {
    * `"/profiles/:slug"` (the request's method is put in front) or with a method.
    */
   route?: string;
+  /**
+   * Which credentials the route takes: `"any"` (default: an API key, or a user's session acting
+   * with every scope), `"api-key"` (sessions get 401) or `"session"` (API keys get 403).
+   */
+  accept?: AcceptedCredentials;
 }
 
 declare module "fastify" {

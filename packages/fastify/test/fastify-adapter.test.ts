@@ -5,6 +5,7 @@
  */
 import {
   describeClientAddress,
+  describeGuardOptions,
   expectRateLimited,
   mintJwt,
   PROFILE_ROUTE,
@@ -348,5 +349,26 @@ describeClientAddress("Fastify 5", {
   serve: async (keyward, { trustLoopbackProxy }) => {
     const app = await demoApp(keyward, trustLoopbackProxy ? { trustProxy: "loopback" } : {});
     return { origin: await listen(app), close: () => app.close() };
+  },
+});
+
+describeGuardOptions("Fastify 5", {
+  serve: async (keyward, guard) => {
+    const app = Fastify();
+    await app.register(keywardPlugin, { keyward });
+    app.get("/guarded", { preHandler: app.requireApiKey(guard) }, async (request) => ({
+      kind: request.keyward!.principal.kind,
+      userId: request.keyward!.principal.userId,
+    }));
+    return { origin: await listen(app), close: () => app.close() };
+  },
+  createGuard: async (keyward, guard) => {
+    const app = Fastify();
+    await app.register(keywardPlugin, { keyward });
+    try {
+      return app.requireApiKey(guard);
+    } finally {
+      await app.close();
+    }
   },
 });

@@ -1,4 +1,4 @@
-import type { Keyward, RateLimitDecision } from "@keyward/core";
+import type { AcceptedCredentials, Keyward, RateLimitDecision } from "@keyward/core";
 import type { Principal } from "./types.js";
 
 /**
@@ -14,6 +14,11 @@ export interface WithApiKeyOptions<Context extends unknown[] = []> {
    * in front) or `"PUT /profiles/:slug"`. Never the raw path, or every slug becomes its own row.
    */
   route: string;
+  /**
+   * Which credentials the route takes: `"any"` (default: an API key, or a user's session acting
+   * with every scope), `"api-key"` (sessions get 401) or `"session"` (API keys get 403).
+   */
+  accept?: AcceptedCredentials;
   /**
    * The client's address. A Fetch `Request` carries none, so each server has its own way; without
    * this option unknown keys are not limited per address (`failedLookups`). Behind a proxy, use
@@ -57,9 +62,12 @@ export function withApiKey<Context extends unknown[] = []>(
   options: WithApiKeyOptions<Context>,
   handler: ApiKeyHandler,
 ): (request: Request, ...context: Context) => Promise<Response> {
+  // A scope nobody can hold would refuse every key: fail now, naming it.
+  if (options.scopes) keyward.assertScopes(options.scopes);
   const verifyOptions = {
     route: options.route,
     ...(options.scopes ? { scopes: options.scopes } : {}),
+    ...(options.accept ? { accept: options.accept } : {}),
   };
   const clientIpOf = options.clientIp;
   return async (request, ...context) => {

@@ -4,6 +4,7 @@
  */
 import {
   describeClientAddress,
+  describeGuardOptions,
   expectRateLimited,
   mintJwt,
   PROFILE_ROUTE,
@@ -240,4 +241,17 @@ describeClientAddress("Fetch on srvx", {
     await server.ready();
     return { origin: server.url!, close: () => server.close(true) };
   },
+});
+
+describeGuardOptions("Fetch on srvx", {
+  serve: async (keyward, guard) => {
+    const guarded = withApiKey(keyward, { ...guard, route: "/guarded" }, (_, principal) =>
+      Response.json({ kind: principal.kind, userId: principal.userId }),
+    );
+    const server = serve({ fetch: guarded, port: 0, hostname: "127.0.0.1", silent: true });
+    await server.ready();
+    return { origin: server.url!.replace(/\/$/, ""), close: () => server.close(true) };
+  },
+  createGuard: (keyward, guard) =>
+    withApiKey(keyward, { ...guard, route: "/guarded" }, () => new Response()),
 });

@@ -9,4 +9,5 @@ export {
   headerValue,
   type NodeRequestInit,
   toFetchRequest,
+  toHeadersOnlyRequest,
 } from "./node-request.js";

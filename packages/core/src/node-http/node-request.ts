@@ -51,6 +51,24 @@ export function toFetchRequest(req: IncomingMessage, init: NodeRequestInit): Req
 }
 
 /**
+ * The request without its body, for what reads only the URL and headers: a guard asking the host's
+ * `session` hook about a request to one of the host's own routes, whose body is the route's.
+ */
+export function toHeadersOnlyRequest(
+  req: Pick<IncomingMessage, "method" | "rawHeaders">,
+  origin: string,
+  path: string,
+): Request {
+  const method = req.method ?? "GET";
+  // A Fetch Request cannot carry CONNECT or TRACE; the session hook only needs the headers.
+  const safeMethod = method === "CONNECT" || method === "TRACE" ? "GET" : method;
+  return new Request(requestUrl(origin, path), {
+    method: safeMethod,
+    headers: fetchHeaders(req.rawHeaders),
+  });
+}
+
+/**
  * Headers as the wire had them. A repeated field is joined with ", " as a Fetch runtime does (RFC
  * 9110 §5.3), so two `Authorization` lines reach Keyward as one value it refuses, the same answer
  * Deno and Bun give — Node's `req.headers` would silently keep the first. `Cookie` joins with

@@ -25,6 +25,11 @@ export {
 } from "./demo-contract.js";
 export { expectRateLimited } from "./expectations.js";
 export { forwardTo } from "./forward.js";
+export {
+  describeGuardOptions,
+  type GuardOptions,
+  type GuardOptionsSuiteOptions,
+} from "./guard-options-suite.js";
 export type { HttpSuiteOptions } from "./options.js";
 export { type RawReply, type RawRequest, rawRequest } from "./raw-request.js";
 
