@@ -102,11 +102,10 @@ export function createVerify(ctx: KeywardContext) {
     }
   };
 
-  const toFailure = (error: unknown): VerifyResult => ({
-    ok: false,
-    error: error instanceof KeywardError ? error : internalError(error),
-    headers: noHeaders,
-  });
+  const toFailure = (thrown: unknown): VerifyResult => {
+    const error = thrown instanceof KeywardError ? thrown : internalError(thrown);
+    return { ok: false, error, headers: headersOf(error) };
+  };
 
   /**
    * @param authorization the raw `Authorization` header value
@@ -132,5 +131,15 @@ function failure(
   code: ConstructorParameters<typeof KeywardError>[0],
   detail: string,
 ): VerifyResult {
-  return { ok: false, error: new KeywardError(code, detail), headers: noHeaders };
+  const error = new KeywardError(code, detail);
+  return { ok: false, error, headers: headersOf(error) };
+}
+
+/**
+ * A refusal's headers are the error's own (the `WWW-Authenticate` challenge of a 401), so a guard
+ * that copies `result.headers` onto its own response sends them without knowing about them.
+ */
+function headersOf(error: KeywardError): Record<string, string> {
+  const headers = error.headers as Record<string, string>;
+  return Object.keys(headers).length === 0 ? noHeaders : headers;
 }
