@@ -41,6 +41,7 @@ export const PYDANTIC_ERROR_TYPES = [
   "datetime_type",
   "datetime_future",
   "timezone_aware",
+  "less_than_equal",
   "json_invalid",
 ];
 
