@@ -281,4 +281,23 @@ describe("authenticate", () => {
     const usage = await keyward.keys.usage("alice", id);
     expect(usage.endpoints).toEqual([{ method: "DELETE", route: "/p/:slug", count: 1 }]);
   });
+
+  it("counts a method outside the standard ones as OTHER, so requests cannot add usage rows", async () => {
+    const { key, id } = await newKey({ tier: "pro" });
+    for (const method of ["patch", "PROPFIND", "X".repeat(5_000), "BREW"]) {
+      const request = new Request("http://host/p/alice", {
+        method,
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect((await keyward.authenticate(request, { route: "/p/:slug" })).ok).toBe(true);
+    }
+    const usage = await keyward.keys.usage("alice", id);
+    expect(usage.endpoints).toEqual(
+      expect.arrayContaining([
+        { method: "PATCH", route: "/p/:slug", count: 1 },
+        { method: "OTHER", route: "/p/:slug", count: 3 },
+      ]),
+    );
+    expect(usage.endpoints).toHaveLength(2);
+  });
 });

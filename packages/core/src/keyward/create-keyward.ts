@@ -11,6 +11,7 @@ import { createSecretHasher } from "../keys/hash.js";
 import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
 import { createTierLadder } from "../tiers/tier-ladder.js";
+import { requestMethodLabel } from "../usage/route-label.js";
 import { createUsageRecorder } from "../usage/usage-recorder.js";
 import { createKeyBodySchema } from "../validation/create-key-body.js";
 import type { KeywardConfig } from "./config.js";
@@ -115,7 +116,8 @@ export function createKeyward(config: KeywardConfig): Keyward {
     verify: (authorization, options) => verify(authorization, options),
     authenticate: (request, options = {}) => {
       const route = options.route;
-      const withMethod = route && !route.includes(" ") ? `${request.method} ${route}` : route;
+      const withMethod =
+        route && !route.includes(" ") ? `${requestMethodLabel(request.method)} ${route}` : route;
       return verify(request.headers.get("authorization"), { ...options, route: withMethod });
     },
     handle,
