@@ -299,12 +299,20 @@ describeOnServer("one input policy on every store", () => {
     const keyIds = new Map<string, string>();
 
     beforeAll(async () => {
+      // Where rate limits live in memory, a new bucket is a new entry: its count is the state.
       const memory = memoryStore();
+      const memoryLimits = memoryRateLimitStore();
       stores.push({
         name: "memory",
-        keyward: createKeyward({ store: memory, ...config }),
+        keyward: createKeyward({
+          store: { keys: memory.keys, usage: memory.usage, rateLimits: memoryLimits },
+          ...config,
+        }),
         dump: async () => structuredClone(memory.snapshot()),
-        dumpAll: async () => structuredClone(memory.snapshot()),
+        dumpAll: async () => ({
+          ...structuredClone(memory.snapshot()),
+          rateLimitBuckets: memoryLimits.size,
+        }),
         close: async () => {},
       });
 
@@ -314,14 +322,18 @@ describeOnServer("one input policy on every store", () => {
       await migrate(pgliteClient, { schema: pgliteSchema });
       const onPGlite = postgresStore({ client: pgliteClient, schema: pgliteSchema });
       await onPGlite.ready;
+      const pgliteLimits = memoryRateLimitStore();
       stores.push({
         name: "PGlite",
         keyward: createKeyward({
-          store: { keys: onPGlite.keys, usage: onPGlite.usage, rateLimits: memoryRateLimitStore() },
+          store: { keys: onPGlite.keys, usage: onPGlite.usage, rateLimits: pgliteLimits },
           ...config,
         }),
         dump: () => dumpSchema(pgliteClient, pgliteSchema),
-        dumpAll: () => dumpSchema(pgliteClient, pgliteSchema),
+        dumpAll: async () => ({
+          ...(await dumpSchema(pgliteClient, pgliteSchema)),
+          rateLimitBuckets: pgliteLimits.size,
+        }),
         close: async () => {
           await onPGlite.close();
           await pglite.close();
@@ -333,14 +345,18 @@ describeOnServer("one input policy on every store", () => {
       await migrate(pool, { schema: serverSchema });
       const onServer = postgresStore({ client: pool, schema: serverSchema });
       await onServer.ready;
+      const serverLimits = memoryRateLimitStore();
       stores.push({
         name: "PostgreSQL",
         keyward: createKeyward({
-          store: { keys: onServer.keys, usage: onServer.usage, rateLimits: memoryRateLimitStore() },
+          store: { keys: onServer.keys, usage: onServer.usage, rateLimits: serverLimits },
           ...config,
         }),
         dump: () => dumpSchema(pool, serverSchema),
-        dumpAll: () => dumpSchema(pool, serverSchema),
+        dumpAll: async () => ({
+          ...(await dumpSchema(pool, serverSchema)),
+          rateLimitBuckets: serverLimits.size,
+        }),
         close: async () => {
           await onServer.close();
           await dropSchema(pool, serverSchema);
