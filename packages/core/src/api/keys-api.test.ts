@@ -409,6 +409,121 @@ describe("createKeyward", () => {
   });
 });
 
+describe("input policy", () => {
+  /** The memory store, with every call to any of its parts written down. */
+  const recordingStore = () => {
+    const real = memoryStore();
+    const calls: string[] = [];
+    const recorded = <T extends object>(part: T, name: string): T =>
+      new Proxy(part, {
+        get(target, property) {
+          const value = Reflect.get(target, property) as unknown;
+          if (typeof value !== "function") return value;
+          return (...args: unknown[]) => {
+            calls.push(`${name}.${String(property)}`);
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+    const storage: Storage = {
+      keys: recorded(real.keys, "keys"),
+      usage: recorded(real.usage, "usage"),
+      rateLimits: recorded(real.rateLimits, "rateLimits"),
+    };
+    return { storage, calls, real };
+  };
+
+  it("answers ids that were never issued with 404, asking no store", async () => {
+    const { storage, calls } = recordingStore();
+    const instance = createKeyward({ store: storage, scopes, tiers, clock });
+    const ids = [
+      "",
+      "key_\u0000",
+      `key_${"a".repeat(23)}\u0000`,
+      `key_${"a".repeat(5_000)}`,
+      `key_${"a".repeat(23)}`,
+      `key_${"a".repeat(25)}`,
+      `key_${"a".repeat(23)}-`,
+      `KEY_${"a".repeat(24)}`,
+      "../../etc/passwd",
+      42 as unknown as string,
+    ];
+    for (const id of ids) {
+      for (const call of [instance.keys.rotate, instance.keys.revoke, instance.keys.usage]) {
+        expect(await failure(call("alice", id))).toMatchObject({
+          status: 404,
+          code: "key_not_found",
+          detail: "API key not found",
+        });
+      }
+    }
+    expect(calls).toEqual([]);
+  });
+
+  it.each([
+    ["an empty string", ""],
+    ["NUL", "user\u0000"],
+    ["a control character", "user\n1"],
+    ["a bidi override", "user\u202e1"],
+    ["a lone surrogate", "user\ud800"],
+    ["256 characters", "u".repeat(256)],
+    ["5,000 characters", "u".repeat(5_000)],
+    ["a non-string", 42 as unknown as string],
+  ])("throws a TypeError for an ownerId with %s, before any store call", async (_, ownerId) => {
+    const { storage, calls } = recordingStore();
+    const instance = createKeyward({ store: storage, scopes, tiers, clock });
+    const key = "key_aaaaaaaaaaaaaaaaaaaaaaaa";
+    const attempts = [
+      instance.keys.create({
+        ownerId,
+        accountTier: "pro",
+        name: "n",
+        scopes: ["profile:read"],
+        tier: "free",
+      }),
+      instance.keys.list(ownerId),
+      instance.keys.rotate(ownerId, key),
+      instance.keys.revoke(ownerId, key),
+      instance.keys.usage(ownerId, key),
+    ];
+    for (const attempt of attempts) {
+      await expect(attempt).rejects.toThrow(TypeError);
+      await expect(attempt).rejects.toThrow(/^Keyward: ownerId /);
+    }
+    expect(calls).toEqual([]);
+  });
+
+  it("accepts an ownerId of 255 characters, counted as code points", async () => {
+    await expect(create({ ownerId: "u".repeat(255) })).resolves.toBeDefined();
+    await expect(create({ ownerId: "🔑".repeat(255) })).resolves.toBeDefined();
+  });
+
+  it("stores the name trimmed and refuses a bad one with 422, storing nothing", async () => {
+    expect((await create({ name: "  deploy bot\t" })).name).toBe("deploy bot");
+    expect(store.snapshot().keys[0]?.name).toBe("deploy bot");
+    const error = await failure(create({ name: "deploy\u0000bot" }));
+    expect(error).toMatchObject({ status: 422, code: "validation_failed" });
+    expect(error.detail).toEqual([
+      {
+        loc: ["body", "name"],
+        msg: "Value error, name must not contain a control character (found U+0000)",
+        type: "value_error",
+      },
+    ]);
+    expect(store.snapshot().keys).toHaveLength(1);
+  });
+
+  it("answers an invalid Date or one past year 9999 with 422, not a thrown RangeError", async () => {
+    for (const expiresAt of [new Date(Number.NaN), new Date(Date.UTC(10_000, 0, 1))]) {
+      const error = await failure(create({ expiresAt }));
+      expect(error).toMatchObject({ status: 422 });
+      expect(error.detail).toEqual([
+        { loc: ["body", "expiresAt"], msg: expect.any(String), type: "datetime_parsing" },
+      ]);
+    }
+  });
+});
+
 function brokenStore(failing: "create"): Storage {
   const healthy = memoryStore();
   return {

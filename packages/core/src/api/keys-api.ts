@@ -1,9 +1,10 @@
 import { internalError, KeywardError } from "../errors/keyward-error.js";
-import { randomBase62 } from "../keys/base62.js";
+import { generateKeyId, isKeyId } from "../keys/key-id.js";
 import type { KeywardContext } from "../keyward/context.js";
 import type { StoredKey } from "../storage/key-store.js";
 import type { KeyUsage } from "../storage/usage-store.js";
 import { validateCreateKeyBody } from "../validation/create-key-body.js";
+import { ownerIdProblem } from "../validation/owner-id.js";
 import {
   isoTime,
   type KeyRecord,
@@ -58,8 +59,6 @@ export interface KeysApi {
   setAccountTier(ownerId: string, tier: string): Promise<void>;
 }
 
-const keyIdLength = 24;
-
 /**
  * Key management as plain async functions. Each throws a `KeywardError` in exactly the cases where
  * the HTTP endpoints answer with an error, so the HTTP layer only translates.
@@ -83,8 +82,9 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
 
   const ownedKey = async (ownerId: string, keyId: string): Promise<StoredKey> => {
     requireOwner(ownerId);
-    const key =
-      typeof keyId === "string" && keyId.length > 0 ? await ctx.keys.findById(keyId) : null;
+    // An id of a shape never issued cannot exist: no store is asked (a NUL byte or a megabyte of
+    // path would otherwise reach it, and PostgreSQL answers a NUL with an error, not "no row").
+    const key = isKeyId(keyId) ? await ctx.keys.findById(keyId) : null;
     if (!key) throw new KeywardError("key_not_found", "API key not found");
     if (key.ownerId !== ownerId) {
       throw new KeywardError("not_owner", "Not permitted to access this API key");
@@ -112,7 +112,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       }
       const { secret, secretHash, hint } = newSecret();
       const key: StoredKey = {
-        id: `key_${randomBase62(keyIdLength, ctx.random)}`,
+        id: generateKeyId(ctx.random),
         ownerId,
         name: checked.value.name,
         scopes: checked.value.scopes,
@@ -140,9 +140,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         name,
         scopes,
         tier,
-        ...(expiresAt == null
-          ? {}
-          : { expiresAt: expiresAt instanceof Date ? expiresAt.toISOString() : expiresAt }),
+        ...(expiresAt == null ? {} : { expiresAt: dateTimeText(expiresAt) }),
       });
     },
 
@@ -237,10 +235,24 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
 /** A programming error in the caller, not a request error: it is not turned into a 500. */
 class MisuseError extends TypeError {}
 
+/**
+ * The owner id follows the rule a JWT's `sub` follows on the HTTP path (where a bad one is a 401
+ * before any of this runs). Here the id comes from the host's own code, so a bad one is the
+ * host's bug: a `TypeError`, thrown before any store is asked.
+ */
 function requireOwner(ownerId: string): void {
-  if (typeof ownerId !== "string" || ownerId.length === 0) {
-    throw new MisuseError("Keyward: ownerId must be a non-empty string");
+  const problem = ownerIdProblem(ownerId);
+  if (problem) {
+    throw new MisuseError(
+      `Keyward: ownerId ${problem}; it must be a non-empty string of at most 255 characters without control characters`,
+    );
   }
+}
+
+/** A Date as the ISO 8601 text the body validation reads; an invalid Date fails that validation. */
+function dateTimeText(value: string | Date): unknown {
+  if (!(value instanceof Date)) return value;
+  return Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString();
 }
 
 function refuseIfGone(key: StoredKey, now: number): void {

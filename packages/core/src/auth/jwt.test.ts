@@ -54,7 +54,8 @@ async function expectRejected(verify: JwtVerifier, token: string, detail?: strin
   expect(keyward.code).toBe("invalid_token");
   expect(keyward.status).toBe(401);
   if (detail !== undefined) expect(keyward.detail).toMatch(detail);
-  const shown = `${keyward.message} ${String(keyward.detail)}`;
+  expect(keyward.headers["WWW-Authenticate"]).toMatch(/^Bearer error="invalid_token"/);
+  const shown = `${keyward.message} ${String(keyward.detail)} ${keyward.headers["WWW-Authenticate"]}`;
   if (token.length > 8) {
     for (const part of token.split(".").filter((piece) => piece.length > 8)) {
       expect(shown).not.toContain(part);
@@ -152,6 +153,31 @@ describe("createJwtVerifier with a secret", () => {
   });
 
   it.each([
+    ["NUL", "user\u0000", "Token subject contains a control character (U+0000)"],
+    ["a line break", "user\n", "Token subject contains a control character (U+000A)"],
+    [
+      "a bidi override",
+      "user\u202e",
+      "Token subject contains a bidirectional override, embedding or isolate character (U+202E)",
+    ],
+    [
+      "a lone surrogate",
+      "user\udfff",
+      "Token subject contains a lone surrogate (the text is not valid Unicode) (U+DFFF)",
+    ],
+    ["256 characters", "u".repeat(256), "Token subject is longer than 255 characters"],
+    ["5,000 characters", "u".repeat(5_000), "Token subject is longer than 255 characters"],
+  ])("refuses a sub with %s, as no store could keep it", async (_, sub, detail) => {
+    await expectRejected(verify, await sign(secret, "HS256", { sub }), detail);
+  });
+
+  it("accepts a sub of 255 characters, counted as code points", async () => {
+    for (const sub of ["u".repeat(255), "🔑".repeat(255), "auth0|5f7c8ec7c33c6c004bbafe82"]) {
+      await expect(verify(await sign(secret, "HS256", { sub }))).resolves.toMatchObject({ sub });
+    }
+  });
+
+  it.each([
     "",
     "garbage",
     "a.b",
@@ -234,6 +260,52 @@ describe("createJwtVerifier with a secret", () => {
 
     clock.advance(15_000); // now 35 s past exp: beyond even the lenient 30 s
     await expectRejected(lenient, expiredBy20s, "Token has expired");
+  });
+
+  it("accepts a token without exp by default, and refuses it with requireExp", async () => {
+    const noExp = await sign(secret, "HS256", { exp: undefined });
+    await expect(verify(noExp)).resolves.toMatchObject({ sub: "user_1" });
+    const strict = createJwtVerifier({ secret: SECRET, requireExp: true }, clock);
+    await expectRejected(strict, noExp, "Token has no expiry (exp claim)");
+    await expect(strict(await sign(secret, "HS256"))).resolves.toMatchObject({ sub: "user_1" });
+    await expectRejected(strict, await sign(secret, "HS256", { exp: nowSec }), "Token has expired");
+    const off = createJwtVerifier({ secret: SECRET, requireExp: false }, clock);
+    await expect(off(noExp)).resolves.toBeTruthy();
+  });
+
+  it("caps a token's age from its iat with maxTokenAge", async () => {
+    const capped = createJwtVerifier({ secret: SECRET, maxTokenAge: "1h" }, clock);
+    // Long-lived by its exp, but issued two hours ago.
+    const old = await sign(secret, "HS256", { iat: nowSec - 7_200, exp: nowSec + 86_400 });
+    await expectRejected(capped, old, "Token is older than the maximum token age");
+    await expect(verify(old)).resolves.toBeTruthy();
+
+    const recent = await sign(secret, "HS256", { iat: nowSec - 3_600 });
+    await expect(capped(recent)).resolves.toMatchObject({ sub: "user_1" });
+    clock.advance(1_000);
+    await expectRejected(capped, recent, "Token is older than the maximum token age");
+  });
+
+  it("refuses a token without iat, or with one in the future, once maxTokenAge is set", async () => {
+    const capped = createJwtVerifier({ secret: SECRET, maxTokenAge: 600 }, clock);
+    const noIat = await sign(secret, "HS256", { iat: undefined });
+    await expect(verify(noIat)).resolves.toBeTruthy();
+    await expectRejected(capped, noIat, "Token has no issue time (iat claim)");
+    const future = await sign(secret, "HS256", { iat: nowSec + 60 });
+    await expectRejected(capped, future, "Token issue time (iat claim) is in the future");
+    const textual = await sign(secret, "HS256", { iat: "yesterday" as unknown as number });
+    await expectRejected(capped, textual, "Token issue time (iat claim) is invalid");
+  });
+
+  it("applies the clock tolerance to maxTokenAge, and reads days", async () => {
+    const week = await sign(secret, "HS256", { iat: nowSec - 7 * 86_400 - 20 });
+    const strict = createJwtVerifier({ secret: SECRET, maxTokenAge: "7d" }, clock);
+    await expectRejected(strict, week, "Token is older than the maximum token age");
+    const lenient = createJwtVerifier(
+      { secret: SECRET, maxTokenAge: "7 days", clockTolerance: "30s" },
+      clock,
+    );
+    await expect(lenient(week)).resolves.toBeTruthy();
   });
 
   it("verifies HS512 with a 64-byte secret when pinned to it", async () => {
@@ -514,6 +586,11 @@ describe("createJwtVerifier options", () => {
     ["a negative tolerance", { secret: SECRET, clockTolerance: -1 }, /clockTolerance/],
     ["a NaN tolerance", { secret: SECRET, clockTolerance: Number.NaN }, /clockTolerance/],
     ["an unreadable tolerance", { secret: SECRET, clockTolerance: "soon" }, /clockTolerance/],
+    ["a non-boolean requireExp", { secret: SECRET, requireExp: "yes" }, /jwt.requireExp/],
+    ["a zero maxTokenAge", { secret: SECRET, maxTokenAge: 0 }, /jwt.maxTokenAge/],
+    ["a negative maxTokenAge", { secret: SECRET, maxTokenAge: -60 }, /jwt.maxTokenAge/],
+    ["an unreadable maxTokenAge", { secret: SECRET, maxTokenAge: "a while" }, /jwt.maxTokenAge/],
+    ["a maxTokenAge in months", { secret: SECRET, maxTokenAge: "1 month" }, /jwt.maxTokenAge/],
     ["a key of the wrong type", { key: "secret" }, /CryptoKey, a JSON Web Key or a Uint8Array/],
     ["a short oct JWK", { key: { kty: "oct", k: base64url.encode("short") } }, /at least 32 bytes/],
     [

@@ -13,7 +13,9 @@ import {
   type KeyInput,
 } from "jose";
 import { type Clock, systemClock } from "../clock.js";
-import { internalError, KeywardError } from "../errors/keyward-error.js";
+import { KeywardError } from "../errors/keyward-error.js";
+import { ownerIdProblem } from "../validation/owner-id.js";
+import { errorCode, refusedToken, SigningKeysUnavailable } from "./jwt-refusal.js";
 
 const hmacAlgorithms = ["HS256", "HS384", "HS512"] as const;
 const asymmetricAlgorithms = [
@@ -49,6 +51,17 @@ export interface JwtCommonOptions {
    * the JWT time claims) or a duration such as `"30s"`, `"2m"`, `"1 minute"`. Default 0.
    */
   clockTolerance?: number | string;
+  /**
+   * Refuse a token without an `exp` claim. Default `false`: such a token is accepted and never
+   * expires (JWT makes `exp` optional), as in v0.1.
+   */
+  requireExp?: boolean;
+  /**
+   * The oldest token accepted, counted from its `iat` claim: seconds or a duration such as
+   * `"15m"`, `"12h"`, `"7d"`. When set, a token without `iat` is refused too. It caps a session
+   * token's lifetime whatever `exp` it carries. Default: no cap.
+   */
+  maxTokenAge?: number | string;
 }
 
 /** A shared HMAC secret, at least as long as the hash (32 bytes for HS256; RFC 7518 §3.2). */
@@ -106,7 +119,9 @@ export function createJwtVerifier(options: JwtOptions, clock: Clock = systemCloc
     algorithms,
     issuer: claimValues(options.issuer, "issuer"),
     audience: claimValues(options.audience, "audience"),
-    clockTolerance: toleranceSeconds(options.clockTolerance),
+    clockTolerance: durationSeconds(options.clockTolerance, "clockTolerance") ?? 0,
+    ...requiredClaims(options.requireExp),
+    ...maxTokenAge(options.maxTokenAge),
   };
   return async (token) => {
     let payload: JWTPayload;
@@ -114,10 +129,16 @@ export function createJwtVerifier(options: JwtOptions, clock: Clock = systemCloc
       if (typeof token !== "string") throw new TypeError("token must be a string");
       ({ payload } = await jwtVerify(token, key, { ...base, currentDate: new Date(clock.now()) }));
     } catch (cause) {
-      throw invalidToken(cause);
+      throw refusedToken(cause);
     }
-    if (typeof payload.sub !== "string" || payload.sub === "") {
-      throw new KeywardError("invalid_token", "Token has no subject");
+    // The subject becomes an owner id that stores index and look up: refused here, before any
+    // store sees it, when no store could keep it as it is.
+    const problem = ownerIdProblem(payload.sub);
+    if (problem) {
+      throw new KeywardError(
+        "invalid_token",
+        problem === "is missing" ? "Token has no subject" : `Token subject ${problem}`,
+      );
     }
     return payload as JwtClaims;
   };
@@ -186,9 +207,6 @@ function hmacKey(
   };
   return { key, algorithms };
 }
-
-/** Thrown by the JWKS resolver when the key set itself could not be obtained. */
-class SigningKeysUnavailable extends Error {}
 
 // Errors about the token's header (its alg or kid) rather than about fetching the key set.
 const tokenKeyErrors = new Set([
@@ -351,19 +369,35 @@ function claimValues(value: unknown, name: string): string | string[] | undefine
   return value as string | string[];
 }
 
-const durationPattern = /^(\d+(?:\.\d+)?) ?(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)$/i;
-const unitSeconds: Record<string, number> = { s: 1, m: 60, h: 3600 };
+const durationPattern =
+  /^(\d+(?:\.\d+)?) ?(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)$/i;
+const unitSeconds: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
 
-function toleranceSeconds(value: unknown): number {
-  if (value === undefined) return 0;
+/** Seconds (a number, like the JWT time claims) or a duration text, checked at start-up. */
+function durationSeconds(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
   if (typeof value === "number" && Number.isFinite(value) && value >= 0) return value;
   const match = typeof value === "string" ? durationPattern.exec(value.trim()) : null;
   if (!match) {
     throw new TypeError(
-      'jwt.clockTolerance must be seconds (>= 0) or a duration such as "30s" or "2m"',
+      `jwt.${name} must be seconds (>= 0) or a duration such as "30s", "15m", "12h" or "7d"`,
     );
   }
   return Number(match[1]) * unitSeconds[match[2]![0]!.toLowerCase()]!;
+}
+
+function requiredClaims(requireExp: unknown): { requiredClaims?: string[] } {
+  if (requireExp === undefined || requireExp === false) return {};
+  if (requireExp !== true) throw new TypeError("jwt.requireExp must be true or false");
+  return { requiredClaims: ["exp"] };
+}
+
+// jose checks the age against `iat` and requires `iat` once `maxTokenAge` is given.
+function maxTokenAge(value: unknown): { maxTokenAge?: number } {
+  const seconds = durationSeconds(value, "maxTokenAge");
+  if (seconds === undefined) return {};
+  if (seconds === 0) throw new TypeError("jwt.maxTokenAge must be more than 0 seconds");
+  return { maxTokenAge: seconds };
 }
 
 function duration(value: unknown, name: string, allowInfinity = false): number | undefined {
@@ -383,43 +417,4 @@ function isCryptoKey(value: unknown): value is CryptoKey {
       value !== null &&
       Object.prototype.toString.call(value) === "[object CryptoKey]")
   );
-}
-
-function errorCode(error: unknown): string {
-  const code =
-    typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === "string" ? code : "";
-}
-
-const detailByCode: Record<string, string> = {
-  ERR_JWT_EXPIRED: "Token has expired",
-  ERR_JOSE_ALG_NOT_ALLOWED: "Token algorithm is not accepted",
-  ERR_JOSE_NOT_SUPPORTED: "Token algorithm is not accepted",
-  ERR_JWS_SIGNATURE_VERIFICATION_FAILED: "Token signature is invalid",
-  ERR_JWKS_NO_MATCHING_KEY: "Token signing key is unknown",
-  ERR_JWKS_MULTIPLE_MATCHING_KEYS: "Token signing key is ambiguous",
-  ERR_JWS_INVALID: "Token is malformed",
-  ERR_JWT_INVALID: "Token is malformed",
-};
-const detailByClaim: Record<string, string> = {
-  nbf: "Token is not yet valid",
-  iss: "Token issuer is not accepted",
-  aud: "Token audience is not accepted",
-};
-
-// Details are fixed strings chosen by code, never jose's messages, so nothing from the token
-// (or from the key set) reaches a response. The original error stays in `cause` for logs.
-function invalidToken(cause: unknown): KeywardError {
-  // The identity provider being unreachable is our outage, not the caller's bad token: a 401
-  // would tell clients to drop a perfectly good session.
-  if (cause instanceof SigningKeysUnavailable) return internalError(cause.cause);
-  const code = errorCode(cause);
-  const claim = (cause as { claim?: unknown } | null)?.claim;
-  const detail =
-    (code === "ERR_JWT_CLAIM_VALIDATION_FAILED" &&
-      typeof claim === "string" &&
-      detailByClaim[claim]) ||
-    detailByCode[code] ||
-    "Token is invalid";
-  return new KeywardError("invalid_token", detail, { cause });
 }

@@ -73,5 +73,9 @@ export type VerifyResult =
       error: KeywardError;
       /** Present when the request got as far as the rate limiter. */
       rateLimit?: RateLimitDecision;
+      /**
+       * Headers the refusal must carry: the `WWW-Authenticate` challenge on a 401, the rate-limit
+       * headers (and `Retry-After`) on a 429. `error.toResponse(headers)` includes them.
+       */
       headers: Record<string, string>;
     };

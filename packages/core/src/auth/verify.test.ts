@@ -386,6 +386,24 @@ describe("verify with a JWT", () => {
     expect(!result.ok && result.error.status).toBe(401);
   });
 
+  it("puts the WWW-Authenticate challenge in a refusal's headers, for guards that copy them", async () => {
+    const challenge = async (authorization: string | undefined) => {
+      const result = await keyward.verify(authorization, { scopes: ["profile:write"] });
+      return result.ok ? "ok" : result.headers["WWW-Authenticate"];
+    };
+    const { key } = await newKey();
+    expect(await challenge(undefined)).toBe("Bearer");
+    expect(await challenge("Basic YWxpY2U6cHc=")).toBe("Bearer");
+    expect(await challenge("Bearer not.a.jwt")).toBe(
+      'Bearer error="invalid_token", error_description="Token is malformed"',
+    );
+    expect(await challenge(`Bearer ${createKeyFormat().generate()}`)).toBe(
+      'Bearer error="invalid_token", error_description="Invalid API key"',
+    );
+    // A 403 is not an authentication failure: no challenge.
+    expect(await challenge(`Bearer ${key}`)).toBeUndefined();
+  });
+
   it("refuses a bad JWT with 401", async () => {
     const other = await new SignJWT({})
       .setProtectedHeader({ alg: "HS256" })
@@ -406,5 +424,24 @@ describe("authenticate", () => {
     expect((await keyward.authenticate(request, { route: "/p/:slug" })).ok).toBe(true);
     const usage = await keyward.keys.usage("alice", id);
     expect(usage.endpoints).toEqual([{ method: "DELETE", route: "/p/:slug", count: 1 }]);
+  });
+
+  it("counts a method outside the standard ones as OTHER, so requests cannot add usage rows", async () => {
+    const { key, id } = await newKey({ tier: "pro" });
+    for (const method of ["patch", "PROPFIND", "X".repeat(5_000), "BREW"]) {
+      const request = new Request("http://host/p/alice", {
+        method,
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect((await keyward.authenticate(request, { route: "/p/:slug" })).ok).toBe(true);
+    }
+    const usage = await keyward.keys.usage("alice", id);
+    expect(usage.endpoints).toEqual(
+      expect.arrayContaining([
+        { method: "PATCH", route: "/p/:slug", count: 1 },
+        { method: "OTHER", route: "/p/:slug", count: 3 },
+      ]),
+    );
+    expect(usage.endpoints).toHaveLength(2);
   });
 });

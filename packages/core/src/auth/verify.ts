@@ -238,7 +238,7 @@ export function createVerify(ctx: KeywardContext) {
     if (keywardError.status >= 500) {
       ctx.reportFailure("verifying a request failed (500)", keywardError.cause ?? keywardError);
     }
-    return { ok: false, error: keywardError, headers: noHeaders };
+    return { ok: false, error: keywardError, headers: headersOf(keywardError) };
   };
 
   /**
@@ -296,5 +296,15 @@ function failure(
   code: ConstructorParameters<typeof KeywardError>[0],
   detail: string,
 ): VerifyResult {
-  return { ok: false, error: new KeywardError(code, detail), headers: noHeaders };
+  const error = new KeywardError(code, detail);
+  return { ok: false, error, headers: headersOf(error) };
+}
+
+/**
+ * A refusal's headers are the error's own (the `WWW-Authenticate` challenge of a 401), so a guard
+ * that copies `result.headers` onto its own response sends them without knowing about them.
+ */
+function headersOf(error: KeywardError): Record<string, string> {
+  const headers = error.headers as Record<string, string>;
+  return Object.keys(headers).length === 0 ? noHeaders : headers;
 }

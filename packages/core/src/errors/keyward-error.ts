@@ -1,3 +1,4 @@
+import { bearerChallenge } from "./bearer-challenge.js";
 import { errorStatus, type KeywardErrorCode } from "./codes.js";
 import type { ValidationIssue } from "./validation-issue.js";
 
@@ -16,7 +17,10 @@ export class KeywardError extends Error {
   readonly code: KeywardErrorCode;
   readonly status: number;
   readonly detail: ErrorDetail;
-  /** Extra response headers, such as `Allow` on a 405 or `Retry-After` on a 429. */
+  /**
+   * Extra response headers, such as `Allow` on a 405, `Retry-After` on a 429, or the
+   * `WWW-Authenticate` challenge every 401 carries (RFC 6750).
+   */
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(
@@ -30,7 +34,10 @@ export class KeywardError extends Error {
     this.code = code;
     this.status = errorStatus[code];
     this.detail = detail;
-    this.headers = options.headers ?? {};
+    const challenge = bearerChallenge(code, detail);
+    this.headers = challenge
+      ? { "WWW-Authenticate": challenge, ...options.headers }
+      : (options.headers ?? {});
   }
 
   /** The FastAPI-style body `{"detail": ...}` as a JSON response with this error's status. */

@@ -185,6 +185,24 @@ describe("handle: authentication", () => {
     expect((await keyward.keys.list("alice"))[0]?.status).toBe("active");
   });
 
+  it("challenges every 401 with WWW-Authenticate, and a 403 with none", async () => {
+    const none = await call("GET", "/api/v1/api-keys", { headers: { authorization: "" } });
+    expect(none.status).toBe(401);
+    expect(none.headers.get("www-authenticate")).toBe("Bearer");
+    const bad = await call("GET", "/api/v1/api-keys", {
+      headers: { authorization: "Bearer x.y.z" },
+    });
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get("www-authenticate")).toBe(
+      'Bearer error="invalid_token", error_description="Token is malformed"',
+    );
+    const key = await call("GET", "/api/v1/api-keys", {
+      headers: { authorization: "Bearer sk_live_tooShort" },
+    });
+    expect(key.status).toBe(403);
+    expect(key.headers.get("www-authenticate")).toBeNull();
+  });
+
   it("puts rate-limit headers on management responses, errors included", async () => {
     const res = await call("GET", "/api/v1/api-keys/key_missing/usage");
     expect(res.status).toBe(404);

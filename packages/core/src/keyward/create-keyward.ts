@@ -15,6 +15,7 @@ import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
 import { accountTierSync } from "../tiers/account-tier-sync.js";
 import { createTierLadder } from "../tiers/tier-ladder.js";
+import { requestMethodLabel } from "../usage/route-label.js";
 import { createUsageRecorder } from "../usage/usage-recorder.js";
 import { createKeyBodySchema } from "../validation/create-key-body.js";
 import { checkConfig, warnAboutConfig } from "./check-config.js";
@@ -150,7 +151,8 @@ export function createKeyward(config: KeywardConfig): Keyward {
     verify: (authorization, options) => verify(authorization, options),
     authenticate: (request, options = {}) => {
       const route = options.route;
-      const withMethod = route && !route.includes(" ") ? `${request.method} ${route}` : route;
+      const withMethod =
+        route && !route.includes(" ") ? `${requestMethodLabel(request.method)} ${route}` : route;
       const session = config.session;
       return verify(request.headers.get("authorization"), {
         ...options,

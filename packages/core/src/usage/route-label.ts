@@ -24,3 +24,31 @@ export function cachedRouteLabelSplitter(maxEntries = 1_000) {
     return split;
   };
 }
+
+/** RFC 9110's methods and PATCH: the methods a request's own method is recorded under. */
+const standardMethods = new Set([
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "DELETE",
+  "CONNECT",
+  "OPTIONS",
+  "TRACE",
+  "PATCH",
+]);
+
+/**
+ * A request's method as usage records it, when the route label comes without one. Some Fetch
+ * servers (Bun, Deno) accept any token as a method, so the request would choose how many usage rows
+ * exist and how long each is; any other method is counted as `OTHER`. A host that serves WebDAV
+ * methods names them in its route labels (`"PROPFIND /files/*"`), which are kept as given.
+ *
+ * @example
+ * requestMethodLabel("get"); // "GET"
+ * requestMethodLabel("X".repeat(5_000)); // "OTHER"
+ */
+export function requestMethodLabel(method: string): string {
+  const upper = method.toUpperCase();
+  return standardMethods.has(upper) ? upper : "OTHER";
+}

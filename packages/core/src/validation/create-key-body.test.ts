@@ -126,6 +126,100 @@ describe("create-key body validation", () => {
     );
   });
 
+  describe("name", () => {
+    const body = (name: string) => ({ name, scopes: ["profile:read"], tier: "free" });
+    const nameIssue = (name: string) => {
+      const found = issues(body(name));
+      expect(found).toHaveLength(1);
+      expect(found[0]?.loc).toEqual(["body", "name"]);
+      return found[0];
+    };
+
+    it("is stored trimmed", () => {
+      const result = validate(body(" \t deploy bot \n\u00a0"));
+      expect(result.ok && result.value.name).toBe("deploy bot");
+    });
+
+    it.each([" ", "\t\n", "\u00a0\u3000", "\ufeff"])(
+      "refuses whitespace-only %j as too short",
+      (name) => {
+        expect(nameIssue(name)).toEqual({
+          loc: ["body", "name"],
+          msg: "String should have at least 1 character",
+          type: "string_too_short",
+        });
+      },
+    );
+
+    it("counts the length after trimming", () => {
+      expect(validate(body(`  ${"x".repeat(100)}  `)).ok).toBe(true);
+      expect(nameIssue(` ${"x".repeat(101)} `)?.type).toBe("string_too_long");
+    });
+
+    it.each([
+      ["NUL", "a\u0000b", "a control character (found U+0000)"],
+      ["a tab inside", "a\tb", "a control character (found U+0009)"],
+      ["a line break inside", "a\nb", "a control character (found U+000A)"],
+      ["DEL", "a\u007fb", "a control character (found U+007F)"],
+      ["a C1 control", "a\u0085b", "a control character (found U+0085)"],
+      [
+        "LRE",
+        "a\u202ab",
+        "a bidirectional override, embedding or isolate character (found U+202A)",
+      ],
+      [
+        "RLO",
+        "a\u202eb",
+        "a bidirectional override, embedding or isolate character (found U+202E)",
+      ],
+      [
+        "LRI",
+        "a\u2066b",
+        "a bidirectional override, embedding or isolate character (found U+2066)",
+      ],
+      [
+        "PDI",
+        "a\u2069b",
+        "a bidirectional override, embedding or isolate character (found U+2069)",
+      ],
+      [
+        "a lone high surrogate",
+        "a\ud800b",
+        "a lone surrogate (the text is not valid Unicode) (found U+D800)",
+      ],
+      [
+        "a lone low surrogate",
+        "a\udc00",
+        "a lone surrogate (the text is not valid Unicode) (found U+DC00)",
+      ],
+    ])("refuses %s with a value_error naming the character", (_, name, what) => {
+      expect(nameIssue(name)).toEqual({
+        loc: ["body", "name"],
+        msg: `Value error, name must not contain ${what}`,
+        type: "value_error",
+      });
+    });
+
+    it.each([
+      ["right-to-left text", "مفتاح النشر"],
+      ["bidi marks (not overrides)", "a\u200fb\u200e"],
+      ["emoji with a joiner", "👩\u200d💻 deploy"],
+      ["a surrogate pair", "🔑"],
+      ["inner spaces", "deploy   bot"],
+    ])("accepts %s", (_, name) => {
+      expect(validate(body(name)).ok).toBe(true);
+    });
+
+    it("reports the length before the content, one issue per field", () => {
+      expect(nameIssue(`${"x".repeat(101)}\u0000`)?.type).toBe("string_too_long");
+    });
+
+    it("trims in the Standard Schema output too", async () => {
+      const result = await schema["~standard"].validate(body("  ci  "));
+      expect(result).toEqual({ value: { name: "ci", scopes: ["profile:read"], tier: "free" } });
+    });
+  });
+
   it("reports a non-string scope at its index", () => {
     expect(issues({ name: "a", scopes: ["profile:read", 3], tier: "free" })).toEqual([
       { loc: ["body", "scopes", 1], msg: "Input should be a valid string", type: "string_type" },
@@ -143,6 +237,36 @@ describe("create-key body validation", () => {
     expect(issues({ name: "a", scopes: ["profile:read"], tier: "free", expiresAt })).toEqual([
       { loc: ["body", "expiresAt"], msg: expect.any(String), type },
     ]);
+  });
+
+  it("accepts expiresAt up to 9999-12-31T23:59:59Z", () => {
+    const result = validate({
+      name: "a",
+      scopes: ["profile:read"],
+      tier: "free",
+      expiresAt: "9999-12-31T23:59:59Z",
+    });
+    expect(result.ok && result.expiresAt).toBe(Date.UTC(9999, 11, 31, 23, 59, 59));
+  });
+
+  it.each(["9999-12-31T23:59:59.001Z", "9999-12-31T23:30:00-01:00", "9999-12-31T23:59:59-23:59"])(
+    "refuses expiresAt %j, past the last four-digit year, as less_than_equal",
+    (expiresAt) => {
+      expect(issues({ name: "a", scopes: ["profile:read"], tier: "free", expiresAt })).toEqual([
+        {
+          loc: ["body", "expiresAt"],
+          msg: "Input should be less than or equal to 9999-12-31T23:59:59Z",
+          type: "less_than_equal",
+        },
+      ]);
+    },
+  );
+
+  it("refuses expanded-year expiresAt forms", () => {
+    for (const expiresAt of ["+010000-01-01T00:00:00Z", "+002030-01-01T00:00:00Z"]) {
+      const [issue] = issues({ name: "a", scopes: ["profile:read"], tier: "free", expiresAt });
+      expect(issue?.type).toBe("datetime_parsing");
+    }
   });
 
   it("accepts offsets other than Z", () => {

@@ -6,6 +6,10 @@ import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
 import { parseIsoDateTime } from "./iso-date-time.js";
 import { pydanticMeta, toValidationIssues } from "./issues.js";
+import { checkKeyName } from "./key-name.js";
+
+/** The latest `expiresAt` accepted: the last second with a four-digit year. */
+export const latestExpiresAt = Date.UTC(9999, 11, 31, 23, 59, 59);
 
 /** The body of `POST /api-keys`, once validated. */
 export interface CreateKeyBody {
@@ -98,6 +102,18 @@ export function createKeyBodySchema(options: {
             },
       );
     }
+    if (parsed.epochMs > latestExpiresAt) {
+      // An offset can carry "9999-12-31T23:30:00-01:00" into year 10000, which ISO 8601 strings
+      // (and so every response) could only show in expanded-year form.
+      return ctx.reject({
+        expected: "a date-time at most 9999-12-31T23:59:59Z",
+        actual: JSON.stringify(value),
+        meta: pydanticMeta(
+          "less_than_equal",
+          "Input should be less than or equal to 9999-12-31T23:59:59Z",
+        ),
+      });
+    }
     return (
       parsed.epochMs > clock.now() ||
       ctx.reject({
@@ -108,25 +124,21 @@ export function createKeyBodySchema(options: {
     );
   });
 
-  // Length counts characters as people see them (code points), not UTF-16 units.
-  const name = type("string").narrow((value, ctx) => {
-    const length = [...value].length;
-    if (length === 0) {
-      return ctx.reject({
-        expected: "at least 1 character",
-        actual: "0",
-        meta: pydanticMeta("string_too_short", "String should have at least 1 character"),
-      });
-    }
-    return (
-      length <= 100 ||
-      ctx.reject({
-        expected: "at most 100 characters",
-        actual: String(length),
-        meta: pydanticMeta("string_too_long", "String should have at most 100 characters"),
-      })
-    );
-  });
+  // The rule is checked on the trimmed text, then the trimmed text is what the schema returns:
+  // a check here (not in the morph) keeps the issues in field order.
+  const name = type("string")
+    .narrow((value, ctx) => {
+      const checked = checkKeyName(value);
+      return (
+        checked.ok ||
+        ctx.reject({
+          expected: "a key name",
+          actual: "",
+          meta: pydanticMeta(checked.type, checked.msg),
+        })
+      );
+    })
+    .pipe((value) => value.trim());
 
   return type({ name, scopes: scopeList, tier, "expiresAt?": expiresAt });
 }

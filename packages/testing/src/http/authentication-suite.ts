@@ -5,18 +5,27 @@ import {
   newSlug,
   newUserId,
   profilePath,
+  type Reply,
   type SuiteClient,
   type TestUser,
   unsecuredJwt,
   validCreateBody,
 } from "./client.js";
-import { expectErrorDetail, expectJson, expectStatus } from "./expectations.js";
+import {
+  type BearerChallenge,
+  expectBearerChallenge,
+  expectErrorDetail,
+  expectJson,
+  expectStatus,
+} from "./expectations.js";
 import type { HttpSuiteOptions } from "./options.js";
 
 interface RefusedCredential {
   name: string;
   /** The `Authorization` header to send, or null to send none. */
   authorization(user: TestUser): Promise<string | null>;
+  /** The `WWW-Authenticate` challenge its 401s carry (RFC 6750 §3). */
+  challenge: BearerChallenge;
   /**
    * A token with the key prefix is an API key by definition (DESIGN.md), so key management refuses
    * it with 403, as it does every API key, without asking whether it exists.
@@ -33,54 +42,76 @@ export function authenticationSuite(client: SuiteClient, options: HttpSuiteOptio
   const wellFormedUnknownKey = () => createKeyFormat().generate();
 
   const refused: RefusedCredential[] = [
-    { name: "no Authorization header", authorization: async () => null },
-    { name: "a Basic credential", authorization: async () => `Basic ${btoa("user:password")}` },
-    { name: "Bearer without a token", authorization: async () => "Bearer" },
-    { name: "a bare token without a scheme", authorization: async (user) => user.token },
+    { name: "no Authorization header", challenge: "no-error", authorization: async () => null },
+    {
+      name: "a Basic credential",
+      challenge: "no-error",
+      authorization: async () => `Basic ${btoa("user:password")}`,
+    },
+    { name: "Bearer without a token", challenge: "any", authorization: async () => "Bearer" },
+    {
+      name: "a bare token without a scheme",
+      challenge: "any",
+      authorization: async (user) => user.token,
+    },
     {
       name: "two Bearer tokens",
+      challenge: "any",
       authorization: async (user) => `Bearer ${user.token} ${user.token}`,
     },
-    { name: "a garbage token", authorization: async () => "Bearer not-a-jwt" },
+    {
+      name: "a garbage token",
+      challenge: "invalid_token",
+      authorization: async () => "Bearer not-a-jwt",
+    },
     {
       name: "a JWT-looking garbage token",
+      challenge: "invalid_token",
       authorization: async () => "Bearer eyJhbGciOiJIUzI1NiJ9.e30.c2ln",
     },
     {
       name: "a JWT signed with another secret",
+      challenge: "invalid_token",
       authorization: async (user) =>
         `Bearer ${await mintJwt(`${options.jwtSecret}-but-not-quite-the-same`, { sub: user.id, tier: "free" })}`,
     },
     {
       name: "a JWT with its signature stripped",
+      challenge: "invalid_token",
       authorization: async (user) =>
         `Bearer ${user.token.slice(0, user.token.lastIndexOf(".") + 1)}`,
     },
     {
       name: "an alg: none JWT",
+      challenge: "invalid_token",
       authorization: async (user) => `Bearer ${unsecuredJwt({ sub: user.id, tier: "free" })}`,
     },
     {
       name: "an expired JWT",
+      challenge: "invalid_token",
       authorization: async (user) =>
         `Bearer ${await mintJwt(options.jwtSecret, { sub: user.id, tier: "free" }, { issuedAt: nowSeconds() - 1200, expiresAt: nowSeconds() - 600 })}`,
     },
     {
       name: "a JWT without a sub",
+      challenge: "invalid_token",
       authorization: async () => `Bearer ${await mintJwt(options.jwtSecret, { tier: "free" })}`,
     },
     {
       name: "a well-formed sk_live_ key that does not exist",
+      challenge: "invalid_token",
       keyShaped: true,
       authorization: async () => `Bearer ${wellFormedUnknownKey()}`,
     },
     {
       name: "a malformed sk_live_ key",
+      challenge: "invalid_token",
       keyShaped: true,
       authorization: async () => "Bearer sk_live_tooShort",
     },
     {
       name: "an sk_live_ key with a wrong checksum",
+      challenge: "invalid_token",
       keyShaped: true,
       authorization: async () => {
         const key = wellFormedUnknownKey();
@@ -96,11 +127,15 @@ export function authenticationSuite(client: SuiteClient, options: HttpSuiteOptio
         const user = await client.newUser();
         const authorization = await credential.authorization(user);
         const init = authorization === null ? {} : { authorization };
-        expectErrorDetail(await client.send("GET", profilePath(newSlug()), init), 401);
-        expectErrorDetail(await client.send("PUT", profilePath(newSlug()), init), 401);
+        const refused = (reply: Reply, status: number) => {
+          expectErrorDetail(reply, status);
+          if (status === 401) expectBearerChallenge(reply, credential.challenge);
+        };
+        refused(await client.send("GET", profilePath(newSlug()), init), 401);
+        refused(await client.send("PUT", profilePath(newSlug()), init), 401);
         const managementStatus = credential.keyShaped ? 403 : 401;
-        expectErrorDetail(await client.send("GET", client.basePath, init), managementStatus);
-        expectErrorDetail(
+        refused(await client.send("GET", client.basePath, init), managementStatus);
+        refused(
           await client.send("POST", client.basePath, { ...init, json: validCreateBody() }),
           managementStatus,
         );
@@ -113,7 +148,9 @@ export function authenticationSuite(client: SuiteClient, options: HttpSuiteOptio
       const user = await client.newUser();
       const key = await client.createKeyFor(user);
       expectStatus(await client.revokeKey(user.token, key.id), 200);
-      expectErrorDetail(await client.getProfile(key.key, newSlug()), 401);
+      const reply = await client.getProfile(key.key, newSlug());
+      expectErrorDetail(reply, 401);
+      expectBearerChallenge(reply, "invalid_token");
     });
 
     it("accepts the Bearer scheme in any case", async () => {

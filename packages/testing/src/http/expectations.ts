@@ -41,6 +41,7 @@ export const PYDANTIC_ERROR_TYPES = [
   "datetime_type",
   "datetime_future",
   "timezone_aware",
+  "less_than_equal",
   "json_invalid",
 ];
 
@@ -70,6 +71,26 @@ export function expectErrorDetail(reply: Reply, status: number): string {
   expect(typeof body.detail, describeReply(reply)).toBe("string");
   expect((body.detail as string).length).toBeGreaterThan(0);
   return body.detail as string;
+}
+
+/**
+ * How a 401 challenges the client (RFC 6750 §3): `"no-error"` when no bearer credential was sent
+ * (a plain `Bearer` challenge, no error code), `"invalid_token"` when a token was refused, `"any"`
+ * when only the scheme is checked (a malformed header may be answered either way).
+ */
+export type BearerChallenge = "no-error" | "invalid_token" | "any";
+
+/** A `WWW-Authenticate: Bearer ...` challenge of the expected kind. */
+export function expectBearerChallenge(reply: Reply, expected: BearerChallenge): void {
+  const challenge = reply.headers.get("WWW-Authenticate");
+  expect(challenge, `WWW-Authenticate header (${describeReply(reply)})`).toMatch(
+    /^Bearer(\s|,|$)/i,
+  );
+  if (expected === "no-error") {
+    expect(challenge, "a challenge without credentials carries no error").not.toMatch(/error=/);
+  } else if (expected === "invalid_token") {
+    expect(challenge, "WWW-Authenticate for a refused token").toMatch(/error="invalid_token"/);
+  }
 }
 
 /** A 422 whose `detail` is a non-empty array of `{loc, msg, type}` issues; returns the issues. */

@@ -1,0 +1,462 @@
+/**
+ * One input policy, whatever the store: every bad input below goes through `keyward.handle` on
+ * memory, PGlite, a real PostgreSQL and a real Redis, and gets the same status, body and
+ * `WWW-Authenticate` on each, without changing what the store holds. Before the policy moved into
+ * core, a NUL in a name, a key id or a JWT `sub`, and a 5,000-character `sub`, were 500s on
+ * PostgreSQL and 2xx in memory.
+ *
+ * This file lives here because this package already depends on both store packages and on their
+ * drivers (pg, ioredis). PGlite and the PostgreSQL server probe come from `@keyward/postgres`'s own
+ * test support, imported by path: that file resolves PGlite from its own package, so nothing is
+ * added to this one. Needs PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379: skipped with
+ * a notice outside CI when either is down, failed in CI.
+ */
+
+import { isDeepStrictEqual } from "node:util";
+import { createKeyward, type Keyward, memoryRateLimitStore, memoryStore } from "@keyward/core";
+import { migrate, postgresStore } from "@keyward/postgres";
+import { redisStore } from "@keyward/redis";
+import IORedis from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  describeOnServer,
+  dropSchema,
+  dumpSchema,
+  serverPool,
+  sharedPGlite,
+  uniqueSchema,
+} from "../../../packages/postgres/test/support/databases.js";
+import {
+  localRedis,
+  redisAvailable,
+  testPrefix,
+} from "../../../packages/redis/test/support/local-redis.js";
+import { deletePrefix, dumpPrefix } from "../../../packages/redis/test/support/scan.js";
+import { defaultTierLimits, demoScopes, demoTiers } from "../src/contract.js";
+import { mintToken } from "../src/token.js";
+
+const jwtSecret = "input-policy-test-secret-of-32-bytes!";
+const basePath = "/api/v1/api-keys";
+const config = {
+  scopes: demoScopes,
+  tiers: demoTiers(defaultTierLimits),
+  jwt: { secret: jwtSecret },
+};
+
+interface StoreUnderTest {
+  name: string;
+  keyward: Keyward;
+  /** Keys and usage, read past the store (rate-limit state apart: valid sessions consume it). */
+  dump(): Promise<unknown>;
+  /** Everything the store holds, rate-limit state included. */
+  dumpAll(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** What a request got: the parts that must be the same on every store. */
+interface Answer {
+  status: number;
+  body: unknown;
+  challenge: string | null;
+}
+
+interface BadInput {
+  name: string;
+  /** The session's `sub`; default the user who owns a real key on every store. */
+  sub?: string;
+  /** The request, with that session's token and the id of the user's real key on that store. */
+  request(token: string, keyId: string): Request;
+  expected: Answer;
+}
+
+const send = (method: string, path: string, token: string, body?: string) =>
+  new Request(`http://keyward.test${basePath}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body }),
+  });
+
+const createBody = (fields: Record<string, unknown>) =>
+  JSON.stringify({ name: "ci", scopes: ["profile:read"], tier: "free", ...fields });
+
+const nameIssue = (msg: string, type = "value_error"): Answer => ({
+  status: 422,
+  body: { detail: [{ loc: ["body", "name"], msg, type }] },
+  challenge: null,
+});
+
+const notFound: Answer = { status: 404, body: { detail: "API key not found" }, challenge: null };
+
+const refusedSub = (detail: string): Answer => ({
+  status: 401,
+  body: { detail },
+  challenge: `Bearer error="invalid_token", error_description="${detail}"`,
+});
+
+/** Bodies with bad fields, from a valid session. */
+const badBodies: BadInput[] = [
+  {
+    name: "a NUL in the name",
+    request: (token) => send("POST", "", token, createBody({ name: "ci\u0000bot" })),
+    expected: nameIssue("Value error, name must not contain a control character (found U+0000)"),
+  },
+  {
+    name: "a line break inside the name",
+    request: (token) => send("POST", "", token, createBody({ name: "ci\nbot" })),
+    expected: nameIssue("Value error, name must not contain a control character (found U+000A)"),
+  },
+  {
+    name: "a whitespace-only name",
+    request: (token) => send("POST", "", token, createBody({ name: " \t\u3000 " })),
+    expected: nameIssue("String should have at least 1 character", "string_too_short"),
+  },
+  {
+    name: "a name with a right-to-left override",
+    request: (token) => send("POST", "", token, createBody({ name: "invoice\u202Efdp.exe" })),
+    expected: nameIssue(
+      "Value error, name must not contain a bidirectional override, embedding or isolate character (found U+202E)",
+    ),
+  },
+  {
+    name: "a name with a bidi isolate",
+    request: (token) => send("POST", "", token, createBody({ name: "ci\u2067bot" })),
+    expected: nameIssue(
+      "Value error, name must not contain a bidirectional override, embedding or isolate character (found U+2067)",
+    ),
+  },
+  {
+    name: "a name with a lone surrogate",
+    // Written as JSON text: JSON.stringify would escape it the same way, but this is what a
+    // client sends.
+    request: (token) =>
+      send("POST", "", token, '{"name":"ci\\ud800","scopes":["profile:read"],"tier":"free"}'),
+    expected: nameIssue(
+      "Value error, name must not contain a lone surrogate (the text is not valid Unicode) (found U+D800)",
+    ),
+  },
+  {
+    name: "a name of 101 characters after trimming",
+    request: (token) => send("POST", "", token, createBody({ name: `  ${"n".repeat(101)}  ` })),
+    expected: nameIssue("String should have at most 100 characters", "string_too_long"),
+  },
+  {
+    name: "an expiresAt past year 9999 through its offset",
+    request: (token) =>
+      send("POST", "", token, createBody({ expiresAt: "9999-12-31T23:30:00-01:00" })),
+    expected: {
+      status: 422,
+      body: {
+        detail: [
+          {
+            loc: ["body", "expiresAt"],
+            msg: "Input should be less than or equal to 9999-12-31T23:59:59Z",
+            type: "less_than_equal",
+          },
+        ],
+      },
+      challenge: null,
+    },
+  },
+  {
+    name: "an expanded-year expiresAt",
+    request: (token) =>
+      send("POST", "", token, createBody({ expiresAt: "+010000-01-01T00:00:00Z" })),
+    expected: {
+      status: 422,
+      body: {
+        detail: [
+          {
+            loc: ["body", "expiresAt"],
+            msg: "Input should be a valid datetime in ISO 8601 format",
+            type: "datetime_parsing",
+          },
+        ],
+      },
+      challenge: null,
+    },
+  },
+  {
+    name: "a NUL in a scope and in the tier",
+    request: (token) =>
+      send("POST", "", token, createBody({ scopes: ["profile:read\u0000"], tier: "free\u0000" })),
+    expected: {
+      status: 422,
+      body: {
+        detail: [
+          {
+            loc: ["body", "scopes", 0],
+            msg: "Input should be 'profile:read', 'profile:write', 'org:read' or 'org:write'",
+            type: "literal_error",
+          },
+          {
+            loc: ["body", "tier"],
+            msg: "Input should be 'free', 'pro' or 'enterprise'",
+            type: "literal_error",
+          },
+        ],
+      },
+      challenge: null,
+    },
+  },
+];
+
+/** Key ids in paths that were never issued, from a valid session. */
+const badKeyIds: BadInput[] = [
+  {
+    name: "a NUL for the key id (rotate)",
+    request: (token) => send("POST", "/key_%00/rotate", token),
+    expected: notFound,
+  },
+  {
+    name: "a real key id with a NUL after it (usage)",
+    request: (token, keyId) => send("GET", `/${keyId}%00/usage`, token),
+    expected: notFound,
+  },
+  {
+    name: "a real key id with a bidi override inside (revoke)",
+    request: (token, keyId) =>
+      send("DELETE", `/${keyId.slice(0, 6)}%E2%80%AE${keyId.slice(6)}`, token),
+    expected: notFound,
+  },
+  {
+    name: "a 5,000-character key id (revoke)",
+    request: (token) => send("DELETE", `/key_${"k".repeat(5_000)}`, token),
+    expected: notFound,
+  },
+  {
+    name: "a key id one character short (rotate)",
+    request: (token, keyId) => send("POST", `/${keyId.slice(0, -1)}/rotate`, token),
+    expected: notFound,
+  },
+];
+
+function randomText(length: number): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(length));
+  return Array.from(bytes, (byte) => String.fromCharCode(0x61 + (byte % 26))).join("");
+}
+
+/** Session tokens whose `sub` no store could keep: refused before any store is asked. */
+const badSubjects: BadInput[] = (
+  [
+    ["a NUL", "user\u0000", "Token subject contains a control character (U+0000)"],
+    ["a line break", "user\n2", "Token subject contains a control character (U+000A)"],
+    [
+      "a bidi override",
+      "user\u202E",
+      "Token subject contains a bidirectional override, embedding or isolate character (U+202E)",
+    ],
+    // Random text: PostgreSQL compresses index entries, so 5,000 repeated letters would fit.
+    ["5,000 characters", randomText(5_000), "Token subject is longer than 255 characters"],
+  ] as const
+).flatMap(([label, sub, detail]): BadInput[] => [
+  {
+    name: `a sub with ${label}: list`,
+    sub,
+    request: (token) => send("GET", "", token),
+    expected: refusedSub(detail),
+  },
+  {
+    name: `a sub with ${label}: create`,
+    sub,
+    request: (token) => send("POST", "", token, createBody({})),
+    expected: refusedSub(detail),
+  },
+  {
+    name: `a sub with ${label}: rotate a real key`,
+    sub,
+    request: (token, keyId) => send("POST", `/${keyId}/rotate`, token),
+    expected: refusedSub(detail),
+  },
+]);
+
+const owner = `input-policy-${crypto.randomUUID()}`;
+const tokens = new Map<string, Promise<string>>();
+const tokenFor = (sub: string) => {
+  let token = tokens.get(sub);
+  if (!token) {
+    token = mintToken({ sub, tier: "pro", secret: jwtSecret });
+    tokens.set(sub, token);
+  }
+  return token;
+};
+
+async function answerOf(response: Response): Promise<Answer> {
+  const text = await response.text();
+  return {
+    status: response.status,
+    body: text ? JSON.parse(text) : null,
+    challenge: response.headers.get("www-authenticate"),
+  };
+}
+
+describeOnServer("one input policy on every store", () => {
+  describe.skipIf(!redisAvailable)("memory, PGlite, PostgreSQL and Redis", () => {
+    const stores: StoreUnderTest[] = [];
+    /** The id of the owner's real key, per store. */
+    const keyIds = new Map<string, string>();
+
+    beforeAll(async () => {
+      // Where rate limits live in memory, a new bucket is a new entry: its count is the state.
+      const memory = memoryStore();
+      const memoryLimits = memoryRateLimitStore();
+      stores.push({
+        name: "memory",
+        keyward: createKeyward({
+          store: { keys: memory.keys, usage: memory.usage, rateLimits: memoryLimits },
+          ...config,
+        }),
+        dump: async () => structuredClone(memory.snapshot()),
+        dumpAll: async () => ({
+          ...structuredClone(memory.snapshot()),
+          rateLimitBuckets: memoryLimits.size,
+        }),
+        close: async () => {},
+      });
+
+      const pglite = sharedPGlite();
+      const pgliteSchema = uniqueSchema("policy_pglite");
+      const pgliteClient = await pglite.get();
+      await migrate(pgliteClient, { schema: pgliteSchema });
+      const onPGlite = postgresStore({ client: pgliteClient, schema: pgliteSchema });
+      await onPGlite.ready;
+      const pgliteLimits = memoryRateLimitStore();
+      stores.push({
+        name: "PGlite",
+        keyward: createKeyward({
+          store: { keys: onPGlite.keys, usage: onPGlite.usage, rateLimits: pgliteLimits },
+          ...config,
+        }),
+        dump: () => dumpSchema(pgliteClient, pgliteSchema),
+        dumpAll: async () => ({
+          ...(await dumpSchema(pgliteClient, pgliteSchema)),
+          rateLimitBuckets: pgliteLimits.size,
+        }),
+        close: async () => {
+          await onPGlite.close();
+          await pglite.close();
+        },
+      });
+
+      const pool = serverPool({ max: 4 });
+      const serverSchema = uniqueSchema("policy_server");
+      await migrate(pool, { schema: serverSchema });
+      const onServer = postgresStore({ client: pool, schema: serverSchema });
+      await onServer.ready;
+      const serverLimits = memoryRateLimitStore();
+      stores.push({
+        name: "PostgreSQL",
+        keyward: createKeyward({
+          store: { keys: onServer.keys, usage: onServer.usage, rateLimits: serverLimits },
+          ...config,
+        }),
+        dump: () => dumpSchema(pool, serverSchema),
+        dumpAll: async () => ({
+          ...(await dumpSchema(pool, serverSchema)),
+          rateLimitBuckets: serverLimits.size,
+        }),
+        close: async () => {
+          await onServer.close();
+          await dropSchema(pool, serverSchema);
+          await pool.end();
+        },
+      });
+
+      const redis = new IORedis(localRedis);
+      const prefix = testPrefix("policy");
+      const onRedis = redisStore({ client: redis, prefix, keys: true });
+      const rateLimitKeys = `${prefix}rl:`;
+      stores.push({
+        name: "Redis",
+        keyward: createKeyward({
+          store: { keys: onRedis.keys, usage: onRedis.usage, rateLimits: onRedis.rateLimits },
+          ...config,
+        }),
+        dump: async () =>
+          Object.fromEntries(
+            Object.entries(await dumpPrefix(redis, prefix)).filter(
+              ([key]) => !key.startsWith(rateLimitKeys),
+            ),
+          ),
+        dumpAll: () => dumpPrefix(redis, prefix),
+        close: async () => {
+          await onRedis.close();
+          await deletePrefix(redis, prefix);
+          redis.disconnect();
+        },
+      });
+
+      const token = await tokenFor(owner);
+      for (const store of stores) {
+        const created = await answerOf(
+          await store.keyward.handle(send("POST", "", token, createBody({ name: "real" }))),
+        );
+        expect(created.status, store.name).toBe(201);
+        keyIds.set(store.name, (created.body as { id: string }).id);
+      }
+    });
+
+    afterAll(async () => {
+      for (const store of stores) {
+        await store.keyward.close();
+        await store.close();
+      }
+    });
+
+    /**
+     * Sends the input to every store; asserts the expected answer on each (so a difference shows
+     * as one store's answer beside the others'), then that no store changed. A refused session
+     * must not even leave rate-limit state behind.
+     */
+    const check = async (input: BadInput) => {
+      const token = await tokenFor(input.sub ?? owner);
+      const answers: Record<string, Answer> = {};
+      const changes: Record<string, { before: unknown; after: unknown }> = {};
+      for (const store of stores) {
+        const read = async () => ({
+          stored: await (input.expected.status === 401 ? store.dumpAll() : store.dump()),
+          listed: await store.keyward.keys.list(owner),
+        });
+        const before = await read();
+        answers[store.name] = await answerOf(
+          await store.keyward.handle(input.request(token, keyIds.get(store.name)!)),
+        );
+        const after = await read();
+        if (!isDeepStrictEqual(before, after)) changes[store.name] = { before, after };
+      }
+      expect(answers).toEqual(
+        Object.fromEntries(stores.map((store) => [store.name, input.expected])),
+      );
+      expect(changes, "stores whose content changed").toEqual({});
+    };
+
+    it.each(badBodies)("422 for $name, the same on every store", check);
+    it.each(badKeyIds)("404 for $name, the same on every store", check);
+    it.each(badSubjects)("401 for $name, the same on every store", check);
+
+    it("stores a trimmed name and a 255-character sub the same way everywhere", async () => {
+      const sub = `s${"u".repeat(254)}`;
+      const token = await tokenFor(sub);
+      const records: Record<string, unknown> = {};
+      for (const store of stores) {
+        const created = await answerOf(
+          await store.keyward.handle(
+            send("POST", "", token, createBody({ name: `  ${"🔑".repeat(100)}\t` })),
+          ),
+        );
+        expect(created.status, store.name).toBe(201);
+        const listed = await answerOf(await store.keyward.handle(send("GET", "", token)));
+        const [record] = (listed.body as { data: Record<string, unknown>[] }).data;
+        records[store.name] = {
+          name: record?.name,
+          scopes: record?.scopes,
+          status: record?.status,
+        };
+      }
+      const expected = { name: "🔑".repeat(100), scopes: ["profile:read"], status: "active" };
+      expect(records).toEqual(Object.fromEntries(stores.map((store) => [store.name, expected])));
+    });
+  });
+});
