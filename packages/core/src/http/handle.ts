@@ -49,6 +49,11 @@ export function createHandle(
       if (subpath === null) return notFound.toResponse();
       const match = matchRoute(subpath, request.method);
       if ("error" in match) return match.error.toResponse();
+      // Answered before authentication: a preflight carries no credentials. The CORS headers
+      // themselves are the host's to add (its CORS middleware, or a wrapper around handle).
+      if ("options" in match) {
+        return new Response(null, { status: 204, headers: { Allow: match.options } });
+      }
 
       const authorization = request.headers.get("authorization");
       const session = context.session;

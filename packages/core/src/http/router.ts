@@ -2,7 +2,11 @@ import { KeywardError } from "../errors/keyward-error.js";
 
 export type EndpointName = "list" | "create" | "scopes" | "rotate" | "usage" | "revoke";
 
-export type RouteMatch = { endpoint: EndpointName; keyId?: string } | { error: KeywardError };
+export type RouteMatch =
+  | { endpoint: EndpointName; keyId?: string }
+  | { error: KeywardError }
+  /** An `OPTIONS` request for a path that exists: the methods it takes. */
+  | { options: string };
 
 /** The six endpoints, by path shape under the base path, then by method. */
 const collection = { GET: "list", POST: "create" } as const;
@@ -13,7 +17,8 @@ const item = { DELETE: "revoke" } as const;
 
 /**
  * Matches a path already stripped of the base path (`""`, `"/scopes"`, `"/key_x/rotate"`, ...).
- * An unknown path is 404; a known path with another method is 405 with `Allow`.
+ * An unknown path is 404; a known path with another method is 405 with `Allow`; `OPTIONS` on a
+ * known path lists its methods (a browser's CORS preflight asks it, without credentials).
  * `scopes` is reserved: it is never taken for a key id.
  */
 export function matchRoute(subpath: string, method: string): RouteMatch {
@@ -30,6 +35,7 @@ export function matchRoute(subpath: string, method: string): RouteMatch {
   if (!methods) return { error: new KeywardError("route_not_found", "Not Found") };
 
   const endpoint = methods[method];
+  if (method === "OPTIONS") return { options: [...Object.keys(methods), "OPTIONS"].join(", ") };
   if (!endpoint) {
     const allow = Object.keys(methods).join(", ");
     return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SuiteClient } from "./client.js";
-import { allowedMethods, expectErrorDetail } from "./expectations.js";
+import { allowedMethods, expectErrorDetail, expectStatus } from "./expectations.js";
 
 /** Paths under the base path that no endpoint serves (404), or not with this method (405). */
 export function routingSuite(client: SuiteClient): void {
@@ -63,5 +63,24 @@ export function routingSuite(client: SuiteClient): void {
         for (const unexpected of refused) expect(allow).not.toContain(unexpected);
       },
     );
+
+    it.each([
+      { path: () => "", methods: ["GET", "POST"] },
+      { path: () => "/scopes", methods: ["GET"] },
+      { path: () => `/${someId()}`, methods: ["DELETE"] },
+      { path: () => `/${someId()}/rotate`, methods: ["POST"] },
+    ])(
+      "answers a CORS preflight (OPTIONS, no credentials) on $methods with 204 and Allow",
+      async ({ path, methods }) => {
+        const reply = await client.send("OPTIONS", `${client.basePath}${path()}`);
+        expectStatus(reply, 204);
+        const allow = allowedMethods(reply);
+        for (const method of [...methods, "OPTIONS"]) expect(allow).toContain(method);
+      },
+    );
+
+    it("answers OPTIONS on a path under the base path that no endpoint serves with 404", async () => {
+      expectErrorDetail(await client.send("OPTIONS", `${client.basePath}/nope/nope/nope`), 404);
+    });
   });
 }
