@@ -25,6 +25,12 @@ export {
 export { expectRateLimited } from "./expectations.js";
 export { forwardTo } from "./forward.js";
 export type { HttpSuiteOptions } from "./options.js";
+export {
+  type RawExchange,
+  type RawExchangeOptions,
+  rawExchange,
+  requestBytes,
+} from "./raw-exchange.js";
 export { type RawReply, type RawRequest, rawRequest } from "./raw-request.js";
 
 /**
