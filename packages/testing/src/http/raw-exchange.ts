@@ -23,7 +23,7 @@ export interface RawExchange {
   status: number;
   /** Its header fields, names in lower case (a repeated one keeps its last value). */
   headers: Record<string, string>;
-  /** Its body as sent (the exchange reads to the close, so no framing is undone). */
+  /** Its body, a chunked one put back together (the exchange reads to the close). */
   body: string;
   /** The body as JSON, or `undefined` when it is not JSON. */
   json: unknown;
@@ -59,7 +59,7 @@ export function rawExchange(
       clearInterval(trickling);
       clearTimeout(deadline);
       socket.destroy();
-      resolve(parse(Buffer.concat(chunks).toString("utf8"), closed, startedAt));
+      resolve(parse(Buffer.concat(chunks), closed, startedAt));
     };
     const deadline = setTimeout(() => finish(false), timeoutMs);
     socket.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -100,10 +100,11 @@ export function requestBytes(
   return `${lines.join("\r\n")}\r\n\r\n${body}`;
 }
 
-function parse(raw: string, closed: boolean, startedAt: number): RawExchange {
-  const headEnd = raw.indexOf("\r\n\r\n");
-  const head = headEnd === -1 ? raw : raw.slice(0, headEnd);
-  const body = headEnd === -1 ? "" : raw.slice(headEnd + 4);
+function parse(bytes: Buffer, closed: boolean, startedAt: number): RawExchange {
+  const raw = bytes.toString("utf8");
+  const headEnd = bytes.indexOf("\r\n\r\n");
+  const head = headEnd === -1 ? raw : bytes.subarray(0, headEnd).toString("utf8");
+  const rest = headEnd === -1 ? Buffer.alloc(0) : bytes.subarray(headEnd + 4);
   const [statusLine = "", ...lines] = head.split("\r\n");
   const headers: Record<string, string> = {};
   for (const line of lines) {
@@ -111,6 +112,8 @@ function parse(raw: string, closed: boolean, startedAt: number): RawExchange {
     if (colon > 0)
       headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
+  const chunked = /chunked/i.test(headers["transfer-encoding"] ?? "");
+  const body = (chunked ? dechunk(rest) : rest).toString("utf8");
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -126,4 +129,19 @@ function parse(raw: string, closed: boolean, startedAt: number): RawExchange {
     closed,
     closedAfterMs: closed ? Math.round(performance.now() - startedAt) : undefined,
   };
+}
+
+/** A chunked body's data, chunk after chunk; stops at the last chunk or where the bytes run out. */
+function dechunk(framed: Buffer): Buffer {
+  const data: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const lineEnd = framed.indexOf("\r\n", at);
+    if (lineEnd === -1) break;
+    const size = Number.parseInt(framed.subarray(at, lineEnd).toString("latin1"), 16);
+    if (!(size > 0)) break;
+    data.push(framed.subarray(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
+  return Buffer.concat(data);
 }
