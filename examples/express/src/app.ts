@@ -1,16 +1,18 @@
 /**
  * The demo app on Express: `keywardRouter` serves the six key-management endpoints, and
  * `requireApiKey` guards the two profile routes, recording usage under their route template.
+ * `keywardNotFound` and `keywardErrorHandler` answer everything else, a body `express.json()`
+ * refuses included, as `{"detail": ...}` instead of Express's HTML pages.
  */
 import type { Keyward } from "@keyward/core";
 import { profilePath, profileRoutes, readProfile, updateProfile } from "@keyward/example-demo";
-import { keywardRouter, requireApiKey } from "@keyward/express";
-import express, {
-  type ErrorRequestHandler,
-  type Express,
-  type Request,
-  type Response,
-} from "express";
+import {
+  keywardErrorHandler,
+  keywardNotFound,
+  keywardRouter,
+  requireApiKey,
+} from "@keyward/express";
+import express, { type Express, type Request, type Response } from "express";
 
 type ProfileParams = { slug: string };
 
@@ -29,6 +31,9 @@ export function createApp(keyward: Keyward): Express {
   app.put(
     profilePath,
     requireApiKey(keyward, { scopes: profileRoutes.update.scopes }),
+    // After the guard, so a refused request's body is never parsed; the demo stores nothing, but a
+    // real profile update reads its JSON, and its parser's errors are part of what clients see.
+    express.json(),
     (req: Request<ProfileParams>, res: Response) => {
       res.json(updateProfile(req.params.slug, req.keyward!.principal));
     },
@@ -37,14 +42,7 @@ export function createApp(keyward: Keyward): Express {
     res.set("Allow", "GET, HEAD, PUT").status(405).json({ detail: "Method Not Allowed" });
   });
 
-  app.use((_req, res) => {
-    res.status(404).json({ detail: "Not Found" });
-  });
-  const answerInJson: ErrorRequestHandler = (error, _req, res, _next) => {
-    const status = Number(error?.status ?? error?.statusCode ?? 500);
-    if (status >= 500) console.error(error);
-    res.status(status).json({ detail: status >= 500 ? "Internal server error" : error.message });
-  };
-  app.use(answerInJson);
+  app.use(keywardNotFound());
+  app.use(keywardErrorHandler());
   return app;
 }

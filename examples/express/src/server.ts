@@ -3,12 +3,21 @@ import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { closeOnSignal, createDemo, exitOnStartupError, printBanner } from "@keyward/example-demo";
+import {
+  closeOnSignal,
+  createDemo,
+  exitOnStartupError,
+  nodeServerTimeouts,
+  printBanner,
+} from "@keyward/example-demo";
+import { answerClientError } from "@keyward/express";
 import { createApp } from "./app.js";
 
 try {
   const demo = await createDemo();
-  const server = createServer(createApp(demo.keyward));
+  const server = createServer(nodeServerTimeouts(demo.config), createApp(demo.keyward));
+  // What Node's parser refuses (a malformed Content-Length, a timeout) never reaches Express.
+  server.on("clientError", answerClientError);
   server.listen(demo.config.port, demo.config.host);
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;

@@ -1,14 +1,37 @@
 /**
  * The demo app on Fastify: `keywardPlugin` registers the six key-management endpoints and the
- * `requireApiKey` decorator, whose preHandler guards the two profile routes.
+ * `requireApiKey` decorator, whose preHandler guards the two profile routes. `keywardErrors` and
+ * `keywardServerOptions` make everything Fastify refuses itself (a body its parser rejects, an
+ * unknown route, a URL that does not decode, what Node's parser refuses) answer as
+ * `{"detail": ...}` instead of Fastify's `{statusCode, code, error, message}`.
  */
 import type { Keyward } from "@keyward/core";
-import { profilePath, profileRoutes, readProfile, updateProfile } from "@keyward/example-demo";
-import { keywardPlugin } from "@keyward/fastify";
+import {
+  type NodeServerTimeouts,
+  profilePath,
+  profileRoutes,
+  readProfile,
+  updateProfile,
+} from "@keyward/example-demo";
+import { keywardErrors, keywardPlugin, keywardServerOptions } from "@keyward/fastify";
 import Fastify, { type FastifyInstance } from "fastify";
 
-export async function createApp(keyward: Keyward): Promise<FastifyInstance> {
-  const app = Fastify();
+export async function createApp(
+  keyward: Keyward,
+  timeouts: NodeServerTimeouts,
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...keywardServerOptions,
+    // Fastify's own defaults switch Node's request timeout off (0) and set no idle limit. The idle
+    // limit is the longer, so a slow request gets its 408 before the connection is dropped; it
+    // still closes a connection gone silent mid-request.
+    requestTimeout: timeouts.requestTimeout,
+    connectionTimeout: 2 * timeouts.requestTimeout,
+    http: timeouts,
+    // keywardErrorHandler logs 5xx through Fastify's logger; the rest stays quiet for the banner.
+    logger: { level: "warn" },
+  });
+  await app.register(keywardErrors);
   await app.register(keywardPlugin, { keyward });
 
   app.get<{ Params: { slug: string } }>(
@@ -27,7 +50,5 @@ export async function createApp(keyward: Keyward): Promise<FastifyInstance> {
     handler: async (_request, reply) =>
       reply.code(405).header("Allow", "GET, HEAD, PUT").send({ detail: "Method Not Allowed" }),
   });
-
-  app.setNotFoundHandler(async (_request, reply) => reply.code(404).send({ detail: "Not Found" }));
   return app;
 }

@@ -1,12 +1,18 @@
 /** The Fastify example's server: `pnpm start`. */
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { closeOnSignal, createDemo, exitOnStartupError, printBanner } from "@keyward/example-demo";
+import {
+  closeOnSignal,
+  createDemo,
+  exitOnStartupError,
+  nodeServerTimeouts,
+  printBanner,
+} from "@keyward/example-demo";
 import { createApp } from "./app.js";
 
 try {
   const demo = await createDemo();
-  const app = await createApp(demo.keyward);
+  const app = await createApp(demo.keyward, nodeServerTimeouts(demo.config));
   await app.listen({ port: demo.config.port, host: demo.config.host });
   const { port } = app.server.address() as AddressInfo;
   printBanner({

@@ -2,8 +2,16 @@
  * The Fetch example's server. srvx picks the runtime's own HTTP server, so this one file runs on
  * Node (`pnpm start`), Bun (`pnpm start:bun`) and Deno (`pnpm start:deno`).
  */
+import { Server as NodeHttpServer } from "node:http";
 import { fileURLToPath } from "node:url";
-import { closeOnSignal, createDemo, exitOnStartupError, printBanner } from "@keyward/example-demo";
+import { answerClientError } from "@keyward/core/node-http";
+import {
+  closeOnSignal,
+  createDemo,
+  exitOnStartupError,
+  nodeServerTimeouts,
+  printBanner,
+} from "@keyward/example-demo";
 import { serve } from "srvx";
 import { createApp } from "./app.js";
 
@@ -21,7 +29,13 @@ try {
     hostname: demo.config.host,
     silent: true, // the banner below says where to go
     gracefulShutdown: false, // closeOnSignal also flushes Keyward's buffered usage
+    // On Node only (Bun and Deno ignore it): cut slow clients off, see nodeServerTimeouts.
+    node: nodeServerTimeouts(demo.config),
   });
+  // On Node, what its parser refuses (a malformed Content-Length, a timeout) answers as
+  // `{"detail": ...}` too, instead of a bare status line.
+  const nodeServer = server.node?.server;
+  if (nodeServer instanceof NodeHttpServer) nodeServer.on("clientError", answerClientError);
   await server.ready();
   const port = new URL(server.url!).port;
   printBanner({

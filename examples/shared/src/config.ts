@@ -26,7 +26,15 @@ export interface DemoConfig {
   databaseUrl: string | undefined;
   /** `REDIS_URL`: rate limits (and usage, when there is no database) on Redis. */
   redisUrl: string | undefined;
+  /** `HEADERS_TIMEOUT_MS`, default 10 s: how long a client may take to send its request headers. */
+  headersTimeoutMs: number;
+  /** `REQUEST_TIMEOUT_MS`, default 30 s: how long it may take to send the whole request. */
+  requestTimeoutMs: number;
 }
+
+/** Slow clients are cut off after these (Node's own defaults are 60 s and 300 s). */
+export const defaultHeadersTimeoutMs = 10_000;
+export const defaultRequestTimeoutMs = 30_000;
 
 /** The process environment on Node, Bun and Deno (Deno 2 provides `process` too). */
 export function processEnvironment(): Environment {
@@ -49,6 +57,22 @@ export function loadDemoConfig(env: Environment = processEnvironment()): DemoCon
       "KEYWARD_JWT_SECRET must be at least 32 bytes for HS256; generate one with `openssl rand -base64 32`",
     );
   }
+  const headersTimeoutMs = parseMilliseconds(
+    "HEADERS_TIMEOUT_MS",
+    env.HEADERS_TIMEOUT_MS,
+    defaultHeadersTimeoutMs,
+  );
+  const requestTimeoutMs = parseMilliseconds(
+    "REQUEST_TIMEOUT_MS",
+    env.REQUEST_TIMEOUT_MS,
+    defaultRequestTimeoutMs,
+  );
+  if (headersTimeoutMs > requestTimeoutMs) {
+    // Node refuses it too: the headers are part of the request.
+    throw new TypeError(
+      `HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
+  }
   return {
     port: parsePort(env.PORT),
     host: nonEmpty(env.HOST) ?? "127.0.0.1",
@@ -57,6 +81,8 @@ export function loadDemoConfig(env: Environment = processEnvironment()): DemoCon
     tierLimits: parseTierLimits(env.KEYWARD_TIER_LIMITS),
     databaseUrl: nonEmpty(env.DATABASE_URL),
     redisUrl: nonEmpty(env.REDIS_URL),
+    headersTimeoutMs,
+    requestTimeoutMs,
   };
 }
 
@@ -68,6 +94,19 @@ function parsePort(value: string | undefined): number {
     throw new TypeError(`PORT must be a whole number from 0 to 65535 (got "${text}")`);
   }
   return port;
+}
+
+function parseMilliseconds(name: string, value: string | undefined, fallback: number): number {
+  const text = nonEmpty(value);
+  if (text === undefined) return fallback;
+  const milliseconds = Number(text);
+  // 0 would switch the timeout off in Node: a demo that can be held open forever is what this prevents.
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(milliseconds) || milliseconds < 1) {
+    throw new TypeError(
+      `${name} must be a whole number of milliseconds, at least 1 (got "${text}")`,
+    );
+  }
+  return milliseconds;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,7 +1,8 @@
 /**
  * @keyward/example-demo — what every Keyward example shares: the demo contract of DESIGN.md
  * (configuration from the environment, scopes, tiers, the profile routes' answers), the choice of
- * store, demo session tokens and the start-up banner with its curl walkthrough.
+ * store, demo session tokens, the start-up banner with its curl walkthrough, and the timeouts that
+ * cut slow clients off on Node.
  */
 
 export {
@@ -16,6 +17,8 @@ export {
 } from "./banner.js";
 export {
   type DemoConfig,
+  defaultHeadersTimeoutMs,
+  defaultRequestTimeoutMs,
   developmentJwtSecret,
   type Environment,
   loadDemoConfig,
@@ -36,6 +39,7 @@ export {
   type Viewer,
 } from "./contract.js";
 export { closeOnSignal, createDemo, type Demo, exitOnStartupError } from "./create-demo.js";
+export { type NodeServerTimeouts, nodeServerTimeouts } from "./server-timeouts.js";
 export { type DemoStore, openDemoStore } from "./store.js";
 export { parseTierLimits } from "./tier-limits.js";
 export { type MintTokenOptions, mintToken, runTokenCommand } from "./token.js";

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { banner, tokenScript, walkthrough } from "../src/banner.js";
 import { developmentJwtSecret, loadDemoConfig } from "../src/config.js";
 import { demoTiers } from "../src/contract.js";
+import { nodeServerTimeouts } from "../src/server-timeouts.js";
 import { openDemoStore } from "../src/store.js";
 import { parseTierLimits } from "../src/tier-limits.js";
 import { repositoryRoot } from "./run-example.js";
@@ -79,6 +80,45 @@ describe("loadDemoConfig", () => {
 
   it("refuses a KEYWARD_JWT_SECRET shorter than 32 bytes", () => {
     expect(() => loadDemoConfig({ KEYWARD_JWT_SECRET: "short" })).toThrow(/at least 32 bytes/);
+  });
+
+  it("cuts slow clients off after 10 s of headers and 30 s of request unless told otherwise", () => {
+    expect(loadDemoConfig({})).toMatchObject({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+    });
+    expect(
+      loadDemoConfig({ HEADERS_TIMEOUT_MS: "500", REQUEST_TIMEOUT_MS: " 1000 " }),
+    ).toMatchObject({ headersTimeoutMs: 500, requestTimeoutMs: 1000 });
+  });
+
+  it.each([
+    ["HEADERS_TIMEOUT_MS", "0"],
+    ["HEADERS_TIMEOUT_MS", "1.5"],
+    ["REQUEST_TIMEOUT_MS", "30s"],
+    ["REQUEST_TIMEOUT_MS", "-1"],
+  ])("refuses %s=%j", (name, value) => {
+    expect(() => loadDemoConfig({ [name]: value })).toThrow(
+      new RegExp(`${name} must be a whole number of milliseconds, at least 1 \\(got "${value}"\\)`),
+    );
+  });
+
+  it("refuses a headers timeout longer than the request timeout, as Node would", () => {
+    expect(() => loadDemoConfig({ HEADERS_TIMEOUT_MS: "40000" })).toThrow(
+      "HEADERS_TIMEOUT_MS (40000) must not be longer than REQUEST_TIMEOUT_MS (30000)",
+    );
+  });
+
+  it("checks for expired connections every second, or four times per headers timeout if sooner", () => {
+    expect(nodeServerTimeouts({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 })).toEqual({
+      headersTimeout: 10_000,
+      requestTimeout: 30_000,
+      connectionsCheckingInterval: 1_000,
+    });
+    expect(
+      nodeServerTimeouts({ headersTimeoutMs: 500, requestTimeoutMs: 1_000 })
+        .connectionsCheckingInterval,
+    ).toBe(125);
   });
 
   it("turns the limits into one-minute tiers, lowest first", () => {

@@ -34,7 +34,15 @@ export interface RunningExample {
 /** Environment for an example: in memory, a free port, and the development secret by default. */
 export function exampleEnvironment(overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: "0", DENO_NO_UPDATE_CHECK: "1" };
-  for (const name of ["DATABASE_URL", "REDIS_URL", "KEYWARD_JWT_SECRET", "KEYWARD_TIER_LIMITS"]) {
+  const inherited = [
+    "DATABASE_URL",
+    "REDIS_URL",
+    "KEYWARD_JWT_SECRET",
+    "KEYWARD_TIER_LIMITS",
+    "HEADERS_TIMEOUT_MS",
+    "REQUEST_TIMEOUT_MS",
+  ];
+  for (const name of inherited) {
     delete env[name];
   }
   return { ...env, ...overrides };

@@ -1,5 +1,5 @@
 import type { Keyward } from "@keyward/core";
-import { toFetchRequest } from "@keyward/core/node-http";
+import { toFetchRequest, uncarriedMethodResponse } from "@keyward/core/node-http";
 import express, { type Request, type Router } from "express";
 import { sendResponse } from "./send-response.js";
 
@@ -25,6 +25,11 @@ export function keywardRouter(keyward: Keyward): Router {
     const pathname = query === -1 ? path : path.slice(0, query);
     if (pathname !== basePath && !pathname.startsWith(`${basePath}/`)) {
       next();
+      return;
+    }
+    const refused = uncarriedMethodResponse(req.method, path, basePath);
+    if (refused) {
+      sendResponse(res, refused).catch(next);
       return;
     }
     let request: globalThis.Request;

@@ -1,8 +1,9 @@
 import type { Readable } from "node:stream";
 import type { Keyward } from "@keyward/core";
-import { toFetchRequest } from "@keyward/core/node-http";
+import { toFetchRequest, uncarriedMethodResponse } from "@keyward/core/node-http";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import fastifyPlugin from "fastify-plugin";
+import { keywardErrorHandler } from "./keyward-errors.js";
 import { createRequireApiKey } from "./require-api-key.js";
 import { sendReply } from "./send-reply.js";
 
@@ -26,10 +27,15 @@ const plugin: FastifyPluginAsync<KeywardPluginOptions> = async (fastify, options
   await fastify.register(async (endpoints) => {
     endpoints.removeAllContentTypeParsers();
     endpoints.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+    // What Fastify still refuses here (a Content-Type header that does not parse: 415), and
+    // whatever a host's hook throws, answers as Keyward does, whatever the host's own handler does.
+    endpoints.setErrorHandler(keywardErrorHandler);
     // Routes here carry the enclosing prefix; Keyward matches its base path on what follows it.
     const prefix = endpoints.prefix;
     const handle = async (request: FastifyRequest, reply: FastifyReply) => {
       const path = request.url.startsWith(prefix) ? request.url.slice(prefix.length) : request.url;
+      const refused = uncarriedMethodResponse(request.method, path, keyward.basePath);
+      if (refused) return sendReply(reply, refused);
       const response = await keyward.handle(
         toFetchRequest(request.raw, {
           origin: `${request.protocol}://${request.host}`,
@@ -58,8 +64,10 @@ function bodyOf(body: unknown): { body?: Readable; parsedBody?: { value: unknown
  *
  * The decorators reach the instance that registers the plugin (it is wrapped in fastify-plugin);
  * the endpoints live in an encapsulated child context with a content-type parser of its own (the
- * approach of tRPC's `fastifyTRPCPlugin`), which hands Keyward the unread body stream. The host's
- * JSON parser and `bodyLimit` stay as they are for its own routes; on Keyward's, Keyward applies its
+ * approach of tRPC's `fastifyTRPCPlugin`), which hands Keyward the unread body stream, and an error
+ * handler of its own, so every answer there has the contract's `{"detail": ...}` body. The host's
+ * JSON parser, `bodyLimit` and error handler stay as they are for its own routes (see
+ * `keywardErrors` to answer those in the contract's shape too); on Keyward's, Keyward applies its
  * own body limit (413 with the contract body).
  *
  * @example

@@ -19,11 +19,15 @@ export {
   type HttpSuiteOptions,
   mintJwt,
   PROFILE_ROUTE,
+  type RawExchange,
+  type RawExchangeOptions,
   type RawReply,
   type RawRequest,
   type Reply,
+  rawExchange,
   rawRequest,
   readReply,
+  requestBytes,
   unsecuredJwt,
 } from "./http/index.js";
 export { collectStrings, fakeHash, storedKey, uniqueId } from "./storage/fixtures.js";

@@ -33,7 +33,13 @@ async function readText(request: Request, limit: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch((cause: unknown) => {
+      // The client went away mid-body, or a server cut it off (a request timeout): its request is
+      // what failed, not the server, so this is no 500 for the error log.
+      throw new KeywardError("malformed_body", "Request body could not be read to its end", {
+        cause,
+      });
+    });
     if (done) break;
     size += value.byteLength;
     if (size > limit) {

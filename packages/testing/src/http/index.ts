@@ -31,6 +31,12 @@ export {
   type GuardOptionsSuiteOptions,
 } from "./guard-options-suite.js";
 export type { HttpSuiteOptions } from "./options.js";
+export {
+  type RawExchange,
+  type RawExchangeOptions,
+  rawExchange,
+  requestBytes,
+} from "./raw-exchange.js";
 export { type RawReply, type RawRequest, rawRequest } from "./raw-request.js";
 
 /**
