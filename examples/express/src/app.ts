@@ -39,7 +39,10 @@ export function createApp(keyward: Keyward): Express {
     },
   );
   app.all(profilePath, (_req, res) => {
-    res.set("Allow", "GET, HEAD, PUT").status(405).json({ detail: "Method Not Allowed" });
+    res
+      .set("Allow", "GET, HEAD, PUT")
+      .status(405)
+      .json({ detail: "Method Not Allowed", code: "method_not_allowed" });
   });
 
   app.use(keywardNotFound());

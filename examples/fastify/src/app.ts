@@ -48,7 +48,10 @@ export async function createApp(
     method: ["DELETE", "PATCH", "POST", "OPTIONS"],
     url: profilePath,
     handler: async (_request, reply) =>
-      reply.code(405).header("Allow", "GET, HEAD, PUT").send({ detail: "Method Not Allowed" }),
+      reply
+        .code(405)
+        .header("Allow", "GET, HEAD, PUT")
+        .send({ detail: "Method Not Allowed", code: "method_not_allowed" }),
   });
   return app;
 }

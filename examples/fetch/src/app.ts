@@ -29,10 +29,10 @@ export function createApp(keyward: Keyward): (request: Request) => Promise<Respo
   return async (request) => {
     const answered = await keyManagement(request);
     if (answered) return answered;
-    if (slugOf(request) === null) return problem(404, "Not Found");
+    if (slugOf(request) === null) return problem(404, "route_not_found", "Not Found");
     if (request.method === "GET" || request.method === "HEAD") return read(request);
     if (request.method === "PUT") return update(request);
-    return problem(405, "Method Not Allowed", { Allow: "GET, HEAD, PUT" });
+    return problem(405, "method_not_allowed", "Method Not Allowed", { Allow: "GET, HEAD, PUT" });
   };
 }
 
@@ -47,6 +47,12 @@ function slugOf(request: Request): string | null {
   }
 }
 
-function problem(status: number, detail: string, headers: Record<string, string> = {}): Response {
-  return Response.json({ detail }, { status, headers });
+/** An error in the contract's shape, with the code Keyward's own errors carry. */
+function problem(
+  status: number,
+  code: string,
+  detail: string,
+  headers: Record<string, string> = {},
+): Response {
+  return Response.json({ detail, code }, { status, headers });
 }

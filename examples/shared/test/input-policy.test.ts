@@ -84,15 +84,19 @@ const createBody = (fields: Record<string, unknown>) =>
 
 const nameIssue = (msg: string, type = "value_error"): Answer => ({
   status: 422,
-  body: { detail: [{ loc: ["body", "name"], msg, type }] },
+  body: { detail: [{ loc: ["body", "name"], msg, type }], code: "validation_failed" },
   challenge: null,
 });
 
-const notFound: Answer = { status: 404, body: { detail: "API key not found" }, challenge: null };
+const notFound: Answer = {
+  status: 404,
+  body: { detail: "API key not found", code: "key_not_found" },
+  challenge: null,
+};
 
 const refusedSub = (detail: string): Answer => ({
   status: 401,
-  body: { detail },
+  body: { detail, code: "invalid_token" },
   challenge: `Bearer error="invalid_token", error_description="${detail}"`,
 });
 
@@ -156,6 +160,7 @@ const badBodies: BadInput[] = [
             type: "less_than_equal",
           },
         ],
+        code: "validation_failed",
       },
       challenge: null,
     },
@@ -174,6 +179,7 @@ const badBodies: BadInput[] = [
             type: "datetime_parsing",
           },
         ],
+        code: "validation_failed",
       },
       challenge: null,
     },
@@ -197,6 +203,7 @@ const badBodies: BadInput[] = [
             type: "literal_error",
           },
         ],
+        code: "validation_failed",
       },
       challenge: null,
     },

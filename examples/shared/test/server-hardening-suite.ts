@@ -181,7 +181,7 @@ function slowCreate(session: string): string {
 function expectDetail(reply: RawExchange, status: number): void {
   expect(reply.status, reply.raw.slice(0, 500)).toBe(status);
   expect(reply.headers["content-type"]).toMatch(/^application\/json/);
-  expect(reply.json).toEqual({ detail: expect.any(String) });
+  expect(reply.json).toEqual({ detail: expect.any(String), code: expect.any(String) });
 }
 
 function expectCutOff(reply: RawExchange, timeoutMs: number): void {

@@ -4,4 +4,4 @@
  * the other parts a store or adapter is assembled from. A host application needs none of this;
  * it imports from `@keyward/core`.
  */
-export {};
+export { codeForStatus, errorBody } from "./errors/error-body.js";

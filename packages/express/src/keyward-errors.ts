@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from "node:http";
 import { STATUS_CODES } from "node:http";
+import { codeForStatus, errorBody } from "@keyward/core/toolkit";
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 
 export interface KeywardErrorHandlerOptions {
@@ -89,7 +90,7 @@ function detailOf(error: unknown, thrown: ErrorLike, status: number): string {
 }
 
 function sendDetail(res: ServerResponse, status: number, detail: string): void {
-  const body = JSON.stringify({ detail });
+  const body = errorBody(codeForStatus(status), detail);
   res.statusCode = status;
   // Set directly, as Keyward's own responses are: Express's `res.type` would add a charset.
   res.setHeader("content-type", "application/json");

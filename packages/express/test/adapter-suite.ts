@@ -87,7 +87,10 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
           JSON.stringify({ ...createBody, padding: "p".repeat(70 * 1024) }),
         );
         expect(reply.status).toBe(413);
-        expect(await reply.json()).toEqual({ detail: expect.any(String) });
+        expect(await reply.json()).toEqual({
+          detail: expect.any(String),
+          code: expect.any(String),
+        });
       });
 
       it("passes a body another parser read as text on as it was", async () => {
@@ -126,7 +129,10 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
           JSON.stringify({ ...createBody, padding: "p".repeat(70_000) }),
         );
         expect(reply.status).toBe(413);
-        expect(await reply.json()).toEqual({ detail: expect.any(String) });
+        expect(await reply.json()).toEqual({
+          detail: expect.any(String),
+          code: expect.any(String),
+        });
       });
 
       it("413 for a chunked body that grows past the limit, and the server keeps serving", async () => {
@@ -138,7 +144,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
           body: ["[", ...Array.from({ length: 10 }, () => chunk), '""]'],
         });
         expect(reply.status).toBe(413);
-        expect(reply.json).toEqual({ detail: expect.any(String) });
+        expect(reply.json).toEqual({ detail: expect.any(String), code: expect.any(String) });
         expect((await post(plain, JSON.stringify(createBody))).status).toBe(201);
       });
 
@@ -174,7 +180,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
             headers: { authorization: [token, token] },
           });
           expect(reply.status, path).toBe(401);
-          expect(reply.json).toEqual({ detail: expect.any(String) });
+          expect(reply.json).toEqual({ detail: expect.any(String), code: expect.any(String) });
         }
       });
 
@@ -225,7 +231,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
         });
         expect(reply.status).toBe(403);
         expect(reply.headers.get("content-type")).toMatch(/^application\/json/);
-        expect(Object.keys(await reply.json())).toEqual(["detail"]);
+        expect(Object.keys(await reply.json()).sort()).toEqual(["code", "detail"]);
       });
 
       it("answers 429 with Retry-After and the rate-limit headers once the allowance is spent", async () => {
@@ -328,7 +334,7 @@ export function describeExpressAdapter(name: string, expressModule: ExpressModul
           headers: { authorization: await bearer(newUserId()) },
         });
         expect(ours.status).toBe(404);
-        expect(await ours.json()).toEqual({ detail: "Not Found" });
+        expect(await ours.json()).toEqual({ detail: "Not Found", code: "route_not_found" });
       });
 
       it("serves the base path relative to where the router is mounted", async () => {

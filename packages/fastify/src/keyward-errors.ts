@@ -7,6 +7,7 @@
  */
 import { STATUS_CODES } from "node:http";
 import { answerClientError } from "@keyward/core/node-http";
+import { codeForStatus, errorBody } from "@keyward/core/toolkit";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import fastifyPlugin from "fastify-plugin";
 
@@ -117,7 +118,7 @@ function sendDetail(reply: FastifyReply, status: number, detail: string): Fastif
   return reply
     .code(status)
     .header("content-type", "application/json")
-    .send(JSON.stringify({ detail }));
+    .send(errorBody(codeForStatus(status), detail));
 }
 
 function isErrorStatus(status: number): boolean {

@@ -145,7 +145,10 @@ describe("request bodies", () => {
       body: "name=x",
     });
     expect(malformed.status).toBe(400);
-    expect(await malformed.json()).toEqual({ detail: expect.any(String) });
+    expect(await malformed.json()).toEqual({
+      detail: expect.any(String),
+      code: expect.any(String),
+    });
   });
 
   it("413 with the contract body for a declared Content-Length over the limit", async () => {
@@ -155,7 +158,7 @@ describe("request bodies", () => {
       JSON.stringify({ ...createBody, padding: "p".repeat(70_000) }),
     );
     expect(reply.status).toBe(413);
-    expect(await reply.json()).toEqual({ detail: expect.any(String) });
+    expect(await reply.json()).toEqual({ detail: expect.any(String), code: expect.any(String) });
   });
 
   it("413 for a chunked body that grows past the limit, and the server keeps serving", async () => {
@@ -167,7 +170,7 @@ describe("request bodies", () => {
       body: ["[", ...Array.from({ length: 10 }, () => chunk), '""]'],
     });
     expect(reply.status).toBe(413);
-    expect(reply.json).toEqual({ detail: expect.any(String) });
+    expect(reply.json).toEqual({ detail: expect.any(String), code: expect.any(String) });
     expect((await post(origin, keyward.basePath, JSON.stringify(createBody))).status).toBe(201);
   });
 
@@ -201,7 +204,7 @@ describe("repeated headers", () => {
         headers: { authorization: [token, token] },
       });
       expect(reply.status, path).toBe(401);
-      expect(reply.json).toEqual({ detail: expect.any(String) });
+      expect(reply.json).toEqual({ detail: expect.any(String), code: expect.any(String) });
     }
   });
 
@@ -330,7 +333,7 @@ describe("routing", () => {
       headers: { authorization },
     });
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toEqual({ detail: "Not Found" });
+    expect(await unknown.json()).toEqual({ detail: "Not Found", code: "route_not_found" });
     const wrongMethod = await fetch(new URL(`${keyward.basePath}/scopes`, origin), {
       method: "DELETE",
       headers: { authorization },

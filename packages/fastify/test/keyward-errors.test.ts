@@ -37,7 +37,7 @@ function expectDetail(
 ) {
   expect(reply.status, JSON.stringify(reply)).toBe(status);
   expect(reply.headers["content-type"]).toMatch(/^application\/json/);
-  expect(reply.json).toEqual({ detail: expect.any(String) });
+  expect(reply.json).toEqual({ detail: expect.any(String), code: expect.any(String) });
   return (reply.json as { detail: string }).detail;
 }
 

@@ -47,12 +47,12 @@ export function demoHost(keyward: Keyward): (request: Request) => Promise<Respon
     const answered = await keywardRoutes(request);
     if (answered) return answered;
     if (!profilePath.test(new URL(request.url).pathname)) {
-      return Response.json({ detail: "Not Found" }, { status: 404 });
+      return Response.json({ detail: "Not Found", code: "route_not_found" }, { status: 404 });
     }
     if (request.method === "GET") return getProfile(request);
     if (request.method === "PUT") return putProfile(request);
     return Response.json(
-      { detail: "Method Not Allowed" },
+      { detail: "Method Not Allowed", code: "method_not_allowed" },
       { status: 405, headers: { Allow: "GET, PUT" } },
     );
   };

@@ -49,7 +49,7 @@ describe("keywardFetchHandler", () => {
       const response = await handler(new Request(`${origin}${path}`));
       expect(response).not.toBeNull();
       expect([401, 404]).toContain(response!.status);
-      expect(Object.keys(await response!.json())).toEqual(["detail"]);
+      expect(Object.keys(await response!.json()).sort()).toEqual(["code", "detail"]);
     },
   );
 
@@ -146,7 +146,7 @@ describe("withApiKey", () => {
     );
     const missing = await guarded(new Request(`${origin}/api/v1/profiles/alice`));
     expect(missing.status).toBe(401);
-    expect(await missing.json()).toEqual({ detail: expect.any(String) });
+    expect(await missing.json()).toEqual({ detail: expect.any(String), code: expect.any(String) });
 
     const key = await createKey(newUserId(), ["profile:read"]);
     const lacking = await guarded(
@@ -210,7 +210,7 @@ describe("withApiKey", () => {
       headers: { authorization: [user, user] },
     });
     expect(reply.status).toBe(401);
-    expect(reply.json).toEqual({ detail: expect.any(String) });
+    expect(reply.json).toEqual({ detail: expect.any(String), code: expect.any(String) });
   });
 });
 
@@ -224,7 +224,7 @@ describe("request bodies over real HTTP", () => {
       body: ["[", ...Array.from({ length: 10 }, () => chunk), '""]'],
     });
     expect(reply.status).toBe(413);
-    expect(reply.json).toEqual({ detail: expect.any(String) });
+    expect(reply.json).toEqual({ detail: expect.any(String), code: expect.any(String) });
   });
 });
 

@@ -62,7 +62,7 @@ async function expectRejected(verify: JwtVerifier, token: string, detail?: strin
     }
   }
   const body = await keyward.toResponse().json();
-  expect(body).toEqual({ detail: keyward.detail });
+  expect(body).toEqual({ detail: keyward.detail, code: keyward.code });
   return keyward;
 }
 

@@ -147,6 +147,7 @@ describe("verify under a forged-key flood", () => {
     expect(response.headers.get("x-ratelimit-remaining")).toBe("0");
     expect(response.headers.get("x-ratelimit-reset")).toBe(String(start / 1000 + 12));
     expect(await response.json()).toEqual({
+      code: "failed_lookups_limited",
       detail: expect.stringMatching(/too many requests with unknown API keys from this address/i),
     });
   });

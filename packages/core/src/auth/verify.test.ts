@@ -275,6 +275,7 @@ describe("verify: a key never runs above its owner's current tier (issue 9)", ()
     const refused = await rotate("free");
     expect(refused.status).toBe(403);
     expect(await refused.json()).toEqual({
+      code: "tier_not_allowed",
       detail: "Tier 'pro' is above the account's tier 'free'",
     });
     expect((await rotate("pro")).status).toBe(200);

@@ -29,6 +29,19 @@ export const errorStatus = {
   rotation_conflict: 409,
   /** Body is not valid JSON. */
   malformed_body: 400,
+  /** A request the server's parser refused before Keyward saw it (a bad `Content-Length`, say). */
+  malformed_request: 400,
+  /** The request's headers or body did not arrive within the server's timeout. */
+  request_timeout: 408,
+  /** A `Content-Type` the route cannot read. */
+  unsupported_media_type: 415,
+  /** Request headers larger than the server accepts. */
+  headers_too_large: 431,
+  /**
+   * An error with a status the table has no code for (one the host's code threw, say): the status
+   * is authoritative. Its status here is nominal; the response keeps the error's own.
+   */
+  http_error: 400,
   /** Body larger than the configured limit. */
   body_too_large: 413,
   /** Field values violate the schema; `detail` is a list of issues. */

@@ -1,5 +1,6 @@
 import { bearerChallenge } from "./bearer-challenge.js";
 import { errorStatus, type KeywardErrorCode } from "./codes.js";
+import { errorBody } from "./error-body.js";
 import type { ValidationIssue } from "./validation-issue.js";
 
 export type ErrorDetail = string | ValidationIssue[];
@@ -40,12 +41,15 @@ export class KeywardError extends Error {
       : (options.headers ?? {});
   }
 
-  /** The FastAPI-style body `{"detail": ...}` as a JSON response with this error's status. */
+  /**
+   * The FastAPI-style body `{"detail": ..., "code": ...}` as a JSON response with this error's
+   * status.
+   */
   toResponse(extraHeaders?: HeadersInit): Response {
     const headers = new Headers(extraHeaders);
     headers.set("content-type", "application/json");
     for (const [name, value] of Object.entries(this.headers)) headers.set(name, value);
-    return new Response(JSON.stringify({ detail: this.detail }), { status: this.status, headers });
+    return new Response(errorBody(this.code, this.detail), { status: this.status, headers });
   }
 }
 

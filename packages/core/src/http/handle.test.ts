@@ -64,7 +64,10 @@ describe("handle: bodies", () => {
       headers: { "content-length": String(64 * 1024 + 1) },
     });
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ detail: "Request body is larger than 65536 bytes" });
+    expect(res.body).toEqual({
+      detail: "Request body is larger than 65536 bytes",
+      code: "body_too_large",
+    });
     expect(store.snapshot().keys).toEqual([]);
   });
 
@@ -125,7 +128,7 @@ describe("handle: routing", () => {
     const res = await call(method, path);
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe(allow);
-    expect(res.body).toEqual({ detail: "Method Not Allowed" });
+    expect(res.body).toEqual({ detail: "Method Not Allowed", code: "method_not_allowed" });
   });
 
   it("answers 404 for unknown paths under the base path, before authentication", async () => {
@@ -241,7 +244,7 @@ describe("handle: failures", () => {
     });
     const res = await call("GET", "/api/v1/api-keys", { as: broken });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ detail: "Internal server error" });
+    expect(res.body).toEqual({ detail: "Internal server error", code: "internal" });
     expect(errors).toHaveLength(1);
     expect((errors[0] as Error).message).toContain("connection refused");
   });

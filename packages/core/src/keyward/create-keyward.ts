@@ -10,6 +10,7 @@ import { defaultBodyLimit } from "../http/read-json-body.js";
 import { createKeyFormat } from "../keys/format.js";
 import { createSecretHasher } from "../keys/hash.js";
 import { consoleLogger, silentLogger } from "../logging/logger.js";
+import { repeatFilter } from "../logging/repeat-filter.js";
 import { warnOnce } from "../logging/warn-once.js";
 import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
@@ -89,10 +90,12 @@ export function createKeyward(config: KeywardConfig): Keyward {
   const tiers = createTierLadder(config.tiers);
   const logger = config.logger === false ? silentLogger : (config.logger ?? consoleLogger);
   warnAboutConfig(config, logger);
+  const repeats = repeatFilter();
   const reportFailure = (message: string, cause: unknown, request?: Request) => {
     // A failing logger or hook must not turn a handled failure into a crash.
     try {
-      logger.error(message, cause);
+      const suffix = repeats.admit(message, cause, clock.now());
+      if (suffix !== null) logger.error(`${message}${suffix}`, cause);
     } catch {}
     try {
       config.onError?.(cause, request);

@@ -68,7 +68,7 @@ describe("answerClientError", () => {
     expect(reply.headers["content-type"]).toBe("application/json");
     expect(reply.headers.connection).toBe("close");
     expect(reply.headers["content-length"]).toBe(String(reply.body.length));
-    expect(JSON.parse(reply.body)).toEqual({ detail: "Bad Request" });
+    expect(JSON.parse(reply.body)).toEqual({ detail: "Bad Request", code: "malformed_request" });
   });
 
   it("answers a header block over the limit with 431", async () => {
@@ -78,7 +78,10 @@ describe("answerClientError", () => {
       `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(2048)}\r\n\r\n`,
     );
     expect(parse(raw).statusLine).toBe("HTTP/1.1 431 Request Header Fields Too Large");
-    expect(JSON.parse(parse(raw).body)).toEqual({ detail: "Request Header Fields Too Large" });
+    expect(JSON.parse(parse(raw).body)).toEqual({
+      detail: "Request Header Fields Too Large",
+      code: "headers_too_large",
+    });
   });
 
   it("answers headers that never finish with 408 once headersTimeout passes", async () => {
@@ -89,7 +92,10 @@ describe("answerClientError", () => {
     });
     const raw = await exchange(port, "GET / HTTP/1.1\r\nHost: x\r\n");
     expect(parse(raw).statusLine).toBe("HTTP/1.1 408 Request Timeout");
-    expect(JSON.parse(parse(raw).body)).toEqual({ detail: "Request Timeout" });
+    expect(JSON.parse(parse(raw).body)).toEqual({
+      detail: "Request Timeout",
+      code: "request_timeout",
+    });
   });
 
   it("writes nothing into a response already under way, and closes the connection", async () => {

@@ -6,6 +6,7 @@
  * `{statusCode, error, message}` body. This listener writes the contract's `{"detail": ...}` instead.
  */
 import type { Duplex } from "node:stream";
+import { codeForStatus, errorBody } from "../errors/error-body.js";
 
 /** The status Node itself would choose for each parser error, as its own default handler does. */
 const statusByCode: Readonly<Record<string, readonly [number, string]>> = {
@@ -33,7 +34,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
     return;
   }
   const [status, reason] = statusByCode[error.code ?? ""] ?? badRequest;
-  const body = JSON.stringify({ detail: reason });
+  const body = errorBody(codeForStatus(status), reason);
   const head = [
     `HTTP/1.1 ${status} ${reason}`,
     "Connection: close",

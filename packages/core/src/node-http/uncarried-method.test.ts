@@ -23,7 +23,10 @@ describe("uncarriedMethodResponse", () => {
       const response = uncarriedMethodResponse(method, path, basePath)!;
       expect(response.status).toBe(405);
       expect(response.headers.get("allow")).toBe(allow);
-      expect(await response.json()).toEqual({ detail: "Method Not Allowed" });
+      expect(await response.json()).toEqual({
+        detail: "Method Not Allowed",
+        code: "method_not_allowed",
+      });
     },
   );
 
@@ -35,6 +38,6 @@ describe("uncarriedMethodResponse", () => {
   ])("answers 404 on %s, which is no endpoint", async (path) => {
     const response = uncarriedMethodResponse("TRACE", path, basePath)!;
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ detail: "Not Found" });
+    expect(await response.json()).toEqual({ detail: "Not Found", code: "route_not_found" });
   });
 });

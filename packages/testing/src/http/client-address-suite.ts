@@ -137,7 +137,7 @@ export function describeClientAddress(name: string, options: ClientAddressSuiteO
       const refused = await getProfile(origin, forged(), "127.0.0.2");
       expect(refused.status).toBe(429);
       expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1);
-      expect(refused.json).toEqual({ detail: expect.any(String) });
+      expect(refused.json).toEqual({ detail: expect.any(String), code: expect.any(String) });
 
       expect((await getProfile(origin, `Bearer ${key}`, "127.0.0.2")).status).toBe(200);
       expect((await getProfile(origin, forged(), "127.0.0.3")).status).toBe(401);

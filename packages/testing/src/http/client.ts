@@ -26,6 +26,7 @@ export interface Reply<T = unknown> {
 /** The `{"detail": ...}` body of every error response. */
 export interface ErrorBody {
   detail: unknown;
+  code?: string;
 }
 
 /** A user of the implementation under test, known only by the JWT the suite minted for them. */

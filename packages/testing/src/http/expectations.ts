@@ -63,11 +63,21 @@ export function expectJson(reply: Reply, status: number): void {
   expect(reply.body, `body is not JSON: ${reply.text.slice(0, 200)}`).not.toBeUndefined();
 }
 
-/** A simple error: `{"detail": "<non-empty string>"}` and nothing else. */
+/**
+ * The contract's error body plus Keyward's machine-readable code: `detail` and `code`, nothing
+ * else. A client reading only `detail` sees exactly the contract's shape.
+ */
+function expectErrorFields(reply: Reply): void {
+  const body = reply.body as ErrorBody;
+  expect(Object.keys(body).sort(), describeReply(reply)).toEqual(["code", "detail"]);
+  expect(body.code, `code (${describeReply(reply)})`).toMatch(/^[a-z][a-z0-9_]*$/);
+}
+
+/** A simple error: `{"detail": "<non-empty string>", "code": "<code>"}`. */
 export function expectErrorDetail(reply: Reply, status: number): string {
   expectJson(reply, status);
   const body = reply.body as ErrorBody;
-  expect(Object.keys(body), describeReply(reply)).toEqual(["detail"]);
+  expectErrorFields(reply);
   expect(typeof body.detail, describeReply(reply)).toBe("string");
   expect((body.detail as string).length).toBeGreaterThan(0);
   return body.detail as string;
@@ -97,7 +107,8 @@ export function expectBearerChallenge(reply: Reply, expected: BearerChallenge): 
 export function expectValidationIssues(reply: Reply): ValidationIssue[] {
   expectJson(reply, 422);
   const body = reply.body as ErrorBody;
-  expect(Object.keys(body), describeReply(reply)).toEqual(["detail"]);
+  expectErrorFields(reply);
+  expect(body.code, describeReply(reply)).toBe("validation_failed");
   expect(Array.isArray(body.detail), describeReply(reply)).toBe(true);
   const issues = body.detail as ValidationIssue[];
   expect(issues.length).toBeGreaterThan(0);

@@ -41,7 +41,7 @@ export interface RawExchange {
  * @example
  * const reply = await rawExchange(origin, "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: abc\r\n\r\n");
  * expect(reply.status).toBe(400);
- * expect(reply.json).toEqual({ detail: expect.any(String) });
+ * expect(reply.json).toEqual({ detail: expect.any(String), code: expect.any(String) });
  */
 export function rawExchange(
   origin: string,
