@@ -33,8 +33,12 @@ export class KeywardError extends Error {
     this.headers = options.headers ?? {};
   }
 
-  /** The FastAPI-style body `{"detail": ...}` as a JSON response with this error's status. */
-  toResponse(extraHeaders?: HeadersInit): Response {
+  /**
+   * The FastAPI-style body `{"detail": ...}` as a JSON response with this error's status.
+   * (`extraHeaders` is typed through `Headers`, not the DOM-only `HeadersInit`, so the published
+   * `.d.ts` compiles in a Node project without the DOM library.)
+   */
+  toResponse(extraHeaders?: ConstructorParameters<typeof Headers>[0]): Response {
     const headers = new Headers(extraHeaders);
     headers.set("content-type", "application/json");
     for (const [name, value] of Object.entries(this.headers)) headers.set(name, value);
