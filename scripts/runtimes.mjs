@@ -13,7 +13,15 @@
  * `start:bun` and `start:deno` scripts run the pinned binaries.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -43,12 +51,15 @@ export const runtimesDirectory = path.join(root, ".cache", "runtimes");
  */
 export function ensureRuntime(name) {
   const runtime = runtimes[name];
-  if (!runtime) throw new Error(`unknown runtime "${name}"; known: ${Object.keys(runtimes).join(", ")}`);
+  if (!runtime)
+    throw new Error(`unknown runtime "${name}"; known: ${Object.keys(runtimes).join(", ")}`);
   const directory = path.join(runtimesDirectory, `${name}-${runtime.version}`);
   const bin = binDirectory(directory, name);
   if (existsSync(path.join(bin, executableName(name)))) return bin;
 
-  console.error(`installing ${name} ${runtime.version} from npm into ${path.relative(root, directory)} (first use)`);
+  console.error(
+    `installing ${name} ${runtime.version} from npm into ${path.relative(root, directory)} (first use)`,
+  );
   mkdirSync(runtimesDirectory, { recursive: true });
   // Installed beside its final place and renamed into it when complete, so an interrupted install
   // is never mistaken for a finished one, and two processes installing at once cannot mix files.
