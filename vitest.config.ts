@@ -10,6 +10,7 @@ export default defineConfig({
       "packages/*/src/**/*.test.ts",
       "packages/*/test/**/*.test.ts",
       "examples/*/test/**/*.test.ts",
+      "scripts/**/*.test.ts",
     ],
     testTimeout: 20_000,
     hookTimeout: 60_000,

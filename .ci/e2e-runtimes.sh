@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# examples/fetch for real on Bun and on Deno, with the binaries pnpm installed from npm (the `bun`
-# and `deno` devDependencies of examples/fetch): create -> use -> rotate (old secret 401) ->
-# revoke (401) over HTTP with curl. Nothing is downloaded at run time: Bun runs with --no-install,
-# Deno with --no-remote --cached-only from node_modules and a fresh, empty DENO_DIR.
+# examples/fetch for real on Bun and on Deno, with the pinned binaries scripts/runtimes.mjs installs
+# from npm on first use (into .cache/runtimes): create -> use -> rotate (old secret 401) ->
+# revoke (401) over HTTP with curl. Apart from that one install, nothing is downloaded: Bun runs with
+# --no-install, Deno with --no-remote --cached-only from node_modules and a fresh, empty DENO_DIR.
 #
 #   .ci/e2e-runtimes.sh            both runtimes
 #   .ci/e2e-runtimes.sh deno       one of them
 #
-# Needs: node, curl, and `pnpm install` done. Exits non-zero, saying why, on the first failure.
+# Needs: node, npm, curl, and `pnpm install` done. Exits non-zero, saying why, on the first failure.
 set -euo pipefail
 
 # The server and the token script share it; a non-default secret also keeps the warning quiet.
@@ -109,7 +109,12 @@ runtimes=("$@")
 [[ ${#runtimes[@]} -gt 0 ]] || runtimes=(bun deno)
 for runtime in "${runtimes[@]}"; do
   case "$runtime" in
-    bun | deno) run "$runtime" ;;
+    bun | deno) ;;
     *) echo "unknown runtime $runtime (bun or deno)" >&2; exit 2 ;;
   esac
+done
+# Installed before any server starts, so a first-use download does not eat into the start timeout.
+node "$root/scripts/runtimes.mjs" "${runtimes[@]}" >/dev/null || { echo "FAIL: could not install ${runtimes[*]}" >&2; exit 1; }
+for runtime in "${runtimes[@]}"; do
+  run "$runtime"
 done

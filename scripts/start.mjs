@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /**
  * `pnpm start [example]`: runs one example's `start` script, forwarding its output, so a fresh
- * clone gives a working demo after `npx pnpm@10 install && npx pnpm@10 start`.
+ * clone gives a working demo after `npx -y pnpm@10 install && npx -y pnpm@10 start`.
  *
  *   pnpm start              examples/fetch on Node (srvx)
  *   pnpm start express      examples/express
  *   pnpm start fastify      examples/fastify
- *   pnpm start bun | deno   examples/fetch on Bun or Deno (the binaries pnpm installed)
+ *   pnpm start bun | deno   examples/fetch on Bun or Deno (pinned; scripts/runtimes.mjs installs
+ *                           them from npm on first use)
  *
  * `KEYWARD_EXAMPLE` chooses too, when no argument is given. The script runs exactly the command in
  * the example's package.json, with its node_modules/.bin on PATH, as the package manager would.
@@ -15,15 +16,19 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureRuntime } from "./runtimes.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-/** Name on the command line → the example's folder and which of its scripts to run. */
+/**
+ * Name on the command line → the example's folder, which of its scripts to run, and the runtime
+ * (from scripts/runtimes.mjs) that script needs on PATH besides Node.
+ */
 const targets = {
   fetch: { example: "fetch", script: "start" },
   node: { example: "fetch", script: "start" },
-  bun: { example: "fetch", script: "start:bun" },
-  deno: { example: "fetch", script: "start:deno" },
+  bun: { example: "fetch", script: "start:bun", runtime: "bun" },
+  deno: { example: "fetch", script: "start:deno", runtime: "deno" },
   express: { example: "express", script: "start" },
   fastify: { example: "fastify", script: "start" },
 };
@@ -40,7 +45,15 @@ const command = manifest.scripts?.[target.script];
 if (!command) fail(`examples/${target.example} has no "${target.script}" script`);
 const bin = path.join(directory, "node_modules", ".bin");
 if (!existsSync(bin)) {
-  fail("the examples' dependencies are not installed; run `npx pnpm@10 install` first");
+  fail("the examples' dependencies are not installed; run `npx -y pnpm@10 install` first");
+}
+let runtimeBin = [];
+if (target.runtime) {
+  try {
+    runtimeBin = [ensureRuntime(target.runtime)];
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
 }
 
 const windows = process.platform === "win32";
@@ -48,12 +61,14 @@ const child = spawn(windows ? command : `exec ${command}`, {
   cwd: directory,
   stdio: ["ignore", "inherit", "inherit"],
   shell: true,
-  // Its own process group: the npm shims of bun and deno start the real binary as a child of
-  // their own, so a signal must reach the whole group, not just the process spawned here.
+  // Its own process group, so a signal reaches whatever the start command spawned, not just the
+  // process spawned here.
   detached: !windows,
   env: {
     ...process.env,
-    PATH: [bin, path.join(root, "node_modules", ".bin"), process.env.PATH].join(path.delimiter),
+    PATH: [...runtimeBin, bin, path.join(root, "node_modules", ".bin"), process.env.PATH].join(
+      path.delimiter,
+    ),
     // The demo runs from node_modules alone: no update check reaching out to deno.land.
     DENO_NO_UPDATE_CHECK: "1",
   },

@@ -180,6 +180,17 @@ describe("the examples' package.json scripts", () => {
     },
   );
 
+  it("no example depends on bun or deno: scripts/runtimes.mjs installs them on first use", () => {
+    for (const example of ["fetch", "express", "fastify", "shared"]) {
+      const manifest = JSON.parse(
+        readFileSync(path.join(repositoryRoot, "examples", example, "package.json"), "utf8"),
+      );
+      const dependencies = { ...manifest.dependencies, ...manifest.devDependencies };
+      expect(Object.keys(dependencies), example).not.toContain("bun");
+      expect(Object.keys(dependencies), example).not.toContain("deno");
+    }
+  });
+
   it("fetch: start:bun and start:deno download nothing at run time", () => {
     expect(scripts("fetch")["start:bun"]).toContain("--no-install");
     expect(scripts("fetch")["start:deno"]).toMatch(/--no-remote --cached-only/);

@@ -6,6 +6,7 @@
 import {
   base64url,
   createRemoteJWKSet,
+  type CryptoKey as JoseCryptoKey,
   type JWK,
   type JWTPayload,
   type JWTVerifyGetKey,
@@ -85,9 +86,13 @@ export interface JwtJwksOptions extends JwtCommonOptions {
   key?: never;
 }
 
-/** One verification key: a public `CryptoKey` or JWK, an HMAC `CryptoKey`/JWK, or raw HMAC bytes. */
+/**
+ * One verification key: a public `CryptoKey` or JWK, an HMAC `CryptoKey`/JWK, or raw HMAC bytes.
+ * Typed with jose's names, which resolve without the DOM library: the published `.d.ts` must
+ * compile in a Node project whose `lib` has no `CryptoKey` or `JsonWebKey`.
+ */
 export interface JwtKeyOptions extends JwtCommonOptions {
-  key: CryptoKey | JsonWebKey | Uint8Array;
+  key: JoseCryptoKey | JWK | Uint8Array;
   secret?: never;
   jwksUrl?: never;
 }
@@ -275,7 +280,7 @@ function cryptoKey(key: CryptoKey, configured: unknown): Resolved {
   return { key, algorithms };
 }
 
-function jsonWebKey(jwk: JsonWebKey, configured: unknown): Resolved {
+function jsonWebKey(jwk: JWK, configured: unknown): Resolved {
   if (jwk.use !== undefined && jwk.use !== "sig")
     throw new TypeError('jwt.key: JWK "use" must be "sig"');
   if (Array.isArray(jwk.key_ops) && !jwk.key_ops.includes("verify")) {

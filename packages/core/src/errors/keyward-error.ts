@@ -43,9 +43,10 @@ export class KeywardError extends Error {
 
   /**
    * The FastAPI-style body `{"detail": ..., "code": ...}` as a JSON response with this error's
-   * status.
+   * status. (`extraHeaders` is typed through `Headers`, not the DOM-only `HeadersInit`, so the
+   * published `.d.ts` compiles in a Node project without the DOM library.)
    */
-  toResponse(extraHeaders?: HeadersInit): Response {
+  toResponse(extraHeaders?: ConstructorParameters<typeof Headers>[0]): Response {
     const headers = new Headers(extraHeaders);
     headers.set("content-type", "application/json");
     for (const [name, value] of Object.entries(this.headers)) headers.set(name, value);
