@@ -4,4 +4,14 @@
  * the other parts a store or adapter is assembled from. A host application needs none of this;
  * it imports from `@keyward/core`.
  */
-export {};
+export {
+  type CallGuard,
+  type CallGuardOptions,
+  type CircuitBreakerOptions,
+  callGuard,
+} from "./faults/call-guard.js";
+export { withDeadline } from "./faults/deadline.js";
+export {
+  StoreUnavailableError,
+  type StoreUnavailableKind,
+} from "./faults/store-unavailable-error.js";
