@@ -237,6 +237,47 @@ describeOnServer("PostgreSQL connections terminated under load", () => {
   });
 });
 
+describeOnServer("PostgreSQL terminating an idle pooled connection", () => {
+  it("is reported to onError, not thrown; close() stops listening on the pool", async () => {
+    const unhandled = watchUnhandled();
+    cleanups.push(async () => unhandled.stop());
+    const name = applicationName("idle");
+    const pool = new pg.Pool({ connectionString: serverUrl, max: 2, application_name: name });
+    cleanups.push(() => pool.end());
+    const admin = new pg.Client({ connectionString: serverUrl });
+    admin.on("error", () => {});
+    await admin.connect();
+    cleanups.push(() => admin.end());
+    const schema = uniqueSchema("idle");
+    await migrate(admin, { schema });
+    cleanups.push(() => dropSchema(admin, schema));
+
+    const storeErrors: unknown[] = [];
+    const store = postgresStore({
+      client: pool,
+      schema,
+      cache: false,
+      onError: (e) => storeErrors.push(e),
+    });
+    expect(pool.listenerCount("error")).toBe(1);
+    await store.keys.findByHash(hasher.hash(unknownKey()));
+    expect(pool.idleCount).toBe(1);
+
+    await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+      [name],
+    );
+    await waitFor(async () => storeErrors.length > 0);
+    expect(storeErrors[0]).toMatchObject({ code: "57P01" });
+    expect(unhandled.errors).toEqual([]);
+    // The pool dropped it; the next lookup gets a new connection.
+    await expect(store.keys.findByHash(hasher.hash(unknownKey()))).resolves.toBeNull();
+
+    await store.close();
+    expect(pool.listenerCount("error")).toBe(0);
+  });
+});
+
 describeOnServer("PostgreSQL terminating a connection as the pool lends it", () => {
   // The server's "ready" and its "terminating connection" reach the client in one packet: the
   // connection is lent and fails within one event. Whatever checks it out must be listening for
@@ -428,6 +469,10 @@ describeOnServer("PostgreSQL hung behind a paused proxy", () => {
       new Set(["list", "create", "unknown key", "known key", "usage"]),
     );
     expect(storeErrors.some((e) => e instanceof StoreUnavailableError)).toBe(true);
+    // Not hammered: once the circuit opened, requests were refused without waiting, and far
+    // fewer calls were sent (and failed) than requests were made.
+    expect(during.filter((o) => o.ms < timeoutMs / 2).length).toBeGreaterThan(during.length / 2);
+    expect(storeErrors.length).toBeLessThan(during.length / 2);
 
     proxy.resume();
     const recovery = await waitFor(
