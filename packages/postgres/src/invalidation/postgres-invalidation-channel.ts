@@ -75,6 +75,7 @@ export function canListen(client: unknown): boolean {
 /**
  * @example
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * pool.on("error", (error) => console.warn("PostgreSQL: idle connection failed", error));
  * const channel = postgresInvalidationChannel({ connect: () => pool.connect(), publisher: pool });
  * const keys = cachedKeyStore(store.keys, { channel });
  */
