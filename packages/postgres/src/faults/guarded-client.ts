@@ -7,8 +7,7 @@
  * passes it can destroy the connection (`release(true)`) rather than leave it in the pool, busy or
  * in an unknown state. Each checkout and its query run under one deadline.
  */
-import type { CallGuard } from "@keyward/core/toolkit";
-import { StoreUnavailableError, withDeadline } from "@keyward/core/toolkit";
+import { type CallGuard, StoreUnavailableError, withDeadline } from "@keyward/core/toolkit";
 import {
   beginCommit,
   isPoolLike,
