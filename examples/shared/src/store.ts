@@ -71,7 +71,10 @@ export async function openDemoStore(
 interface PoolConstructor {
   new (options: {
     connectionString: string;
+    connectionTimeoutMillis?: number;
+    keepAlive?: boolean;
   }): import("@keyward/postgres").PostgresClient & {
+    on(event: "error", listener: (error: Error) => void): unknown;
     end(): Promise<void>;
   };
 }
@@ -83,7 +86,19 @@ async function openPostgres(connectionString: string) {
     import("pg" as string) as Promise<{ default: { Pool: PoolConstructor } }>,
     import("@keyward/postgres"),
   ]);
-  const pool = new driver.default.Pool({ connectionString });
+  // A connection attempt that never completes gives up (and frees its pool slot) after 5 s;
+  // keep-alive notices a peer that vanished without closing the connection.
+  const pool = new driver.default.Pool({
+    connectionString,
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
+  });
+  // An idle connection that fails (a database restart, a dropped connection) makes the pool emit
+  // 'error', which ends the process if nobody listens. The store listens while it is open; this
+  // listener covers the moments before it opens and after it closes.
+  pool.on("error", (error) => {
+    console.warn(`PostgreSQL: an idle connection failed and was dropped (${error.message})`);
+  });
   const store = postgresStore({ client: pool });
   try {
     await store.migrate();

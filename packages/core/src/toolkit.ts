@@ -5,3 +5,14 @@
  * it imports from `@keyward/core`.
  */
 export { codeForStatus, errorBody } from "./errors/error-body.js";
+export {
+  type CallGuard,
+  type CallGuardOptions,
+  type CircuitBreakerOptions,
+  callGuard,
+} from "./faults/call-guard.js";
+export { withDeadline } from "./faults/deadline.js";
+export {
+  StoreUnavailableError,
+  type StoreUnavailableKind,
+} from "./faults/store-unavailable-error.js";

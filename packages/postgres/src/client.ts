@@ -4,6 +4,8 @@
  * it from `postgresJsClient`. No driver is imported here, so none is a dependency.
  */
 
+import { checkoutConnection } from "./faults/pooled-connection.js";
+
 /** Anything that runs one SQL statement with `$1`-style parameters and resolves to its rows. */
 export interface PostgresClient {
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
@@ -49,22 +51,23 @@ export async function inTransaction<T>(
 ): Promise<T> {
   if (isTransactional(client)) return client.transaction(work);
   if (isPoolLike(client)) {
-    const connection = await client.connect();
-    let broken: unknown;
+    const held = await checkoutConnection(client);
+    let failed = false;
     try {
-      return await beginCommit(connection, work);
+      return await beginCommit(held.connection, work);
     } catch (error) {
-      broken = error;
+      failed = true;
       throw error;
     } finally {
       // A connection whose ROLLBACK may not have run is not handed back to the pool.
-      connection.release(broken !== undefined);
+      held.release(failed);
     }
   }
   return beginCommit(client, work);
 }
 
-async function beginCommit<T>(
+/** BEGIN, `work`, COMMIT on one connection; ROLLBACK (best effort) if anything fails. */
+export async function beginCommit<T>(
   connection: PostgresClient,
   work: (transaction: PostgresClient) => Promise<T>,
 ): Promise<T> {

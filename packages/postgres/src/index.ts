@@ -1,8 +1,10 @@
 /**
  * @keyward/postgres — Keyward's keys and usage on PostgreSQL: versioned migrations, atomic
  * rotation and revocation, batched usage upserts, and a verification cache that every instance
- * empties at once through LISTEN/NOTIFY. Works with `pg`, Neon's `Pool`, PGlite and postgres.js.
+ * empties at once through LISTEN/NOTIFY, and a failure policy (a deadline and a circuit breaker on
+ * every call). Works with `pg`, Neon's `Pool`, PGlite and postgres.js.
  */
+export { type CircuitBreakerOptions, StoreUnavailableError } from "@keyward/core/toolkit";
 export {
   inTransaction,
   type PoolLike,

@@ -9,7 +9,11 @@ import {
   type KeyStore,
   type UsageStore,
 } from "@keyward/core";
+import { type CircuitBreakerOptions, callGuard } from "@keyward/core/toolkit";
 import type { PostgresClient } from "./client.js";
+import { guardedClient } from "./faults/guarded-client.js";
+import { isOutage } from "./faults/outage.js";
+import { reportPoolErrors } from "./faults/pool-errors.js";
 import {
   canListen,
   type PostgresInvalidationChannel,
@@ -24,9 +28,26 @@ import { postgresUsageStore } from "./usage/postgres-usage-store.js";
 export interface PostgresStoreOptions extends NamingOptions {
   /**
    * Runs the queries: a `pg.Pool` (recommended), a `pg.Client`, Neon's `Pool`, PGlite, or
-   * `postgresJsClient(sql)`. The store never closes it: it is yours.
+   * `postgresJsClient(sql)`. The store never closes it: it is yours. On a pool, the store listens
+   * for its 'error' events (an idle connection that failed) and reports them to `onError`, so
+   * they cannot end the process.
    */
   client: PostgresClient;
+  /**
+   * Longest any call to the database may take, in ms: a query with its connection checkout, each
+   * statement of a transaction, a NOTIFY. Past it the call fails (a request gets a 500) and a
+   * pooled connection it held is destroyed, not returned. Holds whatever the driver's own timeouts
+   * are. Default 2,000.
+   */
+  timeoutMs?: number;
+  /**
+   * After `failureThreshold` (3) calls in a row failed because the database was unreachable or
+   * timed out, no call is sent for `retryIntervalMs` (500 ms), then one probes it: during an
+   * outage requests fail at once instead of each waiting `timeoutMs`, and service resumes by
+   * itself. Errors that are the database's answer (a constraint, bad input) do not count. `false`
+   * turns it off.
+   */
+  circuitBreaker?: CircuitBreakerOptions | false;
   /**
    * The verification cache (`cachedKeyStore` from `@keyward/core`): options, or false to turn it
    * off. By default it is on whenever there is an invalidation channel (see `invalidation`), and
@@ -46,7 +67,11 @@ export interface PostgresStoreOptions extends NamingOptions {
    * usage on the request path and records whole batches, so this is for other callers.
    */
   usageFlushIntervalMs?: number;
-  /** Told about failures in the background: interval usage writes, LISTEN, publishing. Default `console.warn`. */
+  /**
+   * Told about every failed call to the database (timeouts included; not calls the open circuit
+   * refused without sending), errors of idle pooled connections, and failures in the background:
+   * interval usage writes, LISTEN, publishing. Default `console.warn`.
+   */
   onError?(error: unknown): void;
 }
 
@@ -63,7 +88,10 @@ export interface PostgresStore {
   migrate(): Promise<MigrationResult>;
   /** Writes buffered usage now (a no-op without `usageFlushIntervalMs`). */
   flush(): Promise<void>;
-  /** Writes buffered usage and stops the cache and the LISTEN connection. Leaves `client` open. */
+  /**
+   * Writes buffered usage, stops the cache and the LISTEN connection, and stops listening for the
+   * pool's errors (keep a listener of your own until `pool.end()`). Leaves `client` open.
+   */
   close(): Promise<void>;
 }
 
@@ -76,7 +104,8 @@ export interface PostgresStore {
  * import { createKeyward, memoryRateLimitStore } from "@keyward/core";
  * import { postgresStore } from "@keyward/postgres";
  *
- * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000 });
+ * pool.on("error", (error) => console.warn("idle PostgreSQL connection failed", error)); // before and after the store
  * const store = postgresStore({ client: pool });
  * await store.migrate();
  * const keyward = createKeyward({
@@ -93,19 +122,37 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   const onError =
     options.onError ?? ((error: unknown) => console.warn("keyward: postgres store", error));
 
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  const guard = callGuard({
+    store: "PostgreSQL",
+    timeoutMs,
+    circuitBreaker: options.circuitBreaker ?? {},
+    isFailure: isOutage,
+    onError,
+  });
+  // Every query of the store goes through `guarded`; `client` itself only carries LISTEN.
+  const guarded = guardedClient(client, guard, timeoutMs);
+  const stopReportingPoolErrors = reportPoolErrors(client, onError);
+
   const ownChannel: PostgresInvalidationChannel | undefined =
     options.invalidation === undefined && options.cache !== false && canListen(client)
-      ? postgresInvalidationChannel({ client, channel: naming.channel, onError })
+      ? postgresInvalidationChannel({
+          client,
+          publisher: guarded,
+          channel: naming.channel,
+          timeoutMs,
+          onError,
+        })
       : undefined;
   const channel = options.invalidation === false ? undefined : (options.invalidation ?? ownChannel);
 
-  const storedKeys = postgresKeyStore(client, naming);
+  const storedKeys = postgresKeyStore(guarded, naming);
   const cache =
     options.cache === false || (channel === undefined && options.cache === undefined)
       ? undefined
       : cachedKeyStore(storedKeys, { onError, ...options.cache, ...(channel ? { channel } : {}) });
 
-  const storedUsage = postgresUsageStore(client, naming);
+  const storedUsage = postgresUsageStore(guarded, naming);
   const flushIntervalMs = options.usageFlushIntervalMs ?? 0;
   const buffered =
     flushIntervalMs > 0 ? bufferedUsageStore(storedUsage, { flushIntervalMs, onError }) : undefined;
@@ -117,7 +164,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     ready: cache?.ready ?? Promise.resolve(),
     tables: { ...naming.tables },
     channel: ownChannel?.channel,
-    migrate: () => migrate(client, naming),
+    migrate: () => migrate(guarded, naming),
     flush: async () => buffered?.flush(),
     close() {
       closing ??= (async () => {
@@ -126,6 +173,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         } finally {
           await cache?.close();
           await ownChannel?.close();
+          stopReportingPoolErrors();
         }
       })();
       return closing;

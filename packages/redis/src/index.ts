@@ -4,9 +4,8 @@
  * verification cache, and a defined behaviour when Redis fails.
  */
 
+export { type CircuitBreakerOptions, StoreUnavailableError } from "@keyward/core/toolkit";
 export type { IoredisClient, NodeRedisClient, RedisClient } from "./client/redis-client.js";
-export type { CircuitBreakerOptions } from "./guard/call-guard.js";
-export { RedisStoreError } from "./guard/redis-store-error.js";
 export {
   type RedisInvalidationChannel,
   type RedisInvalidationChannelOptions,
@@ -15,3 +14,4 @@ export {
 export type { StoreErrorPolicy } from "./rate-limit/redis-rate-limit-store.js";
 export type { TimeSource } from "./rate-limit/redis-steps.js";
 export { type RedisStorage, type RedisStoreOptions, redisStore } from "./redis-store.js";
+export { RedisStoreError } from "./redis-store-error.js";

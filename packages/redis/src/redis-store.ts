@@ -8,9 +8,9 @@ import {
   type RateLimitStore,
   type UsageStore,
 } from "@keyward/core";
+import { type CircuitBreakerOptions, callGuard } from "@keyward/core/toolkit";
 import type { RedisClient } from "./client/redis-client.js";
 import { redisConnection } from "./client/redis-connection.js";
-import { type CircuitBreakerOptions, callGuard } from "./guard/call-guard.js";
 import {
   createInvalidationChannel,
   type RedisInvalidationChannel,
@@ -135,6 +135,7 @@ export function redisStore(options: RedisStoreOptions): RedisStorage {
 
   let backlogFlush: () => void = () => {};
   const guard = callGuard({
+    store: "Redis",
     timeoutMs,
     circuitBreaker: options.circuitBreaker ?? {},
     onError,

@@ -247,6 +247,55 @@ describe("cachedKeyStore", () => {
     expect(cache.stats.resets).toBe(2);
   });
 
+  it("shares one store lookup between concurrent callers while interrupted, and keeps nothing", async () => {
+    const inner = memoryKeyStore();
+    let lookups = 0;
+    let open: () => void = () => {};
+    let gate = Promise.resolve();
+    const closeGate = () => {
+      gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+    };
+    const slow: KeyStore = {
+      ...inner,
+      findByHash: async (secretHash) => {
+        lookups++;
+        const found = await inner.findByHash(secretHash);
+        await gate;
+        return found;
+      },
+    };
+    const channel = memoryInvalidationChannel();
+    const cache = cachedKeyStore(slow, { channel });
+    await cache.ready;
+    const key = storedKey();
+    await cache.create(key);
+    channel.interrupt();
+
+    closeGate();
+    const burst = Array.from({ length: 10 }, () => cache.findByHash(key.secretHash));
+    await settle();
+    expect(lookups).toBe(1);
+    open();
+    expect((await Promise.all(burst)).every((found) => found?.id === key.id)).toBe(true);
+    expect(cache.stats.bypassed).toBe(10);
+
+    // Not kept: the next lookup asks the store again. And one that starts after a change made
+    // here does not join a lookup that began before it.
+    closeGate();
+    const before = cache.findByHash(key.secretHash);
+    await settle();
+    await cache.revoke(key.id, 9);
+    const after = cache.findByHash(key.secretHash);
+    await settle();
+    open();
+    expect((await before)?.revokedAt).toBeNull();
+    expect((await after)?.revokedAt).toBe(9);
+    expect(lookups).toBe(3);
+    expect(cache.size).toBe(0);
+  });
+
   it("does not cache until the subscription is live", async () => {
     const { store, calls } = countingStore();
     let live!: (stop: () => Promise<void>) => void;

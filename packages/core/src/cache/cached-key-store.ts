@@ -49,7 +49,10 @@ export interface CachedKeyStoreStats {
   negativeHits: number;
   /** Lookups that went to the store while caching was on. */
   misses: number;
-  /** Lookups that went to the store because caching was off (channel not live). */
+  /**
+   * Lookups made while caching was off (channel not live): each went to the store, concurrent
+   * lookups of one key through one shared call.
+   */
   bypassed: number;
   /** Entries dropped by an invalidation, local or received. */
   invalidations: number;
@@ -245,13 +248,17 @@ export function cachedKeyStore(
     peek,
 
     async findByHash(secretHash) {
-      if (!caching) {
+      if (caching) {
+        const known = peek(secretHash);
+        if (known !== undefined) return known;
+        stats.misses++;
+      } else {
+        // Nothing is served from memory while the channel cannot be heard: a revocation made on
+        // another instance could be missed. Concurrent lookups of one key still share one query,
+        // which is safe (a later local change clears `inFlight`) and keeps a burst of requests
+        // for a hot key from becoming a burst of queries while the database is slow.
         stats.bypassed++;
-        return inner.findByHash(secretHash);
       }
-      const known = peek(secretHash);
-      if (known !== undefined) return known;
-      stats.misses++;
       let lookup = inFlight.get(secretHash);
       if (lookup === undefined) {
         const startedAt = generation;

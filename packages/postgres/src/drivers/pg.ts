@@ -4,6 +4,7 @@
  * `"interrupted"` and every reopening as `"live"`, so caches drop what they may have missed.
  */
 import type { ChannelState } from "@keyward/core";
+import { StoreUnavailableError, withDeadline } from "@keyward/core/toolkit";
 import type { PostgresClient } from "../client.js";
 import { type NotificationSource, quoteChannel } from "../invalidation/notification-source.js";
 
@@ -28,7 +29,10 @@ export function isPgListenConnection(client: unknown): client is PgListenConnect
 }
 
 export interface PgNotificationsOptions {
-  /** Opens a connected connection. Called again after the previous one dropped, unless `reconnect` is false. */
+  /**
+   * Opens a connected connection. Called again after the previous one dropped, unless `reconnect`
+   * is false. Given `heartbeatTimeoutMs` to connect; one that connects later is closed at once.
+   */
   connect(): Promise<PgListenConnection>;
   /** Whether the connection is this source's to close (true for one it opened or borrowed). */
   owned: boolean;
@@ -90,13 +94,18 @@ export function pgNotifications(options: PgNotificationsOptions): NotificationSo
         unref(retryTimer);
       };
 
+      /** Whether a check is still waiting for its answer: checks never pile up on the connection. */
+      let beating = false;
       const heartbeat = async () => {
         const connection = current;
-        if (!connection) return;
+        if (!connection || beating) return;
+        beating = true;
         try {
-          await withTimeout(connection.query("SELECT 1"), heartbeatTimeoutMs);
+          await answerWithin(connection.query("SELECT 1"), heartbeatTimeoutMs, "heartbeat");
         } catch (error) {
           lost(connection, error);
+        } finally {
+          beating = false;
         }
       };
 
@@ -104,11 +113,16 @@ export function pgNotifications(options: PgNotificationsOptions): NotificationSo
         if (stopped) return;
         let connection: PgListenConnection | undefined;
         try {
-          connection = await connect();
+          const connecting = connect();
+          // A hung database must not keep the channel waiting (or retrying) forever.
+          connection = await withDeadline(connecting, heartbeatTimeoutMs, () => {
+            connecting.then(letGo, () => {});
+            return timeout("connect", heartbeatTimeoutMs);
+          });
           connection.on("notification", onNotification);
           connection.on("error", onConnectionError);
           connection.on("end", onEnd);
-          await withTimeout(connection.query(`LISTEN ${quoted}`), heartbeatTimeoutMs);
+          await answerWithin(connection.query(`LISTEN ${quoted}`), heartbeatTimeoutMs, "LISTEN");
         } catch (error) {
           if (connection) letGo(connection);
           onError(error);
@@ -137,9 +151,11 @@ export function pgNotifications(options: PgNotificationsOptions): NotificationSo
         const connection = current;
         current = undefined;
         if (!connection) return;
-        await withTimeout(connection.query(`UNLISTEN ${quoted}`), heartbeatTimeoutMs).catch(
-          () => {},
-        );
+        await answerWithin(
+          connection.query(`UNLISTEN ${quoted}`),
+          heartbeatTimeoutMs,
+          "UNLISTEN",
+        ).catch(() => {});
         letGo(connection);
       };
     },
@@ -150,20 +166,13 @@ function unref(timer: unknown): void {
   (timer as { unref?: () => void }).unref?.();
 }
 
-/** `work`, or a rejection once `ms` have passed without an answer. */
-async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`No answer from PostgreSQL within ${ms} ms`)),
-          ms,
-        );
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+const timeout = (what: string, ms: number) =>
+  new StoreUnavailableError(
+    "timeout",
+    "PostgreSQL",
+    `PostgreSQL did not answer the LISTEN connection's ${what} within ${ms} ms`,
+  );
+
+function answerWithin<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  return withDeadline(work, ms, () => timeout(what, ms));
 }

@@ -9,9 +9,11 @@ import type {
   InvalidationListener,
   KeyInvalidation,
 } from "@keyward/core";
+import { StoreUnavailableError, withDeadline } from "@keyward/core/toolkit";
 import { isPoolLike, type PostgresClient } from "../client.js";
 import { isPgListenConnection, type PgListenConnection, pgNotifications } from "../drivers/pg.js";
 import { isPGliteLike, pgliteNotifications } from "../drivers/pglite.js";
+import { checkoutConnection } from "../faults/pooled-connection.js";
 import type { NotificationSource } from "./notification-source.js";
 
 export interface PostgresInvalidationChannelOptions {
@@ -33,8 +35,16 @@ export interface PostgresInvalidationChannelOptions {
   channel?: string;
   /** How often the `pg` LISTEN connection is checked with `SELECT 1`; 0 turns it off. Default 10 s. */
   heartbeatIntervalMs?: number;
-  /** How long a check (or LISTEN itself) may take before the connection is taken as lost. Default 5 s. */
+  /**
+   * How long opening the LISTEN connection, LISTEN itself or a check may take before the connection
+   * is taken as lost. Default 5 s.
+   */
   heartbeatTimeoutMs?: number;
+  /**
+   * Longest a NOTIFY may take; past it `publish` rejects (the cache reports it, and other instances
+   * fall back on the TTL), so a rotation or revocation never hangs on it. Default 2,000 ms.
+   */
+  timeoutMs?: number;
   /** Told about dropped connections and failed reconnections. Default: a `console.warn`. */
   onError?(error: unknown): void;
 }
@@ -65,6 +75,7 @@ export function canListen(client: unknown): boolean {
 /**
  * @example
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * pool.on("error", (error) => console.warn("PostgreSQL: idle connection failed", error));
  * const channel = postgresInvalidationChannel({ connect: () => pool.connect(), publisher: pool });
  * const keys = cachedKeyStore(store.keys, { channel });
  */
@@ -79,6 +90,8 @@ export function postgresInvalidationChannel(
     options.onError ??
     ((error: unknown) => console.warn("keyward: LISTEN connection problem", error));
   const { source, publisher } = resolveSource(options, onError);
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  if (!(timeoutMs > 0)) throw new TypeError("timeoutMs must be a positive number of milliseconds");
 
   const subscribers = new Set<Subscriber>();
   const waiting = new Set<{ resolve: () => void; reject: (error: Error) => void }>();
@@ -115,7 +128,16 @@ export function postgresInvalidationChannel(
     async publish(event: KeyInvalidation) {
       const target = publisher();
       const payload = JSON.stringify({ keyId: event.keyId, secretHash: event.secretHash });
-      await target.query("SELECT pg_notify($1, $2)", [channel, payload]);
+      await withDeadline(
+        target.query("SELECT pg_notify($1, $2)", [channel, payload]),
+        timeoutMs,
+        () =>
+          new StoreUnavailableError(
+            "timeout",
+            "PostgreSQL",
+            `PostgreSQL did not take the invalidation NOTIFY within ${timeoutMs} ms`,
+          ),
+      );
     },
 
     async subscribe(listener, onReset) {
@@ -184,9 +206,11 @@ function resolveSource(
   if (isPoolLike(client)) {
     const source = pgNotifications({
       connect: async () => {
-        const connection = await client.connect();
+        // Watched from the moment it is lent; pgNotifications adds its own listener next.
+        const held = await checkoutConnection(client);
+        const { connection } = held;
         if (!isPgListenConnection(connection)) {
-          connection.release();
+          held.release();
           throw new TypeError("The pool's connections cannot LISTEN (no notification events)");
         }
         return connection;

@@ -19,6 +19,7 @@ export interface MigrationResult {
  *
  * @example
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * pool.on("error", (error) => console.warn("PostgreSQL: idle connection failed", error));
  * await migrate(pool); // at start, before serving
  */
 export async function migrate(

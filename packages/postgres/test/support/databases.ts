@@ -80,26 +80,32 @@ export function sharedPGlite(): { get(): Promise<PGlite>; close(): Promise<void>
 }
 
 /**
- * `client`, with every `query` counted. Other members are passed through bound to the client, so
- * the store still sees a pool, or PGlite, and builds its LISTEN channel as it would.
+ * `client`, with every `query` counted, those sent on connections a pool lends (`connect()`)
+ * included: the store checks pooled connections out itself. Other members are passed through
+ * bound to the client, so the store still sees a pool, or PGlite, and builds its LISTEN channel as
+ * it would.
  */
 export function countingClient<C extends PostgresClient>(
   client: C,
 ): { client: C; queries: string[] } {
   const queries: string[] = [];
-  const counted = new Proxy(client, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target) as unknown;
-      if (property === "query") {
-        return (text: string, params?: unknown[]) => {
-          queries.push(text);
-          return target.query(text, params);
-        };
-      }
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { client: counted, queries };
+  const counting = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(inner, property) {
+        const value = Reflect.get(inner, property, inner) as unknown;
+        if (property === "query") {
+          return (text: string, params?: unknown[]) => {
+            queries.push(text);
+            return (inner as unknown as PostgresClient).query(text, params);
+          };
+        }
+        if (property === "connect" && typeof value === "function") {
+          return async () => counting(await value.call(inner));
+        }
+        return typeof value === "function" ? value.bind(inner) : value;
+      },
+    });
+  return { client: counting(client), queries };
 }
 
 /** Every row of every table in `schema`, as JSON text: what a stolen backup would show. */

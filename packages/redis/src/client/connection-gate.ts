@@ -7,7 +7,7 @@
  * Only a client that has been ready before counts as disconnected: a new client's first commands
  * may wait for its first connection (within the deadline).
  */
-import { RedisStoreError } from "../guard/redis-store-error.js";
+import { StoreUnavailableError } from "@keyward/core/toolkit";
 
 /**
  * Whether a call may be sent now. `ready()` is the client's own state: true when connected, false
@@ -23,8 +23,9 @@ export function connectionGate(ready: () => boolean | undefined): () => boolean 
   };
 }
 
-export const disconnectedError = (): RedisStoreError =>
-  new RedisStoreError(
+export const disconnectedError = (): StoreUnavailableError =>
+  new StoreUnavailableError(
     "unavailable",
+    "Redis",
     "The Redis client has lost its connection and is reconnecting",
   );

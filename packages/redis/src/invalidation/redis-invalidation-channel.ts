@@ -16,6 +16,7 @@ import type {
   InvalidationListener,
   KeyInvalidation,
 } from "@keyward/core";
+import { StoreUnavailableError, withDeadline } from "@keyward/core/toolkit";
 import type { RedisClient } from "../client/redis-client.js";
 import {
   type RedisConnection,
@@ -165,22 +166,16 @@ function parse(message: string): KeyInvalidation | null {
 }
 
 function deadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`Redis ${what} did not complete within ${ms} ms`)),
-      ms,
-    );
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+  return withDeadline(
+    promise,
+    ms,
+    () =>
+      new StoreUnavailableError(
+        "timeout",
+        "Redis",
+        `Redis ${what} did not complete within ${ms} ms`,
+      ),
+  );
 }
 
 export interface RedisInvalidationChannelOptions {

@@ -4,8 +4,8 @@
  * atomic: Redis runs one script at a time. Persist Redis (AOF) if keys must survive a restart.
  */
 import type { KeyRotation, KeyStore, StoredKey } from "@keyward/core";
+import type { CallGuard } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
-import type { CallGuard } from "../guard/call-guard.js";
 import type { KeyNames } from "../key-names.js";
 import {
   createKeyScript,

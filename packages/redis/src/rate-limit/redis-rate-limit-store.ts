@@ -12,8 +12,8 @@ import {
   type UsageHit,
   type UsageStore,
 } from "@keyward/core";
+import type { CallGuard } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
-import type { CallGuard } from "../guard/call-guard.js";
 import type { KeyNames } from "../key-names.js";
 import { stepsOnRedis, type TimeSource } from "./redis-steps.js";
 import { stepBatcher } from "./step-batcher.js";

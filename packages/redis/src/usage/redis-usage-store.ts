@@ -4,8 +4,8 @@
  * when another store limits, a fail-open backlog, an import).
  */
 import type { UsageIncrement, UsageStore } from "@keyward/core";
+import type { CallGuard } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
-import type { CallGuard } from "../guard/call-guard.js";
 import type { KeyNames } from "../key-names.js";
 import { lastUsedScript, readUsageScript, recordUsageScript } from "../lua/usage.js";
 import { dayField, endpointField, toKeyUsage } from "./usage-fields.js";

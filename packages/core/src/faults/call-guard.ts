@@ -1,0 +1,143 @@
+/**
+ * The failure policy a store puts around every call to its database, giving the request path the
+ * two properties it needs from a remote store:
+ *
+ * - **A deadline.** No call waits longer than `timeoutMs`, whatever the client does meanwhile
+ *   (Redis clients queue commands while reconnecting; a `pg` pool queues checkouts behind a hung
+ *   connection). The guard cancels nothing itself: it aborts the signal it gave the call, so the
+ *   call can let go of what it holds (a pooled connection is destroyed, not returned).
+ * - **A circuit breaker.** After `failureThreshold` failures in a row, calls fail at once for
+ *   `retryIntervalMs`, then one call is let through as a probe; its success closes the circuit.
+ *   During an outage requests are answered by the failure policy immediately instead of each
+ *   waiting out the timeout, and service resumes without a restart once a probe gets through.
+ *
+ * Real time is right here (not an injected `Clock`): the deadline and the retry interval are about
+ * the network, not about rate-limit or usage semantics.
+ */
+import { withDeadline } from "./deadline.js";
+import { StoreUnavailableError } from "./store-unavailable-error.js";
+
+export interface CircuitBreakerOptions {
+  /** Consecutive failures that open the circuit. Default 3. */
+  failureThreshold?: number;
+  /** How long the circuit stays open before one call probes the database again. Default 500 ms. */
+  retryIntervalMs?: number;
+}
+
+export interface CallGuardOptions {
+  /** The database, as messages name it: `"Redis"`, `"PostgreSQL"`. */
+  store: string;
+  timeoutMs: number;
+  /** `false` sends every call, however many failed before it. */
+  circuitBreaker: CircuitBreakerOptions | false;
+  /**
+   * Whether an error a call rejected with means the database is unreachable or unwell. Such errors
+   * count toward opening the circuit and go to `onError`; any other error is the database's answer
+   * (a constraint violation, say): it proves the database is up, so it closes the circuit like a
+   * success, and is passed on unreported. Default: every error is a failure. Timeouts always are.
+   */
+  isFailure?(error: unknown): boolean;
+  /** Told about every failed call (not about calls the open circuit refused without sending). */
+  onError(error: unknown): void;
+  /** Called after a success that follows a failure: the database is answering again. */
+  onRecovered?(): void;
+}
+
+export interface CallGuard {
+  /**
+   * Runs `call` under the deadline and the breaker. `signal` is aborted, with the timeout error as
+   * its reason, when the deadline passes; by then the caller has its rejection.
+   */
+  run<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T>;
+  /** Whether the last call failed (the database may be down). */
+  readonly failing: boolean;
+}
+
+/**
+ * @example
+ * const guard = callGuard({ store: "PostgreSQL", timeoutMs: 2_000, circuitBreaker: {}, onError: console.warn });
+ * const { rows } = await guard.run(() => pool.query("SELECT 1"));
+ */
+export function callGuard(options: CallGuardOptions): CallGuard {
+  const { store, timeoutMs, onError, onRecovered } = options;
+  const isFailure = options.isFailure ?? (() => true);
+  if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) {
+    throw new TypeError(`${store} store: timeoutMs must be a positive number, got ${timeoutMs}`);
+  }
+  const breaker = options.circuitBreaker;
+  const threshold = breaker === false ? Number.POSITIVE_INFINITY : (breaker.failureThreshold ?? 3);
+  const retryIntervalMs = breaker === false ? 0 : (breaker.retryIntervalMs ?? 500);
+  if (!(threshold >= 1)) {
+    throw new TypeError(`${store} store: circuitBreaker.failureThreshold must be at least 1`);
+  }
+  if (!(retryIntervalMs >= 0)) {
+    throw new TypeError(`${store} store: circuitBreaker.retryIntervalMs must be 0 or more`);
+  }
+
+  let failures = 0;
+  let retryAt = 0;
+  let probing = false;
+  const unavailable = new StoreUnavailableError(
+    "unavailable",
+    store,
+    `${store} is unavailable: recent calls failed, the next retry is not due yet`,
+  );
+
+  const succeeded = () => {
+    const recovered = failures > 0;
+    failures = 0;
+    probing = false;
+    if (recovered) onRecovered?.();
+  };
+  const failed = (error: unknown) => {
+    failures += 1;
+    probing = false;
+    if (failures >= threshold) retryAt = performance.now() + retryIntervalMs;
+    onError(error);
+  };
+  const settle = (error: unknown, timedOut: boolean) => {
+    if (timedOut || isFailure(error)) failed(error);
+    else succeeded();
+  };
+
+  return {
+    get failing() {
+      return failures > 0;
+    },
+
+    run<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+      if (failures >= threshold) {
+        if (probing || performance.now() < retryAt) return Promise.reject(unavailable);
+        probing = true;
+      }
+      const controller = new AbortController();
+      let pending: Promise<T>;
+      try {
+        pending = call(controller.signal);
+      } catch (error) {
+        settle(error, false);
+        return Promise.reject(error);
+      }
+      let timedOut = false;
+      return withDeadline(pending, timeoutMs, () => {
+        timedOut = true;
+        const error = new StoreUnavailableError(
+          "timeout",
+          store,
+          `${store} did not answer within ${timeoutMs} ms`,
+        );
+        controller.abort(error);
+        return error;
+      }).then(
+        (value) => {
+          succeeded();
+          return value;
+        },
+        (error: unknown) => {
+          settle(error, timedOut);
+          throw error;
+        },
+      );
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The store's failure policy where no fault is needed to see it: its options are checked, and the
+ * database's answers to bad statements (a duplicate, say) never open the circuit, which would
+ * otherwise let one client's bad input take the store down for everyone.
+ */
+import { storedKey } from "@keyward/testing";
+import { afterAll, describe, expect, it } from "vitest";
+import { migrate, postgresStore } from "../src/index.js";
+import { sharedPGlite, uniqueSchema } from "./support/databases.js";
+
+const pglite = sharedPGlite();
+afterAll(() => pglite.close());
+
+describe("postgresStore's failure policy", () => {
+  it("checks timeoutMs and circuitBreaker", async () => {
+    const client = await pglite.get();
+    expect(() => postgresStore({ client, timeoutMs: 0 })).toThrow(/timeoutMs/);
+    expect(() => postgresStore({ client, timeoutMs: Number.NaN })).toThrow(/timeoutMs/);
+    expect(() => postgresStore({ client, circuitBreaker: { failureThreshold: 0 } })).toThrow(
+      /failureThreshold/,
+    );
+  });
+
+  it("does not open the circuit on the database's answers", async () => {
+    const client = await pglite.get();
+    const schema = uniqueSchema("policy");
+    await migrate(client, { schema });
+    const errors: unknown[] = [];
+    const store = postgresStore({
+      client,
+      schema,
+      cache: false,
+      circuitBreaker: { failureThreshold: 1, retryIntervalMs: 60_000 },
+      onError: (e) => errors.push(e),
+    });
+    const key = storedKey();
+    await store.keys.create(key);
+    // A duplicate id, twice: each is the database's answer (a unique violation), passed on as is.
+    for (let i = 0; i < 2; i++) {
+      await expect(store.keys.create(key)).rejects.toMatchObject({ code: "23505" });
+    }
+    expect(errors).toEqual([]);
+    // The circuit is closed: the next call is sent and answered.
+    expect((await store.keys.findById(key.id))?.id).toBe(key.id);
+    await store.close();
+  });
+});
