@@ -53,10 +53,11 @@ export function keywardRouter(keyward: Keyward): Router {
 }
 
 /**
- * Whether a body parser already consumed the stream: body-parser marks the request with `_body`;
- * any other reader leaves the stream ended. Express 4's `express.json()` sets `req.body = {}` even
- * when it skips a request, so `req.body` alone says nothing.
+ * Whether a body parser already consumed the stream: any reader that did (body-parser, multer, your
+ * own) leaves it ended, without our relying on a parser's private marks. Express 4's
+ * `express.json()` sets `req.body = {}` even when it skips a request, so `req.body` alone says
+ * nothing.
  */
 function bodyAlreadyRead(req: Request): boolean {
-  return (req as { _body?: unknown })._body === true || req.readableEnded;
+  return req.readableEnded;
 }

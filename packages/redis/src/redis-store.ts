@@ -9,8 +9,8 @@ import {
   type UsageStore,
 } from "@keyward/core";
 import { type CircuitBreakerOptions, callGuard } from "@keyward/core/toolkit";
+import { redisConnection } from "./client/connect.js";
 import type { RedisClient } from "./client/redis-client.js";
-import { redisConnection } from "./client/redis-connection.js";
 import {
   createInvalidationChannel,
   type RedisInvalidationChannel,

@@ -13,7 +13,7 @@ import {
 } from "@keyward/core";
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { redisConnection } from "../src/client/redis-connection.js";
+import { redisConnection } from "../src/client/connect.js";
 import { keyNames } from "../src/key-names.js";
 import { type StepRequest, stepsOnRedis } from "../src/rate-limit/redis-steps.js";
 import { localRedis, redisAvailable, testPrefix } from "./support/local-redis.js";

@@ -44,7 +44,6 @@ export function ioredisConnection(client: IoredisClient): RedisConnection {
   });
 
   return {
-    driver: "ioredis",
     cluster,
 
     run(script, keys, args) {

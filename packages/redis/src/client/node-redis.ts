@@ -22,7 +22,6 @@ export function nodeRedisConnection(client: NodeRedisClient): RedisConnection {
   const connected = connectionGate(() => (client as { isReady?: boolean }).isReady);
 
   return {
-    driver: "node-redis",
     cluster: isCluster,
 
     run(script, keys, args) {

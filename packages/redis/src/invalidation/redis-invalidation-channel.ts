@@ -17,12 +17,9 @@ import type {
   KeyInvalidation,
 } from "@keyward/core";
 import { StoreUnavailableError, withDeadline } from "@keyward/core/toolkit";
+import { redisConnection } from "../client/connect.js";
 import type { RedisClient } from "../client/redis-client.js";
-import {
-  type RedisConnection,
-  redisConnection,
-  type Subscriber,
-} from "../client/redis-connection.js";
+import type { RedisConnection, Subscriber } from "../client/redis-connection.js";
 import { defaultPrefix, keyNames } from "../key-names.js";
 
 export interface InvalidationChannelOptions {

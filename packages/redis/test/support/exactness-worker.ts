@@ -10,7 +10,7 @@
 import { createInterface } from "node:readline";
 import type { RateLimitPolicy } from "@keyward/core";
 import IORedis from "ioredis";
-import { redisConnection } from "../../src/client/redis-connection.js";
+import { redisConnection } from "../../src/client/connect.js";
 import { keyNames } from "../../src/key-names.js";
 import { stepsOnRedis } from "../../src/rate-limit/redis-steps.js";
 import { stepBatcher } from "../../src/rate-limit/step-batcher.js";
