@@ -16,3 +16,4 @@ export {
   StoreUnavailableError,
   type StoreUnavailableKind,
 } from "./faults/store-unavailable-error.js";
+export { routeWithMethod } from "./usage/route-label.js";

@@ -23,7 +23,7 @@ export function keywardRouter(keyward: Keyward): Router {
     const path = req.url;
     const query = path.indexOf("?");
     const pathname = query === -1 ? path : path.slice(0, query);
-    if (pathname !== basePath && !pathname.startsWith(`${basePath}/`)) {
+    if (!keyward.serves(pathname)) {
       next();
       return;
     }

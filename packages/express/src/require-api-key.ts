@@ -1,5 +1,6 @@
 import type { AcceptedCredentials, Keyward } from "@keyward/core";
 import { headerValue, toHeadersOnlyRequest } from "@keyward/core/node-http";
+import { routeWithMethod } from "@keyward/core/toolkit";
 import type { Request, RequestHandler } from "express";
 import { sendResponse } from "./send-response.js";
 
@@ -47,7 +48,7 @@ export function requireApiKey(
   const fixed = { ...(scopes ? { scopes } : {}), ...(accept ? { accept } : {}) };
   return (req, res, next) => {
     const template = options.route ?? routeTemplate(req);
-    const route = template.includes(" ") ? template : `${req.method} ${template}`;
+    const route = routeWithMethod(req.method, template);
     // Every Authorization line, joined: two of them are refused, as on the key-management routes.
     const authorization = headerValue(req.rawHeaders, "authorization");
     // req.ip is the socket's address, or with `trust proxy` set, the client address the trusted

@@ -1,5 +1,6 @@
 import type { Keyward } from "@keyward/core";
 import { headerValue, toHeadersOnlyRequest } from "@keyward/core/node-http";
+import { routeWithMethod } from "@keyward/core/toolkit";
 import type { preHandlerAsyncHookHandler } from "fastify";
 import { sendReply } from "./send-reply.js";
 import type { RequireApiKeyOptions } from "./types.js";
@@ -21,7 +22,7 @@ export function createRequireApiKey(
   return async (request, reply) => {
     // A not-found handler has no route: its requests are all one "*".
     const template = options.route ?? request.routeOptions.url ?? "*";
-    const route = template.includes(" ") ? template : `${request.method} ${template}`;
+    const route = routeWithMethod(request.method, template);
     // Every Authorization line, joined: two of them are refused, as on the key-management routes.
     const authorization = headerValue(request.raw.rawHeaders, "authorization");
     // request.ip is the socket's address, or with `trustProxy` set, the client address the trusted

@@ -1,14 +1,8 @@
-import type { AcceptedCredentials, Keyward, RateLimitDecision } from "@keyward/core";
+import type { AcceptedCredentials, Keyward, Principal, RateLimitDecision } from "@keyward/core";
 import type { preHandlerAsyncHookHandler } from "fastify";
 
-/** What `keyward.verify` decides for one request. */
-export type VerifyResult = Awaited<ReturnType<Keyward["verify"]>>;
-
-/**
- * Who an admitted request acts for: `{ kind: "key", userId, keyId, name, scopes, tier }` for an API
- * key, `{ kind: "user", userId, tier, claims }` for a user's JWT. `userId` is the key's owner.
- */
-export type Principal = Extract<VerifyResult, { ok: true }>["principal"];
+// Core's own types, re-exported so a host imports them from the adapter it uses.
+export type { Principal, VerifyResult } from "@keyward/core";
 
 /** What the guard leaves on `request.keyward` for the handler after it. */
 export interface KeywardRequestState {

@@ -19,14 +19,8 @@ export type KeywardFetchHandler = (request: Request) => Promise<Response | null>
  * };
  */
 export function keywardFetchHandler(keyward: Keyward): KeywardFetchHandler {
-  const basePath = keyward.basePath;
   return async (request) => {
-    if (!isUnderBasePath(new URL(request.url).pathname, basePath)) return null;
+    if (!keyward.serves(new URL(request.url).pathname)) return null;
     return keyward.handle(request);
   };
-}
-
-/** The same test `keyward.handle` makes: the base path itself, or anything below it. */
-export function isUnderBasePath(pathname: string, basePath: string): boolean {
-  return pathname === basePath || pathname.startsWith(`${basePath}/`);
 }

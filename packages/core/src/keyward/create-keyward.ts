@@ -5,7 +5,7 @@ import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
 import { createVerify } from "../auth/verify.js";
 import { systemClock } from "../clock.js";
 import { KeywardError } from "../errors/keyward-error.js";
-import { createHandle } from "../http/handle.js";
+import { createHandle, underBasePath } from "../http/handle.js";
 import { defaultBodyLimit } from "../http/read-json-body.js";
 import { createKeyFormat } from "../keys/format.js";
 import { createSecretHasher } from "../keys/hash.js";
@@ -16,7 +16,7 @@ import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
 import { accountTierSync } from "../tiers/account-tier-sync.js";
 import { createTierLadder } from "../tiers/tier-ladder.js";
-import { requestMethodLabel } from "../usage/route-label.js";
+import { routeWithMethod } from "../usage/route-label.js";
 import { createUsageRecorder } from "../usage/usage-recorder.js";
 import { createKeyBodySchema } from "../validation/create-key-body.js";
 import { checkConfig, warnAboutConfig } from "./check-config.js";
@@ -54,6 +54,11 @@ export interface Keyward {
   readonly hasSession: boolean;
   /** The six key-management endpoints: a Fetch `Request` in, a `Response` out. */
   handle(request: Request): Promise<Response>;
+  /**
+   * Whether `handle` answers this path: the base path itself or anything below it. Adapters that
+   * share a router with the host call it to pass every other request on.
+   */
+  serves(pathname: string): boolean;
   /** The base path `handle` serves, without a trailing slash. */
   readonly basePath: string;
   /** The create-key body schema, usable by any Standard Schema consumer. */
@@ -154,8 +159,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
     verify: (authorization, options) => verify(authorization, options),
     authenticate: (request, options = {}) => {
       const route = options.route;
-      const withMethod =
-        route && !route.includes(" ") ? `${requestMethodLabel(request.method)} ${route}` : route;
+      const withMethod = route === undefined ? route : routeWithMethod(request.method, route);
       const session = config.session;
       return verify(request.headers.get("authorization"), {
         ...options,
@@ -173,6 +177,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
       }
     },
     hasSession: config.session !== undefined,
+    serves: (pathname) => underBasePath(pathname, basePath) !== null,
     basePath,
     schemas: { createKey: context.createKeyBody },
     close: () => {

@@ -52,3 +52,16 @@ export function requestMethodLabel(method: string): string {
   const upper = method.toUpperCase();
   return standardMethods.has(upper) ? upper : "OTHER";
 }
+
+/**
+ * The usage label of a route: the template as given when it names its method
+ * (`"PUT /profiles/:slug"`), else the request's method in front of it. Guards call this with the
+ * template their framework matched, so every adapter labels usage the same way.
+ *
+ * @example
+ * routeWithMethod("get", "/profiles/:slug"); // "GET /profiles/:slug"
+ * routeWithMethod("GET", "PUT /profiles/:slug"); // "PUT /profiles/:slug"
+ */
+export function routeWithMethod(method: string, route: string): string {
+  return route.includes(" ") ? route : `${requestMethodLabel(method)} ${route}`;
+}
