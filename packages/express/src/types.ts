@@ -1,4 +1,4 @@
-import type { Keyward, Principal, RateLimitDecision } from "@keyward/core";
+import type { Principal, RateLimitDecision } from "@keyward/core";
 
 // Core's own types, re-exported so a host imports them from the adapter it uses.
 export type { Principal, VerifyResult } from "@keyward/core";
