@@ -47,7 +47,7 @@ function cryptoKey(key: CryptoKey, configured: unknown): PinnedKey {
 }
 
 function jsonWebKey(jwk: JsonWebKey, configured: unknown): PinnedKey {
-  earlyJwkUse(jwk);
+  earlyJwkPurpose(jwk);
   const own = jwk.alg === undefined ? undefined : [jwk.alg as JwtAlgorithm];
   if (jwk.kty === "oct") {
     if (typeof jwk.k !== "string") throw new TypeError('jwt.key: an "oct" JWK needs "k"');
@@ -78,7 +78,7 @@ function jsonWebKey(jwk: JsonWebKey, configured: unknown): PinnedKey {
 }
 
 // jose, later: `its "use" must be "sig" when present`, `its "key_ops" must include "verify"`.
-function earlyJwkUse(jwk: JsonWebKey): void {
+function earlyJwkPurpose(jwk: JsonWebKey): void {
   if (jwk.use !== undefined && jwk.use !== "sig")
     throw new TypeError('jwt.key: JWK "use" must be "sig"');
   if (Array.isArray(jwk.key_ops) && !jwk.key_ops.includes("verify")) {
