@@ -3,7 +3,7 @@
  * the claim it names, never jose's own messages, so nothing from the token (or the key set) reaches
  * a response; the original error stays in `cause` for logs.
  */
-import { internalError, KeywardError } from "../errors/keyward-error.js";
+import { internalError, KeywardError } from "../../errors/keyward-error.js";
 
 /** Thrown by the JWKS resolver when the key set itself could not be obtained. */
 export class SigningKeysUnavailable extends Error {}
