@@ -1,15 +1,16 @@
 /**
  * The demo contract of DESIGN.md in one place: the scopes, the tiers and the two profile routes
- * every example serves, with the JSON those routes answer.
+ * every example serves, with the JSON those routes answer. `@keyward/testing` holds the same values
+ * for the conformance suite (it cannot import an example); `contract.test.ts` keeps the two equal.
  */
 import type { TierConfig } from "@keyward/core";
 
 /** The scopes a demo key may be granted, with the descriptions `GET /api-keys/scopes` lists. */
 export const demoScopes = {
   "profile:read": "Read profiles",
-  "profile:write": "Create and edit profiles",
-  "org:read": "Read organisations",
-  "org:write": "Create and edit organisations",
+  "profile:write": "Edit profiles",
+  "org:read": "Read organizations",
+  "org:write": "Manage organizations",
 } as const satisfies Record<string, string>;
 
 export type DemoScope = keyof typeof demoScopes;
