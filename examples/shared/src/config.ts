@@ -1,4 +1,5 @@
 import type { TierLimits } from "./contract.js";
+import { checkStoreUrl } from "./store-urls.js";
 import { parseTierLimits } from "./tier-limits.js";
 
 /**
@@ -79,8 +80,8 @@ export function loadDemoConfig(env: Environment = processEnvironment()): DemoCon
     jwtSecret: secret ?? developmentJwtSecret,
     usingDevelopmentSecret: secret === undefined,
     tierLimits: parseTierLimits(env.KEYWARD_TIER_LIMITS),
-    databaseUrl: nonEmpty(env.DATABASE_URL),
-    redisUrl: nonEmpty(env.REDIS_URL),
+    databaseUrl: optionalUrl("DATABASE_URL", env.DATABASE_URL),
+    redisUrl: optionalUrl("REDIS_URL", env.REDIS_URL),
     headersTimeoutMs,
     requestTimeoutMs,
   };
@@ -107,6 +108,14 @@ function parseMilliseconds(name: string, value: string | undefined, fallback: nu
     );
   }
   return milliseconds;
+}
+
+function optionalUrl(
+  name: "DATABASE_URL" | "REDIS_URL",
+  value: string | undefined,
+): string | undefined {
+  const text = nonEmpty(value);
+  return text === undefined ? undefined : checkStoreUrl(name, text);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -14,6 +14,7 @@
  */
 import { memoryRateLimitStore, memoryStore, type Storage } from "@keyward/core";
 import type { DemoConfig } from "./config.js";
+import { describeFailure, failureReporter } from "./failure-messages.js";
 
 export interface DemoStore {
   /** The storage to hand `createKeyward`; its `close` also ends the connections opened here. */
@@ -94,19 +95,26 @@ async function openPostgres(connectionString: string) {
     keepAlive: true,
   });
   // An idle connection that fails (a database restart, a dropped connection) makes the pool emit
-  // 'error', which ends the process if nobody listens. The store listens while it is open; this
-  // listener covers the moments before it opens and after it closes.
-  pool.on("error", (error) => {
-    console.warn(`PostgreSQL: an idle connection failed and was dropped (${error.message})`);
+  // 'error', which ends the process if nobody listens. The store reports those while it is open;
+  // this listener only keeps the process alive before it opens and after it closes.
+  pool.on("error", () => {});
+  // Failures while opening are reported once, by the rejection below; from then on, by this.
+  const report = failureReporter("PostgreSQL");
+  let opened = false;
+  const store = postgresStore({
+    client: pool,
+    onError: (error) => {
+      if (opened) report(error);
+    },
   });
-  const store = postgresStore({ client: pool });
   try {
     await store.migrate();
     await store.ready;
+    opened = true;
   } catch (error) {
     await store.close().catch(() => {});
     await pool.end();
-    throw new Error(`Could not prepare the database at DATABASE_URL: ${messageOf(error)}`, {
+    throw new Error(`Could not prepare the database at DATABASE_URL: ${describeFailure(error)}`, {
       cause: error,
     });
   }
@@ -120,22 +128,25 @@ async function openRedis(url: string, withKeys: boolean) {
   ]);
   // Connect now, so an unreachable Redis stops the server at start instead of failing requests.
   const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
+  // Without a listener ioredis prints "Unhandled error event" on every reconnection attempt. The
+  // store reports the client's errors while it is open; this one keeps the rest quiet.
+  // connect() itself rejects with only "Connection is closed."; the cause comes as an event.
+  let cause: unknown;
+  client.on("error", (error) => {
+    cause ??= error;
+  });
   try {
     await client.connect();
   } catch (error) {
     client.disconnect();
-    throw new Error(`Could not connect to Redis at REDIS_URL: ${messageOf(error)}`, {
-      cause: error,
+    throw new Error(`Could not connect to Redis at REDIS_URL: ${describeFailure(cause ?? error)}`, {
+      cause: cause ?? error,
     });
   }
   return {
-    store: redisStore({ client, keys: withKeys }),
+    store: redisStore({ client, keys: withKeys, onError: failureReporter("Redis") }),
     end: async () => {
       await client.quit().catch(() => client.disconnect());
     },
   } satisfies Opened<unknown>;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

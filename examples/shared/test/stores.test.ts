@@ -29,7 +29,9 @@ if (process.env.CI && !(postgresUp && redisUp)) {
   );
 }
 if (!(postgresUp && redisUp)) {
-  console.warn("NOTICE: examples on PostgreSQL/Redis skipped: start both servers to run them");
+  console.warn(
+    'NOTICE: examples on PostgreSQL/Redis skipped: start both servers, with a `test` database on PostgreSQL (psql -h 127.0.0.1 -U postgres -c "CREATE DATABASE test")',
+  );
 }
 
 const configurations = [

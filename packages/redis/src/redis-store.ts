@@ -9,6 +9,7 @@ import {
   type UsageStore,
 } from "@keyward/core";
 import { type CircuitBreakerOptions, callGuard } from "@keyward/core/toolkit";
+import { reportClientErrors } from "./client/client-errors.js";
 import { redisConnection } from "./client/connect.js";
 import type { RedisClient } from "./client/redis-client.js";
 import {
@@ -43,7 +44,11 @@ export interface RedisStoreOptions {
   onStoreError?: StoreErrorPolicy;
   /** The limiter used while failing open; default `memoryRateLimitStore({ maxKeys: 100_000 })`. */
   insurance?: RateLimitStore;
-  /** Told about every failed Redis call (timeouts included). Default: `console.warn`. */
+  /**
+   * Told about every failed Redis call (timeouts included), and about the client's own connection
+   * errors: the store listens for the client's 'error' events while it is open, reporting the
+   * first of each outage (until the client is 'ready' again). Default: `console.warn`.
+   */
   onError?: (error: unknown) => void;
   /** Also store keys in Redis (`store.keys`). Default `false`: keys live elsewhere (Postgres). */
   keys?: boolean;
@@ -81,8 +86,9 @@ export interface RedisStorage {
   /** Carries key invalidations between instances, for `cachedKeyStore(keys, { channel })`. */
   invalidation: RedisInvalidationChannel;
   /**
-   * Writes usage held back during an outage (within `timeoutMs`) and ends the channel's
-   * subscriptions. The client is yours: it is not closed.
+   * Writes usage held back during an outage (within `timeoutMs`), ends the channel's
+   * subscriptions and removes the store's 'error' listener from the client. The client is yours:
+   * it is not closed (keep an 'error' listener of your own on it until you close it).
    */
   close(): Promise<void>;
 }
@@ -133,6 +139,8 @@ export function redisStore(options: RedisStoreOptions): RedisStorage {
     options.onError ??
     ((error: unknown) => console.warn("@keyward/redis: a Redis call failed", error));
 
+  const stopReportingClientErrors = reportClientErrors(options.client, onError);
+
   let backlogFlush: () => void = () => {};
   const guard = callGuard({
     store: "Redis",
@@ -167,8 +175,12 @@ export function redisStore(options: RedisStoreOptions): RedisStorage {
     invalidation,
     close() {
       closed ??= (async () => {
-        await invalidation.close();
-        await backlog.flush();
+        try {
+          await invalidation.close();
+          await backlog.flush();
+        } finally {
+          stopReportingClientErrors();
+        }
       })();
       return closed;
     },

@@ -25,6 +25,8 @@ async function probeServer(): Promise<string | null> {
 }
 
 const unreachable = await probeServer();
+/** The database the tests need: it must exist, the tests only create schemas inside it. */
+const database = decodeURIComponent(new URL(serverUrl).pathname.slice(1)) || "postgres";
 const inCi = Boolean(process.env.CI);
 
 /**
@@ -43,7 +45,9 @@ export function describeOnServer(name: string, suite: () => void): void {
   } else {
     console.warn(
       `\n[@keyward/postgres] SKIPPED "${name}": PostgreSQL at ${serverUrl} is unreachable (${unreachable}). ` +
-        "Start it, or set CI=1 to make this a failure.\n",
+        `Start it and create the \`${database}\` database the tests use ` +
+        `(\`psql -h 127.0.0.1 -U postgres -c "CREATE DATABASE ${database}"\`), ` +
+        "or point KEYWARD_TEST_DATABASE_URL at another one; set CI=1 to make this a failure.\n",
     );
     describe.skip(name, suite);
   }
