@@ -10,8 +10,8 @@ import { demoTierNames } from "./contract.js";
 export const tokenScript = "node --conditions=@keyward/source --import tsx src/token.ts";
 
 export const walkthroughStart =
-  "# ---- Keyward walkthrough: paste into bash (needs curl and node) ----";
-export const walkthroughEnd = "# ---- end of walkthrough ----";
+  "echo '---- Keyward walkthrough: paste into bash or zsh (needs curl and node) ----'";
+export const walkthroughEnd = "echo '---- end of walkthrough ----'";
 
 export interface BannerOptions {
   /** What is running, e.g. `Fetch API on Node (srvx)`. */
@@ -66,7 +66,11 @@ export function banner(options: BannerOptions): string {
 
 /**
  * The curl walkthrough: mint a token, create a key, call a profile route, rotate (the old secret
- * gets 401), look at usage, revoke (401). Every line works when pasted into bash as it is.
+ * gets 401), look at usage, revoke (401). It is pasted into an interactive shell, bash or zsh, so
+ * it has no `#` comments (interactive zsh runs them as commands unless `interactivecomments` is
+ * set): each step announces itself with `echo '...'` in single quotes, where nothing is expanded.
+ * A token the server refuses (the server's KEYWARD_JWT_SECRET not exported in the pasting shell)
+ * is caught at step 1 with what to do, instead of surfacing as a row of 401s.
  */
 export function walkthrough(
   options: Pick<BannerOptions, "url" | "config" | "exampleDirectory">,
@@ -75,19 +79,21 @@ export function walkthrough(
   const session = `-H "Authorization: Bearer $TOKEN"`;
   const secretNote = options.config.usingDevelopmentSecret
     ? []
-    : ["# The server checks tokens with your KEYWARD_JWT_SECRET: export it in this shell too."];
+    : [
+        "echo 'The server checks tokens with your KEYWARD_JWT_SECRET: it must be exported in this shell too.'",
+      ];
   return [
     walkthroughStart,
     ...secretNote,
     `BASE=${options.url}`,
-    "# json FIELD prints one field of the JSON on stdin (node instead of jq, which may be absent).",
-    `json() { node -p "JSON.parse(require('fs').readFileSync(0, 'utf8')).$1"; }`,
+    "json() { node -p \"JSON.parse(require('fs').readFileSync(0, 'utf8')).$1\"; }",
     "",
-    "# 1. Mint a session JWT for user alice, a pro account, with the example's `token` script",
-    "#    (what `pnpm --silent token --sub alice --tier pro` runs in the example's folder).",
+    "echo '1. A session JWT for user alice, a pro account, from the example token script.'",
     `TOKEN=$(cd ${shellQuote(options.exampleDirectory)} && ${tokenScript} --sub alice --tier pro)`,
+    `STATUS=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/api/v1/api-keys/scopes" ${session})`,
+    `[ "$STATUS" = 200 ] && echo 'the server accepts the token' || echo "The server refused the token (HTTP $STATUS). Export KEYWARD_JWT_SECRET, set to the server's value, in this shell, then paste the walkthrough again."`,
     "",
-    "# 2. List the scopes, then create a key that may read profiles. Its secret is shown once.",
+    "echo '2. The scopes, then a key that may read profiles. Its secret is shown once.'",
     `curl -s "$BASE/api/v1/api-keys/scopes" ${session}; echo`,
     `CREATED=$(curl -s "$BASE/api/v1/api-keys" ${session} -H 'Content-Type: application/json' \\`,
     `  -d '{"name":"walkthrough","scopes":["profile:read"],"tier":"pro"}')`,
@@ -95,20 +101,20 @@ export function walkthrough(
     `KEY_ID=$(echo "$CREATED" | json id)`,
     `KEY=$(echo "$CREATED" | json key)`,
     "",
-    "# 3. Call a profile route with the key; note the X-RateLimit-* headers.",
+    "echo '3. A profile route with the key; note the X-RateLimit-* headers.'",
     `curl -si ${profile} -H "Authorization: Bearer $KEY"; echo`,
     `curl -s -o /dev/null -w 'PUT with a read-only key: %{http_code} (expected 403)\\n' \\`,
     `  -X PUT ${profile} -H "Authorization: Bearer $KEY"`,
     "",
-    "# 4. Rotate: a new secret for the same key, and the old secret stops working at once.",
+    "echo '4. Rotate: a new secret for the same key; the old secret stops working at once.'",
     `NEW_KEY=$(curl -s -X POST "$BASE/api/v1/api-keys/$KEY_ID/rotate" ${session} | json key)`,
     `curl -s -o /dev/null -w 'old secret: %{http_code} (expected 401)\\n' ${profile} -H "Authorization: Bearer $KEY"`,
     `curl -s -o /dev/null -w 'new secret: %{http_code} (expected 200)\\n' ${profile} -H "Authorization: Bearer $NEW_KEY"`,
     "",
-    "# 5. Usage so far, counted under the route template.",
+    "echo '5. Usage so far, counted under the route template.'",
     `curl -s "$BASE/api/v1/api-keys/$KEY_ID/usage" ${session}; echo`,
     "",
-    "# 6. Revoke: from now on the key gets 401.",
+    "echo '6. Revoke: from now on the key gets 401.'",
     `curl -s -X DELETE "$BASE/api/v1/api-keys/$KEY_ID" ${session}; echo`,
     `curl -s -o /dev/null -w 'revoked key: %{http_code} (expected 401)\\n' ${profile} -H "Authorization: Bearer $NEW_KEY"`,
     walkthroughEnd,

@@ -16,9 +16,10 @@ import { developmentJwtSecret } from "../src/config.js";
 import { demoScopes } from "../src/contract.js";
 import { mintToken } from "../src/token.js";
 import {
+  pastingShells,
   type RunningExample,
   repositoryRoot,
-  runBash,
+  runPasted,
   type StartTarget,
   startExample,
   startExpectingFailure,
@@ -148,20 +149,28 @@ export function describeDemoContract(
         expect(wrongMethod.status).toBe(405);
       });
 
-      it("runs the printed walkthrough in bash, as pasted", async () => {
-        const { code, output } = await runBash(server.walkthrough());
-        expect(code, output).toBe(0);
-        expect(output).toContain('"name":"profile:read"');
-        expect(output).toMatch(/^HTTP\/1\.1 200/m);
-        expect(output).toMatch(/^x-ratelimit-limit: 600\r?$/im);
-        expect(output).toContain('{"slug":"alice","viewer":"alice"}');
-        expect(output).toContain("PUT with a read-only key: 403 (expected 403)");
-        expect(output).toContain("old secret: 401 (expected 401)");
-        expect(output).toContain("new secret: 200 (expected 200)");
-        expect(output).toContain('"route":"/api/v1/profiles/:slug"');
-        expect(output).toContain('"status":"revoked"');
-        expect(output).toContain("revoked key: 401 (expected 401)");
-      }, 30_000);
+      it.each(pastingShells)(
+        "runs the printed walkthrough pasted into %s",
+        async (shell) => {
+          const { code, output } = await runPasted(shell, server.walkthrough());
+          expect(code, output).toBe(0);
+          expect(output, "every line is a command the shell accepts").not.toMatch(
+            /command not found|parse error|unknown file attribute|syntax error/i,
+          );
+          expect(output).toContain("the server accepts the token");
+          expect(output).toContain('"name":"profile:read"');
+          expect(output).toMatch(/HTTP\/1\.1 200/);
+          expect(output).toMatch(/^x-ratelimit-limit: 600\r?$/im);
+          expect(output).toContain('{"slug":"alice","viewer":"alice"}');
+          expect(output).toContain("PUT with a read-only key: 403 (expected 403)");
+          expect(output).toContain("old secret: 401 (expected 401)");
+          expect(output).toContain("new secret: 200 (expected 200)");
+          expect(output).toContain('"route":"/api/v1/profiles/:slug"');
+          expect(output).toContain('"status":"revoked"');
+          expect(output).toContain("revoked key: 401 (expected 401)");
+        },
+        30_000,
+      );
 
       describeHttpConformance(name, {
         fetch: forwardTo(() => server.origin),
@@ -210,13 +219,21 @@ export function describeDemoContract(
       });
 
       it("runs the walkthrough with the secret exported in the shell", async () => {
-        expect(server.walkthrough()).toContain("export it in this shell too");
-        const { code, output } = await runBash(server.walkthrough(), {
+        expect(server.walkthrough()).toContain("it must be exported in this shell too");
+        const { code, output } = await runPasted("bash", server.walkthrough(), {
           KEYWARD_JWT_SECRET: secret,
         });
         expect(code, output).toBe(0);
+        expect(output).toContain("the server accepts the token");
         expect(output).toContain("old secret: 401 (expected 401)");
         expect(output).toContain("revoked key: 401 (expected 401)");
+      }, 30_000);
+
+      it("says at step 1 what to do when the secret is not exported in the pasting shell", async () => {
+        const { output } = await runPasted("bash", server.walkthrough(), {});
+        expect(output).toContain(
+          "The server refused the token (HTTP 401). Export KEYWARD_JWT_SECRET, set to the server's value, in this shell, then paste the walkthrough again.",
+        );
       }, 30_000);
     });
 

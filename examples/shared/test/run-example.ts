@@ -3,7 +3,7 @@
  * example's own `start` script), and waits for its banner. Each example gets its own process
  * group, so stopping it also stops whatever its start command spawned.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -132,17 +132,37 @@ export async function startExpectingFailure(
 }
 
 /** Runs a bash script (the printed walkthrough) and collects its output. */
-export async function runBash(
+/** The shells a walkthrough is pasted into; zsh comes from Debian's package (`.ci/run`). */
+export type PastingShell = "bash" | "zsh";
+
+const hasZsh = spawnSync("zsh", ["--version"]).status === 0;
+if (!hasZsh && !process.env.CI) {
+  console.warn(
+    "[examples] zsh is not installed: the walkthrough is run in bash only (apt-get install zsh)",
+  );
+}
+/** bash, and zsh where installed; in CI zsh is required (a missing one fails the test). */
+export const pastingShells: PastingShell[] = hasZsh || process.env.CI ? ["bash", "zsh"] : ["bash"];
+
+/**
+ * Runs `script` as if pasted into an interactive shell: read from stdin by `bash -i` or `zsh -i`
+ * without start-up files, where `#` starts a comment only in bash (interactive zsh runs it as a
+ * command unless `interactivecomments` is set) and backticks or parentheses anywhere are parsed.
+ */
+export async function runPasted(
+  shell: PastingShell,
   script: string,
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; output: string }> {
   // From a directory unrelated to the repository: the walkthrough must not depend on where it is
   // pasted.
-  const child = spawn("bash", ["-c", script], {
+  const args = shell === "bash" ? ["--norc", "--noprofile", "-i"] : ["-f", "-i"];
+  const child = spawn(shell, args, {
     env: exampleEnvironment(env),
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
     cwd: tmpdir(),
   });
+  child.stdin.end(`${script}\n`);
   let output = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     output += chunk;
