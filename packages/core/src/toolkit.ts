@@ -2,7 +2,8 @@
  * @keyward/core/toolkit — building blocks for people who write stores and adapters for Keyward:
  * the verification cache and invalidation channels, the in-memory parts, rate-limit algorithms,
  * bucket names and headers, usage recording, key format and hashing, scope and tier registries,
- * the error body and status table, and the failure policy a remote store wraps its calls in. A host application needs none of this; it imports from `@keyward/core`.
+ * the error body and status table, and the failure policy a remote store wraps its calls in. A
+ * host application needs none of this; it imports from `@keyward/core`.
  */
 export { keyStatus } from "./api/key-record.js";
 export { readBearer } from "./auth/bearer.js";

@@ -1,6 +1,6 @@
 /**
  * `postgresStore`: keys and usage on PostgreSQL, assembled from the key store, the usage store,
- * the verification cache from `@keyward/core` and the LISTEN/NOTIFY channel.
+ * the verification cache from `@keyward/core/toolkit` and the LISTEN/NOTIFY channel.
  */
 import type { KeyStore, StoreParts, UsageStore } from "@keyward/core";
 import {
@@ -49,7 +49,7 @@ export interface PostgresStoreOptions extends NamingOptions {
    */
   circuitBreaker?: CircuitBreakerOptions | false;
   /**
-   * The verification cache (`cachedKeyStore` from `@keyward/core`): options, or false to turn it
+   * The verification cache (`cachedKeyStore` from `@keyward/core/toolkit`): options, or false to turn it
    * off. By default it is on whenever there is an invalidation channel (see `invalidation`), and
    * off otherwise: a cache that cannot hear other instances' revocations would serve them stale.
    * Passing options without a channel turns on a local cache, right for a single instance only.
