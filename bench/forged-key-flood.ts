@@ -25,7 +25,8 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
 import { Agent, request } from "node:http";
-import { createKeyward, memoryRateLimitStore } from "@keyward/core";
+import { createKeyward } from "@keyward/core";
+import { memoryRateLimitStore } from "@keyward/core/toolkit";
 import { postgresStore } from "@keyward/postgres";
 import pg from "pg";
 import type { FloodReport } from "./forged-key-flood/forged-key-client.js";

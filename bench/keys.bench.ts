@@ -3,7 +3,7 @@
  * and what key creation pays. Figures and the machine they came from: docs/benchmarks.md.
  */
 
-import { createKeyFormat } from "@keyward/core";
+import { createKeyFormat } from "@keyward/core/toolkit";
 import { bench, do_not_optimize, group, summary } from "mitata";
 import { createSecretHasher, nodeSha256, osloSha256 } from "../packages/core/src/keys/hash.js";
 

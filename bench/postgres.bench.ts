@@ -6,13 +6,8 @@
  * - memory: `memoryStore()`, the baseline.
  * Rate limits are in memory for all three, so only the key lookup differs.
  */
-import {
-  createKeyward,
-  type Keyward,
-  memoryRateLimitStore,
-  memoryStore,
-  type Storage,
-} from "@keyward/core";
+import { createKeyward, type Keyward, type KeywardStore, memoryStore } from "@keyward/core";
+import { memoryRateLimitStore } from "@keyward/core/toolkit";
 import { postgresStore } from "@keyward/postgres";
 import { bench, do_not_optimize, group, summary } from "mitata";
 import pg from "pg";
@@ -30,8 +25,8 @@ await cached.ready;
 const uncached = postgresStore({ client: pool, schema, cache: false, invalidation: false });
 
 async function keywardOn(
-  keys: Storage["keys"],
-  usage: Storage["usage"],
+  keys: KeywardStore["keys"],
+  usage: KeywardStore["usage"],
 ): Promise<{ keyward: Keyward; header: string }> {
   const keyward = createKeyward({
     store: { keys, usage, rateLimits: memoryRateLimitStore() },

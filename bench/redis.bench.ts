@@ -17,7 +17,8 @@
  * npx pnpm@10 bench redis.bench.ts
  * KEYWARD_BENCH_ROUNDS=7 KEYWARD_BENCH_SECONDS=5 npx pnpm@10 bench redis.bench.ts
  */
-import { createKeyward, memoryKeyStore } from "@keyward/core";
+import { createKeyward } from "@keyward/core";
+import { memoryKeyStore } from "@keyward/core/toolkit";
 import { redisStore } from "@keyward/redis";
 import IORedis from "ioredis";
 import { RateLimiterRedis } from "rate-limiter-flexible";

@@ -9,7 +9,7 @@
  * Tells its parent `"started"`, then reports `{ statuses, requests, seconds }`.
  */
 import { Agent, request } from "node:http";
-import { createKeyFormat } from "@keyward/core";
+import { createKeyFormat } from "@keyward/core/toolkit";
 import { closedLoop } from "../redis-closed-loop.js";
 
 export interface FloodReport {

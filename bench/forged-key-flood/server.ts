@@ -11,8 +11,9 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createKeyward, memoryRateLimitStore } from "@keyward/core";
+import { createKeyward } from "@keyward/core";
 import { toFetchRequest } from "@keyward/core/node-http";
+import { memoryRateLimitStore } from "@keyward/core/toolkit";
 import { postgresStore } from "@keyward/postgres";
 import pg from "pg";
 // The bench has no dependency on @keyward/fetch (adding one would touch the shared lockfile), so

@@ -12,13 +12,13 @@
  *
  * Usage follows the rate limits on Redis: its rate-limit script counts usage in the same round trip.
  */
-import { memoryRateLimitStore, memoryStore, type Storage } from "@keyward/core";
+import { combineStores, type KeywardStore, memoryStore } from "@keyward/core";
 import type { DemoConfig } from "./config.js";
 import { describeFailure, failureReporter } from "./failure-messages.js";
 
 export interface DemoStore {
   /** The storage to hand `createKeyward`; its `close` also ends the connections opened here. */
-  storage: Storage;
+  storage: KeywardStore;
   /** Which backend holds what, for the banner. */
   description: string;
 }
@@ -50,13 +50,16 @@ export async function openDemoStore(
     await postgres?.end();
     throw error;
   }
-  const keys = postgres?.store.keys ?? redis?.store.keys;
-  const storage: Storage = {
-    keys: keys!,
-    usage: redis?.store.usage ?? postgres!.store.usage,
-    rateLimits: redis?.store.rateLimits ?? memoryRateLimitStore(),
+  // Each part comes from the first store that has it: Redis's usage goes with its rate limits.
+  const combined = combineStores(
+    ...(redis ? [redis.store] : []),
+    ...(postgres ? [postgres.store] : []),
+    memoryStore(),
+  );
+  const storage: KeywardStore = {
+    ...combined,
     async close() {
-      await Promise.allSettled([postgres?.store.close(), redis?.store.close()]);
+      await Promise.allSettled([combined.close()]);
       await Promise.allSettled([postgres?.end(), redis?.end()]);
     },
   };

@@ -13,7 +13,8 @@
  */
 
 import { isDeepStrictEqual } from "node:util";
-import { createKeyward, type Keyward, memoryRateLimitStore, memoryStore } from "@keyward/core";
+import { createKeyward, type Keyward, memoryStore } from "@keyward/core";
+import { memoryRateLimitStore } from "@keyward/core/toolkit";
 import { migrate, postgresStore } from "@keyward/postgres";
 import { redisStore } from "@keyward/redis";
 import IORedis from "ioredis";

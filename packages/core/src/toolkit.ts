@@ -1,10 +1,30 @@
 /**
  * @keyward/core/toolkit — building blocks for people who write stores and adapters for Keyward:
- * the failure policy a remote store wraps its calls in, and (as they move here from the root)
- * the other parts a store or adapter is assembled from. A host application needs none of this;
- * it imports from `@keyward/core`.
+ * the verification cache and invalidation channels, the in-memory parts, rate-limit algorithms,
+ * bucket names and headers, usage recording, key format and hashing, scope and tier registries,
+ * the error body and status table, and the failure policy a remote store wraps its calls in. A
+ * host application needs none of this; it imports from `@keyward/core`.
  */
+export { keyStatus } from "./api/key-record.js";
+export { readBearer } from "./auth/bearer.js";
+export { createJwtVerifier, type JwtVerifier } from "./auth/jwt.js";
+export {
+  type CachedKeyStore,
+  type CachedKeyStoreOptions,
+  type CachedKeyStoreStats,
+  cachedKeyStore,
+} from "./cache/cached-key-store.js";
+export {
+  type ChannelState,
+  type InvalidationChannel,
+  type InvalidationListener,
+  type KeyInvalidation,
+  type MemoryInvalidationChannel,
+  memoryInvalidationChannel,
+} from "./cache/invalidation-channel.js";
+export { errorStatus } from "./errors/codes.js";
 export { codeForStatus, errorBody } from "./errors/error-body.js";
+export { internalError } from "./errors/keyward-error.js";
 export {
   type CallGuard,
   type CallGuardOptions,
@@ -16,4 +36,44 @@ export {
   StoreUnavailableError,
   type StoreUnavailableKind,
 } from "./faults/store-unavailable-error.js";
+export {
+  createKeyFormat,
+  DEFAULT_KEY_PREFIX,
+  isKeyShaped,
+  KEY_RANDOM_LENGTH,
+  type KeyFormat,
+  type KeyFormatOptions,
+  type ParsedKey,
+} from "./keys/format.js";
+export {
+  createSecretHasher,
+  type HashAlgorithm,
+  type SecretHasher,
+  type SecretHasherOptions,
+} from "./keys/hash.js";
+export { memoryKeyStore } from "./memory/memory-key-store.js";
+export {
+  type MemoryRateLimitStore,
+  type MemoryRateLimitStoreOptions,
+  memoryRateLimitStore,
+} from "./memory/memory-rate-limit-store.js";
+export { memoryUsageStore } from "./memory/memory-usage-store.js";
+export { cryptoRandom } from "./random.js";
+export {
+  type BucketOwner,
+  bucketFor,
+  parseBucket,
+  type RateLimitBucket,
+} from "./rate-limit/bucket.js";
+export { parseDuration, toPolicy } from "./rate-limit/duration.js";
+export { type RateLimitHeaderOptions, rateLimitHeaders } from "./rate-limit/headers.js";
+export { rateLimitAlgorithms, stepRateLimit } from "./rate-limit/index.js";
+export type { RateLimitAlgorithm, RateLimitState, RateLimitStep } from "./rate-limit/types.js";
+export { createScopeRegistry, type ScopeRegistry } from "./scopes/scope-registry.js";
+export { createTierLadder, type TierLadder } from "./tiers/tier-ladder.js";
 export { routeWithMethod } from "./usage/route-label.js";
+export {
+  createUsageRecorder,
+  type UsageRecorder,
+  type UsageRecorderOptions,
+} from "./usage/usage-recorder.js";

@@ -3,7 +3,7 @@
  * already read, the body limit, repeated headers, the guard's headers, and usage recorded under the
  * route template. The conformance suite covers everything else.
  */
-import { createKeyFormat } from "@keyward/core";
+import { createKeyFormat } from "@keyward/core/toolkit";
 import {
   describeClientAddress,
   describeGuardOptions,

@@ -1,15 +1,15 @@
 /**
  * `postgresStore`: keys and usage on PostgreSQL, assembled from the key store, the usage store,
- * the verification cache from `@keyward/core` and the LISTEN/NOTIFY channel.
+ * the verification cache from `@keyward/core/toolkit` and the LISTEN/NOTIFY channel.
  */
+import type { KeyStore, StoreParts, UsageStore } from "@keyward/core";
 import {
   type CachedKeyStoreOptions,
+  type CircuitBreakerOptions,
   cachedKeyStore,
+  callGuard,
   type InvalidationChannel,
-  type KeyStore,
-  type UsageStore,
-} from "@keyward/core";
-import { type CircuitBreakerOptions, callGuard } from "@keyward/core/toolkit";
+} from "@keyward/core/toolkit";
 import type { PostgresClient } from "./client.js";
 import { guardedClient } from "./faults/guarded-client.js";
 import { isOutage } from "./faults/outage.js";
@@ -49,7 +49,7 @@ export interface PostgresStoreOptions extends NamingOptions {
    */
   circuitBreaker?: CircuitBreakerOptions | false;
   /**
-   * The verification cache (`cachedKeyStore` from `@keyward/core`): options, or false to turn it
+   * The verification cache (`cachedKeyStore` from `@keyward/core/toolkit`): options, or false to turn it
    * off. By default it is on whenever there is an invalidation channel (see `invalidation`), and
    * off otherwise: a cache that cannot hear other instances' revocations would serve them stale.
    * Passing options without a channel turns on a local cache, right for a single instance only.
@@ -75,7 +75,8 @@ export interface PostgresStoreOptions extends NamingOptions {
   onError?(error: unknown): void;
 }
 
-export interface PostgresStore {
+/** The parts every store has (`StoreParts`: keys and usage here), and the schema's tools. */
+export interface PostgresStore extends StoreParts {
   keys: KeyStore;
   usage: UsageStore;
   /** Resolves once the verification cache is on (at once when there is none). */
@@ -96,12 +97,12 @@ export interface PostgresStore {
 }
 
 /**
- * Rate limits are not kept here: combine it with a rate-limit store (Redis across instances,
- * memory for one).
+ * Rate limits are not kept here: combine it with a store that has them (`combineStores`; Redis
+ * across instances, memory for one).
  *
  * @example
  * import pg from "pg";
- * import { createKeyward, memoryRateLimitStore } from "@keyward/core";
+ * import { combineStores, createKeyward, memoryStore } from "@keyward/core";
  * import { postgresStore } from "@keyward/postgres";
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, connectionTimeoutMillis: 5_000 });
@@ -109,7 +110,8 @@ export interface PostgresStore {
  * const store = postgresStore({ client: pool });
  * await store.migrate();
  * const keyward = createKeyward({
- *   store: { keys: store.keys, usage: store.usage, rateLimits: memoryRateLimitStore(), close: store.close },
+ *   // keys and usage from PostgreSQL, rate limits per instance from memory
+ *   store: combineStores(store, memoryStore()),
  *   scopes, tiers,
  * });
  */

@@ -1,9 +1,5 @@
-import {
-  type CachedKeyStore,
-  type ChannelState,
-  cachedKeyStore,
-  type StoredKey,
-} from "@keyward/core";
+import type { StoredKey } from "@keyward/core";
+import { type CachedKeyStore, type ChannelState, cachedKeyStore } from "@keyward/core/toolkit";
 import { fakeHash, storedKey } from "@keyward/testing";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

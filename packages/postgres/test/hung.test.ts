@@ -6,8 +6,7 @@
  * same deadline holds on postgres.js and on a single `pg.Client`. No driver timeout is set
  * anywhere: the store's deadline must hold by itself.
  */
-import type { CachedKeyStore } from "@keyward/core";
-import { StoreUnavailableError } from "@keyward/core/toolkit";
+import { type CachedKeyStore, StoreUnavailableError } from "@keyward/core/toolkit";
 import { mintJwt } from "@keyward/testing";
 import pg from "pg";
 import postgres from "postgres";

@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import type { ChannelState } from "@keyward/core";
+import type { ChannelState } from "@keyward/core/toolkit";
 import { describe, expect, it } from "vitest";
 import { type PgListenConnection, postgresInvalidationChannel } from "../src/index.js";
 import { waitFor } from "./support/databases.js";

@@ -4,7 +4,8 @@
  * `createKeyward`: creates, verifications (which record usage), rotations and revocations.
  */
 
-import { createKeyward, memoryRateLimitStore } from "@keyward/core";
+import { createKeyward } from "@keyward/core";
+import { memoryRateLimitStore } from "@keyward/core/toolkit";
 import { collectStrings } from "@keyward/testing";
 import { afterAll, expect, it } from "vitest";
 import { migrate, type PostgresClient, postgresStore } from "../src/index.js";

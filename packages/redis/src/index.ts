@@ -13,5 +13,5 @@ export {
 } from "./invalidation/redis-invalidation-channel.js";
 export type { StoreErrorPolicy } from "./rate-limit/redis-rate-limit-store.js";
 export type { TimeSource } from "./rate-limit/redis-steps.js";
-export { type RedisStorage, type RedisStoreOptions, redisStore } from "./redis-store.js";
+export { type RedisStore, type RedisStoreOptions, redisStore } from "./redis-store.js";
 export { RedisStoreError } from "./redis-store-error.js";

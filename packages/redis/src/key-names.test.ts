@@ -1,3 +1,4 @@
+import { bucketFor } from "@keyward/core/toolkit";
 import { describe, expect, it } from "vitest";
 import { keyNames } from "./key-names.js";
 
@@ -12,7 +13,7 @@ describe("keyNames", () => {
   const names = keyNames("app:");
 
   it("puts an API key's rate-limit state and usage under one hash tag", () => {
-    const bucket = names.keyBucket("key_1");
+    const bucket = bucketFor.key("key_1");
     expect(hashTag(names.rateLimit(bucket))).toBe(hashTag(names.usage("key_1")));
     expect(hashTag(names.rateLimit("user:1"))).not.toBe(hashTag(names.rateLimit(bucket)));
   });

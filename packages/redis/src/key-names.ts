@@ -10,9 +10,9 @@
  * | `<prefix>{keys}:hash:<secretHash>` | the unique index from secret hash to id |
  * | `<prefix>{keys}:owner:<ownerId>` | the ids of an owner's keys (a set) |
  *
- * Keyward limits an API key under the bucket `key:<id>`; its state sits in the key's usage hash so
- * that one request reads and writes one Redis key. That hash is kept for good (usage is), so the
- * state field is overwritten by each request and ignored once expired rather than given a TTL.
+ * Keyward limits an API key under the bucket `key:<id>` (`bucketFor.key` in `@keyward/core/toolkit`,
+ * read back with `parseBucket`); its state sits in the key's usage hash so that one request reads
+ * and writes one Redis key. That hash is kept for good (usage is), so the state field is overwritten by each request and ignored once expired rather than given a TTL.
  *
  * Key records share one tag on purpose: a rotation changes the record, the old index entry and the
  * new one atomically, which a cluster allows only within one slot. They are small and read through
@@ -22,10 +22,6 @@
 export interface KeyNames {
   rateLimit(bucket: string): string;
   usage(keyId: string): string;
-  /** The rate-limit bucket Keyward uses for an API key. */
-  keyBucket(keyId: string): string;
-  /** The API key whose bucket this is, or undefined for any other bucket. */
-  keyIdOfBucket(bucket: string): string | undefined;
   keyRecord(id: string): string;
   /** `keyRecord(id)` is `keyRecordPrefix + id` (for scripts that look a record up by id). */
   keyRecordPrefix: string;
@@ -45,8 +41,6 @@ export function keyNames(prefix: string): KeyNames {
   return {
     rateLimit: (bucket) => `${prefix}rl:{${bucket}}`,
     usage: (keyId) => `${prefix}usage:{key:${keyId}}`,
-    keyBucket: (keyId) => `key:${keyId}`,
-    keyIdOfBucket: (bucket) => (bucket.startsWith("key:") ? bucket.slice(4) : undefined),
     keyRecord: (id) => keyRecordPrefix + id,
     keyRecordPrefix,
     keyHash: (secretHash) => `${prefix}{keys}:hash:${secretHash}`,

@@ -2,13 +2,8 @@
  * `redisStore`: rate limits and usage on Redis in one round trip per verified request, optionally
  * keys, and a pub/sub channel that evicts changed keys from every instance's verification cache.
  */
-import {
-  type KeyStore,
-  memoryRateLimitStore,
-  type RateLimitStore,
-  type UsageStore,
-} from "@keyward/core";
-import { type CircuitBreakerOptions, callGuard } from "@keyward/core/toolkit";
+import type { KeyStore, RateLimitStore, StoreParts, UsageStore } from "@keyward/core";
+import { type CircuitBreakerOptions, callGuard, memoryRateLimitStore } from "@keyward/core/toolkit";
 import { reportClientErrors } from "./client/client-errors.js";
 import { redisConnection } from "./client/connect.js";
 import type { RedisClient } from "./client/redis-client.js";
@@ -77,7 +72,8 @@ export interface RedisStoreOptions {
   heartbeatIntervalMs?: number;
 }
 
-export interface RedisStorage {
+/** The parts every store has (`StoreParts`), and the invalidation channel. */
+export interface RedisStore extends StoreParts {
   /** Rate limits; unless `recordsUsage: false`, each `consume` also counts the request's usage. */
   rateLimits: RateLimitStore & { readonly recordsUsage: boolean };
   usage: UsageStore;
@@ -103,24 +99,16 @@ export interface RedisStorage {
  *
  * @example
  * // Keys on Postgres behind its cache, evicted over Redis pub/sub; limits and usage on Redis.
+ * // Redis comes first: its rate-limit script counts usage, which only its own usage store reads.
  * const redis = redisStore({ client, onStoreError: "fail-open" });
  * const pg = postgresStore({ client: pool, invalidation: redis.invalidation });
- * const keyward = createKeyward({
- *   store: {
- *     keys: pg.keys,
- *     usage: redis.usage, // where the rate-limit script counts it
- *     rateLimits: redis.rateLimits,
- *     close: async () => Promise.all([pg.close(), redis.close()]).then(() => {}),
- *   },
- *   scopes,
- *   tiers,
- * });
+ * const keyward = createKeyward({ store: combineStores(redis, pg), scopes, tiers });
  */
-export function redisStore(options: RedisStoreOptions & { keys: true }): RedisStorage & {
+export function redisStore(options: RedisStoreOptions & { keys: true }): RedisStore & {
   keys: KeyStore;
 };
-export function redisStore(options: RedisStoreOptions): RedisStorage;
-export function redisStore(options: RedisStoreOptions): RedisStorage {
+export function redisStore(options: RedisStoreOptions): RedisStore;
+export function redisStore(options: RedisStoreOptions): RedisStore {
   if (!options?.client) throw new TypeError("@keyward/redis: `client` is required");
   const connection = redisConnection(options.client);
   const names = keyNames(options.prefix ?? defaultPrefix);

@@ -5,17 +5,18 @@
  * tag; keys in their one slot), and verification through Keyward makes one script call per request
  * for rate limit and usage together, which a cluster refuses unless both keys share a slot.
  */
-import { createKeyward, memoryKeyStore } from "@keyward/core";
+import { createKeyward } from "@keyward/core";
+import { memoryKeyStore } from "@keyward/core/toolkit";
 import { describeStorageConformance } from "@keyward/testing";
 import { Cluster } from "ioredis";
 import { createCluster } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RedisStorage, redisStore } from "../src/index.js";
+import { type RedisStore, redisStore } from "../src/index.js";
 import { testPrefix } from "./support/local-redis.js";
 import { type RedisCluster, startRedisCluster } from "./support/redis-servers.js";
 import { deletePrefix, dumpPrefix } from "./support/scan.js";
 
-type Store = RedisStorage & { keys: NonNullable<RedisStorage["keys"]>; prefix: string };
+type Store = RedisStore & { keys: NonNullable<RedisStore["keys"]>; prefix: string };
 
 describe("redisStore on a 3-node Redis Cluster (ioredis Cluster)", () => {
   let cluster: RedisCluster;

@@ -6,11 +6,11 @@ import { describeStorageConformance } from "@keyward/testing";
 import IORedis from "ioredis";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe } from "vitest";
-import { type RedisStorage, redisStore } from "../src/index.js";
+import { type RedisStore, redisStore } from "../src/index.js";
 import { localRedis, redisAvailable, testPrefix } from "./support/local-redis.js";
 import { deletePrefix, dumpPrefix } from "./support/scan.js";
 
-type Store = RedisStorage & { keys: NonNullable<RedisStorage["keys"]>; prefix: string };
+type Store = RedisStore & { keys: NonNullable<RedisStore["keys"]>; prefix: string };
 
 const drivers = {
   ioredis: () => new IORedis(localRedis),

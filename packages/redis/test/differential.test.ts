@@ -5,12 +5,8 @@
  * caller's clock; every decision must be identical: allowed, remaining, reset and retryAfter.
  * Requests go to Redis one per call and, as the store batches them, several per call.
  */
-import {
-  memoryRateLimitStore,
-  type RateLimitAlgorithmName,
-  type RateLimitDecision,
-  type RateLimitPolicy,
-} from "@keyward/core";
+import type { RateLimitAlgorithmName, RateLimitDecision, RateLimitPolicy } from "@keyward/core";
+import { memoryRateLimitStore } from "@keyward/core/toolkit";
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisConnection } from "../src/client/connect.js";

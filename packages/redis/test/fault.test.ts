@@ -12,7 +12,8 @@
  * The clients run with their default settings (offline queues on), the least favourable case: the
  * store's own deadline is what keeps requests from waiting on a reconnecting client.
  */
-import { createKeyward, memoryKeyStore, type VerifyResult } from "@keyward/core";
+import { createKeyward, type VerifyResult } from "@keyward/core";
+import { memoryKeyStore } from "@keyward/core/toolkit";
 import IORedis from "ioredis";
 import { createClient } from "redis";
 import { afterEach, describe, expect, it } from "vitest";

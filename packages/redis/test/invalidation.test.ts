@@ -9,7 +9,7 @@ import {
   cachedKeyStore,
   type KeyInvalidation,
   memoryKeyStore,
-} from "@keyward/core";
+} from "@keyward/core/toolkit";
 import { fakeHash, storedKey } from "@keyward/testing";
 import IORedis from "ioredis";
 import { createClient } from "redis";

@@ -4,16 +4,17 @@
  * speaks to it through the same few methods as to node-redis 5 (`evalSha`/`eval`, `publish`,
  * `duplicate`), so the peer range takes both.
  */
-import { createKeyward, memoryKeyStore } from "@keyward/core";
+import { createKeyward } from "@keyward/core";
+import { memoryKeyStore } from "@keyward/core/toolkit";
 import { describeStorageConformance } from "@keyward/testing";
 import IORedis from "ioredis";
 import { createClient } from "redis4";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RedisClient, type RedisStorage, redisStore } from "../src/index.js";
+import { type RedisClient, type RedisStore, redisStore } from "../src/index.js";
 import { localRedis, redisAvailable, testPrefix } from "./support/local-redis.js";
 import { deletePrefix, dumpPrefix } from "./support/scan.js";
 
-type Store = RedisStorage & { keys: NonNullable<RedisStorage["keys"]>; prefix: string };
+type Store = RedisStore & { keys: NonNullable<RedisStore["keys"]>; prefix: string };
 
 describe.skipIf(!redisAvailable)("redisStore on node-redis 4", () => {
   const client = createClient({ socket: localRedis });

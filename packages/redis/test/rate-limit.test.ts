@@ -2,12 +2,8 @@
  * The Redis rate-limit store beyond the conformance suite: Redis's clock, one round trip for rate
  * limit and usage, key expiry, policy changes, and the NOSCRIPT fallback.
  */
-import {
-  createKeyward,
-  memoryKeyStore,
-  memoryUsageStore,
-  type RateLimitPolicy,
-} from "@keyward/core";
+import { createKeyward, type RateLimitPolicy } from "@keyward/core";
+import { memoryKeyStore, memoryUsageStore } from "@keyward/core/toolkit";
 import IORedis from "ioredis";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

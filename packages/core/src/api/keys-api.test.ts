@@ -4,7 +4,7 @@ import { KeywardError } from "../errors/keyward-error.js";
 import { createSecretHasher } from "../keys/hash.js";
 import { createKeyward, type Keyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
-import type { Storage } from "../storage/index.js";
+import type { KeywardStore } from "../storage/index.js";
 
 const start = Date.parse("2026-05-01T00:00:00.000Z");
 const scopes = { "profile:read": "Read profiles", "profile:write": "Edit profiles" };
@@ -372,7 +372,7 @@ describe("createKeyward", () => {
     expect(() => createKeyward({ store, scopes, tiers, keyPrefix: "Bad Prefix" })).toThrow(
       /prefix/,
     );
-    expect(() => createKeyward({ store: {} as Storage, scopes, tiers })).toThrow(/store/);
+    expect(() => createKeyward({ store: {} as KeywardStore, scopes, tiers })).toThrow(/store/);
   });
 
   it("uses the configured prefix and pepper", async () => {
@@ -425,7 +425,7 @@ describe("input policy", () => {
           };
         },
       });
-    const storage: Storage = {
+    const storage: KeywardStore = {
       keys: recorded(real.keys, "keys"),
       usage: recorded(real.usage, "usage"),
       rateLimits: recorded(real.rateLimits, "rateLimits"),
@@ -524,7 +524,7 @@ describe("input policy", () => {
   });
 });
 
-function brokenStore(failing: "create"): Storage {
+function brokenStore(failing: "create"): KeywardStore {
   const healthy = memoryStore();
   return {
     ...healthy,

@@ -1,5 +1,6 @@
 import { internalError, KeywardError } from "../errors/keyward-error.js";
 import type { KeywardContext } from "../keyward/context.js";
+import { bucketFor } from "../rate-limit/bucket.js";
 import { rateLimitHeaders } from "../rate-limit/headers.js";
 import type { RateLimitDecision, RateLimitPolicy } from "../rate-limit/types.js";
 import type { StoredKey } from "../storage/key-store.js";
@@ -152,7 +153,7 @@ export function createVerify(ctx: KeywardContext) {
         const { method, route } = splitRoute(options.route);
         usage = { keyId: key.id, method, route, day: ctx.usageRecorder.dayOf(now) };
       }
-      const decision = await ctx.rateLimits.consume(`key:${key.id}`, policy, now, usage);
+      const decision = await ctx.rateLimits.consume(bucketFor.key(key.id), policy, now, usage);
       // Counted only once the limiter answered: a request that fails here is a 500, not a use.
       if (!usage) ctx.usageRecorder.record(key.id, options.route, now);
       const headers = headersFor(decision, policy, tier, now);
@@ -196,7 +197,7 @@ export function createVerify(ctx: KeywardContext) {
     if (claimed !== tier) warnUnknownTier(claimed, tier);
     const now = ctx.clock.now();
     const policy = ctx.tiers.policy(tier);
-    const decision = await ctx.rateLimits.consume(`user:${claims.sub}`, policy, now);
+    const decision = await ctx.rateLimits.consume(bucketFor.user(claims.sub), policy, now);
     const headers = headersFor(decision, policy, tier, now);
     if (!decision.allowed) return rateLimited(decision, headers);
     // A session says what the account's tier is now, and its keys follow: at once before key

@@ -2,7 +2,7 @@ import { SignJWT } from "jose";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createKeyward, type Keyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
-import type { Storage } from "../storage/index.js";
+import type { KeywardStore } from "../storage/index.js";
 
 const secret = "handle-test-secret-of-at-least-32-bytes";
 const scopes = { "profile:read": "Read profiles", "profile:write": "Edit profiles" };
@@ -160,7 +160,7 @@ describe("handle: authentication", () => {
       tier: "free",
     });
     let lookups = 0;
-    const counting: Storage = {
+    const counting: KeywardStore = {
       ...store,
       keys: {
         ...store.keys,

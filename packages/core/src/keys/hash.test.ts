@@ -5,6 +5,7 @@ import {
   nodeSha256,
   osloSha256,
   type Sha256Implementation,
+  secretHasherOn,
   toHex,
 } from "./hash.js";
 
@@ -141,10 +142,10 @@ describe("createSecretHasher", () => {
 
   it("is SHA-256 without a pepper and HMAC-SHA-256 with one, on either implementation", () => {
     for (const implementation of ["oslo", "node", "auto"] as const) {
-      const plain = createSecretHasher({ implementation });
+      const plain = secretHasherOn(implementation);
       expect(plain.algorithm).toBe("sha256");
       expect(plain.hash("abc")).toBe(SHA256_VECTORS[1]![2]);
-      const peppered = createSecretHasher({ pepper: "Jefe", implementation });
+      const peppered = secretHasherOn(implementation, { pepper: "Jefe" });
       expect(peppered.algorithm).toBe("hmac-sha256");
       expect(peppered.hash("what do ya want for nothing?")).toBe(HMAC_VECTORS[1]![3]);
     }
@@ -152,7 +153,7 @@ describe("createSecretHasher", () => {
 
   it("picks node:crypto on Node by default, and can be told to use oslo", () => {
     expect(createSecretHasher().implementation).toBe("node");
-    expect(createSecretHasher({ implementation: "oslo" }).implementation).toBe("oslo");
+    expect(secretHasherOn("oslo").implementation).toBe("oslo");
   });
 
   it("accepts the pepper as bytes, and copies it", () => {
@@ -174,9 +175,9 @@ describe("createSecretHasher", () => {
     const pepper = "a-server-side-pepper-kept-out-of-the-database";
     for (const hasher of [
       createSecretHasher(),
-      createSecretHasher({ implementation: "oslo" }),
+      secretHasherOn("oslo"),
       createSecretHasher({ pepper }),
-      createSecretHasher({ pepper, implementation: "oslo" }),
+      secretHasherOn("oslo", { pepper }),
     ]) {
       const output = hasher.hash(secret);
       expect(output).toMatch(/^[0-9a-f]{64}$/);
@@ -202,7 +203,7 @@ describe("createSecretHasher", () => {
     expect(() => createSecretHasher({ pepper: "" })).toThrow(TypeError);
     expect(() => createSecretHasher({ pepper: new Uint8Array() })).toThrow(TypeError);
     expect(() => createSecretHasher({ pepper: 42 as unknown as string })).toThrow(TypeError);
-    expect(() => createSecretHasher({ implementation: "wasm" as unknown as "auto" })).toThrow(
+    expect(() => secretHasherOn("wasm" as unknown as "auto")).toThrow(
       /Unknown hash implementation/,
     );
   });

@@ -125,8 +125,6 @@ export interface SecretHasherOptions {
    * the pepper, so a leaked table cannot be checked against guessed keys without it.
    */
   pepper?: string | Uint8Array;
-  /** Default `"auto"`: `node:crypto` when the runtime has it, otherwise `@oslojs/crypto`. */
-  implementation?: HashImplementation;
 }
 
 export interface SecretHasher {
@@ -137,14 +135,25 @@ export interface SecretHasher {
 }
 
 /**
+ * Hashes on `node:crypto` when the runtime has it (measured several times faster, see
+ * docs/benchmarks.md), otherwise on `@oslojs/crypto`; the result is the same either way.
+ *
  * @example
  * const hasher = createSecretHasher({ pepper: process.env.KEYWARD_PEPPER });
  * const secretHash = hasher.hash(token); // store this, look keys up by it
  */
-export function createSecretHasher({
-  pepper,
-  implementation = "auto",
-}: SecretHasherOptions = {}): SecretHasher {
+export function createSecretHasher(options: SecretHasherOptions = {}): SecretHasher {
+  return secretHasherOn("auto", options);
+}
+
+/**
+ * `createSecretHasher` on a chosen implementation. Not public API (neither entry point exports
+ * it): the choice only matters to the tests and benchmarks that compare the two.
+ */
+export function secretHasherOn(
+  implementation: HashImplementation,
+  { pepper }: SecretHasherOptions = {},
+): SecretHasher {
   const chosen = pickImplementation(implementation);
   const digest = pepper === undefined ? chosen.sha256 : chosen.hmacSha256(pepperBytes(pepper));
   return {

@@ -18,7 +18,14 @@ export function checkConfig(config: KeywardConfig): void {
   if (!store?.keys || !store.usage || !store.rateLimits) {
     const missing = (["keys", "usage", "rateLimits"] as const).filter((part) => !store?.[part]);
     throw new TypeError(
-      `Keyward: \`store\` must provide \`keys\`, \`usage\` and \`rateLimits\`; missing: ${missing.join(", ")}. Use memoryStore(), or combine the parts of other stores.`,
+      `Keyward: \`store\` must provide \`keys\`, \`usage\` and \`rateLimits\`; missing: ${missing.join(", ")}. Use memoryStore(), or combineStores(...) for the parts of other stores.`,
+    );
+  }
+  const { rateLimits } = store;
+  if (rateLimits.recordsUsage && rateLimits.usageStore && rateLimits.usageStore !== store.usage) {
+    // A hand-assembled store that combineStores would have refused: usage counted where no one reads.
+    throw new TypeError(
+      "Keyward: `store.rateLimits` counts usage inside its own call (recordsUsage), but `store.usage` is another store, which never sees those counts. Take usage from the same store (combineStores(redisStore(...), postgresStore(...))), or create the rate-limit store with recordsUsage: false.",
     );
   }
   requireRecord("scopes", config.scopes, '{ "profile:read": "Read profiles" }');

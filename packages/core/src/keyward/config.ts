@@ -4,13 +4,13 @@ import type { SessionUser } from "../auth/principal.js";
 import type { Clock } from "../clock.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import type { RandomSource } from "../random.js";
-import type { Storage } from "../storage/index.js";
+import type { KeywardStore } from "../storage/index.js";
 import type { TierConfig } from "../tiers/tier-ladder.js";
 
 /** How one Keyward instance is configured. Only `store`, `scopes` and `tiers` are required. */
 export interface KeywardConfig {
   /** Where keys, usage and rate-limit state live: `memoryStore()`, or stores from other packages. */
-  store: Storage;
+  store: KeywardStore;
   /** Scope name → description. Keys may only be granted these. */
   scopes: Record<string, string>;
   /** Tier name → allowances, listed lowest to highest: the order is the tier ranking. */

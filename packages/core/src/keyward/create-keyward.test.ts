@@ -46,6 +46,20 @@ describe("createKeyward refuses a wrong configuration at start", () => {
       { store: { keys: memoryStore().keys, usage: memoryStore().usage } as never },
       /`store` must provide `keys`, `usage` and `rateLimits`; missing: rateLimits/,
     ],
+    [
+      "rate limits that count usage beside a usage store that cannot read it",
+      {
+        store: {
+          ...memoryStore(),
+          rateLimits: {
+            recordsUsage: true,
+            usageStore: memoryStore().usage,
+            consume: memoryStore().rateLimits.consume,
+          },
+        },
+      },
+      /`store.rateLimits` counts usage inside its own call.*recordsUsage: false/,
+    ],
     ["a 1-byte pepper", { pepper: "p" }, /`pepper` must be at least 32 bytes, got 1/],
     [
       "an empty pepper (an unset variable)",

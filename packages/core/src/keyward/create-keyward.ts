@@ -1,3 +1,4 @@
+import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { createKeysApi, type KeysApi } from "../api/keys-api.js";
 import { failedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import { createJwtVerifier } from "../auth/jwt.js";
@@ -18,7 +19,7 @@ import { accountTierSync } from "../tiers/account-tier-sync.js";
 import { createTierLadder } from "../tiers/tier-ladder.js";
 import { routeWithMethod } from "../usage/route-label.js";
 import { createUsageRecorder } from "../usage/usage-recorder.js";
-import { createKeyBodySchema } from "../validation/create-key-body.js";
+import { type CreateKeyBody, createKeyBodySchema } from "../validation/create-key-body.js";
 import { checkConfig, warnAboutConfig } from "./check-config.js";
 import type { KeywardConfig } from "./config.js";
 import type { KeywardContext } from "./context.js";
@@ -61,8 +62,11 @@ export interface Keyward {
   serves(pathname: string): boolean;
   /** The base path `handle` serves, without a trailing slash. */
   readonly basePath: string;
-  /** The create-key body schema, usable by any Standard Schema consumer. */
-  readonly schemas: { createKey: KeywardContext["createKeyBody"] };
+  /**
+   * The create-key body schema, usable by any Standard Schema consumer. Typed as a Standard Schema
+   * only, so the published types never depend on the validation library behind it.
+   */
+  readonly schemas: { createKey: StandardSchemaV1<unknown, CreateKeyBody> };
   /** Flushes buffered usage and releases the store's connections, timers and subscriptions. */
   close(): Promise<void>;
 }
@@ -179,7 +183,8 @@ export function createKeyward(config: KeywardConfig): Keyward {
     hasSession: config.session !== undefined,
     serves: (pathname) => underBasePath(pathname, basePath) !== null,
     basePath,
-    schemas: { createKey: context.createKeyBody },
+    // `expiresAt` leaves its check as a string, which arktype's inference cannot see: hence the cast.
+    schemas: { createKey: context.createKeyBody as StandardSchemaV1<unknown, CreateKeyBody> },
     close: () => {
       closed ??= (async () => {
         await usageRecorder.close();

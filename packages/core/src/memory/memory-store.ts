@@ -1,4 +1,4 @@
-import type { Storage } from "../storage/index.js";
+import type { KeywardStore, StoreParts } from "../storage/index.js";
 import { memoryKeyStore } from "./memory-key-store.js";
 import { memoryRateLimitStore } from "./memory-rate-limit-store.js";
 import { memoryUsageStore } from "./memory-usage-store.js";
@@ -29,5 +29,5 @@ export function memoryStore(options: MemoryStoreOptions = {}) {
     async close() {},
     /** Everything the store holds, as plain data: for tests that inspect what is persisted. */
     snapshot: () => ({ keys: keys.snapshot(), usage: usage.snapshot() }),
-  } satisfies Storage & { snapshot(): unknown };
+  } satisfies KeywardStore & StoreParts & { snapshot(): unknown };
 }

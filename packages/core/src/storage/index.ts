@@ -6,8 +6,24 @@ import type { KeyStore } from "./key-store.js";
 import type { RateLimitStore } from "./rate-limit-store.js";
 import type { UsageStore } from "./usage-store.js";
 
-/** The three stores Keyward needs; one package may provide all of them, or each may differ. */
-export interface Storage {
+/**
+ * What every store factory returns (`memoryStore`, `postgresStore`, `redisStore`): the parts it
+ * provides, and one `close` for everything it holds. Hand one to `createKeyward` when it provides
+ * all three parts, or several to `combineStores`.
+ */
+export interface StoreParts {
+  keys?: KeyStore;
+  usage?: UsageStore;
+  rateLimits?: RateLimitStore;
+  /** Releases connections, timers and subscriptions the store owns; never the client you gave it. */
+  close(): Promise<void>;
+}
+
+/**
+ * The three stores one Keyward instance needs: `memoryStore()`, `combineStores(...)`, or parts of
+ * your own. Named for Keyward so that it never shadows the DOM's global `Storage`.
+ */
+export interface KeywardStore {
   keys: KeyStore;
   usage: UsageStore;
   rateLimits: RateLimitStore;

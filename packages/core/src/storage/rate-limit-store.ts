@@ -1,4 +1,5 @@
 import type { RateLimitDecision, RateLimitPolicy } from "../rate-limit/types.js";
+import type { UsageStore } from "./usage-store.js";
 
 /** One request's usage, for a store that records it together with the rate-limit step. */
 export interface UsageHit {
@@ -32,4 +33,10 @@ export interface RateLimitStore {
     usage?: UsageHit,
   ): Promise<RateLimitDecision>;
   readonly recordsUsage?: boolean;
+  /**
+   * With `recordsUsage`, the usage store that reads back what `consume` counts. Keyward must be
+   * given this one as its `usage`, or usage is counted where nobody reads it; `combineStores`
+   * checks it.
+   */
+  readonly usageStore?: UsageStore;
 }

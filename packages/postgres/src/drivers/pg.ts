@@ -3,8 +3,7 @@
  * alive by a heartbeat, reopened with backoff when it drops. Every drop is reported as
  * `"interrupted"` and every reopening as `"live"`, so caches drop what they may have missed.
  */
-import type { ChannelState } from "@keyward/core";
-import { StoreUnavailableError, withDeadline } from "@keyward/core/toolkit";
+import { type ChannelState, StoreUnavailableError, withDeadline } from "@keyward/core/toolkit";
 import type { PostgresClient } from "../client.js";
 import { type NotificationSource, quoteChannel } from "../invalidation/notification-source.js";
 

@@ -1,4 +1,4 @@
-import type { ChannelState } from "@keyward/core";
+import type { ChannelState } from "@keyward/core/toolkit";
 
 /**
  * One driver's way of receiving NOTIFY messages. `pg` needs a dedicated connection that it can

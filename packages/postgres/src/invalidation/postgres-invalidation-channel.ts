@@ -3,13 +3,14 @@
  * sends `pg_notify` after its UPDATE has committed, and every instance listening on the database
  * drops its cached copy. One LISTEN per channel object, however many caches subscribe to it.
  */
-import type {
-  ChannelState,
-  InvalidationChannel,
-  InvalidationListener,
-  KeyInvalidation,
-} from "@keyward/core";
-import { StoreUnavailableError, withDeadline } from "@keyward/core/toolkit";
+import {
+  type ChannelState,
+  type InvalidationChannel,
+  type InvalidationListener,
+  type KeyInvalidation,
+  StoreUnavailableError,
+  withDeadline,
+} from "@keyward/core/toolkit";
 import { isPoolLike, type PostgresClient } from "../client.js";
 import { isPgListenConnection, type PgListenConnection, pgNotifications } from "../drivers/pg.js";
 import { isPGliteLike, pgliteNotifications } from "../drivers/pglite.js";

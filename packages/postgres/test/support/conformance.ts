@@ -1,9 +1,10 @@
-import { memoryRateLimitStore, type Storage } from "@keyward/core";
+import type { KeywardStore } from "@keyward/core";
+import { memoryRateLimitStore } from "@keyward/core/toolkit";
 import { describeStorageConformance } from "@keyward/testing";
 import { type PostgresClient, type PostgresStoreOptions, postgresStore } from "../../src/index.js";
 import { dumpSchema } from "./databases.js";
 
-type ConformanceStore = Storage & {
+type ConformanceStore = KeywardStore & {
   pg: ReturnType<typeof postgresStore>;
   client: PostgresClient;
   schema: string;

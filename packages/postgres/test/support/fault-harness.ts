@@ -3,14 +3,8 @@
  * timed as the HTTP layer (or `verify`) answers them, a watch for errors nobody handled, and
  * cleanup that resumes every paused proxy before anything else is closed.
  */
-import {
-  createKeyFormat,
-  createKeyward,
-  createSecretHasher,
-  type Keyward,
-  memoryRateLimitStore,
-  type VerifyResult,
-} from "@keyward/core";
+import { createKeyward, type Keyward, type VerifyResult } from "@keyward/core";
+import { createKeyFormat, createSecretHasher, memoryRateLimitStore } from "@keyward/core/toolkit";
 import { afterEach } from "vitest";
 import type { PostgresStore } from "../../src/index.js";
 import type { PausableProxy } from "./pausable-proxy.js";

@@ -3,12 +3,12 @@
  * `node --conditions=@keyward/source --import tsx instance.ts` with KEYWARD_TEST_DATABASE_URL and
  * KEYWARD_TEST_SCHEMA set.
  */
+import { createKeyward } from "@keyward/core";
 import {
   type CachedKeyStore,
-  createKeyward,
   createSecretHasher,
   memoryRateLimitStore,
-} from "@keyward/core";
+} from "@keyward/core/toolkit";
 import pg from "pg";
 import { postgresStore } from "../../src/index.js";
 

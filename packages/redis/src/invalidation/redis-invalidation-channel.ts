@@ -10,13 +10,14 @@
  * `"live"` once the server has confirmed the new subscription.
  */
 
-import type {
-  ChannelState,
-  InvalidationChannel,
-  InvalidationListener,
-  KeyInvalidation,
-} from "@keyward/core";
-import { StoreUnavailableError, withDeadline } from "@keyward/core/toolkit";
+import {
+  type ChannelState,
+  type InvalidationChannel,
+  type InvalidationListener,
+  type KeyInvalidation,
+  StoreUnavailableError,
+  withDeadline,
+} from "@keyward/core/toolkit";
 import { redisConnection } from "../client/connect.js";
 import type { RedisClient } from "../client/redis-client.js";
 import type { RedisConnection, Subscriber } from "../client/redis-connection.js";

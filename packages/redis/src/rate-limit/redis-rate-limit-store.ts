@@ -5,14 +5,8 @@
  * still share one limit. Steps requested in the same turn of the event loop share a call
  * (`step-batcher.ts`).
  */
-import {
-  type RateLimitDecision,
-  type RateLimitStore,
-  rateLimitAlgorithms,
-  type UsageHit,
-  type UsageStore,
-} from "@keyward/core";
-import type { CallGuard } from "@keyward/core/toolkit";
+import type { RateLimitDecision, RateLimitStore, UsageHit, UsageStore } from "@keyward/core";
+import { bucketFor, type CallGuard, rateLimitAlgorithms } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
 import { stepsOnRedis, type TimeSource } from "./redis-steps.js";
@@ -51,6 +45,8 @@ export function redisRateLimitStore(
 
   return {
     recordsUsage,
+    // What this store counts is read back from `usage`: `combineStores` checks the two go together.
+    ...(recordsUsage ? { usageStore: usage } : {}),
 
     async consume(bucket, policy, now, given) {
       const hit = recordsUsage ? given : undefined;
@@ -59,7 +55,7 @@ export function redisRateLimitStore(
       }
       // Keyward limits an API key under `key:<id>`, whose state is in that key's usage hash; usage
       // paired with another bucket is written by a call of its own.
-      const together = hit !== undefined && names.keyBucket(hit.keyId) === bucket;
+      const together = hit !== undefined && bucketFor.key(hit.keyId) === bucket;
       let decision: RateLimitDecision;
       try {
         ({ decision } = await batcher.step(bucket, policy, {

@@ -3,6 +3,7 @@
  * and the decisions it returns.
  */
 import type { RateLimitDecision, RateLimitPolicy, UsageHit } from "@keyward/core";
+import { parseBucket } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
 import { consumeScript } from "../lua/consume.js";
@@ -59,7 +60,8 @@ export async function stepsOnRedis(
   };
   for (const { bucket, policy, requests } of groups) {
     // An API key's state lives in its usage hash (one key, one slot), anything else's on its own.
-    const keyId = names.keyIdOfBucket(bucket);
+    const owner = parseBucket(bucket);
+    const keyId = owner?.kind === "key" ? owner.keyId : undefined;
     keys.push(keyId === undefined ? names.rateLimit(bucket) : names.usage(keyId));
     let counts: Map<number, number> | undefined;
     let lastUsedAt = Number.NEGATIVE_INFINITY;

@@ -1,4 +1,4 @@
-import { createKeyFormat } from "@keyward/core";
+import { createKeyFormat } from "@keyward/core/toolkit";
 import { describe, expect, it } from "vitest";
 import {
   mintJwt,

@@ -5,15 +5,8 @@
  * header. Needs Linux's loopback (all of 127.0.0.0/8): requests come from 127.0.0.2 and 127.0.0.3
  * to a server listening on 127.0.0.1.
  */
-import {
-  cachedKeyStore,
-  createKeyFormat,
-  createKeyward,
-  type Keyward,
-  memoryKeyStore,
-  memoryStore,
-  type VerifyOptions,
-} from "@keyward/core";
+import { createKeyward, type Keyward, memoryStore, type VerifyOptions } from "@keyward/core";
+import { cachedKeyStore, createKeyFormat, memoryKeyStore } from "@keyward/core/toolkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { newSlug, profilePath } from "./client.js";
 import { demoKeywardConfig } from "./demo-contract.js";

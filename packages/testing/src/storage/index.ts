@@ -1,4 +1,4 @@
-import type { Storage } from "@keyward/core";
+import type { KeywardStore } from "@keyward/core";
 import { describe } from "vitest";
 import { keyStoreSuite } from "./key-store-suite.js";
 import type { StorageSuiteOptions } from "./options.js";
@@ -18,7 +18,7 @@ export type { StorageProbe, StorageSuiteOptions } from "./options.js";
  * import { describeStorageConformance } from "@keyward/testing";
  * describeStorageConformance("my store", { createStore: () => myStore({ client }) });
  */
-export function describeStorageConformance<S extends Storage>(
+export function describeStorageConformance<S extends KeywardStore>(
   name: string,
   options: StorageSuiteOptions<S>,
 ): void {

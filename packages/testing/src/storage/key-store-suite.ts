@@ -1,10 +1,10 @@
-import type { Storage } from "@keyward/core";
+import type { KeywardStore } from "@keyward/core";
 import { describe, expect, it } from "vitest";
 import { fakeHash, storedKey, uniqueId } from "./fixtures.js";
 import { openStores } from "./open-stores.js";
 import type { StorageSuiteOptions } from "./options.js";
 
-export function keyStoreSuite<S extends Storage>(options: StorageSuiteOptions<S>): void {
+export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptions<S>): void {
   describe("KeyStore", () => {
     const open = openStores(options);
 

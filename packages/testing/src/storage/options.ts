@@ -1,11 +1,11 @@
-import type { Storage } from "@keyward/core";
+import type { KeywardStore } from "@keyward/core";
 
 /**
  * What a storage implementation hands the conformance suite.
  * Each test builds its own store and uses fresh ids, so a shared database needs no cleanup between
  * tests; tests never assume the store starts empty.
  */
-export interface StorageSuiteOptions<S extends Storage = Storage> {
+export interface StorageSuiteOptions<S extends KeywardStore = KeywardStore> {
   /** A store ready to use (migrations applied, connections open). */
   createStore(): S | Promise<S>;
   /** Releases what `createStore` opened; default `store.close()`. */
@@ -21,7 +21,7 @@ export interface StorageSuiteOptions<S extends Storage = Storage> {
   skipKeys?: boolean;
 }
 
-export interface StorageProbe<S extends Storage = Storage> {
+export interface StorageProbe<S extends KeywardStore = KeywardStore> {
   /**
    * Everything the store has persisted, as plain data (rows, hash fields, strings, buffers). The
    * suite walks it looking for secrets that must never be there.

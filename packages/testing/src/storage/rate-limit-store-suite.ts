@@ -1,4 +1,4 @@
-import type { RateLimitAlgorithmName, Storage } from "@keyward/core";
+import type { KeywardStore, RateLimitAlgorithmName } from "@keyward/core";
 import { describe, expect, it } from "vitest";
 import { uniqueId } from "./fixtures.js";
 import { openStores } from "./open-stores.js";
@@ -16,7 +16,7 @@ const algorithms: RateLimitAlgorithmName[] = [
  * (Redis `TIME`) rather than from the `now` it is given. Windows are long where a test must not
  * cross one, and short where it must.
  */
-export function rateLimitStoreSuite<S extends Storage>(options: StorageSuiteOptions<S>): void {
+export function rateLimitStoreSuite<S extends KeywardStore>(options: StorageSuiteOptions<S>): void {
   describe("RateLimitStore", () => {
     const open = openStores(options);
 

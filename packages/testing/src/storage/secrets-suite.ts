@@ -1,4 +1,5 @@
-import { createKeyward, createSecretHasher, type Storage } from "@keyward/core";
+import { createKeyward, type KeywardStore } from "@keyward/core";
+import { createSecretHasher } from "@keyward/core/toolkit";
 import { describe, expect, it } from "vitest";
 import { collectStrings, uniqueId } from "./fixtures.js";
 import { openStores } from "./open-stores.js";
@@ -11,7 +12,7 @@ const tiers = {
 };
 
 /** End-to-end checks through `createKeyward`: what reaches storage, and rotation under contention. */
-export function secretsSuite<S extends Storage>(options: StorageSuiteOptions<S>): void {
+export function secretsSuite<S extends KeywardStore>(options: StorageSuiteOptions<S>): void {
   describe("through createKeyward", () => {
     const openStore = openStores(options);
     const open = async () => {

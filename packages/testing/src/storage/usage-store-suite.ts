@@ -1,10 +1,10 @@
-import type { Storage, UsageIncrement } from "@keyward/core";
+import type { KeywardStore, UsageIncrement } from "@keyward/core";
 import { describe, expect, it } from "vitest";
 import { uniqueId } from "./fixtures.js";
 import { openStores } from "./open-stores.js";
 import type { StorageSuiteOptions } from "./options.js";
 
-export function usageStoreSuite<S extends Storage>(options: StorageSuiteOptions<S>): void {
+export function usageStoreSuite<S extends KeywardStore>(options: StorageSuiteOptions<S>): void {
   describe("UsageStore", () => {
     const open = openStores(options);
 

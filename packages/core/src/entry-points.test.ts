@@ -1,0 +1,32 @@
+/**
+ * What each entry point offers at run time. The root is what a host application uses; everything a
+ * store or adapter is built from is on `toolkit`. A name that moves between them is a breaking
+ * change for someone, so it is made here on purpose, with a line in docs/migrating.md.
+ */
+import type { StandardSchemaV1 } from "@standard-schema/spec";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import * as root from "./index.js";
+import * as toolkit from "./toolkit.js";
+
+describe("entry points", () => {
+  it("the root exports what a host application needs, and nothing else", () => {
+    expect(Object.keys(root).sort()).toEqual([
+      "KeywardError",
+      "combineStores",
+      "createKeyward",
+      "isKeywardError",
+      "manualClock",
+      "memoryStore",
+      "systemClock",
+    ]);
+  });
+
+  it("the toolkit shares no name with the root", () => {
+    expect(Object.keys(toolkit).filter((name) => name in root)).toEqual([]);
+  });
+
+  it("the create-key schema is typed as a Standard Schema, not as its library's type", () => {
+    type CreateKeySchema = root.Keyward["schemas"]["createKey"];
+    expectTypeOf<CreateKeySchema>().toEqualTypeOf<StandardSchemaV1<unknown, root.CreateKeyBody>>();
+  });
+});
