@@ -51,6 +51,10 @@ export {
   type SecretHasher,
   type SecretHasherOptions,
 } from "./keys/hash.js";
+export {
+  type StoreFailureReporter,
+  storeFailureReporter,
+} from "./logging/store-failure-reporter.js";
 export { memoryKeyStore } from "./memory/memory-key-store.js";
 export {
   type MemoryRateLimitStore,

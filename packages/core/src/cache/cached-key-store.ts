@@ -6,6 +6,10 @@
  * record.
  */
 import { type Clock, systemClock } from "../clock.js";
+import {
+  type ReportsStoreFailures,
+  storeFailureReporter,
+} from "../logging/store-failure-reporter.js";
 import type { KeyRotation, KeyStore, StoredKey } from "../storage/key-store.js";
 import { expiringLru } from "./expiring-lru.js";
 import type { ChannelState, InvalidationChannel, KeyInvalidation } from "./invalidation-channel.js";
@@ -37,8 +41,8 @@ export interface CachedKeyStoreOptions {
   clock?: Clock;
   /**
    * Told when an invalidation could not be published or the channel could not be subscribed to.
-   * Until it recovers other instances may serve a changed key until its TTL runs out. Default: a
-   * `console.warn`.
+   * Until it recovers other instances may serve a changed key until its TTL runs out. Default: the
+   * logger of the Keyward using this store (`console.warn` until one does).
    */
   onError?(error: unknown): void;
 }
@@ -60,7 +64,7 @@ export interface CachedKeyStoreStats {
   resets: number;
 }
 
-export interface CachedKeyStore extends KeyStore {
+export interface CachedKeyStore extends KeyStore, Required<ReportsStoreFailures> {
   /**
    * The cached answer for a hash — the record, or null for a remembered miss — without reaching
    * the store; undefined when it is not cached (or caching is off). Counted in `stats` as a hit.
@@ -113,9 +117,8 @@ export function cachedKeyStore(
   const negativeTtlMs = options.negativeTtlMs ?? defaults.negativeTtlMs;
   if (!(negativeTtlMs >= 0)) throw new TypeError("negativeTtlMs must be 0 or more");
   const clock = options.clock ?? systemClock;
-  const onError =
-    options.onError ??
-    ((error: unknown) => console.warn("keyward: key cache invalidation failed", error));
+  const failures = storeFailureReporter("key cache invalidation failed", options.onError);
+  const onError = failures.report;
   const { channel } = options;
 
   const stats: CachedKeyStoreStats = {
@@ -315,6 +318,11 @@ export function cachedKeyStore(
     },
 
     clear: dropAll,
+
+    attachLogger(report) {
+      failures.attachLogger(report);
+      channel?.attachLogger?.(report);
+    },
 
     async close() {
       if (closed) return;

@@ -3,6 +3,8 @@
  * instances of a deployment: Postgres LISTEN/NOTIFY, Redis pub/sub, or the in-process channel below.
  */
 
+import type { ReportsStoreFailures } from "../logging/store-failure-reporter.js";
+
 /** A key whose cached record must go, sent after its rotation or revocation has been committed. */
 export interface KeyInvalidation {
   keyId: string;
@@ -37,7 +39,7 @@ export type InvalidationListener = (event: KeyInvalidation) => void;
  * - The function `subscribe` resolves to unsubscribes: once it has resolved, the listener and
  *   `onReset` are not called again.
  */
-export interface InvalidationChannel {
+export interface InvalidationChannel extends ReportsStoreFailures {
   publish(event: KeyInvalidation): Promise<void>;
   subscribe(
     listener: InvalidationListener,

@@ -17,6 +17,7 @@ import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
 import { accountTierSync } from "../tiers/account-tier-sync.js";
 import { createTierLadder } from "../tiers/tier-ladder.js";
+import { attachStoreLogger } from "../storage/attach-store-logger.js";
 import { routeWithMethod } from "../usage/route-label.js";
 import { createUsageRecorder } from "../usage/usage-recorder.js";
 import { type CreateKeyBody, createKeyBodySchema } from "../validation/create-key-body.js";
@@ -110,6 +111,8 @@ export function createKeyward(config: KeywardConfig): Keyward {
       config.onError?.(cause, request);
     } catch {}
   };
+  // The store's background failures (dropped connections, lost invalidations) join the rest.
+  attachStoreLogger(config.store, reportFailure);
   const verifyJwt = config.jwt
     ? createJwtVerifier(config.jwt, clock)
     : async () => {

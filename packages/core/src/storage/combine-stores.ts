@@ -1,4 +1,5 @@
-import type { KeywardStore, StoreParts } from "./index.js";
+import { attachStoreLogger } from "./attach-store-logger.js";
+import type { KeywardStore, StoreFailureReport, StoreParts } from "./index.js";
 
 type PartName = "keys" | "usage" | "rateLimits";
 const partNames: readonly PartName[] = ["keys", "usage", "rateLimits"];
@@ -22,7 +23,9 @@ export type StorePart = Partial<StoreParts>;
  * // Keys and usage on PostgreSQL, rate limits per instance in memory.
  * const store = combineStores(postgresStore({ client: pool }), memoryStore());
  */
-export function combineStores(...stores: StorePart[]): KeywardStore & { close(): Promise<void> } {
+export function combineStores(
+  ...stores: StorePart[]
+): KeywardStore & { close(): Promise<void>; attachLogger(report: StoreFailureReport): void } {
   const from = new Map<PartName, number>();
   stores.forEach((store, index) => {
     if (store === null || typeof store !== "object") {
@@ -52,6 +55,9 @@ export function combineStores(...stores: StorePart[]): KeywardStore & { close():
     keys,
     usage,
     rateLimits,
+    attachLogger(report) {
+      for (const store of stores) attachStoreLogger(store, report);
+    },
     close() {
       closing ??= (async () => {
         // Every store is closed even when one fails, so no connection or timer is left behind.

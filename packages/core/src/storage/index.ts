@@ -1,7 +1,12 @@
 export type { KeyRotation, KeyStore, StoredKey } from "./key-store.js";
 export type { RateLimitStore, UsageHit } from "./rate-limit-store.js";
+export type {
+  ReportsStoreFailures,
+  StoreFailureReport,
+} from "../logging/store-failure-reporter.js";
 export type { KeyUsage, UsageIncrement, UsageStore } from "./usage-store.js";
 
+import type { ReportsStoreFailures } from "../logging/store-failure-reporter.js";
 import type { KeyStore } from "./key-store.js";
 import type { RateLimitStore } from "./rate-limit-store.js";
 import type { UsageStore } from "./usage-store.js";
@@ -11,7 +16,7 @@ import type { UsageStore } from "./usage-store.js";
  * provides, and one `close` for everything it holds. Hand one to `createKeyward` when it provides
  * all three parts, or several to `combineStores`.
  */
-export interface StoreParts {
+export interface StoreParts extends ReportsStoreFailures {
   keys?: KeyStore;
   usage?: UsageStore;
   rateLimits?: RateLimitStore;
@@ -23,7 +28,7 @@ export interface StoreParts {
  * The three stores one Keyward instance needs: `memoryStore()`, `combineStores(...)`, or parts of
  * your own. Named for Keyward so that it never shadows the DOM's global `Storage`.
  */
-export interface KeywardStore {
+export interface KeywardStore extends ReportsStoreFailures {
   keys: KeyStore;
   usage: UsageStore;
   rateLimits: RateLimitStore;
