@@ -9,6 +9,7 @@ import {
   cachedKeyStore,
   callGuard,
   type InvalidationChannel,
+  storeFailureReporter,
 } from "@keyward/core/toolkit";
 import type { PostgresClient } from "./client.js";
 import { guardedClient } from "./faults/guarded-client.js";
@@ -70,7 +71,8 @@ export interface PostgresStoreOptions extends NamingOptions {
   /**
    * Told about every failed call to the database (timeouts included; not calls the open circuit
    * refused without sending), errors of idle pooled connections, and failures in the background:
-   * interval usage writes, LISTEN, publishing. Default `console.warn`.
+   * interval usage writes, LISTEN, publishing. Default: the logger of the Keyward using this store
+   * (`console.warn` until one does).
    */
   onError?(error: unknown): void;
 }
@@ -121,8 +123,8 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     throw new TypeError("postgresStore needs a `client` with query(text, params)");
   }
   const naming = resolveNaming(options);
-  const onError =
-    options.onError ?? ((error: unknown) => console.warn("keyward: postgres store", error));
+  const failures = storeFailureReporter("a PostgreSQL store call failed", options.onError);
+  const onError = failures.report;
 
   const timeoutMs = options.timeoutMs ?? 2_000;
   const guard = callGuard({
@@ -168,6 +170,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     channel: ownChannel?.channel,
     migrate: () => migrate(guarded, naming),
     flush: async () => buffered?.flush(),
+    attachLogger: failures.attachLogger,
     close() {
       closing ??= (async () => {
         try {

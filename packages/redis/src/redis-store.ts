@@ -3,7 +3,12 @@
  * keys, and a pub/sub channel that evicts changed keys from every instance's verification cache.
  */
 import type { KeyStore, RateLimitStore, StoreParts, UsageStore } from "@keyward/core";
-import { type CircuitBreakerOptions, callGuard, memoryRateLimitStore } from "@keyward/core/toolkit";
+import {
+  type CircuitBreakerOptions,
+  callGuard,
+  memoryRateLimitStore,
+  storeFailureReporter,
+} from "@keyward/core/toolkit";
 import { reportClientErrors } from "./client/client-errors.js";
 import { redisConnection } from "./client/connect.js";
 import type { RedisClient } from "./client/redis-client.js";
@@ -42,7 +47,8 @@ export interface RedisStoreOptions {
   /**
    * Told about every failed Redis call (timeouts included), and about the client's own connection
    * errors: the store listens for the client's 'error' events while it is open, reporting the
-   * first of each outage (until the client is 'ready' again). Default: `console.warn`.
+   * first of each outage (until the client is 'ready' again). Default: the logger of the Keyward
+   * using this store (`console.warn` until one does).
    */
   onError?: (error: unknown) => void;
   /** Also store keys in Redis (`store.keys`). Default `false`: keys live elsewhere (Postgres). */
@@ -123,9 +129,8 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   if (time !== "redis" && time !== "caller") {
     throw new TypeError(`@keyward/redis: time must be "redis" or "caller", got ${String(time)}`);
   }
-  const onError =
-    options.onError ??
-    ((error: unknown) => console.warn("@keyward/redis: a Redis call failed", error));
+  const failures = storeFailureReporter("a Redis call failed", options.onError);
+  const onError = failures.report;
 
   const stopReportingClientErrors = reportClientErrors(options.client, onError);
 
@@ -149,7 +154,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   const invalidation = createInvalidationChannel(connection, {
     channel: names.channel,
     timeoutMs,
-    onError,
+    failures,
     ...(options.heartbeatIntervalMs === undefined
       ? {}
       : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
@@ -161,6 +166,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     usage,
     ...(options.keys ? { keys: redisKeyStore(connection, names, guard) } : {}),
     invalidation,
+    attachLogger: failures.attachLogger,
     close() {
       closed ??= (async () => {
         try {

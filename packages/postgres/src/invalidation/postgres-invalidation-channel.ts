@@ -9,6 +9,7 @@ import {
   type InvalidationListener,
   type KeyInvalidation,
   StoreUnavailableError,
+  storeFailureReporter,
   withDeadline,
 } from "@keyward/core/toolkit";
 import { isPoolLike, type PostgresClient } from "../client.js";
@@ -46,7 +47,10 @@ export interface PostgresInvalidationChannelOptions {
    * fall back on the TTL), so a rotation or revocation never hangs on it. Default 2,000 ms.
    */
   timeoutMs?: number;
-  /** Told about dropped connections and failed reconnections. Default: a `console.warn`. */
+  /**
+   * Told about dropped connections and failed reconnections. Default: the logger of the Keyward
+   * whose store uses this channel (`console.warn` until one does).
+   */
   onError?(error: unknown): void;
 }
 
@@ -87,9 +91,8 @@ export function postgresInvalidationChannel(
   if (channel.length === 0 || channel.length > 63) {
     throw new TypeError("channel must be 1 to 63 characters");
   }
-  const onError =
-    options.onError ??
-    ((error: unknown) => console.warn("keyward: LISTEN connection problem", error));
+  const failures = storeFailureReporter("LISTEN connection problem", options.onError);
+  const onError = failures.report;
   const { source, publisher } = resolveSource(options, onError);
   const timeoutMs = options.timeoutMs ?? 2_000;
   if (!(timeoutMs > 0)) throw new TypeError("timeoutMs must be a positive number of milliseconds");
@@ -125,6 +128,7 @@ export function postgresInvalidationChannel(
       return state;
     },
     channel,
+    attachLogger: failures.attachLogger,
 
     async publish(event: KeyInvalidation) {
       const target = publisher();

@@ -15,7 +15,9 @@ import {
   type InvalidationChannel,
   type InvalidationListener,
   type KeyInvalidation,
+  type StoreFailureReporter,
   StoreUnavailableError,
+  storeFailureReporter,
   withDeadline,
 } from "@keyward/core/toolkit";
 import { redisConnection } from "../client/connect.js";
@@ -30,7 +32,8 @@ export interface InvalidationChannelOptions {
   timeoutMs: number;
   /** How often the subscriber connection is checked; default 5 s. */
   heartbeatIntervalMs?: number;
-  onError(error: unknown): void;
+  /** Where failures go; attaching a logger to the channel attaches it here. */
+  failures: StoreFailureReporter;
 }
 
 export interface RedisInvalidationChannel extends InvalidationChannel {
@@ -44,12 +47,15 @@ export function createInvalidationChannel(
   connection: RedisConnection,
   options: InvalidationChannelOptions,
 ): RedisInvalidationChannel {
-  const { channel, timeoutMs, onError } = options;
+  const { channel, timeoutMs } = options;
+  const onError = options.failures.report;
   const heartbeatIntervalMs = options.heartbeatIntervalMs ?? 5_000;
   const closers = new Set<() => void>();
   let closed = false;
 
   return {
+    attachLogger: options.failures.attachLogger,
+
     async publish(event: KeyInvalidation) {
       const message = JSON.stringify({ keyId: event.keyId, secretHash: event.secretHash });
       await deadline(connection.publish(channel, message), timeoutMs, "publish");
@@ -185,7 +191,10 @@ export interface RedisInvalidationChannelOptions {
   timeoutMs?: number;
   /** Default 5,000 ms. */
   heartbeatIntervalMs?: number;
-  /** Told about failed publishes, subscriptions and heartbeats. Default: `console.warn`. */
+  /**
+   * Told about failed publishes, subscriptions and heartbeats. Default: the logger of the Keyward
+   * whose store uses this channel (`console.warn` until one does).
+   */
   onError?: (error: unknown) => void;
 }
 
@@ -206,8 +215,6 @@ export function redisInvalidationChannel(
     ...(options.heartbeatIntervalMs === undefined
       ? {}
       : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
-    onError:
-      options.onError ??
-      ((error: unknown) => console.warn("@keyward/redis: invalidation channel", error)),
+    failures: storeFailureReporter("Redis invalidation channel failed", options.onError),
   });
 }
