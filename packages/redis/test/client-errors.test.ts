@@ -1,9 +1,10 @@
 /**
  * The client's own 'error' events (a lost connection, each failed reconnection attempt) reach the
- * store's `onError`, once per outage, and never the console as ioredis's "Unhandled error event"
+ * store's `onError` (or, without one, the logger of the Keyward using the store), once per outage, and never the console as ioredis's "Unhandled error event"
  * (nor a thrown 'error' event, which ends the process on node-redis). A private redis-server is
  * killed and restarted twice; the client is given to the store with no listener of its own.
  */
+import { combineStores, createKeyward, type KeywardLogger, memoryStore } from "@keyward/core";
 import IORedis from "ioredis";
 import { createClient } from "redis";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -116,4 +117,42 @@ describe("redisStore and the client's connection errors", () => {
       expect(connection.listenerCount("error")).toBe(before);
     }, 30_000);
   }
+
+  it("without onError, reports the outage to the Keyward logger using the store, once, not the console", async () => {
+    server = await startRedisServer();
+    const connection = await drivers.ioredis(server.port);
+    cleanups.push(connection.close);
+    const warned = vi.spyOn(console, "warn");
+    const printed = vi.spyOn(console, "error");
+    const logged: { message: string; cause: unknown }[] = [];
+    const logger: KeywardLogger = {
+      error: (message, cause) => logged.push({ message, cause }),
+      warn() {},
+    };
+    const hooked: unknown[] = [];
+    const store = redisStore({ client: connection.client as RedisClient });
+    const keyward = createKeyward({
+      store: combineStores(store, memoryStore()),
+      scopes: { "profile:read": "Read profiles" },
+      tiers: { free: { rateLimit: { limit: 5, window: "1m" } } },
+      logger,
+      onError: (error) => hooked.push(error),
+    });
+    cleanups.push(() => keyward.close());
+
+    const attemptsBefore = connection.reconnectionAttempts();
+    await server.kill();
+    await waitFor(
+      () => connection.reconnectionAttempts() >= attemptsBefore + 3,
+      "reconnection attempts",
+    );
+    expect(logged).toHaveLength(1);
+    expect(logged[0]!.message).toBe("a Redis call failed");
+    expect(logged[0]!.cause).toBeInstanceOf(Error);
+    expect(hooked).toEqual([logged[0]!.cause]);
+    expect(warned).not.toHaveBeenCalled();
+    expect(printed).not.toHaveBeenCalled();
+    await server.restart();
+    await waitFor(connection.isReady, "the client to reconnect");
+  }, 30_000);
 });
