@@ -1,8 +1,9 @@
 /**
  * The client's own 'error' events (a lost connection, each failed reconnection attempt) reach the
- * store's `onError` (or, without one, the logger of the Keyward using the store), once per outage, and never the console as ioredis's "Unhandled error event"
- * (nor a thrown 'error' event, which ends the process on node-redis). A private redis-server is
- * killed and restarted twice; the client is given to the store with no listener of its own.
+ * store's `onError` (without one, the logger of the Keyward using the store), once per outage, and
+ * never the console as ioredis's "Unhandled error event" (nor a thrown 'error' event, which ends
+ * the process on node-redis). A private redis-server is killed and restarted; the client is given
+ * to the store with no listener of its own.
  */
 import { combineStores, createKeyward, type KeywardLogger, memoryStore } from "@keyward/core";
 import IORedis from "ioredis";

@@ -6,7 +6,10 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { cachedKeyStore } from "../cache/cached-key-store.js";
-import { type InvalidationChannel, memoryInvalidationChannel } from "../cache/invalidation-channel.js";
+import {
+  type InvalidationChannel,
+  memoryInvalidationChannel,
+} from "../cache/invalidation-channel.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import { memoryKeyStore } from "../memory/memory-key-store.js";
 import { memoryStore } from "../memory/memory-store.js";

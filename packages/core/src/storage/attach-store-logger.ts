@@ -3,7 +3,10 @@
  * a part assembled by hand (`{ keys: cachedKeyStore(...) }`) is reached too, so it need not be
  * wrapped in a store of its own to be heard.
  */
-import type { ReportsStoreFailures, StoreFailureReport } from "../logging/store-failure-reporter.js";
+import type {
+  ReportsStoreFailures,
+  StoreFailureReport,
+} from "../logging/store-failure-reporter.js";
 
 /**
  * Attaches `report` to a store and to each of its parts that reports failures on its own (a

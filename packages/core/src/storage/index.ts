@@ -1,9 +1,9 @@
-export type { KeyRotation, KeyStore, StoredKey } from "./key-store.js";
-export type { RateLimitStore, UsageHit } from "./rate-limit-store.js";
 export type {
   ReportsStoreFailures,
   StoreFailureReport,
 } from "../logging/store-failure-reporter.js";
+export type { KeyRotation, KeyStore, StoredKey } from "./key-store.js";
+export type { RateLimitStore, UsageHit } from "./rate-limit-store.js";
 export type { KeyUsage, UsageIncrement, UsageStore } from "./usage-store.js";
 
 import type { ReportsStoreFailures } from "../logging/store-failure-reporter.js";
