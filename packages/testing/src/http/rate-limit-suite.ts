@@ -53,11 +53,15 @@ export function rateLimitSuite(client: SuiteClient, options: HttpSuiteOptions): 
           await client.keyUsage(user.token, "no-such-key"),
           await client.createKey(user.token, { name: "" }),
         ];
-        expect(replies.map((reply) => reply.status)).toEqual([
-          201, 200, 200, 200, 200, 200, 410, 404, 422,
-        ]);
         const limit = limitOf(tier);
-        expectCountdown(replies, limit, limit - 1);
+        // A tier allowing fewer requests than this sequence makes refuses the rest, which shows
+        // just as well that each one counted.
+        const expected = [201, 200, 200, 200, 200, 200, 410, 404, 422];
+        expect(replies.map((reply) => reply.status)).toEqual(
+          expected.map((status, index) => (index < limit ? status : 429)),
+        );
+        expectCountdown(replies.slice(0, limit), limit, limit - 1);
+        for (const refused of replies.slice(limit)) expectRateLimited(refused, limit);
       },
       slowTimeout,
     );
