@@ -4,12 +4,10 @@ import {
   mintJwt,
   newSlug,
   newUserId,
-  profilePath,
   type Reply,
   type SuiteClient,
   type TestUser,
   unsecuredJwt,
-  validCreateBody,
 } from "./client.js";
 import {
   type BearerChallenge,
@@ -38,6 +36,7 @@ interface RefusedCredential {
  * nothing else anywhere.
  */
 export function authenticationSuite(client: SuiteClient, options: HttpSuiteOptions): void {
+  const contract = client.contract;
   const nowSeconds = () => Math.floor(Date.now() / 1000);
   const wellFormedUnknownKey = () => createKeyFormat().generate();
 
@@ -73,7 +72,7 @@ export function authenticationSuite(client: SuiteClient, options: HttpSuiteOptio
       name: "a JWT signed with another secret",
       challenge: "invalid_token",
       authorization: async (user) =>
-        `Bearer ${await mintJwt(`${options.jwtSecret}-but-not-quite-the-same`, { sub: user.id, tier: "free" })}`,
+        `Bearer ${await mintJwt(`${options.jwtSecret}-but-not-quite-the-same`, { sub: user.id, tier: contract.lowestTier.name })}`,
     },
     {
       name: "a JWT with its signature stripped",
@@ -84,18 +83,20 @@ export function authenticationSuite(client: SuiteClient, options: HttpSuiteOptio
     {
       name: "an alg: none JWT",
       challenge: "invalid_token",
-      authorization: async (user) => `Bearer ${unsecuredJwt({ sub: user.id, tier: "free" })}`,
+      authorization: async (user) =>
+        `Bearer ${unsecuredJwt({ sub: user.id, tier: contract.lowestTier.name })}`,
     },
     {
       name: "an expired JWT",
       challenge: "invalid_token",
       authorization: async (user) =>
-        `Bearer ${await mintJwt(options.jwtSecret, { sub: user.id, tier: "free" }, { issuedAt: nowSeconds() - 1200, expiresAt: nowSeconds() - 600 })}`,
+        `Bearer ${await mintJwt(options.jwtSecret, { sub: user.id, tier: contract.lowestTier.name }, { issuedAt: nowSeconds() - 1200, expiresAt: nowSeconds() - 600 })}`,
     },
     {
       name: "a JWT without a sub",
       challenge: "invalid_token",
-      authorization: async () => `Bearer ${await mintJwt(options.jwtSecret, { tier: "free" })}`,
+      authorization: async () =>
+        `Bearer ${await mintJwt(options.jwtSecret, { tier: contract.lowestTier.name })}`,
     },
     {
       name: "a well-formed sk_live_ key that does not exist",
@@ -131,12 +132,12 @@ export function authenticationSuite(client: SuiteClient, options: HttpSuiteOptio
           expectErrorDetail(reply, status);
           if (status === 401) expectBearerChallenge(reply, credential.challenge);
         };
-        refused(await client.send("GET", profilePath(newSlug()), init), 401);
-        refused(await client.send("PUT", profilePath(newSlug()), init), 401);
+        refused(await client.send("GET", contract.routePath(newSlug()), init), 401);
+        refused(await client.send("PUT", contract.routePath(newSlug()), init), 401);
         const managementStatus = credential.keyShaped ? 403 : 401;
         refused(await client.send("GET", client.basePath, init), managementStatus);
         refused(
-          await client.send("POST", client.basePath, { ...init, json: validCreateBody() }),
+          await client.send("POST", client.basePath, { ...init, json: client.validCreateBody() }),
           managementStatus,
         );
         // Nothing was created on the user's behalf.
@@ -167,13 +168,13 @@ export function authenticationSuite(client: SuiteClient, options: HttpSuiteOptio
 
     it("identifies the user by the JWT's sub alone", async () => {
       const id = newUserId();
-      const first = await mintJwt(options.jwtSecret, { sub: id, tier: "free" });
-      const user = { id, token: first, tier: "free" as const };
+      const first = await mintJwt(options.jwtSecret, { sub: id, tier: contract.lowestTier.name });
+      const user = { id, token: first, tier: contract.lowestTier.name };
       const key = await client.createKeyFor(user);
       // A second token for the same sub, minted later, sees the same keys.
       const second = await mintJwt(
         options.jwtSecret,
-        { sub: id, tier: "free" },
+        { sub: id, tier: contract.lowestTier.name },
         { issuedAt: nowSeconds() - 5 },
       );
       const listed = await client.listKeys(second);
@@ -182,14 +183,14 @@ export function authenticationSuite(client: SuiteClient, options: HttpSuiteOptio
     });
 
     it("403 for an API key on every key-management endpoint, changing nothing", async () => {
-      const user = await client.newUser("enterprise");
+      const user = await client.newUser(contract.highestTier.name);
       const key = await client.createKeyFor(user, {
-        scopes: ["profile:read", "profile:write", "org:read", "org:write"],
-        tier: "enterprise",
+        scopes: [contract.readScope, contract.writeScope, ...contract.unrelatedScopes],
+        tier: contract.highestTier.name,
       });
       const base = client.basePath;
       const calls: [string, string, unknown?][] = [
-        ["POST", base, validCreateBody()],
+        ["POST", base, client.validCreateBody()],
         ["GET", base],
         ["GET", `${base}/scopes`],
         ["POST", `${base}/${key.id}/rotate`],

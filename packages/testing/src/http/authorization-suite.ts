@@ -1,38 +1,42 @@
 import { describe, expect, it } from "vitest";
 import { newSlug, type SuiteClient } from "./client.js";
-import type { DemoTier } from "./demo-contract.js";
 import { expectErrorDetail, expectJson, expectStatus, sleep } from "./expectations.js";
 import type { HttpSuiteOptions } from "./options.js";
+import type { SuiteContract } from "./suite-contract.js";
 
 interface TierCase {
-  account: DemoTier | null;
-  key: DemoTier;
+  account: string | null;
+  key: string;
   status: 201 | 403;
 }
 
-const tierCases: TierCase[] = [
-  { account: "free", key: "free", status: 201 },
-  { account: "free", key: "pro", status: 403 },
-  { account: "free", key: "enterprise", status: 403 },
-  { account: "pro", key: "free", status: 201 },
-  { account: "pro", key: "pro", status: 201 },
-  { account: "pro", key: "enterprise", status: 403 },
-  { account: "enterprise", key: "enterprise", status: 201 },
-  // A JWT without a `tier` claim is an account at the lowest tier.
-  { account: null, key: "free", status: 201 },
-  { account: null, key: "pro", status: 403 },
-];
+/**
+ * Every account tier against every key tier: a key at or below the account's tier is created, one
+ * above it refused. A JWT without a `tier` claim is an account at the lowest tier.
+ */
+function tierCases(contract: SuiteContract): TierCase[] {
+  const names = contract.tiers.map((tier) => tier.name);
+  const cases = names.flatMap((account, rank) =>
+    names.map((key, keyRank): TierCase => ({ account, key, status: keyRank <= rank ? 201 : 403 })),
+  );
+  return [
+    ...cases,
+    { account: null, key: contract.lowestTier.name, status: 201 },
+    { account: null, key: contract.secondTier.name, status: 403 },
+  ];
+}
 
 /** What an authenticated user may do to which key: tiers, ownership, and keys that are gone. */
 export function authorizationSuite(client: SuiteClient, options: HttpSuiteOptions): void {
+  const contract = client.contract;
   describe("authorization and key lifecycle errors", () => {
-    it.each(tierCases)(
+    it.each(tierCases(contract))(
       "account tier $account creating a $key key: $status",
       async ({ account, key, status }) => {
         const user = await client.newUser(account);
         const reply = await client.createKey(user.token, {
           name: "tiered",
-          scopes: ["profile:read"],
+          scopes: [contract.readScope],
           tier: key,
         });
         if (status === 403) {
@@ -49,9 +53,9 @@ export function authorizationSuite(client: SuiteClient, options: HttpSuiteOption
       const owner = await client.newUser();
       const key = await client.createKeyFor(owner, {
         name: "owner's private label",
-        scopes: ["profile:read"],
+        scopes: [contract.readScope],
       });
-      const intruder = await client.newUser("enterprise");
+      const intruder = await client.newUser(contract.highestTier.name);
       for (const reply of [
         await client.rotateKey(intruder.token, key.id),
         await client.keyUsage(intruder.token, key.id),
@@ -98,7 +102,7 @@ export function authorizationSuite(client: SuiteClient, options: HttpSuiteOption
         const user = await client.newUser();
         const expiresAtMs = Date.now() + 1_500;
         const key = await client.createKeyFor(user, {
-          scopes: ["profile:read"],
+          scopes: [contract.readScope],
           expiresAt: new Date(expiresAtMs).toISOString(),
         });
         expectStatus(await client.getProfile(key.key, newSlug()), 200);

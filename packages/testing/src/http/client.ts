@@ -6,14 +6,9 @@
 import type { KeyRecord, KeyWithSecret, RevokedKey, UsageReport } from "@keyward/core";
 import { base64url, SignJWT } from "jose";
 import { expect } from "vitest";
-import {
-  DEFAULT_BASE_PATH,
-  type DemoScope,
-  type DemoTier,
-  PROFILE_ROUTE,
-  SUITE_ORIGIN,
-} from "./demo-contract.js";
+import { DEFAULT_BASE_PATH, PROFILE_ROUTE, SUITE_ORIGIN } from "./demo-contract.js";
 import type { HttpSuiteOptions } from "./options.js";
+import { resolveSuiteContract } from "./suite-contract.js";
 
 /** A response with its body already read: `body` is the parsed JSON, or undefined if it is not JSON. */
 export interface Reply<T = unknown> {
@@ -35,7 +30,7 @@ export interface TestUser {
   /** A valid HS256 JWT for this user. */
   token: string;
   /** The `tier` claim, or undefined when the token has none. */
-  tier: DemoTier | undefined;
+  tier: string | undefined;
 }
 
 export interface SendInit {
@@ -60,6 +55,7 @@ export interface CreateKeyBody {
 export type SuiteClient = ReturnType<typeof createSuiteClient>;
 
 export function createSuiteClient(options: HttpSuiteOptions) {
+  const contract = resolveSuiteContract(options);
   const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, "");
   const keyPath = (id: string) => `${basePath}/${encodeURIComponent(id)}`;
 
@@ -84,7 +80,8 @@ export function createSuiteClient(options: HttpSuiteOptions) {
     return readReply<T>(response);
   }
 
-  async function newUser(tier: DemoTier | null = "free"): Promise<TestUser> {
+  /** A user at `tier` (default: the lowest tier), or without a `tier` claim when null. */
+  async function newUser(tier: string | null = contract.lowestTier.name): Promise<TestUser> {
     const id = newUserId();
     const claims = tier === null ? { sub: id } : { sub: id, tier };
     return { id, token: await mintJwt(options.jwtSecret, claims), tier: tier ?? undefined };
@@ -96,12 +93,12 @@ export function createSuiteClient(options: HttpSuiteOptions) {
   /** Creates a key that must be accepted, and returns it with its secret. */
   async function createKeyFor(
     user: TestUser,
-    fields: { name?: string; scopes?: DemoScope[]; tier?: DemoTier; expiresAt?: string } = {},
+    fields: { name?: string; scopes?: readonly string[]; tier?: string; expiresAt?: string } = {},
   ): Promise<KeyWithSecret> {
     const reply = await createKey(user.token, {
       name: "conformance key",
-      scopes: ["profile:read", "profile:write"],
-      tier: "free",
+      scopes: [contract.readScope, contract.writeScope],
+      tier: contract.lowestTier.name,
       ...fields,
     });
     expect(reply.status, `creating a key failed: ${reply.status} ${reply.text}`).toBe(201);
@@ -110,6 +107,7 @@ export function createSuiteClient(options: HttpSuiteOptions) {
 
   return {
     basePath,
+    contract,
     send,
     newUser,
     createKey,
@@ -124,10 +122,16 @@ export function createSuiteClient(options: HttpSuiteOptions) {
     keyUsage: (token: string, id: string) =>
       send<UsageReport>("GET", `${keyPath(id)}/usage`, { token }),
     revokeKey: (token: string, id: string) => send<RevokedKey>("DELETE", keyPath(id), { token }),
+    /** A create-key body the implementation accepts from a lowest-tier user. */
+    validCreateBody: (): CreateKeyBody => ({
+      name: "conformance key",
+      scopes: [contract.readScope],
+      tier: contract.lowestTier.name,
+    }),
     getProfile: (token: string, slug: string) =>
-      send<{ slug: string; viewer: string }>("GET", profilePath(slug), { token }),
+      send<{ slug: string; viewer: string }>("GET", contract.routePath(slug), { token }),
     putProfile: (token: string, slug: string) =>
-      send<{ slug: string; updatedBy: string }>("PUT", profilePath(slug), {
+      send<{ slug: string; updatedBy: string }>("PUT", contract.routePath(slug), {
         token,
         json: { displayName: `Profile ${slug}` },
       }),
@@ -140,13 +144,9 @@ export async function readReply<T = unknown>(response: Response): Promise<Reply<
   return { status: response.status, headers: response.headers, text, body: parseJson(text) as T };
 }
 
+/** A concrete path of the demo's profile route (for suites that serve the demo host themselves). */
 export function profilePath(slug: string): string {
   return PROFILE_ROUTE.replace(":slug", encodeURIComponent(slug));
-}
-
-/** A create-key body every demo deployment accepts from a free-tier user. */
-export function validCreateBody(): CreateKeyBody {
-  return { name: "conformance key", scopes: ["profile:read"], tier: "free" };
 }
 
 /** A user id no other test, and no earlier run against the same store, has used. */

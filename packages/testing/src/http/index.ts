@@ -1,7 +1,8 @@
 /**
  * The HTTP conformance suite: the six key-management endpoints, authentication, authorization,
- * request validation, routing, rate limits and the demo host routes, checked over Fetch
- * `Request`/`Response` against any implementation configured with the demo contract.
+ * request validation, routing, rate limits and a guarded host route, checked over Fetch
+ * `Request`/`Response` against any implementation configured with the demo contract, or with the
+ * tiers, scopes and host route its options describe.
  */
 import { describe } from "vitest";
 import { authenticationSuite } from "./authentication-suite.js";
@@ -50,6 +51,16 @@ export { type RawReply, type RawRequest, rawRequest } from "./raw-request.js";
  * describeHttpConformance("my adapter", {
  *   fetch: forwardTo("http://127.0.0.1:3000"), // or (request) => keyward.handle(request)
  *   jwtSecret: process.env.KEYWARD_JWT_SECRET!,
+ * });
+ *
+ * @example
+ * // A configuration of your own: tiers lowest first, the host route's scopes, and the route.
+ * describeHttpConformance("my app", {
+ *   fetch: (request) => app.fetch(request),
+ *   jwtSecret,
+ *   tiers: { basic: 5, plus: 50 },
+ *   scopes: { read: "docs:read", write: "docs:write", all: ["docs:read", "docs:write"] },
+ *   route: { template: "/v2/docs/:id", path: (id) => `/v2/docs/${encodeURIComponent(id)}` },
  * });
  */
 export function describeHttpConformance(name: string, options: HttpSuiteOptions): void {

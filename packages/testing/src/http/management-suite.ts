@@ -1,7 +1,6 @@
 import type { KeyRecord } from "@keyward/core";
 import { describe, expect, it } from "vitest";
 import { newSlug, type SuiteClient } from "./client.js";
-import { DEMO_SCOPES, PROFILE_ROUTE } from "./demo-contract.js";
 import {
   eventually,
   expectErrorDetail,
@@ -18,21 +17,25 @@ const utcDate = (epochMs = Date.now()) => new Date(epochMs).toISOString().slice(
 
 /** The six key-management endpoints on their happy paths: statuses, shapes and effects. */
 export function managementSuite(client: SuiteClient): void {
+  const contract = client.contract;
+  // A scope besides the read scope, from the other end of the list than `otherScope`, so that
+  // records are seen to keep scopes that are not next to each other in the configuration.
+  const lastOtherScope = contract.unrelatedScopes.at(-1) ?? contract.writeScope;
   describe("key management", () => {
     it("POST creates a key: 201 with the record and the full secret, once", async () => {
-      const user = await client.newUser("pro");
+      const user = await client.newUser(contract.secondTier.name);
       const before = Date.now();
       const reply = await client.createKey(user.token, {
         name: "CI deploys",
-        scopes: ["profile:read", "org:write"],
-        tier: "pro",
+        scopes: [contract.readScope, lastOtherScope],
+        tier: contract.secondTier.name,
       });
       expectJson(reply, 201);
       expectKeyRecord(reply.body, true);
       expect(reply.body).toMatchObject({
         name: "CI deploys",
-        scopes: ["profile:read", "org:write"],
-        tier: "pro",
+        scopes: [contract.readScope, lastOtherScope],
+        tier: contract.secondTier.name,
         status: "active",
         expiresAt: null,
         lastUsedAt: null,
@@ -49,8 +52,8 @@ export function managementSuite(client: SuiteClient): void {
       const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString();
       const reply = await client.createKey(user.token, {
         name: "expiring",
-        scopes: ["org:read"],
-        tier: "free",
+        scopes: [contract.otherScope],
+        tier: contract.lowestTier.name,
         expiresAt,
         owner: "someone-else",
         status: "revoked",
@@ -102,14 +105,16 @@ export function managementSuite(client: SuiteClient): void {
         expect(scope).toEqual({ name: expect.any(String), description: expect.any(String) });
         expect(scope.description.length).toBeGreaterThan(0);
       }
-      expect(reply.body.data.map((scope) => scope.name).sort()).toEqual([...DEMO_SCOPES].sort());
+      expect(reply.body.data.map((scope) => scope.name).sort()).toEqual(
+        [...contract.scopes].sort(),
+      );
     });
 
     it("POST /rotate issues a new secret for the same key; the old one fails at once", async () => {
       const user = await client.newUser();
       const original = await client.createKeyFor(user, {
         name: "rotating",
-        scopes: ["profile:read"],
+        scopes: [contract.readScope],
       });
       expectStatus(await client.getProfile(original.key, newSlug()), 200);
 
@@ -122,8 +127,8 @@ export function managementSuite(client: SuiteClient): void {
       expect(rotated).toMatchObject({
         id: original.id,
         name: "rotating",
-        scopes: ["profile:read"],
-        tier: "free",
+        scopes: [contract.readScope],
+        tier: contract.lowestTier.name,
         status: "active",
         createdAt: original.createdAt,
         expiresAt: null,
@@ -139,7 +144,7 @@ export function managementSuite(client: SuiteClient): void {
 
     it("concurrent rotations leave exactly one working secret", async () => {
       const user = await client.newUser();
-      const original = await client.createKeyFor(user, { scopes: ["profile:read"] });
+      const original = await client.createKeyFor(user, { scopes: [contract.readScope] });
       const replies = await Promise.all(
         [1, 2, 3].map(() => client.rotateKey(user.token, original.id)),
       );
@@ -173,7 +178,7 @@ export function managementSuite(client: SuiteClient): void {
 
     it("GET /usage counts requests by route template and by UTC day", async () => {
       const user = await client.newUser();
-      const key = await client.createKeyFor(user, { scopes: ["profile:read"] });
+      const key = await client.createKeyFor(user, { scopes: [contract.readScope] });
       const dayBefore = utcDate();
       const start = Date.now();
       for (const slug of ["alice-1", "bob-2", "alice-1"]) {
@@ -193,7 +198,7 @@ export function managementSuite(client: SuiteClient): void {
           "totalRequests",
         ]);
         expect(usage).toMatchObject({ keyId: key.id, totalRequests: 3 });
-        expect(usage.endpoints).toEqual([{ method: "GET", route: PROFILE_ROUTE, count: 3 }]);
+        expect(usage.endpoints).toEqual([{ method: "GET", route: contract.route, count: 3 }]);
         expect(reply.text).not.toContain("alice-1");
         for (const day of usage.daily) {
           expect(Object.keys(day).sort()).toEqual(["count", "date"]);
@@ -213,7 +218,9 @@ export function managementSuite(client: SuiteClient): void {
 
     it("GET /usage counts each method of a route separately", async () => {
       const user = await client.newUser();
-      const key = await client.createKeyFor(user, { scopes: ["profile:read", "profile:write"] });
+      const key = await client.createKeyFor(user, {
+        scopes: [contract.readScope, contract.writeScope],
+      });
       expectStatus(await client.getProfile(key.key, newSlug()), 200);
       expectStatus(await client.putProfile(key.key, newSlug()), 200);
       expectStatus(await client.putProfile(key.key, newSlug()), 200);
@@ -223,8 +230,8 @@ export function managementSuite(client: SuiteClient): void {
         expect(usage.endpoints).toHaveLength(2);
         expect(usage.endpoints).toEqual(
           expect.arrayContaining([
-            { method: "GET", route: PROFILE_ROUTE, count: 1 },
-            { method: "PUT", route: PROFILE_ROUTE, count: 2 },
+            { method: "GET", route: contract.route, count: 1 },
+            { method: "PUT", route: contract.route, count: 2 },
           ]),
         );
       });
@@ -232,7 +239,7 @@ export function managementSuite(client: SuiteClient): void {
 
     it("usage survives rotation", async () => {
       const user = await client.newUser();
-      const original = await client.createKeyFor(user, { scopes: ["profile:read"] });
+      const original = await client.createKeyFor(user, { scopes: [contract.readScope] });
       expectStatus(await client.getProfile(original.key, newSlug()), 200);
       expectStatus(await client.getProfile(original.key, newSlug()), 200);
       const rotated = (await client.rotateKey(user.token, original.id)).body;
@@ -241,13 +248,15 @@ export function managementSuite(client: SuiteClient): void {
         const usage = (await client.keyUsage(user.token, original.id)).body;
         expect(usage.keyId).toBe(original.id);
         expect(usage.totalRequests).toBe(3);
-        expect(usage.endpoints).toEqual([{ method: "GET", route: PROFILE_ROUTE, count: 3 }]);
+        expect(usage.endpoints).toEqual([{ method: "GET", route: contract.route, count: 3 }]);
       });
     });
 
     it("DELETE revokes for good: 200 {id, status, revokedAt}; the key fails and still lists", async () => {
       const user = await client.newUser();
-      const key = await client.createKeyFor(user, { scopes: ["profile:read", "profile:write"] });
+      const key = await client.createKeyFor(user, {
+        scopes: [contract.readScope, contract.writeScope],
+      });
       expectStatus(await client.getProfile(key.key, newSlug()), 200);
 
       const reply = await client.revokeKey(user.token, key.id);

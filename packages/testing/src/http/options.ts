@@ -1,8 +1,9 @@
 /**
- * What an implementation under test hands the HTTP conformance suite. The implementation must be
- * configured with the demo contract (docs/testing-adapters.md): scopes `profile:read`,
+ * What an implementation under test hands the HTTP conformance suite. By default the implementation
+ * must be configured with the demo contract (docs/testing-adapters.md): scopes `profile:read`,
  * `profile:write`, `org:read`, `org:write`; tiers `free` 60, `pro` 600, `enterprise` 6000 requests a
- * minute, in that order; and the two host routes under `/api/v1/profiles/:slug`.
+ * minute, in that order; and the two host routes under `/api/v1/profiles/:slug`. `tiers`, `scopes`
+ * and `route` describe another configuration instead.
  */
 export interface HttpSuiteOptions {
   /**
@@ -19,4 +20,22 @@ export interface HttpSuiteOptions {
   basePath?: string;
   /** Skip checks that need real time to pass (key expiry); default false. */
   skipSlow?: boolean;
+  /**
+   * The configured tiers, tier name → requests per minute (a one-minute window), lowest first, at
+   * least two; default `{ free: 60, pro: 600, enterprise: 6000 }`.
+   */
+  tiers?: Readonly<Record<string, number>>;
+  /**
+   * The scopes: `read` is what `GET` on the host route needs, `write` what `PUT` needs, `all` every
+   * configured scope (including those two); default `profile:read`, `profile:write` and the four
+   * demo scopes.
+   */
+  scopes?: { read: string; write: string; all: readonly string[] };
+  /**
+   * The host route the implementation guards: `GET` needs the read scope, `PUT` the write scope,
+   * both answer `{ slug, viewer }` / `{ slug, updatedBy }` with the id taken from the path.
+   * `template` is the pattern usage reports name; `path` builds a concrete path from a slug.
+   * Default `/api/v1/profiles/:slug`.
+   */
+  route?: { template: string; path(slug: string): string };
 }

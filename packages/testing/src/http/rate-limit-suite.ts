@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mintJwt, newSlug, type Reply, type SuiteClient } from "./client.js";
-import { DEMO_TIER_LIMITS, DEMO_WINDOW_SECONDS, type DemoTier } from "./demo-contract.js";
+import { DEMO_WINDOW_SECONDS } from "./demo-contract.js";
 import { expectRateLimited, expectRateLimitHeaders, expectStatus, sleep } from "./expectations.js";
 import type { HttpSuiteOptions } from "./options.js";
 
@@ -27,15 +27,17 @@ const slowTimeout = 60_000;
 
 /** Per-key and per-user rate limits at the demo's tier allowances, and the headers that report them. */
 export function rateLimitSuite(client: SuiteClient, options: HttpSuiteOptions): void {
+  const contract = client.contract;
+  const limitOf = (name: string) => contract.tiers.find((tier) => tier.name === name)!.limit;
   describe("rate limits", () => {
-    it.each(["free", "pro", "enterprise"] as DemoTier[])(
+    it.each(contract.tiers.map((tier) => tier.name))(
       "every authenticated key-management response counts against a %s user's allowance",
       async (tier) => {
         await awayFromWindowEdge();
         const user = await client.newUser(tier);
         const created = await client.createKey(user.token, {
           name: "limited",
-          scopes: ["profile:read"],
+          scopes: [contract.readScope],
           tier,
         });
         const key = created.body;
@@ -51,30 +53,34 @@ export function rateLimitSuite(client: SuiteClient, options: HttpSuiteOptions): 
           await client.keyUsage(user.token, "no-such-key"),
           await client.createKey(user.token, { name: "" }),
         ];
-        expect(replies.map((reply) => reply.status)).toEqual([
-          201, 200, 200, 200, 200, 200, 410, 404, 422,
-        ]);
-        const limit = DEMO_TIER_LIMITS[tier];
-        expectCountdown(replies, limit, limit - 1);
+        const limit = limitOf(tier);
+        // A tier allowing fewer requests than this sequence makes refuses the rest, which shows
+        // just as well that each one counted.
+        const expected = [201, 200, 200, 200, 200, 200, 410, 404, 422];
+        expect(replies.map((reply) => reply.status)).toEqual(
+          expected.map((status, index) => (index < limit ? status : 429)),
+        );
+        expectCountdown(replies.slice(0, limit), limit, limit - 1);
+        for (const refused of replies.slice(limit)) expectRateLimited(refused, limit);
       },
       slowTimeout,
     );
 
     it("a JWT without a tier claim is limited at the lowest tier", async () => {
       const user = await client.newUser(null);
-      expectRateLimitHeaders(await client.listKeys(user.token), DEMO_TIER_LIMITS.free);
+      expectRateLimitHeaders(await client.listKeys(user.token), contract.lowestTier.limit);
     });
 
-    it.each(["free", "pro", "enterprise"] as DemoTier[])(
+    it.each(contract.tiers.map((tier) => tier.name))(
       "host routes report a %s key's allowance, per key",
       async (tier) => {
         await awayFromWindowEdge();
-        const user = await client.newUser("enterprise");
+        const user = await client.newUser(contract.highestTier.name);
         const key = await client.createKeyFor(user, {
-          scopes: ["profile:read", "profile:write"],
+          scopes: [contract.readScope, contract.writeScope],
           tier,
         });
-        const limit = DEMO_TIER_LIMITS[tier];
+        const limit = limitOf(tier);
         const replies = [
           await client.getProfile(key.key, newSlug()),
           await client.putProfile(key.key, newSlug()),
@@ -88,30 +94,32 @@ export function rateLimitSuite(client: SuiteClient, options: HttpSuiteOptions): 
 
     it("host routes report a JWT user's allowance at the account tier", async () => {
       await awayFromWindowEdge();
-      const user = await client.newUser("pro");
+      const user = await client.newUser(contract.secondTier.name);
       const replies = [
         await client.getProfile(user.token, newSlug()),
         await client.putProfile(user.token, newSlug()),
       ];
       for (const reply of replies) expectStatus(reply, 200);
-      expectCountdown(replies, DEMO_TIER_LIMITS.pro, DEMO_TIER_LIMITS.pro - 1);
+      expectCountdown(replies, contract.secondTier.limit, contract.secondTier.limit - 1);
     });
 
     it(
-      "a free key is admitted 60 times on host routes, then refused with 429",
+      `a ${contract.lowestTier.name} key is admitted ${contract.lowestTier.limit} times on host routes, then refused with 429`,
       async () => {
         const user = await client.newUser();
-        const key = await client.createKeyFor(user, { scopes: ["profile:read", "profile:write"] });
+        const key = await client.createKeyFor(user, {
+          scopes: [contract.readScope, contract.writeScope],
+        });
         await awayFromWindowEdge();
         const admitted = [];
-        for (let i = 0; i < DEMO_TIER_LIMITS.free; i += 1)
+        for (let i = 0; i < contract.lowestTier.limit; i += 1)
           admitted.push(await client.getProfile(key.key, newSlug()));
         for (const reply of admitted) expectStatus(reply, 200);
-        expectCountdown(admitted, DEMO_TIER_LIMITS.free, DEMO_TIER_LIMITS.free - 1);
+        expectCountdown(admitted, contract.lowestTier.limit, contract.lowestTier.limit - 1);
 
-        expectRateLimited(await client.getProfile(key.key, newSlug()), DEMO_TIER_LIMITS.free);
+        expectRateLimited(await client.getProfile(key.key, newSlug()), contract.lowestTier.limit);
         // The allowance belongs to the key, not to one route.
-        expectRateLimited(await client.putProfile(key.key, newSlug()), DEMO_TIER_LIMITS.free);
+        expectRateLimited(await client.putProfile(key.key, newSlug()), contract.lowestTier.limit);
       },
       slowTimeout,
     );
@@ -120,37 +128,47 @@ export function rateLimitSuite(client: SuiteClient, options: HttpSuiteOptions): 
       "requests refused for a missing scope spend the key's allowance like any other",
       async () => {
         const user = await client.newUser();
-        const key = await client.createKeyFor(user, { scopes: ["profile:read"] });
+        const key = await client.createKeyFor(user, { scopes: [contract.readScope] });
         await awayFromWindowEdge();
         const refused = [];
-        for (let i = 0; i < DEMO_TIER_LIMITS.free; i += 1)
+        for (let i = 0; i < contract.lowestTier.limit; i += 1)
           refused.push(await client.putProfile(key.key, newSlug()));
         for (const reply of refused) expectStatus(reply, 403);
-        expectCountdown(refused, DEMO_TIER_LIMITS.free, DEMO_TIER_LIMITS.free - 1);
-        expectRateLimited(await client.putProfile(key.key, newSlug()), DEMO_TIER_LIMITS.free);
-        expectRateLimited(await client.getProfile(key.key, newSlug()), DEMO_TIER_LIMITS.free);
+        expectCountdown(refused, contract.lowestTier.limit, contract.lowestTier.limit - 1);
+        expectRateLimited(await client.putProfile(key.key, newSlug()), contract.lowestTier.limit);
+        expectRateLimited(await client.getProfile(key.key, newSlug()), contract.lowestTier.limit);
       },
       slowTimeout,
     );
 
     it(
-      "a free JWT user is limited per user at 60, key-management calls included",
+      `a ${contract.lowestTier.name} JWT user is limited per user at ${contract.lowestTier.limit}, key-management calls included`,
       async () => {
         await awayFromWindowEdge();
         const user = await client.newUser();
         const replies = [];
-        for (let i = 0; i < DEMO_TIER_LIMITS.free / 2; i += 1) {
-          replies.push(await client.listKeys(user.token));
-          replies.push(await client.getProfile(user.token, newSlug()));
+        // Key-management and host-route calls alternate, so both draw on one allowance.
+        for (let i = 0; i < contract.lowestTier.limit; i += 1) {
+          replies.push(
+            i % 2 === 0
+              ? await client.listKeys(user.token)
+              : await client.getProfile(user.token, newSlug()),
+          );
         }
         for (const reply of replies) expectStatus(reply, 200);
-        expectCountdown(replies, DEMO_TIER_LIMITS.free, DEMO_TIER_LIMITS.free - 1);
+        expectCountdown(replies, contract.lowestTier.limit, contract.lowestTier.limit - 1);
 
-        expectRateLimited(await client.listKeys(user.token), DEMO_TIER_LIMITS.free);
-        expectRateLimited(await client.getProfile(user.token, newSlug()), DEMO_TIER_LIMITS.free);
+        expectRateLimited(await client.listKeys(user.token), contract.lowestTier.limit);
+        expectRateLimited(
+          await client.getProfile(user.token, newSlug()),
+          contract.lowestTier.limit,
+        );
         // Per user, not per token: a fresh token for the same user is refused too.
-        const sameUser = await mintJwt(options.jwtSecret, { sub: user.id, tier: "free" });
-        expectRateLimited(await client.listKeys(sameUser), DEMO_TIER_LIMITS.free);
+        const sameUser = await mintJwt(options.jwtSecret, {
+          sub: user.id,
+          tier: contract.lowestTier.name,
+        });
+        expectRateLimited(await client.listKeys(sameUser), contract.lowestTier.limit);
         // Someone else is not.
         expectStatus(await client.listKeys((await client.newUser()).token), 200);
       },
@@ -162,22 +180,22 @@ export function rateLimitSuite(client: SuiteClient, options: HttpSuiteOptions): 
       async () => {
         await awayFromWindowEdge();
         const user = await client.newUser();
-        const first = await client.createKeyFor(user, { scopes: ["profile:read"] });
-        const second = await client.createKeyFor(user, { scopes: ["profile:read"] });
-        for (let i = 0; i < DEMO_TIER_LIMITS.free; i += 1)
+        const first = await client.createKeyFor(user, { scopes: [contract.readScope] });
+        const second = await client.createKeyFor(user, { scopes: [contract.readScope] });
+        for (let i = 0; i < contract.lowestTier.limit; i += 1)
           expectStatus(await client.getProfile(first.key, newSlug()), 200);
-        expectRateLimited(await client.getProfile(first.key, newSlug()), DEMO_TIER_LIMITS.free);
+        expectRateLimited(await client.getProfile(first.key, newSlug()), contract.lowestTier.limit);
 
         const other = await client.getProfile(second.key, newSlug());
         expectStatus(other, 200);
-        expect(expectRateLimitHeaders(other, DEMO_TIER_LIMITS.free).remaining).toBe(
-          DEMO_TIER_LIMITS.free - 1,
+        expect(expectRateLimitHeaders(other, contract.lowestTier.limit).remaining).toBe(
+          contract.lowestTier.limit - 1,
         );
         // The user's own allowance has spent only the two creations.
         const listed = await client.listKeys(user.token);
         expectStatus(listed, 200);
-        expect(expectRateLimitHeaders(listed, DEMO_TIER_LIMITS.free).remaining).toBe(
-          DEMO_TIER_LIMITS.free - 3,
+        expect(expectRateLimitHeaders(listed, contract.lowestTier.limit).remaining).toBe(
+          contract.lowestTier.limit - 3,
         );
       },
       slowTimeout,

@@ -11,17 +11,31 @@ export type { StorageProbe, StorageSuiteOptions } from "./options.js";
 /**
  * Registers the storage conformance suite with vitest. Every store Keyward ships runs it, and so
  * should yours: it checks atomicity (rotation compare-and-set, revocation, rate-limit steps), the
- * ordering and shapes of reads, and, given a probe, that no secret is ever persisted.
+ * ordering and shapes of reads, and, through the probe's raw reads, that what is persisted matches
+ * what the getters report and that no secret is ever persisted.
  *
  * @example
  * // my-store.test.ts
  * import { describeStorageConformance } from "@keyward/testing";
- * describeStorageConformance("my store", { createStore: () => myStore({ client }) });
+ * describeStorageConformance("my store", {
+ *   createStore: () => myStore({ client, prefix: uniquePrefix() }),
+ *   probe: {
+ *     dump: (store) => readEverything(client, store.prefix),
+ *     rawKey: (store, id) => readKeyRow(client, store.prefix, id),
+ *   },
+ * });
  */
 export function describeStorageConformance<S extends KeywardStore>(
   name: string,
   options: StorageSuiteOptions<S>,
 ): void {
+  // Checked here too, for callers without the types: without raw reads the suite would pass a
+  // store that persists secrets, which is the one thing it exists to catch.
+  if (typeof options.probe?.dump !== "function" || typeof options.probe.rawKey !== "function") {
+    throw new TypeError(
+      `describeStorageConformance("${name}"): pass probe: { dump, rawKey }, direct reads of what the store persists`,
+    );
+  }
   describe(`storage conformance: ${name}`, () => {
     if (!options.skipKeys) keyStoreSuite(options);
     usageStoreSuite(options);

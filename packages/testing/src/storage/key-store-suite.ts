@@ -215,28 +215,25 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
       });
     });
 
-    if (options.probe?.rawKey) {
-      const rawKey = options.probe.rawKey;
-      it("persists what its getters report (read through the probe)", async () => {
-        const store = await open();
-        const key = storedKey();
-        await store.keys.create(key);
-        const next = fakeHash();
-        await store.keys.rotate({
-          id: key.id,
-          expectedHash: key.secretHash,
-          secretHash: next,
-          hint: "h",
-          rotatedAt: 3,
-        });
-        await store.keys.revoke(key.id, 4);
-        const raw = await rawKey(store, key.id);
-        expect(raw).not.toBeNull();
-        const values = JSON.stringify(raw);
-        expect(values).toContain(next);
-        expect(values).not.toContain(key.secretHash);
-        expect(await rawKey(store, uniqueId("missing"))).toBeNull();
+    it("persists what its getters report (read through the probe)", async () => {
+      const store = await open();
+      const key = storedKey();
+      await store.keys.create(key);
+      const next = fakeHash();
+      await store.keys.rotate({
+        id: key.id,
+        expectedHash: key.secretHash,
+        secretHash: next,
+        hint: "h",
+        rotatedAt: 3,
       });
-    }
+      await store.keys.revoke(key.id, 4);
+      const raw = await options.probe.rawKey(store, key.id);
+      expect(raw).not.toBeNull();
+      const values = JSON.stringify(raw);
+      expect(values).toContain(next);
+      expect(values).not.toContain(key.secretHash);
+      expect(await options.probe.rawKey(store, uniqueId("missing"))).toBeNull();
+    });
   });
 }

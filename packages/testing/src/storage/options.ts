@@ -12,9 +12,10 @@ export interface StorageSuiteOptions<S extends KeywardStore = KeywardStore> {
   closeStore?(store: S): Promise<void>;
   /**
    * Direct reads of the backing data that bypass the store's own getters, so the suite can check
-   * what is really persisted (as Auth.js's adapter tests do).
+   * what is really persisted (as Auth.js's adapter tests do). Required: a store's getters could
+   * hide a secret or a stale hash that its storage still holds, and only a raw read shows it.
    */
-  probe?: StorageProbe<S>;
+  probe: StorageProbe<S>;
   /** Skip the rate-limit section (for a package that provides only keys and usage). */
   skipRateLimits?: boolean;
   /** Skip the key section (for a package that provides only rate limits and usage). */
@@ -27,6 +28,9 @@ export interface StorageProbe<S extends KeywardStore = KeywardStore> {
    * suite walks it looking for secrets that must never be there.
    */
   dump(store: S): Promise<unknown>;
-  /** The persisted form of one key record by id, or null when there is none. */
-  rawKey?(store: S, id: string): Promise<Record<string, unknown> | null>;
+  /**
+   * The persisted form of one key record by id, or null when there is none. A store that holds no
+   * keys (run with `skipKeys`) answers null.
+   */
+  rawKey(store: S, id: string): Promise<Record<string, unknown> | null>;
 }

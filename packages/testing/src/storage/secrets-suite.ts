@@ -20,42 +20,40 @@ export function secretsSuite<S extends KeywardStore>(options: StorageSuiteOption
       return { store, keyward: createKeyward({ store, scopes, tiers }) };
     };
 
-    if (options.probe) {
-      const probe = options.probe;
-      it("never persists a full secret, or its random part, after creates and rotations", async () => {
-        const { store, keyward } = await open();
-        const ownerId = uniqueId("owner");
-        const secrets: string[] = [];
-        const ids: string[] = [];
-        for (let i = 0; i < 5; i++) {
-          const created = await keyward.keys.create({
-            ownerId,
-            accountTier: "pro",
-            name: `key ${i}`,
-            scopes: ["profile:read"],
-            tier: "free",
-          });
-          secrets.push(created.key);
-          ids.push(created.id);
-        }
-        for (const id of ids.slice(0, 3)) {
-          secrets.push((await keyward.keys.rotate(ownerId, id)).key);
-          secrets.push((await keyward.keys.rotate(ownerId, id)).key);
-        }
-        const strings = collectStrings(await probe.dump(store));
-        // The walk must see the data, or finding nothing would prove nothing.
-        const hasher = createSecretHasher();
-        const currentHash = hasher.hash(secrets.at(-1)!);
-        expect(strings.some((value) => value.includes(currentHash))).toBe(true);
-        for (const secret of secrets) {
-          const randomPart = secret.slice("sk_live_".length, "sk_live_".length + 30);
-          const leaks = strings.filter(
-            (value) => value.includes(secret) || value.includes(randomPart),
-          );
-          expect(leaks, "a secret reached storage").toEqual([]);
-        }
-      });
-    }
+    const probe = options.probe;
+    it("never persists a full secret, or its random part, after creates and rotations", async () => {
+      const { store, keyward } = await open();
+      const ownerId = uniqueId("owner");
+      const secrets: string[] = [];
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const created = await keyward.keys.create({
+          ownerId,
+          accountTier: "pro",
+          name: `key ${i}`,
+          scopes: ["profile:read"],
+          tier: "free",
+        });
+        secrets.push(created.key);
+        ids.push(created.id);
+      }
+      for (const id of ids.slice(0, 3)) {
+        secrets.push((await keyward.keys.rotate(ownerId, id)).key);
+        secrets.push((await keyward.keys.rotate(ownerId, id)).key);
+      }
+      const strings = collectStrings(await probe.dump(store));
+      // The walk must see the data, or finding nothing would prove nothing.
+      const hasher = createSecretHasher();
+      const currentHash = hasher.hash(secrets.at(-1)!);
+      expect(strings.some((value) => value.includes(currentHash))).toBe(true);
+      for (const secret of secrets) {
+        const randomPart = secret.slice("sk_live_".length, "sk_live_".length + 30);
+        const leaks = strings.filter(
+          (value) => value.includes(secret) || value.includes(randomPart),
+        );
+        expect(leaks, "a secret reached storage").toEqual([]);
+      }
+    });
 
     it("leaves exactly one working secret after 100 concurrent rotations", async () => {
       const { store, keyward } = await open();

@@ -1,0 +1,40 @@
+/**
+ * A tiny Fetch host for the HTTP suite's own tests: Keyward's endpoints under its base path, and one
+ * host route with an id segment, whose `GET` and `PUT` need the scopes given.
+ */
+import type { Keyward } from "@keyward/core";
+
+export interface HostRoute {
+  /** The route template, e.g. `/api/v1/profiles/:slug`; its one `:name` segment is the id. */
+  template: string;
+  /** The scope each method needs. */
+  scopes: { GET: string; PUT: string };
+}
+
+export function guardedHost(keyward: Keyward, route: HostRoute) {
+  const pattern = new RegExp(`^${route.template.replace(/:[a-z]+/i, "([^/]+)")}$`);
+  const scopes: Record<string, string> = route.scopes;
+  return async (request: Request): Promise<Response> => {
+    const { pathname } = new URL(request.url);
+    if (pathname === keyward.basePath || pathname.startsWith(`${keyward.basePath}/`)) {
+      return keyward.handle(request);
+    }
+    const slug = pattern.exec(pathname)?.[1];
+    if (slug === undefined) return Response.json({ detail: "Not Found" }, { status: 404 });
+    const scope = scopes[request.method];
+    if (scope === undefined) {
+      return Response.json(
+        { detail: "Method Not Allowed" },
+        { status: 405, headers: { Allow: "GET, PUT" } },
+      );
+    }
+    const result = await keyward.authenticate(request, { scopes: [scope], route: route.template });
+    if (!result.ok) return result.error.toResponse(result.headers);
+    const user = result.principal.userId;
+    const body =
+      request.method === "GET"
+        ? { slug: decodeURIComponent(slug), viewer: user }
+        : { slug: decodeURIComponent(slug), updatedBy: user };
+    return Response.json(body, { headers: result.headers });
+  };
+}
