@@ -22,6 +22,7 @@ export {
   type MemoryInvalidationChannel,
   memoryInvalidationChannel,
 } from "./cache/invalidation-channel.js";
+export { decodeInvalidation, encodeInvalidation } from "./cache/invalidation-payload.js";
 export { errorStatus } from "./errors/codes.js";
 export { codeForStatus, errorBody } from "./errors/error-body.js";
 export { internalError } from "./errors/keyward-error.js";
@@ -74,6 +75,14 @@ export { type RateLimitHeaderOptions, rateLimitHeaders } from "./rate-limit/head
 export { rateLimitAlgorithms, stepRateLimit } from "./rate-limit/index.js";
 export type { RateLimitAlgorithm, RateLimitState, RateLimitStep } from "./rate-limit/types.js";
 export { createScopeRegistry, type ScopeRegistry } from "./scopes/scope-registry.js";
+export { compareCodeUnits } from "./storage/code-unit-order.js";
+export { newestKeyFirst } from "./storage/key-order.js";
+export {
+  mergeUsageIncrement,
+  mergeUsageIncrements,
+  usageIncrementRow,
+} from "./storage/usage-increments.js";
+export { compareDailyUsage, compareEndpointUsage, sortKeyUsage } from "./storage/usage-order.js";
 export { createTierLadder, type TierLadder } from "./tiers/tier-ladder.js";
 export { routeWithMethod } from "./usage/route-label.js";
 export {

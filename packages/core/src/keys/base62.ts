@@ -29,6 +29,15 @@ const MAX_BARREN_REFILLS = 8;
 /**
  * `length` uniformly random base62 characters, each carrying log2(62) ≈ 5.954 bits.
  *
+ * Why not `generateRandomString` from `@oslojs/crypto/random` (issue 10 asked): it is uniform too,
+ * but it calls `random.read` once per character on a one-byte buffer and builds a BigInt for each,
+ * where this reads once per key on the hot path of `create` and `rotate`; it retries a rejected
+ * byte without limit, so a broken source (one stuck on high bytes) hangs the process where this
+ * throws (a test covers it); it leaves the bytes in memory, where this zeroes them; and it maps
+ * bytes by masking to 6 bits instead of `% 62`, which would change every key the fixed test
+ * vectors pin. Its `RandomReader` is the same one-method shape as our `RandomSource`, so a reader
+ * written for oslo can be passed here unchanged.
+ *
  * @example
  * randomBase62(30, cryptoRandom); // "q3Vd0yK..."
  */

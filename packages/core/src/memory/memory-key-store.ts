@@ -1,3 +1,4 @@
+import { newestKeyFirst } from "../storage/key-order.js";
 import type { KeyRotation, KeyStore, StoredKey } from "../storage/key-store.js";
 
 /**
@@ -48,7 +49,7 @@ export function memoryKeyStore(): KeyStore & {
     async listByOwner(ownerId) {
       const keys: StoredKey[] = [];
       for (const id of idsByOwner.get(ownerId) ?? []) keys.push(byId.get(id)!);
-      return keys.sort(newestFirst);
+      return keys.sort(newestKeyFirst);
     },
 
     async rotate({ id, expectedHash, secretHash, hint, rotatedAt }: KeyRotation) {
@@ -85,8 +86,4 @@ export function memoryKeyStore(): KeyStore & {
     /** Every stored record, for tests and debugging. */
     snapshot: () => [...byId.values()],
   };
-}
-
-function newestFirst(a: StoredKey, b: StoredKey): number {
-  return b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }

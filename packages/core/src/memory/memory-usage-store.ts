@@ -1,3 +1,4 @@
+import { sortKeyUsage } from "../storage/usage-order.js";
 import type { KeyUsage, UsageIncrement, UsageStore } from "../storage/usage-store.js";
 
 interface KeyCounters {
@@ -19,15 +20,13 @@ export function memoryUsageStore(): UsageStore & { snapshot(): Record<string, Ke
   const read = (keyId: string): KeyUsage => {
     const entry = counters.get(keyId);
     if (!entry) return { keyId, totalRequests: 0, lastUsedAt: null, endpoints: [], daily: [] };
-    return {
+    return sortKeyUsage({
       keyId,
       totalRequests: entry.total,
       lastUsedAt: entry.lastUsedAt,
-      endpoints: [...entry.endpoints.values()].map((e) => ({ ...e })).sort(byCountThenRoute),
-      daily: [...entry.daily]
-        .map(([date, count]) => ({ date, count }))
-        .sort((a, b) => ordinal(a.date, b.date)),
-    };
+      endpoints: [...entry.endpoints.values()].map((e) => ({ ...e })),
+      daily: [...entry.daily].map(([date, count]) => ({ date, count })),
+    });
   };
 
   return {
@@ -64,16 +63,4 @@ export function memoryUsageStore(): UsageStore & { snapshot(): Record<string, Ke
     /** Every key's usage, for tests and debugging. */
     snapshot: () => Object.fromEntries([...counters.keys()].map((id) => [id, read(id)])),
   };
-}
-
-function byCountThenRoute(
-  a: { method: string; route: string; count: number },
-  b: { method: string; route: string; count: number },
-): number {
-  return b.count - a.count || ordinal(a.method, b.method) || ordinal(a.route, b.route);
-}
-
-/** Code-unit order, the same in every store (Postgres compares with COLLATE "C"). */
-function ordinal(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -55,6 +55,9 @@ export function createUsageRecorder(
   let inFlight: Promise<void> = Promise.resolve();
   let closed = false;
 
+  // The same merge as `mergeUsageIncrement` (counts summed, latest use kept), written out because
+  // it runs on every verified request: nested maps by day, key and label avoid joining a row key
+  // and allocating an increment per request, which the shared helper would need.
   const add = (day: string, keyId: string, label: string, count: number, lastUsedAt: number) => {
     let bucket: Map<string, Map<string, Counter>> | undefined;
     if (day === currentDay && currentBucket) {

@@ -5,6 +5,8 @@
  */
 import {
   type ChannelState,
+  decodeInvalidation,
+  encodeInvalidation,
   type InvalidationChannel,
   type InvalidationListener,
   type KeyInvalidation,
@@ -113,7 +115,7 @@ export function postgresInvalidationChannel(
   };
 
   const deliver = (payload: string) => {
-    const event = parseEvent(payload);
+    const event = decodeInvalidation(payload);
     if (event === null) {
       // Not ours, or garbled: dropping every cached record is always safe.
       onError(new Error("Unreadable invalidation payload; dropping every cached key"));
@@ -132,7 +134,7 @@ export function postgresInvalidationChannel(
 
     async publish(event: KeyInvalidation) {
       const target = publisher();
-      const payload = JSON.stringify({ keyId: event.keyId, secretHash: event.secretHash });
+      const payload = encodeInvalidation(event);
       await withDeadline(
         target.query("SELECT pg_notify($1, $2)", [channel, payload]),
         timeoutMs,
@@ -240,16 +242,4 @@ function resolveSource(
   throw new TypeError(
     "This client cannot LISTEN: pass `connect` (a function opening a pg connection) instead",
   );
-}
-
-function parseEvent(payload: string): KeyInvalidation | null {
-  try {
-    const value = JSON.parse(payload) as Partial<KeyInvalidation> | null;
-    if (typeof value?.keyId === "string" && typeof value.secretHash === "string") {
-      return { keyId: value.keyId, secretHash: value.secretHash };
-    }
-  } catch {
-    // fall through
-  }
-  return null;
 }

@@ -5,7 +5,7 @@
  * something else calls `record` once per request.
  */
 import type { UsageIncrement, UsageStore } from "@keyward/core";
-import { mergeIncrements } from "./merge-increments.js";
+import { mergeUsageIncrements } from "@keyward/core/toolkit";
 
 export interface BufferedUsageStore extends UsageStore {
   /** Writes whatever is buffered. A failed write keeps the counts buffered for the next try. */
@@ -39,7 +39,7 @@ export function bufferedUsageStore(
       await inner.record([...batch.values()]);
     } catch (error) {
       // Put the counts back, merged with whatever arrived meanwhile: nothing is lost or doubled.
-      pending = mergeIncrements(batch, pending.values());
+      pending = mergeUsageIncrements(batch, pending.values());
       throw error;
     }
   };
@@ -55,7 +55,7 @@ export function bufferedUsageStore(
 
   return {
     async record(increments) {
-      mergeIncrements(pending, increments);
+      mergeUsageIncrements(pending, increments);
       // The counts are accepted once merged: a failed write must not reject, or a caller that
       // retries would count them twice. They stay buffered and the error is reported.
       if (pending.size >= maxBufferedRows) await flush().catch(onError);

@@ -4,10 +4,10 @@
  * `INSERT … ON CONFLICT DO UPDATE`, so concurrent batches add up without read-modify-write.
  */
 import type { KeyUsage, UsageIncrement, UsageStore } from "@keyward/core";
+import { mergeUsageIncrements, sortKeyUsage } from "@keyward/core/toolkit";
 import { type PostgresClient, queryRows } from "../client.js";
 import { epochMsParam, fromEpochMs, toEpochMs } from "../schema/epoch-ms.js";
 import type { Naming } from "../schema/naming.js";
-import { mergeIncrements } from "./merge-increments.js";
 
 interface ReportRow {
   method: string | null;
@@ -46,7 +46,7 @@ export function postgresUsageStore(client: PostgresClient, { tables }: Naming): 
   return {
     async record(increments: readonly UsageIncrement[]) {
       if (increments.length === 0) return;
-      const rows = [...mergeIncrements(new Map(), increments).values()].map((increment) => {
+      const rows = [...mergeUsageIncrements(new Map(), increments).values()].map((increment) => {
         const { keyId, method, route, day, count, lastUsedAt } = increment;
         if (!Number.isSafeInteger(count) || count <= 0) {
           throw new TypeError(`usage count must be a positive whole number, got ${String(count)}`);
@@ -84,11 +84,7 @@ export function postgresUsageStore(client: PostgresClient, { tables }: Naming): 
         }
       }
       // Sorted here rather than in SQL: JavaScript's comparison is the contract's code-unit order.
-      report.endpoints.sort(
-        (a, b) => b.count - a.count || ordinal(a.method, b.method) || ordinal(a.route, b.route),
-      );
-      report.daily.sort((a, b) => ordinal(a.date, b.date));
-      return report;
+      return sortKeyUsage(report);
     },
 
     async lastUsed(keyIds) {
@@ -103,8 +99,4 @@ export function postgresUsageStore(client: PostgresClient, { tables }: Naming): 
       return result;
     },
   };
-}
-
-function ordinal(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

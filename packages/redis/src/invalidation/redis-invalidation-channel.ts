@@ -12,6 +12,8 @@
 
 import {
   type ChannelState,
+  decodeInvalidation,
+  encodeInvalidation,
   type InvalidationChannel,
   type InvalidationListener,
   type KeyInvalidation,
@@ -57,7 +59,7 @@ export function createInvalidationChannel(
     attachLogger: options.failures.attachLogger,
 
     async publish(event: KeyInvalidation) {
-      const message = JSON.stringify({ keyId: event.keyId, secretHash: event.secretHash });
+      const message = encodeInvalidation(event);
       await deadline(connection.publish(channel, message), timeoutMs, "publish");
     },
 
@@ -73,7 +75,7 @@ export function createInvalidationChannel(
       let settleFirst: { resolve(): void; reject(error: Error): void } | undefined;
 
       const deliver = (message: string) => {
-        const event = parse(message);
+        const event = decodeInvalidation(message);
         if (event && !stopped) listener(event);
       };
 
@@ -157,16 +159,6 @@ export function createInvalidationChannel(
       for (const stop of [...closers]) stop();
     },
   };
-}
-
-function parse(message: string): KeyInvalidation | null {
-  try {
-    const { keyId, secretHash } = JSON.parse(message) as Partial<KeyInvalidation>;
-    if (typeof keyId === "string" && typeof secretHash === "string") return { keyId, secretHash };
-  } catch {
-    // Not ours.
-  }
-  return null;
 }
 
 function deadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {

@@ -4,7 +4,7 @@
  * atomic: Redis runs one script at a time. Persist Redis (AOF) if keys must survive a restart.
  */
 import type { KeyRotation, KeyStore, StoredKey } from "@keyward/core";
-import type { CallGuard } from "@keyward/core/toolkit";
+import { type CallGuard, newestKeyFirst } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
 import {
@@ -56,9 +56,7 @@ export function redisKeyStore(
         [names.owner(ownerId)],
         [names.keyRecordPrefix],
       )) as string[][];
-      return records
-        .map((flat) => fromKeyFields(flat)!)
-        .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+      return records.map((flat) => fromKeyFields(flat)!).sort(newestKeyFirst);
     },
 
     async rotate({ id, expectedHash, secretHash, hint, rotatedAt }: KeyRotation) {

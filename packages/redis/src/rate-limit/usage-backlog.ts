@@ -9,6 +9,7 @@
  * outage usage can be counted twice for a few requests, never lost for the others.
  */
 import type { UsageHit, UsageIncrement, UsageStore } from "@keyward/core";
+import { mergeUsageIncrement } from "@keyward/core/toolkit";
 
 export interface UsageBacklog {
   add(hit: UsageHit, now: number): void;
@@ -26,18 +27,6 @@ export function usageBacklog(
   let flushing: Promise<void> | undefined;
   let dropped = 0;
 
-  const merge = (entryKey: string, increment: UsageIncrement) => {
-    const existing = held.get(entryKey);
-    if (existing) {
-      existing.count += increment.count;
-      existing.lastUsedAt = Math.max(existing.lastUsedAt, increment.lastUsedAt);
-      return true;
-    }
-    if (held.size >= maxEntries) return false;
-    held.set(entryKey, increment);
-    return true;
-  };
-
   const write = async () => {
     const batch = held;
     held = new Map();
@@ -45,7 +34,7 @@ export function usageBacklog(
       await usage.record([...batch.values()]);
     } catch {
       // Still down; keep the counts for the next attempt. The failure was reported by the guard.
-      for (const [entryKey, increment] of batch) merge(entryKey, increment);
+      for (const increment of batch.values()) mergeUsageIncrement(held, increment, maxEntries);
     }
     if (dropped > 0) {
       onError(
@@ -60,8 +49,8 @@ export function usageBacklog(
       return held.size;
     },
     add({ keyId, method, route, day }, now) {
-      const entryKey = `${keyId}\u0000${method}\u0000${route}\u0000${day}`;
-      if (!merge(entryKey, { keyId, method, route, day, count: 1, lastUsedAt: now })) dropped += 1;
+      const increment = { keyId, method, route, day, count: 1, lastUsedAt: now };
+      if (!mergeUsageIncrement(held, increment, maxEntries)) dropped += 1;
     },
     flush() {
       if (held.size === 0) return flushing ?? Promise.resolve();

@@ -1,5 +1,6 @@
 /** The fields of a usage hash (see `lua/usage.ts`) and how a read turns them into a `KeyUsage`. */
 import type { KeyUsage } from "@keyward/core";
+import { sortKeyUsage } from "@keyward/core/toolkit";
 
 export const endpointField = (method: string, route: string): string => `e:${method} ${route}`;
 export const dayField = (day: string): string => `d:${day}`;
@@ -27,14 +28,5 @@ export function toKeyUsage(keyId: string, flat: readonly string[]): KeyUsage {
       });
     }
   }
-  endpoints.sort(
-    (a, b) => b.count - a.count || ordinal(a.method, b.method) || ordinal(a.route, b.route),
-  );
-  daily.sort((a, b) => ordinal(a.date, b.date));
-  return { keyId, totalRequests, lastUsedAt, endpoints, daily };
-}
-
-/** Code-unit order, as the memory store and Postgres (`COLLATE "C"`) compare. */
-function ordinal(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return sortKeyUsage({ keyId, totalRequests, lastUsedAt, endpoints, daily });
 }
