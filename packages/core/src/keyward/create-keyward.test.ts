@@ -27,6 +27,20 @@ function recordingLogger() {
   return { lines, logger };
 }
 
+/** A Keyward logging into `lines`, and one key of alice's to verify with. */
+async function recordingKeywardWithKey() {
+  const { lines, logger } = recordingLogger();
+  const keyward = createKeyward({ ...base(), logger });
+  const { key } = await keyward.keys.create({
+    ownerId: "alice",
+    accountTier: "free",
+    name: "k",
+    scopes: ["profile:read"],
+    tier: "free",
+  });
+  return { lines, keyward, key };
+}
+
 afterEach(() => vi.restoreAllMocks());
 
 describe("createKeyward refuses a wrong configuration at start", () => {
@@ -133,15 +147,7 @@ describe("createKeyward warns about what works but is probably a mistake", () =>
   });
 
   it("warns once for a route requiring a scope that is not configured", async () => {
-    const { lines, logger } = recordingLogger();
-    const keyward = createKeyward({ ...base(), logger });
-    const { key } = await keyward.keys.create({
-      ownerId: "alice",
-      accountTier: "free",
-      name: "k",
-      scopes: ["profile:read"],
-      tier: "free",
-    });
+    const { lines, keyward, key } = await recordingKeywardWithKey();
     for (let i = 0; i < 2; i++) {
       const result = await keyward.verify(`Bearer ${key}`, {
         scopes: ["profile:raed"],
@@ -155,15 +161,7 @@ describe("createKeyward warns about what works but is probably a mistake", () =>
   });
 
   it("warns once when an API key is verified without a route", async () => {
-    const { lines, logger } = recordingLogger();
-    const keyward = createKeyward({ ...base(), logger });
-    const { key } = await keyward.keys.create({
-      ownerId: "alice",
-      accountTier: "free",
-      name: "k",
-      scopes: ["profile:read"],
-      tier: "free",
-    });
+    const { lines, keyward, key } = await recordingKeywardWithKey();
     await keyward.verify(`Bearer ${key}`);
     await keyward.verify(`Bearer ${key}`);
     expect(lines).toHaveLength(1);
