@@ -7,8 +7,10 @@
 
 export type { KeyRecord, KeyStatus, KeyWithSecret } from "./api/key-record.js";
 export type {
+  CreateKeyFields,
   CreateKeyInput,
   KeysApi,
+  OwnerInput,
   RevokedKey,
   UsageReport,
 } from "./api/keys-api.js";
@@ -37,6 +39,12 @@ export type { KeywardConfig } from "./keyward/config.js";
 export { createKeyward, type Keyward } from "./keyward/create-keyward.js";
 export type { KeywardLogger } from "./logging/logger.js";
 export { type MemoryStoreOptions, memoryStore } from "./memory/memory-store.js";
+export type {
+  Membership,
+  OrganizationAction,
+  OrganizationsConfig,
+} from "./organizations/membership.js";
+export type { Owner, OwnerType } from "./organizations/owner.js";
 export type { RandomSource } from "./random.js";
 export type { RateLimitConfig } from "./rate-limit/duration.js";
 export type {

@@ -63,6 +63,7 @@ export {
   memoryRateLimitStore,
 } from "./memory/memory-rate-limit-store.js";
 export { memoryUsageStore } from "./memory/memory-usage-store.js";
+export { isOwnedBy, ownerLabel, ownerOfKey, toOwner, userOwner } from "./organizations/owner.js";
 export { cryptoRandom } from "./random.js";
 export {
   type BucketOwner,

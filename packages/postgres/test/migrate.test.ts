@@ -17,12 +17,12 @@ describe("migrate on PGlite", () => {
   it("applies every migration once; a second run is a no-op", async () => {
     const db = await pglite.get();
     const schema = uniqueSchema("mig");
-    expect(await migrate(db, { schema })).toEqual({ applied: [1, 2], version: latestVersion });
+    expect(await migrate(db, { schema })).toEqual({ applied: [1, 2, 3], version: latestVersion });
     expect(await migrate(db, { schema })).toEqual({ applied: [], version: latestVersion });
     const { rows } = await db.query<{ version: number }>(
       `SELECT version FROM "${schema}"."keyward_migrations"`,
     );
-    expect(rows.map((row) => row.version)).toEqual([1, 2]);
+    expect(rows.map((row) => row.version)).toEqual([1, 2, 3]);
   });
 
   it("keeps schemas and prefixes apart", async () => {
@@ -57,7 +57,7 @@ describe("migrate on PGlite", () => {
       /CREATE UNIQUE INDEX .* \(secret_hash\)/,
     );
     expect(definitions.keyward_keys_owner_created_idx).toMatch(
-      /\(owner_id, created_at DESC, id DESC\)/,
+      /\(owner_id, owner_type, created_at DESC, id DESC\)/,
     );
     expect(definitions.keyward_key_usage_pkey).toMatch(/\(key_id, method, route, day\)/);
   });
@@ -94,7 +94,9 @@ describe("migrate on PGlite", () => {
     for (const [index, time] of times.entries()) {
       const key = {
         id: `time_${index}`,
+        ownerType: "user" as const,
         ownerId: "o",
+        createdBy: "o",
         name: "n",
         scopes: [],
         tier: "free",
@@ -142,14 +144,74 @@ describe("migrate from a database the previous release (0.0.x, schema version 1)
   it("adds the owner tier and keeps every key and usage row", async () => {
     const schema = uniqueSchema("up1");
     const db = await releasedDatabase(schema);
-    expect(await migrate(db, { schema })).toEqual({ applied: [2], version: latestVersion });
+    expect(await migrate(db, { schema })).toEqual({ applied: [2, 3], version: latestVersion });
     const store = postgresStore({ client: db, schema, cache: false });
     const key = await store.keys.findByHash(hash("a"));
     expect(key).toMatchObject({ id: "key_old", tier: "pro", ownerTier: null, revokedAt: null });
     expect((await store.usage.read("key_old")).totalRequests).toBe(7);
     // And the new write works on migrated rows.
-    const changed = await store.keys.setOwnerTier("alice", "free");
+    const changed = await store.keys.setOwnerTier({ type: "user", id: "alice" }, "free");
     expect(changed.map((row) => [row.id, row.ownerTier])).toEqual([["key_old", "free"]]);
+  });
+});
+
+describe("migrate from a database the current release (0.1.x, schema version 2) created", () => {
+  /** Versions 1 and 2 as that release's `migrate` left them, with rows its store wrote. */
+  async function releasedDatabase(schema: string) {
+    const db = await pglite.get();
+    const [version1, version2] = migrationStatements({ schema });
+    await db.query(`CREATE SCHEMA "${schema}"`);
+    await db.query(
+      `CREATE TABLE "${schema}"."keyward_migrations" (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    for (const statement of [...version1!.statements, ...version2!.statements]) {
+      await db.query(statement);
+    }
+    await db.query(
+      `INSERT INTO "${schema}"."keyward_migrations" (version, name) VALUES (1, 'keys and usage'), (2, 'owner tier')`,
+    );
+    await db.query(
+      `INSERT INTO "${schema}"."keyward_keys" (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, revoked_at, owner_tier)
+       VALUES ('key_live', 'acme', 'live key', '["profile:read"]', 'pro', $1, 'sk_live_…abcd', now(), NULL, 'pro'),
+              ('key_gone', 'acme', 'gone key', '["profile:write"]', 'free', $2, 'sk_live_…efgh', now() - interval '1 day', now(), 'pro')`,
+      [hash("b"), hash("c")],
+    );
+    await db.query(
+      `INSERT INTO "${schema}"."keyward_key_usage" (key_id, method, route, day, count, last_used_at)
+       VALUES ('key_live', 'GET', '/profiles/:slug', '2026-01-01', 11, now())`,
+    );
+    return db;
+  }
+
+  it("makes every existing key a user's own, created by that user, and loses nothing", async () => {
+    const schema = uniqueSchema("up2");
+    const db = await releasedDatabase(schema);
+    expect(await migrate(db, { schema })).toEqual({ applied: [3], version: latestVersion });
+    const store = postgresStore({ client: db, schema, cache: false });
+    const alice = { type: "user", id: "acme" } as const;
+    const listed = await store.keys.listByOwner(alice);
+    expect(listed.map((key) => [key.id, key.ownerType, key.createdBy, key.ownerTier])).toEqual([
+      ["key_live", "user", "acme", "pro"],
+      ["key_gone", "user", "acme", "pro"],
+    ]);
+    expect(await store.keys.findByHash(hash("b"))).toMatchObject({ id: "key_live", scopes: ["profile:read"] });
+    expect((await store.keys.findById("key_gone"))?.revokedAt).not.toBeNull();
+    expect((await store.usage.read("key_live")).totalRequests).toBe(11);
+    // An organization with the same id as that user owns keys of its own, listed apart.
+    const orgKey = {
+      ...listed[0]!,
+      id: "key_org",
+      ownerType: "organization" as const,
+      createdBy: "bob",
+      secretHash: hash("d"),
+    };
+    await store.keys.create(orgKey);
+    expect(await store.keys.listByOwner({ type: "organization", id: "acme" })).toEqual([orgKey]);
+    expect((await store.keys.listByOwner(alice)).map((key) => key.id)).toEqual([
+      "key_live",
+      "key_gone",
+    ]);
+    await store.close();
   });
 });
 
@@ -164,7 +226,7 @@ describeOnServer("migrate on the real server", () => {
   it("applies exactly once when several instances start at the same moment", async () => {
     const results = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
     expect(results.filter((result) => result.applied.length > 0)).toEqual([
-      { applied: [1, 2], version: latestVersion },
+      { applied: [1, 2, 3], version: latestVersion },
     ]);
     expect(results.every((result) => result.version === latestVersion)).toBe(true);
     const { rows } = await pools[0]!.query(

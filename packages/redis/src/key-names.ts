@@ -8,7 +8,8 @@
  * | `<prefix>rl:{<bucket>}` | the rate-limit state of any other bucket (`user:<sub>`), with a TTL |
  * | `<prefix>{keys}:id:<id>` | a key record (a hash) |
  * | `<prefix>{keys}:hash:<secretHash>` | the unique index from secret hash to id |
- * | `<prefix>{keys}:owner:<ownerId>` | the ids of an owner's keys (a set) |
+ * | `<prefix>{keys}:owner:<userId>` | the ids of a user's keys (a set) |
+ * | `<prefix>{keys}:org:<organizationId>` | the ids of an organization's keys (a set) |
  *
  * Keyward limits an API key under the bucket `key:<id>` (`bucketFor.key` in `@keyward/core/toolkit`,
  * read back with `parseBucket`); its state sits in the key's usage hash so that one request reads
@@ -19,6 +20,8 @@
  * the verification cache, so one shard holding them all is no bottleneck.
  */
 
+import type { Owner } from "@keyward/core";
+
 export interface KeyNames {
   rateLimit(bucket: string): string;
   usage(keyId: string): string;
@@ -26,7 +29,8 @@ export interface KeyNames {
   /** `keyRecord(id)` is `keyRecordPrefix + id` (for scripts that look a record up by id). */
   keyRecordPrefix: string;
   keyHash(secretHash: string): string;
-  owner(ownerId: string): string;
+  /** The set of an owner's key ids; a user's keeps the name it had before organizations. */
+  owner(owner: Owner): string;
   channel: string;
 }
 
@@ -44,7 +48,10 @@ export function keyNames(prefix: string): KeyNames {
     keyRecord: (id) => keyRecordPrefix + id,
     keyRecordPrefix,
     keyHash: (secretHash) => `${prefix}{keys}:hash:${secretHash}`,
-    owner: (ownerId) => `${prefix}{keys}:owner:${ownerId}`,
+    owner: (owner) =>
+      owner.type === "user"
+        ? `${prefix}{keys}:owner:${owner.id}`
+        : `${prefix}{keys}:org:${owner.id}`,
     channel: `${prefix}invalidations`,
   };
 }

@@ -1,3 +1,4 @@
+import type { Owner } from "../organizations/owner.js";
 import type { StoredKey } from "../storage/key-store.js";
 
 export type KeyStatus = "active" | "expired" | "revoked";
@@ -14,6 +15,10 @@ export interface KeyRecord {
   expiresAt: string | null;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** Whose key it is; present when `organizations` is configured. */
+  owner?: Owner;
+  /** The user who created it; present with `owner`. */
+  createdBy?: string;
 }
 
 /** A key record together with its full secret: only the create and rotate responses carry one. */
@@ -28,8 +33,17 @@ export function keyStatus(key: StoredKey, now: number): KeyStatus {
   return "active";
 }
 
-export function toKeyRecord(key: StoredKey, now: number, lastUsedAt: number | null): KeyRecord {
-  return {
+/**
+ * @param withOwner add `owner` and `createdBy` (with `organizations` configured); without it the
+ *   record has exactly the contract's fields.
+ */
+export function toKeyRecord(
+  key: StoredKey,
+  now: number,
+  lastUsedAt: number | null,
+  withOwner = false,
+): KeyRecord {
+  const record: KeyRecord = {
     id: key.id,
     name: key.name,
     scopes: [...key.scopes],
@@ -41,6 +55,11 @@ export function toKeyRecord(key: StoredKey, now: number, lastUsedAt: number | nu
     lastUsedAt: lastUsedAt === null ? null : isoTime(lastUsedAt),
     revokedAt: key.revokedAt === null ? null : isoTime(key.revokedAt),
   };
+  if (withOwner) {
+    record.owner = { type: key.ownerType, id: key.ownerId };
+    record.createdBy = key.createdBy;
+  }
+  return record;
 }
 
 export function isoTime(epochMs: number): string {

@@ -1,6 +1,9 @@
 import { internalError, KeywardError } from "../errors/keyward-error.js";
+import type { Principal } from "../auth/principal.js";
 import { generateKeyId, isKeyId } from "../keys/key-id.js";
 import type { KeywardContext } from "../keyward/context.js";
+import type { OrganizationAction } from "../organizations/membership.js";
+import { isOwnedBy, type Owner, toOwner, userOwner } from "../organizations/owner.js";
 import type { StoredKey } from "../storage/key-store.js";
 import type { KeyUsage } from "../storage/usage-store.js";
 import { validateCreateKeyBody } from "../validation/create-key-body.js";
@@ -13,10 +16,24 @@ import {
   toKeyRecord,
 } from "./key-record.js";
 
-export interface CreateKeyInput {
+/** Who a key is for: a user's id (a JWT's `sub`), or an owner, which may be an organization. */
+export type OwnerInput = string | Owner;
+
+/**
+ * What `keys.create` takes: the owner as `ownerId` (a user) or as `owner` (a user or an
+ * organization), exactly one of the two.
+ */
+export interface CreateKeyInput extends CreateKeyFields {
   /** The user the key belongs to (a JWT's `sub`). */
-  ownerId: string;
-  /** The owner's account tier; the key's tier may not be above it. */
+  ownerId?: string;
+  /** Whose key it is: `{ type: "organization", id }` for an organization's key. */
+  owner?: Owner;
+  /** The user creating it, recorded on the key; required for an organization's key. */
+  createdBy?: string;
+}
+
+export interface CreateKeyFields {
+  /** The owner's account tier (an organization's tier for its keys); the key's may not be above it. */
   accountTier: string;
   name: string;
   scopes: string[];
@@ -42,12 +59,17 @@ export interface RotateKeyOptions {
   accountTier?: string;
 }
 
+/**
+ * Key management for the host's own code: no permission checks beyond "the key belongs to this
+ * owner" (the HTTP endpoints check sessions and organization roles before calling the same steps).
+ * An owner is a user id, or `{ type: "organization", id }`.
+ */
 export interface KeysApi {
   create(input: CreateKeyInput): Promise<KeyWithSecret>;
-  list(ownerId: string): Promise<KeyRecord[]>;
-  rotate(ownerId: string, keyId: string, options?: RotateKeyOptions): Promise<KeyWithSecret>;
-  revoke(ownerId: string, keyId: string): Promise<RevokedKey>;
-  usage(ownerId: string, keyId: string): Promise<UsageReport>;
+  list(owner: OwnerInput): Promise<KeyRecord[]>;
+  rotate(owner: OwnerInput, keyId: string, options?: RotateKeyOptions): Promise<KeyWithSecret>;
+  revoke(owner: OwnerInput, keyId: string): Promise<RevokedKey>;
+  usage(owner: OwnerInput, keyId: string): Promise<UsageReport>;
   /**
    * Records an account's tier on all its keys, for a billing system to call when a plan changes.
    * Keys above the new tier run at it from then on, on every instance within the revocation bound
@@ -56,17 +78,31 @@ export interface KeysApi {
    * @example
    * await keyward.keys.setAccountTier(userId, "free"); // after a downgrade
    */
-  setAccountTier(ownerId: string, tier: string): Promise<void>;
+  setAccountTier(owner: OwnerInput, tier: string): Promise<void>;
+}
+
+/** The signed-in user behind a key-management request. */
+export type Caller = Extract<Principal, { kind: "user" }>;
+
+/**
+ * The endpoints' steps: the same as `KeysApi`, for a signed-in caller, who may act on their own
+ * keys and, with `organizations` configured, on their organizations' keys as their role permits.
+ */
+export interface KeysApiForCaller {
+  /** `create` from a raw request body, which may be anything (an array, a string). */
+  create(caller: Caller, body: unknown): Promise<KeyWithSecret>;
+  list(caller: Caller, organizationId: string | undefined): Promise<KeyRecord[]>;
+  rotate(caller: Caller, keyId: string): Promise<KeyWithSecret>;
+  revoke(caller: Caller, keyId: string): Promise<RevokedKey>;
+  usage(caller: Caller, keyId: string): Promise<UsageReport>;
 }
 
 /**
  * Key management as plain async functions. Each throws a `KeywardError` in exactly the cases where
  * the HTTP endpoints answer with an error, so the HTTP layer only translates.
  */
-/** The keys API plus what only the HTTP layer needs. */
 export interface InternalKeysApi extends KeysApi {
-  /** `create` from a raw request body, which may be anything (an array, a string). */
-  createFromBody(ownerId: string, accountTier: string, body: unknown): Promise<KeyWithSecret>;
+  forCaller: KeysApiForCaller;
 }
 
 export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
@@ -80,16 +116,45 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     }
   };
 
-  const ownedKey = async (ownerId: string, keyId: string): Promise<StoredKey> => {
-    requireOwner(ownerId);
+  const withOwner = ctx.organizations !== undefined;
+  const record = (key: StoredKey, now: number, lastUsedAt: number | null) =>
+    toKeyRecord(key, now, lastUsedAt, withOwner);
+
+  const findKey = async (keyId: string): Promise<StoredKey> => {
     // An id of a shape never issued cannot exist: no store is asked (a NUL byte or a megabyte of
     // path would otherwise reach it, and PostgreSQL answers a NUL with an error, not "no row").
     const key = isKeyId(keyId) ? await ctx.keys.findById(keyId) : null;
     if (!key) throw new KeywardError("key_not_found", "API key not found");
-    if (key.ownerId !== ownerId) {
-      throw new KeywardError("not_owner", "Not permitted to access this API key");
-    }
     return key;
+  };
+
+  /** The host's own code names the owner: the key must be that owner's. */
+  const ownedKey = async (owner: Owner, keyId: string): Promise<StoredKey> => {
+    requireOwner(owner);
+    const key = await findKey(keyId);
+    if (!isOwnedBy(key, owner)) throw notOwnerError();
+    return key;
+  };
+
+  /**
+   * A signed-in caller names a key: theirs, or an organization's they may act on. Returns the key
+   * and the account tier that caps it (the caller's, or the organization's).
+   */
+  const callersKey = async (caller: Caller, keyId: string, action: OrganizationAction) => {
+    const key = await findKey(keyId);
+    if (key.ownerType === "user") {
+      if (key.ownerId !== caller.userId) throw notOwnerError();
+      return { key, accountTier: caller.tier };
+    }
+    // An organization's key where organizations are not configured: nobody may act on it here.
+    if (!ctx.organizations) throw notOwnerError();
+    const membership = await ctx.organizations.require(
+      caller.claims,
+      key.ownerId,
+      action,
+      "not_owner",
+    );
+    return { key, accountTier: membership.tier };
   };
 
   const newSecret = () => {
@@ -97,138 +162,213 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     return { secret, secretHash: ctx.hasher.hash(secret), hint: ctx.format.hint(secret) };
   };
 
-  /** Creation from an unvalidated body: the one place the create body is validated. */
-  const createFromBody = (ownerId: string, accountTier: string, body: unknown) =>
-    guarded(async () => {
-      requireOwner(ownerId);
-      const checked = validateCreateKeyBody(ctx.createKeyBody, body);
-      if (!checked.ok) throw new KeywardError("validation_failed", checked.issues);
-      const resolvedTier = ctx.tiers.resolveAccountTier(accountTier);
-      if (!ctx.tiers.allows(resolvedTier, checked.value.tier)) {
-        throw new KeywardError(
-          "tier_not_allowed",
-          `Tier '${checked.value.tier}' is above the account's tier '${resolvedTier}'`,
-        );
-      }
-      const { secret, secretHash, hint } = newSecret();
-      const key: StoredKey = {
-        id: generateKeyId(ctx.random),
-        ownerId,
-        name: checked.value.name,
-        scopes: checked.value.scopes,
-        tier: checked.value.tier,
-        secretHash,
-        hint,
-        createdAt: ctx.clock.now(),
-        expiresAt: checked.expiresAt,
-        revokedAt: null,
-        rotatedAt: null,
-        ownerTier: resolvedTier,
-      };
-      await ctx.keys.create(key);
-      return { ...toKeyRecord(key, key.createdAt, null), key: secret };
+  const requireTierAllowed = (keyTier: string, accountTier: string) => {
+    // A key on a tier no longer configured ranks lowest (it runs at the lowest tier).
+    if (ctx.tiers.rank(keyTier) > ctx.tiers.rank(accountTier)) {
+      throw new KeywardError(
+        "tier_not_allowed",
+        `Tier '${keyTier}' is above the account's tier '${accountTier}'`,
+      );
+    }
+  };
+
+  /**
+   * Creation from an unvalidated body: the one place the create body is validated. `decideOwner`
+   * runs after validation (a 422 comes before a 403, as on every endpoint), and says whose key it
+   * is and the account tier that caps it.
+   */
+  const createValidated = async (
+    body: unknown,
+    decideOwner: (organizationId: string | undefined) => Promise<{
+      owner: Owner;
+      createdBy: string;
+      accountTier: string;
+    }>,
+  ) => {
+    const checked = validateCreateKeyBody(ctx.createKeyBody, body);
+    if (!checked.ok) throw new KeywardError("validation_failed", checked.issues);
+    const { owner, createdBy, accountTier } = await decideOwner(checked.value.organizationId);
+    const resolvedTier = ctx.tiers.resolveAccountTier(accountTier);
+    if (!ctx.tiers.allows(resolvedTier, checked.value.tier)) {
+      throw new KeywardError(
+        "tier_not_allowed",
+        `Tier '${checked.value.tier}' is above the account's tier '${resolvedTier}'`,
+      );
+    }
+    const { secret, secretHash, hint } = newSecret();
+    const key: StoredKey = {
+      id: generateKeyId(ctx.random),
+      ownerType: owner.type,
+      ownerId: owner.id,
+      createdBy,
+      name: checked.value.name,
+      scopes: checked.value.scopes,
+      tier: checked.value.tier,
+      secretHash,
+      hint,
+      createdAt: ctx.clock.now(),
+      expiresAt: checked.expiresAt,
+      revokedAt: null,
+      rotatedAt: null,
+      ownerTier: resolvedTier,
+    };
+    await ctx.keys.create(key);
+    return { ...record(key, key.createdAt, null), key: secret };
+  };
+
+  const list = async (owner: Owner) => {
+    const keys = await ctx.keys.listByOwner(owner);
+    const lastUsed = keys.length ? await ctx.usage.lastUsed(keys.map((key) => key.id)) : new Map();
+    const now = ctx.clock.now();
+    return keys.map((key) => record(key, now, lastUsed.get(key.id) ?? null));
+  };
+
+  const rotate = async (key: StoredKey, accountTier: string | undefined) => {
+    const now = ctx.clock.now();
+    refuseIfGone(key, now);
+    if (accountTier !== undefined) {
+      requireTierAllowed(key.tier, ctx.tiers.resolveAccountTier(accountTier));
+    }
+    const { secret, secretHash, hint } = newSecret();
+    const rotated = await ctx.keys.rotate({
+      id: key.id,
+      expectedHash: key.secretHash,
+      secretHash,
+      hint,
+      rotatedAt: now,
     });
+    if (!rotated) {
+      // The compare-and-set lost: the key was revoked, or another rotation replaced the
+      // secret first. Handing out this secret would give the caller a key that never works.
+      const current = await ctx.keys.findById(key.id);
+      if (current) refuseIfGone(current, now);
+      throw new KeywardError(
+        "rotation_conflict",
+        "The API key was rotated by a concurrent request; no new secret was issued",
+      );
+    }
+    const lastUsed = await ctx.usage.lastUsed([key.id]);
+    return { ...record(rotated, now, lastUsed.get(key.id) ?? null), key: secret };
+  };
+
+  const revoke = async (key: StoredKey): Promise<RevokedKey> => {
+    if (key.revokedAt !== null) throw revokedError();
+    const revoked = await ctx.keys.revoke(key.id, ctx.clock.now());
+    // null: a concurrent revoke won; the outcome the caller asked for holds, but not by this call.
+    if (!revoked || revoked.revokedAt === null) throw revokedError();
+    return { id: revoked.id, status: "revoked", revokedAt: isoTime(revoked.revokedAt) };
+  };
+
+  const usage = async (key: StoredKey): Promise<UsageReport> => {
+    // Buffered usage becomes visible to the read below.
+    await ctx.usageRecorder.flush();
+    const usage = await ctx.usage.read(key.id);
+    // Field by field, not a spread: a store's extra fields must never reach a response.
+    return {
+      keyId: key.id,
+      totalRequests: usage.totalRequests,
+      lastUsedAt: usage.lastUsedAt === null ? null : isoTime(usage.lastUsedAt),
+      endpoints: usage.endpoints,
+      daily: usage.daily,
+    };
+  };
+
+  const forCaller: KeysApiForCaller = {
+    create: (caller, body) =>
+      guarded(() =>
+        createValidated(body, async (organizationId) => {
+          if (organizationId === undefined || !ctx.organizations) {
+            const owner = userOwner(caller.userId);
+            return { owner, createdBy: caller.userId, accountTier: caller.tier };
+          }
+          const membership = await ctx.organizations.require(
+            caller.claims,
+            organizationId,
+            "manage",
+            "not_member",
+          );
+          const owner: Owner = { type: "organization", id: organizationId };
+          // The organization's tier as its member's session reports it caps all its keys.
+          await ctx.accountTiers.record(owner, membership.tier);
+          return { owner, createdBy: caller.userId, accountTier: membership.tier };
+        }),
+      ),
+
+    list: (caller, organizationId) =>
+      guarded(async () => {
+        if (organizationId === undefined || !ctx.organizations) {
+          return list(userOwner(caller.userId));
+        }
+        await ctx.organizations.require(caller.claims, organizationId, "read", "not_member");
+        return list({ type: "organization", id: organizationId });
+      }),
+
+    rotate: (caller, keyId) =>
+      guarded(async () => {
+        const { key, accountTier } = await callersKey(caller, keyId, "manage");
+        return rotate(key, accountTier);
+      }),
+
+    revoke: (caller, keyId) =>
+      guarded(async () => revoke((await callersKey(caller, keyId, "manage")).key)),
+
+    usage: (caller, keyId) =>
+      guarded(async () => usage((await callersKey(caller, keyId, "read")).key)),
+  };
 
   return {
     create: async (input) => {
       const { name, scopes, tier, expiresAt } = input;
-      requireOwner(input.ownerId);
+      if ((input.owner === undefined) === (input.ownerId === undefined)) {
+        throw new MisuseError("Keyward: keys.create takes exactly one of `ownerId` and `owner`");
+      }
+      const owner = input.owner ?? userOwner(input.ownerId as string);
+      requireOwner(owner);
+      const createdBy = input.createdBy ?? (owner.type === "user" ? owner.id : null);
+      if (createdBy === null) {
+        throw new MisuseError("Keyward: keys.create for an organization needs `createdBy`");
+      }
+      requireOwnerId(createdBy, "createdBy");
       // What the caller says the account's tier is now applies to the owner's other keys too.
       const accountTier = ctx.tiers.resolveAccountTier(input.accountTier);
-      await guarded(() => ctx.accountTiers.record(input.ownerId, accountTier));
-      return createFromBody(input.ownerId, accountTier, {
+      await guarded(() => ctx.accountTiers.record(owner, accountTier));
+      const body = {
         name,
         scopes,
         tier,
         ...(expiresAt == null ? {} : { expiresAt: dateTimeText(expiresAt) }),
-      });
+      };
+      return guarded(() =>
+        createValidated(body, async () => ({ owner, createdBy, accountTier })),
+      );
     },
 
-    createFromBody,
-
-    list: (ownerId) =>
+    list: (owner) =>
       guarded(async () => {
-        requireOwner(ownerId);
-        const keys = await ctx.keys.listByOwner(ownerId);
-        const lastUsed = keys.length
-          ? await ctx.usage.lastUsed(keys.map((key) => key.id))
-          : new Map();
-        const now = ctx.clock.now();
-        return keys.map((key) => toKeyRecord(key, now, lastUsed.get(key.id) ?? null));
+        const resolved = toOwner(owner);
+        requireOwner(resolved);
+        return list(resolved);
       }),
 
-    rotate: (ownerId, keyId, options = {}) =>
-      guarded(async () => {
-        const key = await ownedKey(ownerId, keyId);
-        const now = ctx.clock.now();
-        refuseIfGone(key, now);
-        if (options.accountTier !== undefined) {
-          const accountTier = ctx.tiers.resolveAccountTier(options.accountTier);
-          // A key on a tier no longer configured ranks lowest (it runs at the lowest tier).
-          if (ctx.tiers.rank(key.tier) > ctx.tiers.rank(accountTier)) {
-            throw new KeywardError(
-              "tier_not_allowed",
-              `Tier '${key.tier}' is above the account's tier '${accountTier}'`,
-            );
-          }
-        }
-        const { secret, secretHash, hint } = newSecret();
-        const rotated = await ctx.keys.rotate({
-          id: key.id,
-          expectedHash: key.secretHash,
-          secretHash,
-          hint,
-          rotatedAt: now,
-        });
-        if (!rotated) {
-          // The compare-and-set lost: the key was revoked, or another rotation replaced the
-          // secret first. Handing out this secret would give the caller a key that never works.
-          const current = await ctx.keys.findById(key.id);
-          if (current) refuseIfGone(current, now);
-          throw new KeywardError(
-            "rotation_conflict",
-            "The API key was rotated by a concurrent request; no new secret was issued",
-          );
-        }
-        const lastUsed = await ctx.usage.lastUsed([key.id]);
-        return { ...toKeyRecord(rotated, now, lastUsed.get(key.id) ?? null), key: secret };
-      }),
+    rotate: (owner, keyId, options = {}) =>
+      guarded(async () => rotate(await ownedKey(toOwner(owner), keyId), options.accountTier)),
 
-    revoke: (ownerId, keyId) =>
-      guarded(async () => {
-        const key = await ownedKey(ownerId, keyId);
-        if (key.revokedAt !== null) throw revokedError();
-        const revoked = await ctx.keys.revoke(key.id, ctx.clock.now());
-        // null: a concurrent revoke won; the outcome the caller asked for holds, but not by this call.
-        if (!revoked || revoked.revokedAt === null) throw revokedError();
-        return { id: revoked.id, status: "revoked", revokedAt: isoTime(revoked.revokedAt) };
-      }),
+    revoke: (owner, keyId) => guarded(async () => revoke(await ownedKey(toOwner(owner), keyId))),
 
-    usage: (ownerId, keyId) =>
-      guarded(async () => {
-        const key = await ownedKey(ownerId, keyId);
-        // Buffered usage becomes visible to the read below.
-        await ctx.usageRecorder.flush();
-        const usage = await ctx.usage.read(key.id);
-        // Field by field, not a spread: a store's extra fields must never reach a response.
-        return {
-          keyId: key.id,
-          totalRequests: usage.totalRequests,
-          lastUsedAt: usage.lastUsedAt === null ? null : isoTime(usage.lastUsedAt),
-          endpoints: usage.endpoints,
-          daily: usage.daily,
-        };
-      }),
+    usage: (owner, keyId) => guarded(async () => usage(await ownedKey(toOwner(owner), keyId))),
 
-    setAccountTier: async (ownerId, tier) => {
-      requireOwner(ownerId);
+    setAccountTier: async (owner, tier) => {
+      const resolved = toOwner(owner);
+      requireOwner(resolved);
       if (!ctx.tiers.has(tier)) {
         throw new MisuseError(
           `Keyward: unknown tier "${tier}"; configured tiers: ${ctx.tiers.names.join(", ")}`,
         );
       }
-      await guarded(() => ctx.accountTiers.record(ownerId, tier));
+      await guarded(() => ctx.accountTiers.record(resolved, tier));
     },
+
+    forCaller,
   };
 }
 
@@ -240,13 +380,30 @@ class MisuseError extends TypeError {}
  * before any of this runs). Here the id comes from the host's own code, so a bad one is the
  * host's bug: a `TypeError`, thrown before any store is asked.
  */
-function requireOwner(ownerId: string): void {
-  const problem = ownerIdProblem(ownerId);
-  if (problem) {
+function requireOwner(owner: Owner): void {
+  if (
+    owner === null ||
+    typeof owner !== "object" ||
+    (owner.type !== "user" && owner.type !== "organization")
+  ) {
     throw new MisuseError(
-      `Keyward: ownerId ${problem}; it must be a non-empty string of at most 255 characters without control characters`,
+      'Keyward: an owner is a user id, or { type: "user" | "organization", id: string }',
     );
   }
+  requireOwnerId(owner.id, owner.type === "user" ? "ownerId" : "organization id");
+}
+
+function requireOwnerId(id: string, what: string): void {
+  const problem = ownerIdProblem(id);
+  if (problem) {
+    throw new MisuseError(
+      `Keyward: ${what} ${problem}; it must be a non-empty string of at most 255 characters without control characters`,
+    );
+  }
+}
+
+function notOwnerError(): KeywardError {
+  return new KeywardError("not_owner", "Not permitted to access this API key");
 }
 
 /** A Date as the ISO 8601 text the body validation reads; an invalid Date fails that validation. */

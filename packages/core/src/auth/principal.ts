@@ -1,12 +1,20 @@
 import type { KeywardError } from "../errors/keyward-error.js";
+import type { Owner } from "../organizations/owner.js";
 import type { RateLimitDecision } from "../rate-limit/types.js";
 import type { JwtClaims } from "./jwt.js";
 
-/** Who a verified request acts for. `userId` is the key's owner or the JWT's `sub`. */
+/**
+ * Who a verified request acts for. `userId` is the key owner's id or the JWT's `sub`; for an
+ * organization's key it is the organization's id, so read `owner` wherever organizations are on.
+ */
 export type Principal =
   | {
       kind: "key";
       userId: string;
+      /** Whose key it is: a user, or an organization. */
+      owner: Owner;
+      /** The user who created the key. */
+      createdBy: string;
       keyId: string;
       name: string;
       scopes: readonly string[];

@@ -53,6 +53,8 @@ describe("verify with an API key", () => {
       principal: {
         kind: "key",
         userId: "alice",
+        owner: { type: "user", id: "alice" },
+        createdBy: "alice",
         keyId: id,
         name: "k",
         scopes: ["profile:read"],

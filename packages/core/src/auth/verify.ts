@@ -9,6 +9,7 @@ import { cachedRouteLabelSplitter } from "../usage/route-label.js";
 import { readBearer } from "./bearer.js";
 import { clientAddressGroup } from "./client-address.js";
 import type { FailedLookupLimiter } from "./failed-lookup-limiter.js";
+import { userOwner } from "../organizations/owner.js";
 import type { JwtClaims } from "./jwt.js";
 import type { Principal, SessionUser, VerifyOptions, VerifyResult } from "./principal.js";
 
@@ -173,6 +174,8 @@ export function createVerify(ctx: KeywardContext) {
       const principal: Principal = {
         kind: "key",
         userId: key.ownerId,
+        owner: { type: key.ownerType, id: key.ownerId },
+        createdBy: key.createdBy,
         keyId: key.id,
         name: key.name,
         scopes: key.scopes,
@@ -202,8 +205,9 @@ export function createVerify(ctx: KeywardContext) {
     if (!decision.allowed) return rateLimited(decision, headers);
     // A session says what the account's tier is now, and its keys follow: at once before key
     // management (a downgraded account cannot act on its old tier), in the background elsewhere.
-    if (managing) await ctx.accountTiers.record(claims.sub, tier);
-    else ctx.accountTiers.notice(claims.sub, tier);
+    const owner = userOwner(claims.sub);
+    if (managing) await ctx.accountTiers.record(owner, tier);
+    else ctx.accountTiers.notice(owner, tier);
     const principal: Principal = { kind: "user", userId: claims.sub, tier, claims };
     return { ok: true, principal, rateLimit: decision, headers };
   };

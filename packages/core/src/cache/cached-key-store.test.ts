@@ -9,7 +9,9 @@ let counter = 0;
 const hash = () => (++counter).toString(16).padStart(64, "0");
 const storedKey = (overrides: Partial<StoredKey> = {}): StoredKey => ({
   id: `key_${++counter}`,
+  ownerType: "user",
   ownerId: "alice",
+  createdBy: "creator",
   name: "test",
   scopes: ["profile:read"],
   tier: "free",

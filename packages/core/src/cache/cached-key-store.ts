@@ -284,7 +284,7 @@ export function cachedKeyStore(
     },
 
     findById: (id) => inner.findById(id),
-    listByOwner: (ownerId) => inner.listByOwner(ownerId),
+    listByOwner: (owner) => inner.listByOwner(owner),
 
     async create(key) {
       await inner.create(key);
@@ -307,8 +307,8 @@ export function cachedKeyStore(
       return revoked;
     },
 
-    async setOwnerTier(ownerId, tier) {
-      const changed = await inner.setOwnerTier(ownerId, tier);
+    async setOwnerTier(owner, tier) {
+      const changed = await inner.setOwnerTier(owner, tier);
       // Every changed key is announced like a rotation: its cached record holds the old tier.
       for (const key of changed) forget(key.id, key.secretHash);
       await Promise.all(

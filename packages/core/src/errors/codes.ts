@@ -19,8 +19,12 @@ export const errorStatus = {
   tier_not_allowed: 403,
   /** A cookie-authenticated key-management call from an origin that is not trusted. */
   cross_site_request: 403,
-  /** A key that belongs to another user. */
+  /** A key that belongs to another user, or to an organization the caller is not a member of. */
   not_owner: 403,
+  /** An organization named in a request that the caller is not a member of (`organizations`). */
+  not_member: 403,
+  /** The caller's role in the key's organization does not permit the action (`organizations.roles`). */
+  role_not_permitted: 403,
   /** Unknown key id. */
   key_not_found: 404,
   /** Rotating or revoking a key that is already revoked; rotating an expired key. */

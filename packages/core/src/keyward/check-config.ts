@@ -44,6 +44,7 @@ export function checkConfig(config: KeywardConfig): void {
     }
   }
   checkLogger(config.logger);
+  if (config.organizations !== undefined) checkOrganizations(config.organizations);
   if (config.pepper !== undefined) checkPepper(config.pepper);
   const usage = config.usage ?? {};
   for (const name of ["flushIntervalMs", "maxBuffered"] as const) {
@@ -113,4 +114,29 @@ function kindOf(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (value === null) return "null";
   return typeof value === "object" ? "an object" : `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function checkOrganizations(organizations: unknown): void {
+  const candidate = organizations as KeywardConfig["organizations"];
+  if (typeof candidate !== "object" || candidate === null) {
+    throw new TypeError(
+      "Keyward: `organizations` must be an object like { memberships: (claims) => [{ id, role, tier }] }",
+    );
+  }
+  if (typeof candidate.memberships !== "function") {
+    throw new TypeError(
+      `Keyward: \`organizations.memberships\` must be a function, got ${kindOf(candidate.memberships)}`,
+    );
+  }
+  for (const action of ["manage", "read"] as const) {
+    const roles = candidate.roles?.[action];
+    if (
+      roles !== undefined &&
+      !(Array.isArray(roles) && roles.every((role) => typeof role === "string" && role !== ""))
+    ) {
+      throw new TypeError(
+        `Keyward: \`organizations.roles.${action}\` must be a list of role names, got ${kindOf(roles)}`,
+      );
+    }
+  }
 }

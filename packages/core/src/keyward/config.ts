@@ -3,6 +3,7 @@ import type { JwtClaims, JwtOptions } from "../auth/jwt.js";
 import type { SessionUser } from "../auth/principal.js";
 import type { Clock } from "../clock.js";
 import type { KeywardLogger } from "../logging/logger.js";
+import type { OrganizationsConfig } from "../organizations/membership.js";
 import type { RandomSource } from "../random.js";
 import type { KeywardStore } from "../storage/index.js";
 import type { TierConfig } from "../tiers/tier-ladder.js";
@@ -43,6 +44,16 @@ export interface KeywardConfig {
   trustedOrigins?: string[];
   /** A user's account tier from their claims; default the `tier` claim. Unknown → lowest tier. */
   accountTier?: (claims: JwtClaims) => unknown;
+  /**
+   * Keys owned by organizations (opt-in). `memberships(claims)` says which organizations a signed-in
+   * user belongs to, with their role and the organization's tier; `roles` which roles may manage
+   * (create, rotate, revoke) and read (list, usage) an organization's keys. Then `POST` takes
+   * `organizationId`, `GET ?organizationId=` lists an organization's keys, and records carry
+   * `owner` and `createdBy`. See docs/organizations.md.
+   * @example
+   * organizations: { memberships: (claims) => (Array.isArray(claims.orgs) ? claims.orgs : []) },
+   */
+  organizations?: OrganizationsConfig;
   /** Where the six endpoints live; default `/api/v1/api-keys`. */
   basePath?: string;
   /** Largest accepted request body in bytes; default 64 KiB. */

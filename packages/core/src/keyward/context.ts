@@ -5,6 +5,7 @@ import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import type { WarnOnce } from "../logging/warn-once.js";
+import type { OrganizationAccess } from "../organizations/organization-access.js";
 import type { RandomSource } from "../random.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { KeyStore } from "../storage/key-store.js";
@@ -39,6 +40,8 @@ export interface KeywardContext {
   /** The account tier a user's claims carry (resolved against the ladder by the caller). */
   accountTier(claims: JwtClaims): unknown;
   usageRecorder: UsageRecorder;
+  /** Who may act on organizations' keys; undefined when `organizations` is not configured. */
+  organizations: OrganizationAccess | undefined;
   ietfRateLimitHeaders: boolean;
   logger: KeywardLogger;
   /** Logs a warning about how Keyward is called the first time it happens. */

@@ -12,6 +12,7 @@ import { createKeyFormat } from "../keys/format.js";
 import { createSecretHasher } from "../keys/hash.js";
 import { consoleLogger, silentLogger } from "../logging/logger.js";
 import { repeatFilter } from "../logging/repeat-filter.js";
+import { organizationAccess } from "../organizations/organization-access.js";
 import { warnOnce } from "../logging/warn-once.js";
 import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
@@ -140,12 +141,18 @@ export function createKeyward(config: KeywardConfig): Keyward {
     }),
     clock,
     random,
-    createKeyBody: createKeyBodySchema({ scopes, tiers, clock }),
+    createKeyBody: createKeyBodySchema({
+      scopes,
+      tiers,
+      clock,
+      organizations: config.organizations !== undefined,
+    }),
     verifyJwt,
     ...(config.session ? { session: config.session } : {}),
     trustedOrigins: new Set(config.trustedOrigins ?? []),
     accountTier: config.accountTier ?? ((claims) => claims.tier),
     usageRecorder,
+    organizations: config.organizations && organizationAccess(config.organizations, tiers),
     ietfRateLimitHeaders: config.rateLimitHeaders?.ietf ?? false,
     logger,
     warnOnce: warnOnce(logger),

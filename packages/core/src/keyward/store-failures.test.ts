@@ -81,7 +81,9 @@ describe("a store's background failures", () => {
     await keys.ready;
     await keys.create({
       id: "key_1",
+      ownerType: "user",
       ownerId: "alice",
+      createdBy: "alice",
       name: "k",
       scopes: ["profile:read"],
       tier: "free",

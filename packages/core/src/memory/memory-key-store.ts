@@ -1,3 +1,4 @@
+import { ownerLabel, ownerOfKey } from "../organizations/owner.js";
 import { newestKeyFirst } from "../storage/key-order.js";
 import type { KeyRotation, KeyStore, StoredKey } from "../storage/key-store.js";
 
@@ -13,6 +14,7 @@ export function memoryKeyStore(): KeyStore & {
 } {
   const byId = new Map<string, StoredKey>();
   const idByHash = new Map<string, string>();
+  /** Key ids by `ownerLabel`, which keeps a user and an organization with one id apart. */
   const idsByOwner = new Map<string, Set<string>>();
 
   const peek = (secretHash: string): StoredKey | null => {
@@ -30,9 +32,10 @@ export function memoryKeyStore(): KeyStore & {
         throw new Error("A key with this secret hash already exists");
       byId.set(key.id, freeze(key));
       idByHash.set(key.secretHash, key.id);
-      const owned = idsByOwner.get(key.ownerId);
+      const owner = ownerLabel(ownerOfKey(key));
+      const owned = idsByOwner.get(owner);
       if (owned) owned.add(key.id);
-      else idsByOwner.set(key.ownerId, new Set([key.id]));
+      else idsByOwner.set(owner, new Set([key.id]));
     },
 
     async findByHash(secretHash) {
@@ -46,9 +49,9 @@ export function memoryKeyStore(): KeyStore & {
       return byId.get(id) ?? null;
     },
 
-    async listByOwner(ownerId) {
+    async listByOwner(owner) {
       const keys: StoredKey[] = [];
-      for (const id of idsByOwner.get(ownerId) ?? []) keys.push(byId.get(id)!);
+      for (const id of idsByOwner.get(ownerLabel(owner)) ?? []) keys.push(byId.get(id)!);
       return keys.sort(newestKeyFirst);
     },
 
@@ -71,9 +74,9 @@ export function memoryKeyStore(): KeyStore & {
       return revoked;
     },
 
-    async setOwnerTier(ownerId, tier) {
+    async setOwnerTier(owner, tier) {
       const changed: StoredKey[] = [];
-      for (const id of idsByOwner.get(ownerId) ?? []) {
+      for (const id of idsByOwner.get(ownerLabel(owner)) ?? []) {
         const key = byId.get(id)!;
         if (key.ownerTier === tier) continue;
         const updated = freeze({ ...key, ownerTier: tier });

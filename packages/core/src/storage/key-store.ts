@@ -1,3 +1,5 @@
+import type { Owner, OwnerType } from "../organizations/owner.js";
+
 /**
  * A stored API key. It never holds the secret: only `secretHash`, the hash of the current secret
  * (see `keys/hash.ts`), and `hint`, which shows the prefix and the last four characters.
@@ -5,7 +7,15 @@
  */
 export interface StoredKey {
   id: string;
+  /** Whose key it is: a user's own, or an organization's (see `Owner`). */
+  ownerType: OwnerType;
+  /** The user's or the organization's id. */
   ownerId: string;
+  /**
+   * The user who created it. For a user's own key it is the owner (stores read it so for keys
+   * stored before it was recorded); an organization's key keeps working after its creator leaves.
+   */
+  createdBy: string;
   name: string;
   scopes: readonly string[];
   tier: string;
@@ -47,6 +57,8 @@ export interface KeyRotation {
  *   same hash, exactly one succeeds; the others get `null`.
  * - `revoke` sets `revokedAt` only if it is unset, atomically; a second revoke gets `null`.
  *   Revocation is permanent: nothing clears `revokedAt`.
+ * - An owner is its type and id together: a user and an organization with the same id own
+ *   different keys (`listByOwner` and `setOwnerTier` never mix them).
  * - `setOwnerTier` sets `ownerTier` on every key of the owner whose value differs (revoked keys
  *   included) and returns the changed records; none changed → an empty array. Other fields are
  *   left as they are.
@@ -67,8 +79,8 @@ export interface KeyStore {
   peek?(secretHash: string): StoredKey | null | undefined;
   findById(id: string): Promise<StoredKey | null>;
   /** The owner's keys, newest first (by `createdAt`, then `id`, both descending). */
-  listByOwner(ownerId: string): Promise<StoredKey[]>;
+  listByOwner(owner: Owner): Promise<StoredKey[]>;
   rotate(rotation: KeyRotation): Promise<StoredKey | null>;
   revoke(id: string, revokedAt: number): Promise<StoredKey | null>;
-  setOwnerTier(ownerId: string, tier: string): Promise<StoredKey[]>;
+  setOwnerTier(owner: Owner, tier: string): Promise<StoredKey[]>;
 }

@@ -10,6 +10,7 @@
  */
 import { expiringLru } from "../cache/expiring-lru.js";
 import type { Clock } from "../clock.js";
+import { type Owner, ownerLabel } from "../organizations/owner.js";
 import type { KeyStore } from "../storage/key-store.js";
 
 export interface AccountTierSync {
@@ -17,13 +18,13 @@ export interface AccountTierSync {
    * Records `tier` on the owner's keys now and resolves when written. For key management, where
    * one conditional write per call is cheap and the next step depends on it.
    */
-  record(ownerId: string, tier: string): Promise<void>;
+  record(owner: Owner, tier: string): Promise<void>;
   /**
    * The same for the request path (a session on a host route): written in the background, and
    * skipped while this instance wrote the same tier for the owner less than `recheckMs` ago.
    * Failures go to `onError`; the request is not held up.
    */
-  notice(ownerId: string, tier: string): void;
+  notice(owner: Owner, tier: string): void;
 }
 
 export interface AccountTierSyncOptions {
@@ -46,20 +47,21 @@ export function accountTierSync(keys: KeyStore, options: AccountTierSyncOptions)
   /** The tier being written per owner, so a burst of sessions costs one write. */
   const pending = new Map<string, string>();
 
-  const record = async (ownerId: string, tier: string) => {
-    await keys.setOwnerTier(ownerId, tier);
-    written.set(ownerId, tier, clock.now() + recheckMs);
+  const record = async (owner: Owner, tier: string) => {
+    await keys.setOwnerTier(owner, tier);
+    written.set(ownerLabel(owner), tier, clock.now() + recheckMs);
   };
 
   return {
     record,
-    notice(ownerId, tier) {
-      if (written.get(ownerId, clock.now()) === tier || pending.get(ownerId) === tier) return;
-      pending.set(ownerId, tier);
-      record(ownerId, tier)
+    notice(owner, tier) {
+      const label = ownerLabel(owner);
+      if (written.get(label, clock.now()) === tier || pending.get(label) === tier) return;
+      pending.set(label, tier);
+      record(owner, tier)
         .catch(onError)
         .finally(() => {
-          if (pending.get(ownerId) === tier) pending.delete(ownerId);
+          if (pending.get(label) === tier) pending.delete(label);
         });
     },
   };

@@ -1,5 +1,5 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
-import { type } from "arktype";
+import { type Type, type } from "arktype";
 import type { Clock } from "../clock.js";
 import type { ValidationIssue } from "../errors/validation-issue.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
@@ -7,6 +7,7 @@ import type { TierLadder } from "../tiers/tier-ladder.js";
 import { parseIsoDateTime } from "./iso-date-time.js";
 import { pydanticMeta, toValidationIssues } from "./issues.js";
 import { checkKeyName } from "./key-name.js";
+import { ownerIdProblem } from "./owner-id.js";
 
 /** The latest `expiresAt` accepted: the last second with a four-digit year. */
 export const latestExpiresAt = Date.UTC(9999, 11, 31, 23, 59, 59);
@@ -17,6 +18,8 @@ export interface CreateKeyBody {
   scopes: string[];
   tier: string;
   expiresAt?: string | undefined;
+  /** The organization the key is for (only when `organizations` is configured). */
+  organizationId?: string | undefined;
 }
 
 export type CreateKeyValidation =
@@ -32,6 +35,8 @@ export function createKeyBodySchema(options: {
   scopes: ScopeRegistry;
   tiers: TierLadder;
   clock: Clock;
+  /** Accept `organizationId` (the `organizations` option); otherwise the field is ignored. */
+  organizations?: boolean;
 }) {
   const { scopes, tiers, clock } = options;
   const allowedTiers = quoteList(tiers.names);
@@ -140,8 +145,32 @@ export function createKeyBodySchema(options: {
     })
     .pipe((value) => value.trim());
 
-  return type({ name, scopes: scopeList, tier, "expiresAt?": expiresAt });
+  const fields = { name, scopes: scopeList, tier, "expiresAt?": expiresAt };
+  // Typed as the same schema either way: `organizationId` is an optional field of the result.
+  return (
+    options.organizations ? type({ ...fields, "organizationId?": organizationIdSchema }) : type(fields)
+  ) as ReturnType<typeof type<typeof fields & { "organizationId?": typeof organizationIdSchema }>>;
 }
+
+/** An organization id follows the owner-id rule: what a store can index, whoever the owner. */
+const organizationIdSchema = type("unknown").narrow((value, ctx) => {
+  if (typeof value !== "string") {
+    return ctx.reject({
+      expected: "a string",
+      actual: typeof value,
+      meta: pydanticMeta("string_type", "Input should be a valid string"),
+    });
+  }
+  const problem = ownerIdProblem(value);
+  return (
+    problem === null ||
+    ctx.reject({
+      expected: "an organization id",
+      actual: "",
+      meta: pydanticMeta("value_error", `Value error, organizationId ${problem}`),
+    })
+  );
+}) as unknown as Type<string>;
 
 export type CreateKeyBodySchema = ReturnType<typeof createKeyBodySchema> &
   StandardSchemaV1<unknown, CreateKeyBody>;
@@ -179,6 +208,9 @@ export function validateCreateKeyBody(
       scopes: result.scopes,
       tier: result.tier,
       expiresAt: typeof result.expiresAt === "string" ? result.expiresAt : undefined,
+      ...(typeof result.organizationId === "string"
+        ? { organizationId: result.organizationId }
+        : {}),
     },
     expiresAt,
   };

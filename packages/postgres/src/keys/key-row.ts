@@ -4,7 +4,10 @@ import { toEpochMs } from "../schema/epoch-ms.js";
 /** The select list every key query returns, shaped so each driver hands back the same values. */
 export const keyColumns = [
   "id",
+  "owner_type",
   "owner_id",
+  // Keys stored before migration 3 were created by their owner (only users owned keys then).
+  "COALESCE(created_by, owner_id) AS created_by",
   "name",
   "scopes::text AS scopes",
   "tier",
@@ -19,7 +22,9 @@ export const keyColumns = [
 
 export interface KeyRow {
   id: string;
+  owner_type: string;
   owner_id: string;
+  created_by: string;
   name: string;
   /** jsonb sent back as text, parsed here, so no driver's JSON handling is relied on. */
   scopes: string;
@@ -38,7 +43,9 @@ const time = (value: number | string | null) => (value === null ? null : Number(
 export function toStoredKey(row: KeyRow): StoredKey {
   return {
     id: row.id,
+    ownerType: row.owner_type === "organization" ? "organization" : "user",
     ownerId: row.owner_id,
+    createdBy: row.created_by,
     name: row.name,
     scopes: JSON.parse(row.scopes) as string[],
     tier: row.tier,

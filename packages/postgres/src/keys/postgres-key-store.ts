@@ -21,20 +21,21 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
   const sql = {
     create: `INSERT INTO ${keys}
       (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at, rotated_at,
-        owner_tier)
+        owner_tier, owner_type, created_by)
       VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, ${fromEpochMs("$8")}, ${fromEpochMs("$9")},
-        ${fromEpochMs("$10")}, ${fromEpochMs("$11")}, $12)`,
+        ${fromEpochMs("$10")}, ${fromEpochMs("$11")}, $12, $13, $14)`,
     findByHash: `SELECT ${keyColumns} FROM ${keys} WHERE secret_hash = $1`,
     findById: `SELECT ${keyColumns} FROM ${keys} WHERE id = $1`,
-    listByOwner: `SELECT ${keyColumns} FROM ${keys} WHERE owner_id = $1 ORDER BY created_at DESC, id DESC`,
+    listByOwner: `SELECT ${keyColumns} FROM ${keys} WHERE owner_id = $1 AND owner_type = $2
+      ORDER BY created_at DESC, id DESC`,
     rotate: `UPDATE ${keys} SET secret_hash = $3, hint = $4, rotated_at = ${fromEpochMs("$5")}
       WHERE id = $1 AND secret_hash = $2 AND revoked_at IS NULL
       RETURNING ${keyColumns}`,
     revoke: `UPDATE ${keys} SET revoked_at = ${fromEpochMs("$2")}
       WHERE id = $1 AND revoked_at IS NULL
       RETURNING ${keyColumns}`,
-    setOwnerTier: `UPDATE ${keys} SET owner_tier = $2
-      WHERE owner_id = $1 AND owner_tier IS DISTINCT FROM $2
+    setOwnerTier: `UPDATE ${keys} SET owner_tier = $3
+      WHERE owner_id = $1 AND owner_type = $2 AND owner_tier IS DISTINCT FROM $3
       RETURNING ${keyColumns}`,
   };
 
@@ -54,14 +55,16 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
         epochMsParam(key.revokedAt, "revokedAt"),
         epochMsParam(key.rotatedAt, "rotatedAt"),
         key.ownerTier,
+        key.ownerType,
+        key.createdBy,
       ]);
     },
 
     findByHash: (secretHash) => one(sql.findByHash, [secretHash]),
     findById: (id) => one(sql.findById, [id]),
 
-    async listByOwner(ownerId) {
-      const rows = await queryRows<KeyRow>(client, sql.listByOwner, [ownerId]);
+    async listByOwner(owner) {
+      const rows = await queryRows<KeyRow>(client, sql.listByOwner, [owner.id, owner.type]);
       return rows.map(toStoredKey);
     },
 
@@ -70,8 +73,8 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
 
     revoke: async (id, revokedAt) => one(sql.revoke, [id, epochMsParam(revokedAt, "revokedAt")]),
 
-    async setOwnerTier(ownerId, tier) {
-      const rows = await queryRows<KeyRow>(client, sql.setOwnerTier, [ownerId, tier]);
+    async setOwnerTier(owner, tier) {
+      const rows = await queryRows<KeyRow>(client, sql.setOwnerTier, [owner.id, owner.type, tier]);
       return rows.map(toStoredKey);
     },
   };

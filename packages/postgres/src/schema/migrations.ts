@@ -58,6 +58,23 @@ export const migrations: readonly Migration[] = [
       `ALTER TABLE ${tables.keys} ADD COLUMN owner_tier text`,
     ],
   },
+  {
+    version: 3,
+    name: "owners and creators",
+    statements: ({ tables, index, quotedSchema }) => [
+      // Every key so far is a user's own: the default says so without rewriting a row (a constant
+      // default is metadata only since PostgreSQL 11).
+      `ALTER TABLE ${tables.keys} ADD COLUMN owner_type text NOT NULL DEFAULT 'user'
+        CHECK (owner_type IN ('user', 'organization'))`,
+      // NULL for keys stored before: their creator was their owner, and the queries read it so
+      // (COALESCE in the select list), which again spares a rewrite of every row.
+      `ALTER TABLE ${tables.keys} ADD COLUMN created_by text COLLATE "C"`,
+      // Listing is by owner type and id now: a user and an organization may share an id.
+      `DROP INDEX ${quotedSchema}.${index("keys_owner_created_idx")}`,
+      `CREATE INDEX ${index("keys_owner_created_idx")} ON ${tables.keys}
+        (owner_id, owner_type, created_at DESC, id DESC)`,
+    ],
+  },
 ];
 
 export const latestVersion = migrations.at(-1)!.version;

@@ -4,7 +4,9 @@ import { fromKeyFields, toKeyFields } from "./key-fields.js";
 
 const key: StoredKey = {
   id: "key_1",
+  ownerType: "user",
   ownerId: "user:1",
+  createdBy: "user:1",
   name: 'CI: deploy "prod" 🚀',
   scopes: ["profile:read", "org:write"],
   tier: "pro",

@@ -1,4 +1,9 @@
-/** A `StoredKey` as the fields of a Redis hash, and back. Null times and tiers are absent fields. */
+/**
+ * A `StoredKey` as the fields of a Redis hash, and back. Null times and tiers are absent fields.
+ * Records written before organizations have no `ownerType` and no `createdBy`: they were users'
+ * own keys, created by their owner, and read back so (no migration rewrites them). `ownerType` is
+ * written only for an organization's key, so a user's record keeps exactly its old shape.
+ */
 import type { StoredKey } from "@keyward/core";
 
 export function toKeyFields(key: StoredKey): string[] {
@@ -19,7 +24,10 @@ export function toKeyFields(key: StoredKey): string[] {
     key.hint,
     "createdAt",
     String(key.createdAt),
+    "createdBy",
+    key.createdBy,
   ];
+  if (key.ownerType !== "user") fields.push("ownerType", key.ownerType);
   for (const field of ["expiresAt", "revokedAt", "rotatedAt"] as const) {
     const value = key[field];
     if (value !== null) fields.push(field, String(value));
@@ -36,7 +44,9 @@ export function fromKeyFields(flat: readonly string[] | null | undefined): Store
   const time = (name: string) => (fields[name] === undefined ? null : Number(fields[name]));
   return {
     id: fields.id!,
+    ownerType: fields.ownerType === "organization" ? "organization" : "user",
     ownerId: fields.ownerId!,
+    createdBy: fields.createdBy ?? fields.ownerId!,
     name: fields.name!,
     scopes: JSON.parse(fields.scopes!) as string[],
     tier: fields.tier!,

@@ -4,7 +4,7 @@
  * atomic: Redis runs one script at a time. Persist Redis (AOF) if keys must survive a restart.
  */
 import type { KeyRotation, KeyStore, StoredKey } from "@keyward/core";
-import { type CallGuard, newestKeyFirst } from "@keyward/core/toolkit";
+import { type CallGuard, newestKeyFirst, ownerOfKey } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
 import {
@@ -30,7 +30,7 @@ export function redisKeyStore(
     async create(key: StoredKey) {
       const outcome = await run(
         createKeyScript,
-        [names.keyRecord(key.id), names.keyHash(key.secretHash), names.owner(key.ownerId)],
+        [names.keyRecord(key.id), names.keyHash(key.secretHash), names.owner(ownerOfKey(key))],
         [key.id, ...toKeyFields(key)],
       );
       if (outcome === 1) throw new Error(`A key with id ${key.id} already exists`);
@@ -50,10 +50,10 @@ export function redisKeyStore(
       return fromKeyFields((await run(findKeyByIdScript, [names.keyRecord(id)], [])) as string[]);
     },
 
-    async listByOwner(ownerId) {
+    async listByOwner(owner) {
       const records = (await run(
         listKeysByOwnerScript,
-        [names.owner(ownerId)],
+        [names.owner(owner)],
         [names.keyRecordPrefix],
       )) as string[][];
       return records.map((flat) => fromKeyFields(flat)!).sort(newestKeyFirst);
@@ -74,10 +74,10 @@ export function redisKeyStore(
       return fromKeyFields(flat as string[] | null);
     },
 
-    async setOwnerTier(ownerId, tier) {
+    async setOwnerTier(owner, tier) {
       const records = (await run(
         setOwnerTierScript,
-        [names.owner(ownerId)],
+        [names.owner(owner)],
         [names.keyRecordPrefix, tier],
       )) as string[][];
       return records.map((flat) => fromKeyFields(flat)!);

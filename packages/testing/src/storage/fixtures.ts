@@ -16,9 +16,12 @@ export function fakeHash(): string {
 }
 
 export function storedKey(overrides: Partial<StoredKey> = {}): StoredKey {
+  const ownerId = overrides.ownerId ?? uniqueId("user");
   return {
     id: uniqueId("key"),
-    ownerId: uniqueId("user"),
+    ownerType: "user",
+    ownerId,
+    createdBy: ownerId,
     name: "conformance key",
     scopes: ["profile:read", "profile:write"],
     tier: "free",

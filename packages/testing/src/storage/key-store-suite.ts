@@ -42,9 +42,33 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
       const sameTimeB = storedKey({ ownerId, createdAt: 1_500, id: `${sameTimeA.id}b` });
       for (const key of [older, sameTimeA, newer, sameTimeB]) await keys.create(key);
       await keys.create(storedKey());
-      const listed = await keys.listByOwner(ownerId);
+      const listed = await keys.listByOwner({ type: "user", id: ownerId });
       expect(listed.map((key) => key.id)).toEqual([newer.id, sameTimeB.id, sameTimeA.id, older.id]);
-      expect(await keys.listByOwner(uniqueId("nobody"))).toEqual([]);
+      expect(await keys.listByOwner({ type: "user", id: uniqueId("nobody") })).toEqual([]);
+    });
+
+    it("keeps a user's and an organization's keys apart when they share an id", async () => {
+      const { keys } = await open();
+      const sharedId = uniqueId("acme");
+      const usersKey = storedKey({ ownerId: sharedId });
+      const orgsKey = storedKey({
+        ownerType: "organization",
+        ownerId: sharedId,
+        createdBy: uniqueId("admin"),
+        ownerTier: "pro",
+      });
+      for (const key of [usersKey, orgsKey]) await keys.create(key);
+      // Every field round-trips, owner type and creator included.
+      expect(await keys.findById(orgsKey.id)).toEqual(orgsKey);
+      expect(await keys.findByHash(orgsKey.secretHash)).toEqual(orgsKey);
+      expect(await keys.listByOwner({ type: "user", id: sharedId })).toEqual([usersKey]);
+      expect(await keys.listByOwner({ type: "organization", id: sharedId })).toEqual([orgsKey]);
+
+      const changed = await keys.setOwnerTier({ type: "organization", id: sharedId }, "free");
+      expect(changed).toEqual([{ ...orgsKey, ownerTier: "free" }]);
+      expect(await keys.findById(usersKey.id)).toEqual(usersKey);
+      const revoked = await keys.revoke(orgsKey.id, 9_000);
+      expect(revoked).toEqual({ ...orgsKey, ownerTier: "free", revokedAt: 9_000 });
     });
 
     it("rotates by compare-and-set: the old hash stops resolving at once", async () => {
@@ -172,14 +196,15 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
       const someoneElse = storedKey({ tier: "pro", ownerTier: "pro" });
       for (const key of [first, second, someoneElse]) await keys.create(key);
 
-      const changed = await keys.setOwnerTier(ownerId, "free");
+      const owner = { type: "user", id: ownerId } as const;
+      const changed = await keys.setOwnerTier(owner, "free");
       expect(changed.map((key) => key.id).sort()).toEqual([first.id, second.id].sort());
       expect(await keys.findById(first.id)).toEqual({ ...first, ownerTier: "free" });
       expect(await keys.findByHash(second.secretHash)).toEqual({ ...second, ownerTier: "free" });
       expect(await keys.findById(someoneElse.id)).toEqual(someoneElse);
       // The same tier again changes nothing; an owner without keys is no error.
-      expect(await keys.setOwnerTier(ownerId, "free")).toEqual([]);
-      expect(await keys.setOwnerTier(uniqueId("nobody"), "free")).toEqual([]);
+      expect(await keys.setOwnerTier(owner, "free")).toEqual([]);
+      expect(await keys.setOwnerTier({ type: "user", id: uniqueId("nobody") }, "free")).toEqual([]);
       // Other fields survive it, and a later rotation keeps it.
       const next = fakeHash();
       const rotated = await keys.rotate({

@@ -12,6 +12,6 @@ export const createKey: EndpointHandler = async ({ request, user, keys, bodyLimi
     ]);
   }
   // The raw body may be anything JSON (an array, a string): validation reports those too.
-  const created = await keys.createFromBody(user.userId, user.tier, body);
+  const created = await keys.forCaller.create(user, body);
   return jsonResponse(201, created, { ...headers, "cache-control": "no-store" });
 };

@@ -3,4 +3,4 @@ import type { EndpointHandler } from "./route-context.js";
 
 /** `GET /api-keys/{key_id}/usage` → totals, last use, per-endpoint and per-day counts. */
 export const keyUsage: EndpointHandler = async ({ user, keyId, keys, headers }) =>
-  jsonResponse(200, await keys.usage(user.userId, keyId), headers);
+  jsonResponse(200, await keys.forCaller.usage(user, keyId), headers);

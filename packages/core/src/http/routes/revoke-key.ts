@@ -3,4 +3,4 @@ import type { EndpointHandler } from "./route-context.js";
 
 /** `DELETE /api-keys/{key_id}` → confirmation that the key is permanently revoked. */
 export const revokeKey: EndpointHandler = async ({ user, keyId, keys, headers }) =>
-  jsonResponse(200, await keys.revoke(user.userId, keyId), headers);
+  jsonResponse(200, await keys.forCaller.revoke(user, keyId), headers);

@@ -1,0 +1,37 @@
+import type { JwtClaims } from "../auth/jwt.js";
+
+/** A user's place in one organization, as the host's `organizations.memberships` reports it. */
+export interface Membership {
+  /** The organization's id: the owner id of its keys. */
+  id: string;
+  /** The user's role in it; which roles may do what is `organizations.roles`. */
+  role: string;
+  /** The organization's account tier: its keys may not be above it. Unknown → lowest tier. */
+  tier: string;
+}
+
+/** What a role may do with an organization's keys. */
+export type OrganizationAction = "manage" | "read";
+
+/** The `organizations` option of `KeywardConfig`. */
+export interface OrganizationsConfig {
+  /**
+   * The organizations the signed-in user belongs to, from their claims (a JWT's, or those the
+   * `session` hook returned). Asked on every key-management call that names an organization or
+   * acts on an organization's key; keep it cheap, or cache it yourself.
+   * @example
+   * memberships: (claims) => Array.isArray(claims.orgs) ? claims.orgs : [],
+   */
+  memberships(claims: JwtClaims): readonly Membership[] | Promise<readonly Membership[]>;
+  /**
+   * Roles that may act: `manage` creates, rotates and revokes an organization's keys; `read` lists
+   * them and reads their usage. Default `{ manage: ["owner", "admin"], read: ["owner", "admin",
+   * "member"] }`. A manage role does not imply read: list it in both.
+   */
+  roles?: { manage?: readonly string[]; read?: readonly string[] };
+}
+
+export const defaultOrganizationRoles = {
+  manage: ["owner", "admin"],
+  read: ["owner", "admin", "member"],
+} as const;
