@@ -1,6 +1,7 @@
 import { createKeyward, type Keyward } from "@keyward/core";
 import { type DemoConfig, type Environment, loadDemoConfig, processEnvironment } from "./config.js";
 import { demoScopes, demoTiers } from "./contract.js";
+import { organizationsClaim } from "./organizations.js";
 import { openDemoStore } from "./store.js";
 
 export interface Demo {
@@ -26,6 +27,8 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
     scopes: demoScopes,
     tiers: demoTiers(config.tierLimits),
     jwt: { secret: config.jwtSecret },
+    // DESIGN's demo contract v0.2: organization memberships from the JWT claim `orgs`.
+    organizations: { memberships: organizationsClaim },
     // 500s answer without internals; this is where their causes go.
     onError: (error) => console.error("keyward:", error),
   });

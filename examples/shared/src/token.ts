@@ -12,6 +12,8 @@ export interface MintTokenOptions {
   expiresIn?: string;
   /** The HS256 secret; default the demo's (`KEYWARD_JWT_SECRET`, or the development secret). */
   secret?: string;
+  /** Organization memberships: the `orgs` claim (omitted when empty). */
+  orgs?: { id: string; role: string; tier: DemoTier }[];
 }
 
 /**
@@ -23,7 +25,8 @@ export interface MintTokenOptions {
  */
 export async function mintToken(options: MintTokenOptions): Promise<string> {
   const secret = options.secret ?? loadDemoConfig().jwtSecret;
-  return new SignJWT({ tier: options.tier })
+  const claims = options.orgs?.length ? { tier: options.tier, orgs: options.orgs } : { tier: options.tier };
+  return new SignJWT(claims)
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(options.sub)
     .setIssuedAt()
@@ -32,9 +35,11 @@ export async function mintToken(options: MintTokenOptions): Promise<string> {
 }
 
 const usage = `Usage: token [--sub alice] [--tier free|pro|enterprise] [--expires-in 1h]
+             [--org <id>:<role>:<tier>]...
 
 Prints a session JWT for the demo server, signed with KEYWARD_JWT_SECRET
-(or the development secret when it is unset). Defaults: --sub alice --tier free --expires-in 1h.`;
+(or the development secret when it is unset). Defaults: --sub alice --tier free --expires-in 1h.
+Each --org adds a membership to the \`orgs\` claim, e.g. --org acme:admin:pro.`;
 
 /**
  * The examples' `token` script: parses `--sub alice --tier pro [--expires-in 1h]` and prints the
@@ -56,6 +61,7 @@ async function printToken(argv: string[]): Promise<void> {
       sub: { type: "string", default: "alice" },
       tier: { type: "string", default: "free" },
       "expires-in": { type: "string", default: "1h" },
+      org: { type: "string", multiple: true, default: [] },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -73,6 +79,19 @@ async function printToken(argv: string[]): Promise<void> {
     sub: values.sub,
     tier: values.tier as DemoTier,
     expiresIn: values["expires-in"],
+    orgs: values.org.map(parseMembership),
   });
   console.log(token);
+}
+
+/** `acme:admin:pro` → `{ id: "acme", role: "admin", tier: "pro" }`. */
+function parseMembership(text: string): { id: string; role: string; tier: DemoTier } {
+  const [id, role, tier, ...rest] = text.split(":");
+  if (!id || !role || !tier || rest.length > 0) {
+    throw new TypeError(`--org must be <id>:<role>:<tier>, e.g. acme:admin:pro (got "${text}")`);
+  }
+  if (!(demoTierNames as string[]).includes(tier)) {
+    throw new TypeError(`--org tier must be one of ${demoTierNames.join(", ")} (got "${tier}")`);
+  }
+  return { id, role, tier: tier as DemoTier };
 }

@@ -176,6 +176,7 @@ export function describeDemoContract(
         fetch: forwardTo(() => server.origin),
         jwtSecret: developmentJwtSecret,
         skipSlow: false, // key expiry takes under 2 s of real time
+        organizations: true,
       });
     });
 
@@ -265,6 +266,30 @@ export function describeDemoContract(
             tier: payload.tier,
           })),
         ).resolves.toEqual({ sub: "alice", tier: "pro" });
+      }, 30_000);
+
+      it("has a token script adding organization memberships with --org", async () => {
+        const directory = path.join(repositoryRoot, "examples", example);
+        const manifest = JSON.parse(readFileSync(path.join(directory, "package.json"), "utf8"));
+        const env = {
+          ...process.env,
+          PATH: `${path.join(directory, "node_modules/.bin")}${path.delimiter}${process.env.PATH}`,
+          KEYWARD_JWT_SECRET: "",
+        };
+        const command = `${manifest.scripts.token} --sub bob --org acme:admin:pro --org beta:member:free`;
+        const token = execSync(command, { cwd: directory, encoding: "utf8", env }).trim();
+        const { payload } = await jwtVerify(token, new TextEncoder().encode(developmentJwtSecret));
+        expect(payload.orgs).toEqual([
+          { id: "acme", role: "admin", tier: "pro" },
+          { id: "beta", role: "member", tier: "free" },
+        ]);
+        expect(() =>
+          execSync(`${manifest.scripts.token} --org acme:admin:platinum`, {
+            cwd: directory,
+            env,
+            stdio: "pipe",
+          }),
+        ).toThrow(/--org tier must be one of free, pro, enterprise/);
       }, 30_000);
     }
   });

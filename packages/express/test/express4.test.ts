@@ -31,5 +31,6 @@ it("runs on Express 4", async () => {
 describeHttpConformance("@keyward/express on Express 4", {
   fetch: forwardTo(() => server.origin),
   jwtSecret,
+  organizations: true,
 });
 describeExpressAdapter("Express 4", express4);

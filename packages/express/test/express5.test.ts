@@ -18,5 +18,6 @@ afterAll(async () => {
 describeHttpConformance("@keyward/express on Express 5", {
   fetch: forwardTo(() => server.origin),
   jwtSecret,
+  organizations: true,
 });
 describeExpressAdapter("Express 5", express);

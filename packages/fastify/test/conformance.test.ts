@@ -20,4 +20,5 @@ afterAll(async () => {
 describeHttpConformance("@keyward/fastify on Fastify 5", {
   fetch: forwardTo(() => origin),
   jwtSecret,
+  organizations: true,
 });

@@ -19,4 +19,5 @@ afterAll(async () => {
 describeHttpConformance("@keyward/fetch on srvx", {
   fetch: forwardTo(() => server.url!),
   jwtSecret,
+  organizations: true,
 });

@@ -21,4 +21,4 @@ const demoHost = guardedHost(keyward, {
   scopes: { GET: "profile:read", PUT: "profile:write" },
 });
 
-describeHttpConformance("core handle", { fetch: demoHost, jwtSecret });
+describeHttpConformance("core handle", { fetch: demoHost, jwtSecret, organizations: true });

@@ -15,9 +15,12 @@ export interface KeyRecord {
   expiresAt: string | null;
   lastUsedAt: string | null;
   revokedAt: string | null;
-  /** Whose key it is; present when `organizations` is configured. */
+  /**
+   * Whose key it is; present on an organization's key only (a user's own key is the caller's, and
+   * its record keeps exactly the contract's fields).
+   */
   owner?: Owner;
-  /** The user who created it; present with `owner`. */
+  /** The member who created an organization's key; present with `owner`. */
   createdBy?: string;
 }
 
@@ -33,16 +36,7 @@ export function keyStatus(key: StoredKey, now: number): KeyStatus {
   return "active";
 }
 
-/**
- * @param withOwner add `owner` and `createdBy` (with `organizations` configured); without it the
- *   record has exactly the contract's fields.
- */
-export function toKeyRecord(
-  key: StoredKey,
-  now: number,
-  lastUsedAt: number | null,
-  withOwner = false,
-): KeyRecord {
+export function toKeyRecord(key: StoredKey, now: number, lastUsedAt: number | null): KeyRecord {
   const record: KeyRecord = {
     id: key.id,
     name: key.name,
@@ -55,7 +49,7 @@ export function toKeyRecord(
     lastUsedAt: lastUsedAt === null ? null : isoTime(lastUsedAt),
     revokedAt: key.revokedAt === null ? null : isoTime(key.revokedAt),
   };
-  if (withOwner) {
+  if (key.ownerType === "organization") {
     record.owner = { type: key.ownerType, id: key.ownerId };
     record.createdBy = key.createdBy;
   }

@@ -116,10 +116,6 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     }
   };
 
-  const withOwner = ctx.organizations !== undefined;
-  const record = (key: StoredKey, now: number, lastUsedAt: number | null) =>
-    toKeyRecord(key, now, lastUsedAt, withOwner);
-
   const findKey = async (keyId: string): Promise<StoredKey> => {
     // An id of a shape never issued cannot exist: no store is asked (a NUL byte or a megabyte of
     // path would otherwise reach it, and PostgreSQL answers a NUL with an error, not "no row").
@@ -213,14 +209,14 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       ownerTier: resolvedTier,
     };
     await ctx.keys.create(key);
-    return { ...record(key, key.createdAt, null), key: secret };
+    return { ...toKeyRecord(key, key.createdAt, null), key: secret };
   };
 
   const list = async (owner: Owner) => {
     const keys = await ctx.keys.listByOwner(owner);
     const lastUsed = keys.length ? await ctx.usage.lastUsed(keys.map((key) => key.id)) : new Map();
     const now = ctx.clock.now();
-    return keys.map((key) => record(key, now, lastUsed.get(key.id) ?? null));
+    return keys.map((key) => toKeyRecord(key, now, lastUsed.get(key.id) ?? null));
   };
 
   const rotate = async (key: StoredKey, accountTier: string | undefined) => {
@@ -248,7 +244,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       );
     }
     const lastUsed = await ctx.usage.lastUsed([key.id]);
-    return { ...record(rotated, now, lastUsed.get(key.id) ?? null), key: secret };
+    return { ...toKeyRecord(rotated, now, lastUsed.get(key.id) ?? null), key: secret };
   };
 
   const revoke = async (key: StoredKey): Promise<RevokedKey> => {

@@ -48,8 +48,8 @@ export interface KeywardConfig {
    * Keys owned by organizations (opt-in). `memberships(claims)` says which organizations a signed-in
    * user belongs to, with their role and the organization's tier; `roles` which roles may manage
    * (create, rotate, revoke) and read (list, usage) an organization's keys. Then `POST` takes
-   * `organizationId`, `GET ?organizationId=` lists an organization's keys, and records carry
-   * `owner` and `createdBy`. See docs/organizations.md.
+   * `organizationId`, `GET ?organizationId=` lists an organization's keys, and an organization's
+   * key records carry `owner` and `createdBy`. See docs/organizations.md.
    * @example
    * organizations: { memberships: (claims) => (Array.isArray(claims.orgs) ? claims.orgs : []) },
    */

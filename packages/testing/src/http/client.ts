@@ -80,11 +80,25 @@ export function createSuiteClient(options: HttpSuiteOptions) {
     return readReply<T>(response);
   }
 
-  /** A user at `tier` (default: the lowest tier), or without a `tier` claim when null. */
-  async function newUser(tier: string | null = contract.lowestTier.name): Promise<TestUser> {
-    const id = newUserId();
-    const claims = tier === null ? { sub: id } : { sub: id, tier };
-    return { id, token: await mintJwt(options.jwtSecret, claims), tier: tier ?? undefined };
+  /**
+   * A user at `tier` (default: the lowest tier), or without a `tier` claim when null; `claims`
+   * adds claims (`orgs` for organization memberships).
+   */
+  async function newUser(
+    tier: string | null = contract.lowestTier.name,
+    claims: Record<string, unknown> = {},
+  ): Promise<TestUser> {
+    return userWithId(newUserId(), tier, claims);
+  }
+
+  /** A token for a known user id: the same user signing in again, with other claims. */
+  async function userWithId(
+    id: string,
+    tier: string | null,
+    claims: Record<string, unknown> = {},
+  ): Promise<TestUser> {
+    const all = tier === null ? { ...claims, sub: id } : { ...claims, sub: id, tier };
+    return { id, token: await mintJwt(options.jwtSecret, all), tier: tier ?? undefined };
   }
 
   const createKey = (token: string, body: CreateKeyBody) =>
@@ -110,6 +124,7 @@ export function createSuiteClient(options: HttpSuiteOptions) {
     contract,
     send,
     newUser,
+    userWithId,
     createKey,
     createKeyFor,
     listKeys: (token: string) => send<{ data: KeyRecord[] }>("GET", basePath, { token }),

@@ -49,5 +49,14 @@ export function demoKeywardConfig(jwtSecret: string) {
       enterprise: { rateLimit: { limit: DEMO_TIER_LIMITS.enterprise, window: "1m" } },
     },
     jwt: { secret: jwtSecret },
+    organizations: { memberships: demoMemberships },
   };
+}
+
+/**
+ * The demo's organization memberships (DESIGN, "Demo contract, v0.2"): the JWT claim
+ * `orgs: [{ id, role, tier }]`, none when the claim is absent or not a list.
+ */
+export function demoMemberships(claims: Record<string, unknown>) {
+  return Array.isArray(claims.orgs) ? (claims.orgs as { id: string; role: string; tier: string }[]) : [];
 }

@@ -10,6 +10,7 @@ import { authorizationSuite } from "./authorization-suite.js";
 import { createSuiteClient } from "./client.js";
 import { hostRoutesSuite } from "./host-routes-suite.js";
 import { managementSuite } from "./management-suite.js";
+import { organizationsSuite } from "./organizations-suite.js";
 import type { HttpSuiteOptions } from "./options.js";
 import { rateLimitSuite } from "./rate-limit-suite.js";
 import { routingSuite } from "./routing-suite.js";
@@ -22,9 +23,11 @@ export {
   DEMO_SCOPES,
   DEMO_TIER_LIMITS,
   demoKeywardConfig,
+  demoMemberships,
   PROFILE_ROUTE,
 } from "./demo-contract.js";
 export { expectRateLimited } from "./expectations.js";
+export { ROLE_NOT_PERMITTED } from "./organizations-suite.js";
 export { forwardTo } from "./forward.js";
 export {
   describeGuardOptions,
@@ -73,5 +76,6 @@ export function describeHttpConformance(name: string, options: HttpSuiteOptions)
     routingSuite(client);
     rateLimitSuite(client, options);
     hostRoutesSuite(client);
+    if (options.organizations) organizationsSuite(client);
   });
 }

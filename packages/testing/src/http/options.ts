@@ -38,4 +38,11 @@ export interface HttpSuiteOptions {
    * Default `/api/v1/profiles/:slug`.
    */
   route?: { template: string; path(slug: string): string };
+  /**
+   * Also check organization-owned keys: the implementation is configured with `organizations`
+   * reading memberships from the JWT claim `orgs: [{ id, role, tier }]` and the default roles
+   * (manage: owner, admin; read: owner, admin, member), as DESIGN's demo contract v0.2 says.
+   * Its host route answers `viewer`/`updatedBy` with `principal.userId`.
+   */
+  organizations?: boolean;
 }
