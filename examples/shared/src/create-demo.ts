@@ -1,6 +1,6 @@
 import { createKeyward, type Keyward } from "@keyward/core";
+import { DEMO_SCOPE_DESCRIPTIONS, demoTiers } from "@keyward/testing/demo-contract";
 import { type DemoConfig, type Environment, loadDemoConfig, processEnvironment } from "./config.js";
-import { demoScopes, demoTiers } from "./contract.js";
 import { openDemoStore } from "./store.js";
 
 export interface Demo {
@@ -23,7 +23,7 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
   const store = await openDemoStore(config);
   const keyward = createKeyward({
     store: store.storage,
-    scopes: demoScopes,
+    scopes: DEMO_SCOPE_DESCRIPTIONS,
     tiers: demoTiers(config.tierLimits),
     jwt: { secret: config.jwtSecret },
     // 500s answer without internals; this is where their causes go.

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
+import { DEMO_TIER_NAMES, type DemoTier } from "@keyward/testing/demo-contract";
 import { SignJWT } from "jose";
 import { loadDemoConfig } from "./config.js";
-import { type DemoTier, demoTierNames } from "./contract.js";
 
 export interface MintTokenOptions {
   /** The user id: the JWT's `sub`. */
@@ -66,8 +66,10 @@ async function printToken(argv: string[]): Promise<void> {
     return;
   }
   if (!values.sub) throw new TypeError("--sub must not be empty");
-  if (!(demoTierNames as string[]).includes(values.tier)) {
-    throw new TypeError(`--tier must be one of ${demoTierNames.join(", ")} (got "${values.tier}")`);
+  if (!(DEMO_TIER_NAMES as string[]).includes(values.tier)) {
+    throw new TypeError(
+      `--tier must be one of ${DEMO_TIER_NAMES.join(", ")} (got "${values.tier}")`,
+    );
   }
   const token = await mintToken({
     sub: values.sub,
