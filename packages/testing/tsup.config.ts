@@ -1,3 +1,8 @@
 import { packageBuild } from "../../tsup.package.js";
 
-export default packageBuild({ external: ["vitest", "@keyward/core"] });
+// Two entries: the suites (which import vitest) and the demo contract, which must not, so that the
+// examples' servers can import it at run time.
+export default packageBuild({
+  entry: ["src/index.ts", "src/demo-contract.ts"],
+  external: ["vitest", "@keyward/core"],
+});

@@ -5,7 +5,7 @@
  * refuses included, as `{"detail": ...}` instead of Express's HTML pages.
  */
 import type { Keyward } from "@keyward/core";
-import { profilePath, profileRoutes, readProfile, updateProfile } from "@keyward/example-demo";
+import { PROFILE_ROUTE, PROFILE_ROUTES, readProfile, updateProfile } from "@keyward/example-demo";
 import {
   keywardErrorHandler,
   keywardNotFound,
@@ -22,15 +22,15 @@ export function createApp(keyward: Keyward): Express {
   app.use(keywardRouter(keyward));
 
   app.get(
-    profilePath,
-    requireApiKey(keyward, { scopes: profileRoutes.read.scopes }),
+    PROFILE_ROUTE,
+    requireApiKey(keyward, { scopes: PROFILE_ROUTES.read.scopes }),
     (req: Request<ProfileParams>, res: Response) => {
       res.json(readProfile(req.params.slug, req.keyward!.principal));
     },
   );
   app.put(
-    profilePath,
-    requireApiKey(keyward, { scopes: profileRoutes.update.scopes }),
+    PROFILE_ROUTE,
+    requireApiKey(keyward, { scopes: PROFILE_ROUTES.update.scopes }),
     // After the guard, so a refused request's body is never parsed; the demo stores nothing, but a
     // real profile update reads its JSON, and its parser's errors are part of what clients see.
     express.json(),
@@ -38,7 +38,7 @@ export function createApp(keyward: Keyward): Express {
       res.json(updateProfile(req.params.slug, req.keyward!.principal));
     },
   );
-  app.all(profilePath, (_req, res) => {
+  app.all(PROFILE_ROUTE, (_req, res) => {
     res
       .set("Allow", "GET, HEAD, PUT")
       .status(405)

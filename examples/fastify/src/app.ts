@@ -8,8 +8,8 @@
 import type { Keyward } from "@keyward/core";
 import {
   type NodeServerTimeouts,
-  profilePath,
-  profileRoutes,
+  PROFILE_ROUTE,
+  PROFILE_ROUTES,
   readProfile,
   updateProfile,
 } from "@keyward/example-demo";
@@ -35,18 +35,18 @@ export async function createApp(
   await app.register(keywardPlugin, { keyward });
 
   app.get<{ Params: { slug: string } }>(
-    profilePath,
-    { preHandler: app.requireApiKey({ scopes: profileRoutes.read.scopes }) },
+    PROFILE_ROUTE,
+    { preHandler: app.requireApiKey({ scopes: PROFILE_ROUTES.read.scopes }) },
     async (request) => readProfile(request.params.slug, request.keyward!.principal),
   );
   app.put<{ Params: { slug: string } }>(
-    profilePath,
-    { preHandler: app.requireApiKey({ scopes: profileRoutes.update.scopes }) },
+    PROFILE_ROUTE,
+    { preHandler: app.requireApiKey({ scopes: PROFILE_ROUTES.update.scopes }) },
     async (request) => updateProfile(request.params.slug, request.keyward!.principal),
   );
   app.route({
     method: ["DELETE", "PATCH", "POST", "OPTIONS"],
-    url: profilePath,
+    url: PROFILE_ROUTE,
     handler: async (_request, reply) =>
       reply
         .code(405)

@@ -5,7 +5,7 @@
  * client's address on `request.ip` on all three.
  */
 import type { Keyward } from "@keyward/core";
-import { profilePath, profileRoutes, readProfile, updateProfile } from "@keyward/example-demo";
+import { PROFILE_ROUTE, PROFILE_ROUTES, readProfile, updateProfile } from "@keyward/example-demo";
 import { keywardFetchHandler, withApiKey } from "@keyward/fetch";
 import type { ServerRequest } from "srvx";
 
@@ -17,12 +17,12 @@ export function createApp(keyward: Keyward): (request: Request) => Promise<Respo
   const keyManagement = keywardFetchHandler(keyward);
   const read = withApiKey(
     keyward,
-    { scopes: profileRoutes.read.scopes, route: `GET ${profilePath}`, clientIp },
+    { scopes: PROFILE_ROUTES.read.scopes, route: `GET ${PROFILE_ROUTE}`, clientIp },
     (request, principal) => Response.json(readProfile(slugOf(request)!, principal)),
   );
   const update = withApiKey(
     keyward,
-    { scopes: profileRoutes.update.scopes, route: `PUT ${profilePath}`, clientIp },
+    { scopes: PROFILE_ROUTES.update.scopes, route: `PUT ${PROFILE_ROUTE}`, clientIp },
     (request, principal) => Response.json(updateProfile(slugOf(request)!, principal)),
   );
 

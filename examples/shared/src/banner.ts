@@ -3,8 +3,9 @@
  * in use, and a walkthrough to paste into bash. The walkthrough needs only curl and node (no jq),
  * and the examples' tests run it verbatim against the started server.
  */
+
+import { DEMO_TIER_NAMES } from "@keyward/testing/demo-contract";
 import type { DemoConfig } from "./config.js";
-import { demoTierNames } from "./contract.js";
 
 /** The command of every example's `token` script, run from the example's directory. */
 export const tokenScript = "node --conditions=@keyward/source --import tsx src/token.ts";
@@ -48,7 +49,7 @@ export function developmentSecretWarning(): string {
 
 export function banner(options: BannerOptions): string {
   const { url, config } = options;
-  const tiers = demoTierNames.map((tier) => `${tier} ${config.tierLimits[tier]}/min`).join(", ");
+  const tiers = DEMO_TIER_NAMES.map((tier) => `${tier} ${config.tierLimits[tier]}/min`).join(", ");
   return [
     "",
     `Keyward demo: ${options.title}`,

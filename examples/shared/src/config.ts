@@ -1,4 +1,4 @@
-import type { TierLimits } from "./contract.js";
+import type { DemoTierLimits } from "@keyward/testing/demo-contract";
 import { checkStoreUrl } from "./store-urls.js";
 import { parseTierLimits } from "./tier-limits.js";
 
@@ -22,7 +22,7 @@ export interface DemoConfig {
   /** True when `KEYWARD_JWT_SECRET` is unset and the public development secret is in use. */
   usingDevelopmentSecret: boolean;
   /** Requests a minute per tier, after `KEYWARD_TIER_LIMITS`. */
-  tierLimits: TierLimits;
+  tierLimits: DemoTierLimits;
   /** `DATABASE_URL`: keys and usage on PostgreSQL. */
   databaseUrl: string | undefined;
   /** `REDIS_URL`: rate limits (and usage, when there is no database) on Redis. */

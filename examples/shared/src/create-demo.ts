@@ -1,7 +1,10 @@
 import { createKeyward, type Keyward } from "@keyward/core";
+import {
+  DEMO_SCOPE_DESCRIPTIONS,
+  demoMemberships,
+  demoTiers,
+} from "@keyward/testing/demo-contract";
 import { type DemoConfig, type Environment, loadDemoConfig, processEnvironment } from "./config.js";
-import { demoScopes, demoTiers } from "./contract.js";
-import { organizationsClaim } from "./organizations.js";
 import { openDemoStore } from "./store.js";
 
 export interface Demo {
@@ -24,11 +27,11 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
   const store = await openDemoStore(config);
   const keyward = createKeyward({
     store: store.storage,
-    scopes: demoScopes,
+    scopes: DEMO_SCOPE_DESCRIPTIONS,
     tiers: demoTiers(config.tierLimits),
     jwt: { secret: config.jwtSecret },
     // DESIGN's demo contract v0.2: organization memberships from the JWT claim `orgs`.
-    organizations: { memberships: organizationsClaim },
+    organizations: { memberships: demoMemberships },
     // 500s answer without internals; this is where their causes go.
     onError: (error) => console.error("keyward:", error),
   });

@@ -6,6 +6,20 @@
  */
 
 export {
+  DEMO_SCOPE_DESCRIPTIONS,
+  DEMO_TIER_LIMITS,
+  DEMO_TIER_NAMES,
+  type DemoScope,
+  type DemoTier,
+  type DemoTierLimits,
+  demoTiers,
+  PROFILE_ROUTE,
+  PROFILE_ROUTES,
+  readProfile,
+  updateProfile,
+  type Viewer,
+} from "@keyward/testing/demo-contract";
+export {
   type BannerOptions,
   banner,
   developmentSecretWarning,
@@ -24,20 +38,6 @@ export {
   loadDemoConfig,
   processEnvironment,
 } from "./config.js";
-export {
-  type DemoScope,
-  type DemoTier,
-  defaultTierLimits,
-  demoScopes,
-  demoTierNames,
-  demoTiers,
-  profilePath,
-  profileRoutes,
-  readProfile,
-  type TierLimits,
-  updateProfile,
-  type Viewer,
-} from "./contract.js";
 export { closeOnSignal, createDemo, type Demo, exitOnStartupError } from "./create-demo.js";
 export { type NodeServerTimeouts, nodeServerTimeouts } from "./server-timeouts.js";
 export { type DemoStore, openDemoStore } from "./store.js";

@@ -1,4 +1,9 @@
-import { type DemoTier, defaultTierLimits, demoTierNames, type TierLimits } from "./contract.js";
+import {
+  DEMO_TIER_LIMITS,
+  DEMO_TIER_NAMES,
+  type DemoTier,
+  type DemoTierLimits,
+} from "@keyward/testing/demo-contract";
 
 const example = "free=60,pro=600,enterprise=1000000000";
 
@@ -8,8 +13,8 @@ const example = "free=60,pro=600,enterprise=1000000000";
  * no override. Anything malformed throws with the offending part named, so a typo stops the server
  * at start instead of quietly testing the wrong limits.
  */
-export function parseTierLimits(value: string | undefined): TierLimits {
-  const limits: TierLimits = { ...defaultTierLimits };
+export function parseTierLimits(value: string | undefined): DemoTierLimits {
+  const limits: DemoTierLimits = { ...DEMO_TIER_LIMITS };
   if (value === undefined || value.trim() === "") return limits;
   const seen = new Set<string>();
   for (const part of value.split(",")) {
@@ -23,7 +28,7 @@ export function parseTierLimits(value: string | undefined): TierLimits {
     const [, tier, limit] = match as unknown as [string, string, string];
     if (!isDemoTier(tier)) {
       throw new TypeError(
-        `KEYWARD_TIER_LIMITS: unknown tier "${tier}" (the demo tiers are ${demoTierNames.join(", ")})`,
+        `KEYWARD_TIER_LIMITS: unknown tier "${tier}" (the demo tiers are ${DEMO_TIER_NAMES.join(", ")})`,
       );
     }
     if (seen.has(tier)) throw new TypeError(`KEYWARD_TIER_LIMITS: tier "${tier}" is given twice`);
@@ -40,5 +45,5 @@ export function parseTierLimits(value: string | undefined): TierLimits {
 }
 
 function isDemoTier(name: string): name is DemoTier {
-  return (demoTierNames as string[]).includes(name);
+  return (DEMO_TIER_NAMES as string[]).includes(name);
 }

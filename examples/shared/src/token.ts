@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
+import { DEMO_TIER_NAMES, type DemoTier } from "@keyward/testing/demo-contract";
 import { SignJWT } from "jose";
 import { loadDemoConfig } from "./config.js";
-import { type DemoTier, demoTierNames } from "./contract.js";
 
 export interface MintTokenOptions {
   /** The user id: the JWT's `sub`. */
@@ -25,7 +25,9 @@ export interface MintTokenOptions {
  */
 export async function mintToken(options: MintTokenOptions): Promise<string> {
   const secret = options.secret ?? loadDemoConfig().jwtSecret;
-  const claims = options.orgs?.length ? { tier: options.tier, orgs: options.orgs } : { tier: options.tier };
+  const claims = options.orgs?.length
+    ? { tier: options.tier, orgs: options.orgs }
+    : { tier: options.tier };
   return new SignJWT(claims)
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(options.sub)
@@ -72,8 +74,10 @@ async function printToken(argv: string[]): Promise<void> {
     return;
   }
   if (!values.sub) throw new TypeError("--sub must not be empty");
-  if (!(demoTierNames as string[]).includes(values.tier)) {
-    throw new TypeError(`--tier must be one of ${demoTierNames.join(", ")} (got "${values.tier}")`);
+  if (!(DEMO_TIER_NAMES as string[]).includes(values.tier)) {
+    throw new TypeError(
+      `--tier must be one of ${DEMO_TIER_NAMES.join(", ")} (got "${values.tier}")`,
+    );
   }
   const token = await mintToken({
     sub: values.sub,
@@ -90,8 +94,8 @@ function parseMembership(text: string): { id: string; role: string; tier: DemoTi
   if (!id || !role || !tier || rest.length > 0) {
     throw new TypeError(`--org must be <id>:<role>:<tier>, e.g. acme:admin:pro (got "${text}")`);
   }
-  if (!(demoTierNames as string[]).includes(tier)) {
-    throw new TypeError(`--org tier must be one of ${demoTierNames.join(", ")} (got "${tier}")`);
+  if (!(DEMO_TIER_NAMES as readonly string[]).includes(tier)) {
+    throw new TypeError(`--org tier must be one of ${DEMO_TIER_NAMES.join(", ")} (got "${tier}")`);
   }
   return { id, role, tier: tier as DemoTier };
 }

@@ -7,13 +7,11 @@
 import { execSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { describeHttpConformance, forwardTo } from "@keyward/testing";
+import { DEMO_SCOPE_DESCRIPTIONS } from "@keyward/testing/demo-contract";
 import { jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @keyward/testing is not a dependency of the examples (adding it needs a lockfile change); its
-// source is imported directly, as the packages' own tests resolve it.
-import { describeHttpConformance, forwardTo } from "../../../packages/testing/src/index.js";
 import { developmentJwtSecret } from "../src/config.js";
-import { demoScopes } from "../src/contract.js";
 import { mintToken } from "../src/token.js";
 import {
   pastingShells,
@@ -68,7 +66,10 @@ export function describeDemoContract(
         const reply = await client().send("GET", "/api/v1/api-keys/scopes", user.token);
         expect(reply.status).toBe(200);
         expect(reply.body.data).toEqual(
-          Object.entries(demoScopes).map(([scope, description]) => ({ name: scope, description })),
+          Object.entries(DEMO_SCOPE_DESCRIPTIONS).map(([scope, description]) => ({
+            name: scope,
+            description,
+          })),
         );
       });
 

@@ -1,10 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { demoTiers } from "@keyward/testing/demo-contract";
 import { describe, expect, it } from "vitest";
 import { banner, tokenScript, walkthrough } from "../src/banner.js";
 import { developmentJwtSecret, loadDemoConfig } from "../src/config.js";
-import { demoTiers } from "../src/contract.js";
 import { nodeServerTimeouts } from "../src/server-timeouts.js";
 import { openDemoStore } from "../src/store.js";
 import { parseTierLimits } from "../src/tier-limits.js";

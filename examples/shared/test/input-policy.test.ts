@@ -17,6 +17,11 @@ import { createKeyward, type Keyward, memoryStore } from "@keyward/core";
 import { memoryRateLimitStore } from "@keyward/core/toolkit";
 import { migrate, postgresStore } from "@keyward/postgres";
 import { redisStore } from "@keyward/redis";
+import {
+  DEMO_SCOPE_DESCRIPTIONS,
+  DEMO_TIER_LIMITS,
+  demoTiers,
+} from "@keyward/testing/demo-contract";
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -33,14 +38,13 @@ import {
   testPrefix,
 } from "../../../packages/redis/test/support/local-redis.js";
 import { deletePrefix, dumpPrefix } from "../../../packages/redis/test/support/scan.js";
-import { defaultTierLimits, demoScopes, demoTiers } from "../src/contract.js";
 import { mintToken } from "../src/token.js";
 
 const jwtSecret = "input-policy-test-secret-of-32-bytes!";
 const basePath = "/api/v1/api-keys";
 const config = {
-  scopes: demoScopes,
-  tiers: demoTiers(defaultTierLimits),
+  scopes: DEMO_SCOPE_DESCRIPTIONS,
+  tiers: demoTiers(DEMO_TIER_LIMITS),
   jwt: { secret: jwtSecret },
 };
 

@@ -7,13 +7,9 @@
  * below are correctness bounds (Node's defaults would hold these connections for 60 s and 300 s,
  * Fastify's for ever), not measurements.
  */
+
+import { type RawExchange, rawExchange, requestBytes } from "@keyward/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// As in demo-contract-suite.ts: @keyward/testing's source, imported directly.
-import {
-  type RawExchange,
-  rawExchange,
-  requestBytes,
-} from "../../../packages/testing/src/index.js";
 import { developmentJwtSecret } from "../src/config.js";
 import { mintToken } from "../src/token.js";
 import { type RunningExample, type StartTarget, startExample } from "./run-example.js";

@@ -1,11 +1,11 @@
 /**
  * The demo contract (DESIGN.md) on Express: Keyward configured with the demo scopes and tiers, the
- * key-management router, and the two profile routes behind `requireApiKey`. Takes the `express`
- * module so the same app runs on Express 4 and 5.
+ * key-management router, the two profile routes behind `requireApiKey`, and the Node adapter
+ * suite's `GET /guarded`. Takes the `express` module so the same app runs on Express 4 and 5.
  */
 import type { AddressInfo } from "node:net";
 import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
-import { demoKeywardConfig, PROFILE_ROUTE } from "@keyward/testing";
+import { demoKeywardConfig, type NodeAdapterHost, PROFILE_ROUTE } from "@keyward/testing";
 import type express from "express";
 import { keywardRouter, requireApiKey } from "../src/index.js";
 
@@ -22,7 +22,7 @@ export function demoKeyward(overrides: Partial<KeywardConfig> = {}): Keyward {
   });
 }
 
-export interface DemoAppOptions {
+export interface DemoAppOptions extends NodeAdapterHost {
   /** Put `express.json()` in front of everything, the router included. */
   parseJsonFirst?: boolean;
 }
@@ -33,8 +33,9 @@ export function demoApp(
   options: DemoAppOptions = {},
 ): ExpressApp {
   const app = expressModule();
+  if (options.trustLoopbackProxy) app.set("trust proxy", "loopback");
   if (options.parseJsonFirst) app.use(expressModule.json());
-  app.use(keywardRouter(keyward));
+  app.use(options.prefix ?? "/", keywardRouter(keyward));
   app.get(PROFILE_ROUTE, requireApiKey(keyward, { scopes: ["profile:read"] }), (req, res) => {
     res.json({ slug: req.params.slug, viewer: req.keyward!.principal.userId });
   });
@@ -46,6 +47,10 @@ export function demoApp(
       res.json({ slug: req.params.slug, updatedBy: req.keyward!.principal.userId });
     },
   );
+  app.get("/guarded", requireApiKey(keyward, options.guard), (req, res) => {
+    options.onGuarded?.();
+    res.json({ kind: req.keyward!.principal.kind, userId: req.keyward!.principal.userId });
+  });
   return app;
 }
 

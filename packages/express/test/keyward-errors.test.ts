@@ -10,13 +10,8 @@ import { rawExchange, requestBytes as request } from "@keyward/testing";
 import express from "express";
 import express4 from "express4";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  answerClientError,
-  keywardErrorHandler,
-  keywardNotFound,
-  keywardRouter,
-} from "../src/index.js";
-import { demoKeyward, type ExpressModule } from "./demo.js";
+import { answerClientError, keywardErrorHandler, keywardNotFound } from "../src/index.js";
+import type { ExpressModule } from "./demo.js";
 
 const servers: Server[] = [];
 afterAll(async () => {
@@ -155,22 +150,5 @@ describe.each([
     expect(reply.status).toBe(200);
     expect(reply.closed).toBe(true);
     expect(reply.raw).not.toContain("detail");
-  });
-});
-
-describe("keywardRouter", () => {
-  it("answers a method a Fetch Request cannot carry as Keyward's router answers any other", async () => {
-    const keyward = demoKeyward();
-    const app = express();
-    app.use(keywardRouter(keyward));
-    app.use(keywardNotFound());
-    app.use(keywardErrorHandler({ onError: () => {} }));
-    const origin = await serve(app);
-    const trace = await rawExchange(origin, request("TRACE", keyward.basePath));
-    expect(expectDetail(trace, 405)).toBe("Method Not Allowed");
-    expect(trace.headers.allow).toBe("GET, POST");
-    const unknown = await rawExchange(origin, request("TRACE", `${keyward.basePath}/a/b/c`));
-    expect(expectDetail(unknown, 404)).toBe("Not Found");
-    await keyward.close();
   });
 });

@@ -1,10 +1,10 @@
 /**
  * The demo contract (DESIGN.md) on Fastify: Keyward configured with the demo scopes and tiers, the
- * plugin, and the two profile routes behind `requireApiKey`, on a host that keeps Fastify's own
- * JSON parser.
+ * plugin, the two profile routes behind `requireApiKey` and the Node adapter suite's
+ * `GET /guarded`, on a host that keeps Fastify's own JSON parser.
  */
 import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
-import { demoKeywardConfig, PROFILE_ROUTE } from "@keyward/testing";
+import { demoKeywardConfig, type NodeAdapterHost, PROFILE_ROUTE } from "@keyward/testing";
 import Fastify, { type FastifyInstance } from "fastify";
 import { keywardPlugin } from "../src/index.js";
 
@@ -18,11 +18,25 @@ export function demoKeyward(overrides: Partial<KeywardConfig> = {}): Keyward {
   });
 }
 
+/**
+ * With `host.prefix`, only the plugin, registered in a context with that prefix: its decorators
+ * stay in that context, so the guarded routes are left out (the Node adapter suite needs none).
+ */
 export async function demoApp(
   keyward: Keyward,
-  options: { trustProxy?: string } = {},
+  host: NodeAdapterHost = {},
 ): Promise<FastifyInstance> {
-  const app = Fastify(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy });
+  // request.ip, so Fastify's `trustProxy` decides whether X-Forwarded-For counts.
+  const app = Fastify(host.trustLoopbackProxy ? { trustProxy: "loopback" } : {});
+  if (host.prefix !== undefined) {
+    await app.register(
+      async (context) => {
+        await context.register(keywardPlugin, { keyward });
+      },
+      { prefix: host.prefix },
+    );
+    return app;
+  }
   await app.register(keywardPlugin, { keyward });
   app.get<{ Params: { slug: string } }>(
     PROFILE_ROUTE,
@@ -37,6 +51,10 @@ export async function demoApp(
       updatedBy: request.keyward!.principal.userId,
     }),
   );
+  app.get("/guarded", { preHandler: app.requireApiKey(host.guard) }, async (request) => {
+    host.onGuarded?.();
+    return { kind: request.keyward!.principal.kind, userId: request.keyward!.principal.userId };
+  });
   return app;
 }
 

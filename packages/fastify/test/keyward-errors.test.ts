@@ -42,16 +42,6 @@ function expectDetail(
 }
 
 describe("on the plugin's own routes, with no help from the host", () => {
-  it("answers a method a Fetch Request cannot carry as the router answers any other: 405 with Allow", async () => {
-    const origin = await serve(await demoApp(keyward));
-    const trace = await rawExchange(origin, request("TRACE", base));
-    expect(expectDetail(trace, 405)).toBe("Method Not Allowed");
-    expect(trace.headers.allow).toBe("GET, POST");
-    const rotate = await rawExchange(origin, request("TRACE", `${base}/key_1/rotate`));
-    expect(rotate.headers.allow).toBe("POST");
-    expectDetail(await rawExchange(origin, request("TRACE", `${base}/key_1/nowhere`)), 404);
-  });
-
   it("answers a Content-Type header Fastify cannot parse with 415 in the contract's shape", async () => {
     const origin = await serve(await demoApp(keyward));
     const reply = await rawExchange(

@@ -194,7 +194,10 @@ describe("migrate from a database the current release (0.1.x, schema version 2) 
       ["key_live", "user", "acme", "pro"],
       ["key_gone", "user", "acme", "pro"],
     ]);
-    expect(await store.keys.findByHash(hash("b"))).toMatchObject({ id: "key_live", scopes: ["profile:read"] });
+    expect(await store.keys.findByHash(hash("b"))).toMatchObject({
+      id: "key_live",
+      scopes: ["profile:read"],
+    });
     expect((await store.keys.findById("key_gone"))?.revokedAt).not.toBeNull();
     expect((await store.usage.read("key_live")).totalRequests).toBe(11);
     // An organization with the same id as that user owns keys of its own, listed apart.

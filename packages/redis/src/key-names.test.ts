@@ -20,10 +20,13 @@ describe("keyNames", () => {
 
   it("puts every key-store entry in one slot", () => {
     const tags = new Set(
-      [names.keyRecord("a"), names.keyHash("ff"), names.owner({ type: "user", id: "u" }),
-        names.owner({ type: "organization", id: "u" }), names.keyRecordPrefix].map(
-        hashTag,
-      ),
+      [
+        names.keyRecord("a"),
+        names.keyHash("ff"),
+        names.owner({ type: "user", id: "u" }),
+        names.owner({ type: "organization", id: "u" }),
+        names.keyRecordPrefix,
+      ].map(hashTag),
     );
     expect(tags).toEqual(new Set(["keys"]));
   });

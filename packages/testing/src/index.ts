@@ -30,6 +30,12 @@ export {
   requestBytes,
   unsecuredJwt,
 } from "./http/index.js";
+export {
+  describeNodeAdapterConformance,
+  type NodeAdapterConformanceOptions,
+  type NodeAdapterHost,
+  type NodeAdapterServer,
+} from "./node-adapter/index.js";
 export { collectStrings, fakeHash, storedKey, uniqueId } from "./storage/fixtures.js";
 export {
   describeStorageConformance,

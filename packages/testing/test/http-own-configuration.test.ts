@@ -1,8 +1,10 @@
 /**
  * Runs the HTTP conformance suite against core's own `handle` configured nothing like the demo:
- * two tiers at 5 and 50 requests a minute, two scopes, and a host route at `/v2/docs/:id`. Every
+ * two tiers at 5 and 50 requests a minute, three scopes, and a host route at `/v2/docs/:id`. Every
  * expectation that names a tier, a limit, a scope or the route must take them from the options,
  * or this run fails (a demo tier name is refused with 422, a demo limit is off by a factor of ten).
+ * The tier `platinum` and the scope `billing:write` are the names the suite used to send expecting
+ * a refusal: configured here, it must pick names that are not.
  */
 import { createKeyward, memoryStore } from "@keyward/core";
 import { afterAll } from "vitest";
@@ -14,10 +16,14 @@ const route = "/v2/docs/:id";
 
 const keyward = createKeyward({
   store: memoryStore(),
-  scopes: { "docs:read": "Read documents", "docs:write": "Write documents" },
+  scopes: {
+    "docs:read": "Read documents",
+    "docs:write": "Write documents",
+    "billing:write": "Manage billing",
+  },
   tiers: {
     basic: { rateLimit: { limit: 5, window: "1m" } },
-    plus: { rateLimit: { limit: 50, window: "1m" } },
+    platinum: { rateLimit: { limit: 50, window: "1m" } },
   },
   jwt: { secret: jwtSecret },
 });
@@ -26,7 +32,11 @@ afterAll(() => keyward.close());
 describeHttpConformance("core handle, own tiers, scopes and route", {
   fetch: guardedHost(keyward, { template: route, scopes: { GET: "docs:read", PUT: "docs:write" } }),
   jwtSecret,
-  tiers: { basic: 5, plus: 50 },
-  scopes: { read: "docs:read", write: "docs:write", all: ["docs:read", "docs:write"] },
+  tiers: { basic: 5, platinum: 50 },
+  scopes: {
+    read: "docs:read",
+    write: "docs:write",
+    all: ["docs:read", "docs:write", "billing:write"],
+  },
   route: { template: route, path: (id) => `/v2/docs/${encodeURIComponent(id)}` },
 });

@@ -1,5 +1,5 @@
-import { internalError, KeywardError } from "../errors/keyward-error.js";
 import type { Principal } from "../auth/principal.js";
+import { internalError, KeywardError } from "../errors/keyward-error.js";
 import { generateKeyId, isKeyId } from "../keys/key-id.js";
 import type { KeywardContext } from "../keyward/context.js";
 import type { OrganizationAction } from "../organizations/membership.js";
@@ -334,9 +334,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         tier,
         ...(expiresAt == null ? {} : { expiresAt: dateTimeText(expiresAt) }),
       };
-      return guarded(() =>
-        createValidated(body, async () => ({ owner, createdBy, accountTier })),
-      );
+      return guarded(() => createValidated(body, async () => ({ owner, createdBy, accountTier })));
     },
 
     list: (owner) =>

@@ -1,5 +1,6 @@
 import { internalError, KeywardError } from "../errors/keyward-error.js";
 import type { KeywardContext } from "../keyward/context.js";
+import { userOwner } from "../organizations/owner.js";
 import { bucketFor } from "../rate-limit/bucket.js";
 import { rateLimitHeaders } from "../rate-limit/headers.js";
 import type { RateLimitDecision, RateLimitPolicy } from "../rate-limit/types.js";
@@ -9,7 +10,6 @@ import { cachedRouteLabelSplitter } from "../usage/route-label.js";
 import { readBearer } from "./bearer.js";
 import { clientAddressGroup } from "./client-address.js";
 import type { FailedLookupLimiter } from "./failed-lookup-limiter.js";
-import { userOwner } from "../organizations/owner.js";
 import type { JwtClaims } from "./jwt.js";
 import type { Principal, SessionUser, VerifyOptions, VerifyResult } from "./principal.js";
 

@@ -71,11 +71,17 @@ describe("organization keys through keys.* (the operator's API)", () => {
       keyward.keys.create({ owner: acme, accountTier: "pro", ...fields }),
     ).rejects.toThrow(/needs `createdBy`/);
     await expect(
-      keyward.keys.create({ owner: acme, ownerId: "alice", createdBy: "bob", accountTier: "pro", ...fields }),
+      keyward.keys.create({
+        owner: acme,
+        ownerId: "alice",
+        createdBy: "bob",
+        accountTier: "pro",
+        ...fields,
+      }),
     ).rejects.toThrow(/exactly one of `ownerId` and `owner`/);
-    await expect(
-      keyward.keys.list({ type: "team" as "organization", id: "acme" }),
-    ).rejects.toThrow(TypeError);
+    await expect(keyward.keys.list({ type: "team" as "organization", id: "acme" })).rejects.toThrow(
+      TypeError,
+    );
     await expect(keyward.keys.list({ type: "organization", id: "" })).rejects.toThrow(
       /organization id is missing/,
     );
@@ -85,9 +91,9 @@ describe("organization keys through keys.* (the operator's API)", () => {
 describe("the organizations option", () => {
   it("is checked at start", () => {
     expect(() => instance({} as never)).toThrow(/organizations.memberships` must be a function/);
-    expect(() =>
-      instance({ memberships: () => [], roles: { manage: "admin" as never } }),
-    ).toThrow(/organizations.roles.manage` must be a list of role names/);
+    expect(() => instance({ memberships: () => [], roles: { manage: "admin" as never } })).toThrow(
+      /organizations.roles.manage` must be a list of role names/,
+    );
   });
 
   it("asks memberships on every call, so a membership that ends applies at once", async () => {

@@ -148,7 +148,9 @@ export function createKeyBodySchema(options: {
   const fields = { name, scopes: scopeList, tier, "expiresAt?": expiresAt };
   // Typed as the same schema either way: `organizationId` is an optional field of the result.
   return (
-    options.organizations ? type({ ...fields, "organizationId?": organizationIdSchema }) : type(fields)
+    options.organizations
+      ? type({ ...fields, "organizationId?": organizationIdSchema })
+      : type(fields)
   ) as ReturnType<typeof type<typeof fields & { "organizationId?": typeof organizationIdSchema }>>;
 }
 

@@ -10,8 +10,8 @@ import { authorizationSuite } from "./authorization-suite.js";
 import { createSuiteClient } from "./client.js";
 import { hostRoutesSuite } from "./host-routes-suite.js";
 import { managementSuite } from "./management-suite.js";
-import { organizationsSuite } from "./organizations-suite.js";
 import type { HttpSuiteOptions } from "./options.js";
+import { organizationsSuite } from "./organizations-suite.js";
 import { rateLimitSuite } from "./rate-limit-suite.js";
 import { routingSuite } from "./routing-suite.js";
 import { validationSuite } from "./validation-suite.js";
@@ -27,7 +27,6 @@ export {
   PROFILE_ROUTE,
 } from "./demo-contract.js";
 export { expectRateLimited } from "./expectations.js";
-export { ROLE_NOT_PERMITTED } from "./organizations-suite.js";
 export { forwardTo } from "./forward.js";
 export {
   describeGuardOptions,
@@ -35,6 +34,7 @@ export {
   type GuardOptionsSuiteOptions,
 } from "./guard-options-suite.js";
 export type { HttpSuiteOptions } from "./options.js";
+export { ROLE_NOT_PERMITTED } from "./organizations-suite.js";
 export {
   type RawExchange,
   type RawExchangeOptions,

@@ -32,6 +32,16 @@ export interface HttpSuiteOptions {
    */
   scopes?: { read: string; write: string; all: readonly string[] };
   /**
+   * A scope name create must refuse as unknown; default `billing:write`, or `billing:write-2`, … if
+   * the configuration has that scope. Must not be one of `scopes.all`.
+   */
+  unknownScope?: string;
+  /**
+   * A tier name create must refuse as unknown; default `platinum`, or `platinum-2`, … if the
+   * configuration has that tier. Must not be one of `tiers`.
+   */
+  unknownTier?: string;
+  /**
    * The host route the implementation guards: `GET` needs the read scope, `PUT` the write scope,
    * both answer `{ slug, viewer }` / `{ slug, updatedBy }` with the id taken from the path.
    * `template` is the pattern usage reports name; `path` builds a concrete path from a slug.

@@ -1,5 +1,6 @@
 import type { KeyWithSecret } from "@keyward/core";
 import { describe, expect, it } from "vitest";
+import type { Reply } from "./client.js";
 import { newSlug, newUserId, type SuiteClient, type TestUser } from "./client.js";
 import {
   expectErrorDetail,
@@ -9,7 +10,6 @@ import {
   expectValidationIssues,
   issueAt,
 } from "./expectations.js";
-import type { Reply } from "./client.js";
 
 const expectValidationIssue = (reply: Reply, loc: string[]) =>
   issueAt(expectValidationIssues(reply), loc);

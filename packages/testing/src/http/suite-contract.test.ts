@@ -51,4 +51,34 @@ describe("resolveSuiteContract", () => {
       }),
     ).toThrow(/"docs:write"/);
   });
+
+  it("refuses names no configuration defines: billing:write and platinum, unless configured", () => {
+    expect(resolveSuiteContract(base)).toMatchObject({
+      unknownScope: "billing:write",
+      unknownTier: "platinum",
+    });
+    const contract = resolveSuiteContract({
+      ...base,
+      tiers: { basic: 5, platinum: 50, "platinum-2": 500 },
+      scopes: {
+        read: "docs:read",
+        write: "docs:write",
+        all: ["docs:read", "docs:write", "billing:write"],
+      },
+    });
+    expect(contract.unknownScope).toBe("billing:write-2");
+    expect(contract.unknownTier).toBe("platinum-3");
+  });
+
+  it("takes the refused names from the options, and refuses configured ones", () => {
+    expect(
+      resolveSuiteContract({ ...base, unknownScope: "x:y", unknownTier: "gold" }),
+    ).toMatchObject({ unknownScope: "x:y", unknownTier: "gold" });
+    expect(() => resolveSuiteContract({ ...base, unknownScope: "org:read" })).toThrow(
+      /unknownScope: "org:read" is a configured scope/,
+    );
+    expect(() => resolveSuiteContract({ ...base, unknownTier: "pro" })).toThrow(
+      /unknownTier: "pro" is a configured tier/,
+    );
+  });
 });

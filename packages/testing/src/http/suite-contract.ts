@@ -10,6 +10,7 @@ import {
   PROFILE_ROUTE,
 } from "./demo-contract.js";
 import type { HttpSuiteOptions } from "./options.js";
+import { unconfiguredName } from "./unconfigured-name.js";
 
 export interface SuiteTier {
   name: string;
@@ -36,6 +37,10 @@ export interface SuiteContract {
   unrelatedScopes: readonly string[];
   /** A configured scope besides the read scope: the first unrelated one, else the write scope. */
   otherScope: string;
+  /** A scope name that is not configured: create must refuse it. */
+  unknownScope: string;
+  /** A tier name that is not configured: create must refuse it. */
+  unknownTier: string;
   /** The host route's template, as usage reports name it. */
   route: string;
   /** A concrete path of the host route for one slug (or id). */
@@ -59,6 +64,15 @@ export function resolveSuiteContract(options: HttpSuiteOptions): SuiteContract {
       throw new Error(`HttpSuiteOptions.scopes.all: add "${scope}", the host route needs it`);
     }
   }
+  const tierNames = tiers.map((tier) => tier.name);
+  const unknownScope = options.unknownScope ?? unconfiguredName("billing:write", scopes);
+  const unknownTier = options.unknownTier ?? unconfiguredName("platinum", tierNames);
+  if (scopes.includes(unknownScope)) {
+    throw new Error(`HttpSuiteOptions.unknownScope: "${unknownScope}" is a configured scope`);
+  }
+  if (tierNames.includes(unknownTier)) {
+    throw new Error(`HttpSuiteOptions.unknownTier: "${unknownTier}" is a configured tier`);
+  }
   const unrelatedScopes = scopes.filter((scope) => scope !== readScope && scope !== writeScope);
   const route = options.route?.template ?? PROFILE_ROUTE;
   const routePath =
@@ -74,6 +88,8 @@ export function resolveSuiteContract(options: HttpSuiteOptions): SuiteContract {
     scopes,
     unrelatedScopes,
     otherScope: unrelatedScopes[0] ?? writeScope,
+    unknownScope,
+    unknownTier,
     route,
     routePath,
   };

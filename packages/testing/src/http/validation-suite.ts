@@ -54,7 +54,7 @@ function fieldCases(contract: SuiteContract): FieldCase[] {
     { problem: "scopes empty", fields: { scopes: [] }, loc: ["body", "scopes"], type: "too_short" },
     {
       problem: "an unknown scope",
-      fields: { scopes: [contract.readScope, "billing:write"] },
+      fields: { scopes: [contract.readScope, contract.unknownScope] },
       loc: ["body", "scopes", 1],
       type: "literal_error",
     },
@@ -78,7 +78,7 @@ function fieldCases(contract: SuiteContract): FieldCase[] {
     },
     {
       problem: "an unknown tier",
-      fields: { tier: "platinum" },
+      fields: { tier: contract.unknownTier },
       loc: ["body", "tier"],
       type: "literal_error",
     },
@@ -145,8 +145,8 @@ export function validationSuite(client: SuiteClient): void {
     it("422 lists every problem at once", async () => {
       const user = await client.newUser();
       const reply = await client.createKey(user.token, {
-        scopes: [contract.readScope, "nope:scope"],
-        tier: "platinum",
+        scopes: [contract.readScope, contract.unknownScope],
+        tier: contract.unknownTier,
       });
       const issues = expectValidationIssues(reply);
       expect(issues).toHaveLength(3);

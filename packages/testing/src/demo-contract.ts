@@ -1,0 +1,101 @@
+/**
+ * @keyward/testing/demo-contract — the demo contract of DESIGN.md, defined once: the scopes, the
+ * tiers and the two profile routes every example serves, with the JSON those routes answer. The
+ * conformance suites' expectations are written against these values, and the examples are built
+ * from them. This entry imports nothing from vitest, so a server may import it at run time.
+ */
+import type { TierConfig } from "@keyward/core";
+
+export const DEMO_SCOPES = ["profile:read", "profile:write", "org:read", "org:write"] as const;
+export type DemoScope = (typeof DEMO_SCOPES)[number];
+
+/** The demo scopes with the descriptions `GET /api-keys/scopes` lists. */
+export const DEMO_SCOPE_DESCRIPTIONS: Readonly<Record<DemoScope, string>> = {
+  "profile:read": "Read profiles",
+  "profile:write": "Edit profiles",
+  "org:read": "Read organizations",
+  "org:write": "Manage organizations",
+};
+
+/** Requests a minute per tier, lowest tier first: the order is the tier ranking. */
+export const DEMO_TIER_LIMITS = { free: 60, pro: 600, enterprise: 6000 } as const;
+export type DemoTier = keyof typeof DEMO_TIER_LIMITS;
+
+/** The demo tiers, lowest first. */
+export const DEMO_TIER_NAMES = Object.keys(DEMO_TIER_LIMITS) as readonly DemoTier[];
+
+/** Requests a minute for each demo tier (`KEYWARD_TIER_LIMITS` may change them). */
+export type DemoTierLimits = Record<DemoTier, number>;
+
+/** The rate-limit window of every demo tier, in seconds. */
+export const DEMO_WINDOW_SECONDS = 60;
+
+/** The `tiers` option of `createKeyward` for the given per-minute allowances. */
+export function demoTiers(
+  limits: Readonly<DemoTierLimits> = DEMO_TIER_LIMITS,
+): Record<DemoTier, TierConfig> {
+  const tiers = {} as Record<DemoTier, TierConfig>;
+  for (const tier of DEMO_TIER_NAMES) {
+    tiers[tier] = { rateLimit: { limit: limits[tier], window: "1m" } };
+  }
+  return tiers;
+}
+
+/**
+ * `createKeyward` options for the demo contract, minus the store: spread them into the config of
+ * the implementation an adapter's tests run the HTTP suite against.
+ *
+ * @example
+ * const keyward = createKeyward({ store: memoryStore(), ...demoKeywardConfig(jwtSecret) });
+ */
+export function demoKeywardConfig(jwtSecret: string) {
+  return {
+    scopes: { ...DEMO_SCOPE_DESCRIPTIONS },
+    tiers: demoTiers(),
+    jwt: { secret: jwtSecret },
+    organizations: { memberships: demoMemberships },
+  };
+}
+
+/** One organization a demo user belongs to: an entry of the JWT claim `orgs`. */
+export interface DemoMembership {
+  id: string;
+  role: string;
+  tier: string;
+}
+
+/**
+ * The demo's organization memberships (DESIGN, "Demo contract, v0.2"): the JWT claim
+ * `orgs: [{ id, role, tier }]`, none when the claim is absent or not a list. Keyward skips entries
+ * that are not well-formed, so the claim is passed on as the token carries it.
+ */
+export function demoMemberships(claims: Record<string, unknown>): readonly DemoMembership[] {
+  return Array.isArray(claims.orgs) ? (claims.orgs as DemoMembership[]) : [];
+}
+
+/** The template every framework registers the profile routes under, and usage is recorded by. */
+export const PROFILE_ROUTE = "/api/v1/profiles/:slug";
+
+/** The host's own routes and the scope each needs. */
+export const PROFILE_ROUTES = {
+  read: { method: "GET", path: PROFILE_ROUTE, scopes: ["profile:read"] },
+  update: { method: "PUT", path: PROFILE_ROUTE, scopes: ["profile:write"] },
+} as const satisfies Record<string, { method: string; path: string; scopes: DemoScope[] }>;
+
+/** Whoever a request acts for: an API key's owner, or the user of a session JWT. */
+export interface Viewer {
+  userId: string;
+}
+
+/** `GET /api/v1/profiles/:slug` answers `200 {"slug", "viewer"}`. */
+export function readProfile(slug: string, principal: Viewer): { slug: string; viewer: string } {
+  return { slug, viewer: principal.userId };
+}
+
+/** `PUT /api/v1/profiles/:slug` answers `200 {"slug", "updatedBy"}`. The demo stores nothing. */
+export function updateProfile(
+  slug: string,
+  principal: Viewer,
+): { slug: string; updatedBy: string } {
+  return { slug, updatedBy: principal.userId };
+}
