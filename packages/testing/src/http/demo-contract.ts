@@ -50,6 +50,7 @@ export function demoKeywardConfig(jwtSecret: string) {
     },
     jwt: { secret: jwtSecret },
     organizations: { memberships: demoMemberships },
+    keyUpdates: true,
   };
 }
 
