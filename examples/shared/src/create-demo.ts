@@ -32,6 +32,8 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
     jwt: { secret: config.jwtSecret },
     // DESIGN's demo contract v0.2: organization memberships from the JWT claim `orgs`.
     organizations: { memberships: demoMemberships },
+    // PATCH /api/v1/api-keys/{key_id}: rename, metadata, disable and enable, narrow scopes.
+    keyUpdates: true,
     // 500s answer without internals; this is where their causes go.
     onError: (error) => console.error("keyward:", error),
   });

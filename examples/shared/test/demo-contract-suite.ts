@@ -178,6 +178,7 @@ export function describeDemoContract(
         jwtSecret: developmentJwtSecret,
         skipSlow: false, // key expiry takes under 2 s of real time
         organizations: true,
+        keyUpdates: true,
       });
     });
 

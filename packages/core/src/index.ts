@@ -9,7 +9,10 @@ export type { KeyRecord, KeyStatus, KeyWithSecret } from "./api/key-record.js";
 export type {
   CreateKeyFields,
   CreateKeyInput,
+  KeyChanges,
+  KeyPage,
   KeysApi,
+  ListPageOptions,
   OwnerInput,
   RevokedKey,
   UsageReport,

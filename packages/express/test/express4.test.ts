@@ -32,5 +32,6 @@ describeHttpConformance("@keyward/express on Express 4", {
   fetch: forwardTo(() => server.origin),
   jwtSecret,
   organizations: true,
+  keyUpdates: true,
 });
 describeExpressAdapter("Express 4", express4);

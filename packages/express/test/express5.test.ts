@@ -19,5 +19,6 @@ describeHttpConformance("@keyward/express on Express 5", {
   fetch: forwardTo(() => server.origin),
   jwtSecret,
   organizations: true,
+  keyUpdates: true,
 });
 describeExpressAdapter("Express 5", express);

@@ -21,4 +21,5 @@ describeHttpConformance("@keyward/fastify on Fastify 5", {
   fetch: forwardTo(() => origin),
   jwtSecret,
   organizations: true,
+  keyUpdates: true,
 });

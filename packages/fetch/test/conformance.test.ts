@@ -20,4 +20,5 @@ describeHttpConformance("@keyward/fetch on srvx", {
   fetch: forwardTo(() => server.url!),
   jwtSecret,
   organizations: true,
+  keyUpdates: true,
 });

@@ -17,12 +17,15 @@ describe("migrate on PGlite", () => {
   it("applies every migration once; a second run is a no-op", async () => {
     const db = await pglite.get();
     const schema = uniqueSchema("mig");
-    expect(await migrate(db, { schema })).toEqual({ applied: [1, 2, 3], version: latestVersion });
+    expect(await migrate(db, { schema })).toEqual({
+      applied: [1, 2, 3, 4],
+      version: latestVersion,
+    });
     expect(await migrate(db, { schema })).toEqual({ applied: [], version: latestVersion });
     const { rows } = await db.query<{ version: number }>(
       `SELECT version FROM "${schema}"."keyward_migrations"`,
     );
-    expect(rows.map((row) => row.version)).toEqual([1, 2, 3]);
+    expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4]);
   });
 
   it("keeps schemas and prefixes apart", async () => {
@@ -107,6 +110,8 @@ describe("migrate on PGlite", () => {
         revokedAt: null,
         rotatedAt: time,
         ownerTier: index % 2 ? "pro" : null,
+        disabledAt: null,
+        metadata: null,
       };
       await store.keys.create(key);
       expect(await store.keys.findById(key.id)).toEqual(key);
@@ -144,7 +149,7 @@ describe("migrate from a database the previous release (0.0.x, schema version 1)
   it("adds the owner tier and keeps every key and usage row", async () => {
     const schema = uniqueSchema("up1");
     const db = await releasedDatabase(schema);
-    expect(await migrate(db, { schema })).toEqual({ applied: [2, 3], version: latestVersion });
+    expect(await migrate(db, { schema })).toEqual({ applied: [2, 3, 4], version: latestVersion });
     const store = postgresStore({ client: db, schema, cache: false });
     const key = await store.keys.findByHash(hash("a"));
     expect(key).toMatchObject({ id: "key_old", tier: "pro", ownerTier: null, revokedAt: null });
@@ -186,7 +191,7 @@ describe("migrate from a database the current release (0.1.x, schema version 2) 
   it("makes every existing key a user's own, created by that user, and loses nothing", async () => {
     const schema = uniqueSchema("up2");
     const db = await releasedDatabase(schema);
-    expect(await migrate(db, { schema })).toEqual({ applied: [3], version: latestVersion });
+    expect(await migrate(db, { schema })).toEqual({ applied: [3, 4], version: latestVersion });
     const store = postgresStore({ client: db, schema, cache: false });
     const alice = { type: "user", id: "acme" } as const;
     const listed = await store.keys.listByOwner(alice);
@@ -229,7 +234,7 @@ describeOnServer("migrate on the real server", () => {
   it("applies exactly once when several instances start at the same moment", async () => {
     const results = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
     expect(results.filter((result) => result.applied.length > 0)).toEqual([
-      { applied: [1, 2, 3], version: latestVersion },
+      { applied: [1, 2, 3, 4], version: latestVersion },
     ]);
     expect(results.every((result) => result.version === latestVersion)).toBe(true);
     const { rows } = await pools[0]!.query(

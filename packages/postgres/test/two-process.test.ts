@@ -153,4 +153,56 @@ describeOnServer("two processes on one database", () => {
     expect(percentile(delays.revoke, 99)).toBeLessThanOrEqual(50);
     expect(percentile(delays.rotate, 99)).toBeLessThanOrEqual(50);
   }, 120_000);
+
+  it("disables and enables a key on one instance, seen by the other within milliseconds", async () => {
+    const delays = { disable: [] as number[], enable: [] as number[] };
+    let cacheHits = 0;
+    const changeAndWatch = async (
+      actor: Instance,
+      watcher: Instance,
+      change: "disable" | "enable",
+      key: { ownerId: string; keyId: string; secret: string },
+    ) => {
+      let watching!: () => void;
+      const isWatching = new Promise<void>((resolve) => (watching = resolve));
+      const seen = watcher.request<{ refusedAt: number }>(
+        { type: "watch", secret: key.secret, until: change === "disable" ? "refused" : "accepted" },
+        (cacheHit) => {
+          if (cacheHit) cacheHits++;
+          watching();
+        },
+      );
+      await isWatching;
+      const changed = await actor.request<{ returnedAt: number }>({
+        type: change,
+        ownerId: key.ownerId,
+        keyId: key.keyId,
+      });
+      delays[change].push((await seen).refusedAt - changed.returnedAt);
+    };
+    for (let trial = 0; trial < trials; trial++) {
+      const [actor, watcher] = trial % 2 === 0 ? instances : [instances[1], instances[0]];
+      const ownerId = `owner_${trial}_disable`;
+      const created = await actor.request<{ keyId: string; secret: string }>({
+        type: "create",
+        ownerId,
+      });
+      const key = { ownerId, ...created };
+      await changeAndWatch(actor, watcher, "disable", key);
+      await changeAndWatch(actor, watcher, "enable", key);
+    }
+    const summary = (values: number[]) =>
+      `p50 ${percentile(values, 50).toFixed(2)} ms, p99 ${percentile(values, 99).toFixed(2)} ms, max ${Math.max(...values).toFixed(2)} ms`;
+    console.info(
+      [
+        `[@keyward/postgres] two processes, ${trials} trials each; cache hit before the change in ${cacheHits}/${2 * trials}`,
+        `  disable: refused on the other process after the change returned: ${summary(delays.disable)}`,
+        `  enable: accepted again on the other process after the change returned: ${summary(delays.enable)}`,
+      ].join("\n"),
+    );
+    // Disabling is a revocation's bound: the cache held the enabled record and must drop it.
+    expect(cacheHits).toBeGreaterThanOrEqual(trials);
+    expect(percentile(delays.disable, 99)).toBeLessThanOrEqual(50);
+    expect(percentile(delays.enable, 99)).toBeLessThanOrEqual(50);
+  }, 120_000);
 });

@@ -56,6 +56,8 @@ describe.skipIf(!redisAvailable)("a Redis database the previous release wrote", 
       revokedAt: null,
       rotatedAt: null,
       ownerTier: "pro",
+      disabledAt: null,
+      metadata: null,
     };
     expect(await store.keys!.findByHash(hash)).toEqual(expected);
     expect(await store.keys!.listByOwner({ type: "user", id: "acme" })).toEqual([expected]);

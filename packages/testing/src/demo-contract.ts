@@ -54,6 +54,7 @@ export function demoKeywardConfig(jwtSecret: string) {
     tiers: demoTiers(),
     jwt: { secret: jwtSecret },
     organizations: { memberships: demoMemberships },
+    keyUpdates: true,
   };
 }
 

@@ -21,4 +21,9 @@ const demoHost = guardedHost(keyward, {
   scopes: { GET: "profile:read", PUT: "profile:write" },
 });
 
-describeHttpConformance("core handle", { fetch: demoHost, jwtSecret, organizations: true });
+describeHttpConformance("core handle", {
+  fetch: demoHost,
+  jwtSecret,
+  organizations: true,
+  keyUpdates: true,
+});

@@ -1,7 +1,7 @@
 import type { Owner } from "../organizations/owner.js";
-import type { StoredKey } from "../storage/key-store.js";
+import type { KeyMetadata, StoredKey } from "../storage/key-store.js";
 
-export type KeyStatus = "active" | "expired" | "revoked";
+export type KeyStatus = "active" | "disabled" | "expired" | "revoked";
 
 /** A key as the API shows it: never the secret, never the hash; times as ISO 8601 UTC or null. */
 export interface KeyRecord {
@@ -15,6 +15,8 @@ export interface KeyRecord {
   expiresAt: string | null;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** The host's data about the key; present only when it has some (records stay the contract's). */
+  metadata?: KeyMetadata;
   /**
    * Whose key it is; present on an organization's key only (a user's own key is the caller's, and
    * its record keeps exactly the contract's fields).
@@ -33,6 +35,8 @@ export interface KeyWithSecret extends KeyRecord {
 export function keyStatus(key: StoredKey, now: number): KeyStatus {
   if (key.revokedAt !== null) return "revoked";
   if (key.expiresAt !== null && key.expiresAt <= now) return "expired";
+  // Disabled ranks below expired: re-enabling an expired key would not bring it back.
+  if (key.disabledAt !== null) return "disabled";
   return "active";
 }
 
@@ -49,6 +53,7 @@ export function toKeyRecord(key: StoredKey, now: number, lastUsedAt: number | nu
     lastUsedAt: lastUsedAt === null ? null : isoTime(lastUsedAt),
     revokedAt: key.revokedAt === null ? null : isoTime(key.revokedAt),
   };
+  if (key.metadata !== null) record.metadata = key.metadata;
   if (key.ownerType === "organization") {
     record.owner = { type: key.ownerType, id: key.ownerId };
     record.createdBy = key.createdBy;

@@ -1,13 +1,15 @@
 import type { Principal } from "../auth/principal.js";
 import { internalError, KeywardError } from "../errors/keyward-error.js";
+import type { ValidationIssue } from "../errors/validation-issue.js";
 import { generateKeyId, isKeyId } from "../keys/key-id.js";
 import type { KeywardContext } from "../keyward/context.js";
 import type { OrganizationAction } from "../organizations/membership.js";
 import { isOwnedBy, type Owner, toOwner, userOwner } from "../organizations/owner.js";
-import type { StoredKey } from "../storage/key-store.js";
+import type { KeyMetadata, KeyUpdate, StoredKey } from "../storage/key-store.js";
 import type { KeyUsage } from "../storage/usage-store.js";
 import { validateCreateKeyBody } from "../validation/create-key-body.js";
 import { ownerIdProblem } from "../validation/owner-id.js";
+import { validateUpdateKeyBody } from "../validation/update-key-body.js";
 import {
   isoTime,
   type KeyRecord,
@@ -15,6 +17,7 @@ import {
   keyStatus,
   toKeyRecord,
 } from "./key-record.js";
+import { decodeListCursor, encodeListCursor, parsePageSize } from "./list-cursor.js";
 
 /** Who a key is for: a user's id (a JWT's `sub`), or an owner, which may be an organization. */
 export type OwnerInput = string | Owner;
@@ -40,6 +43,32 @@ export interface CreateKeyFields {
   tier: string;
   /** ISO 8601 date-time with an offset, or a Date; omitted or null for a key that never expires. */
   expiresAt?: string | Date | null;
+  /** The host's own data about the key: a JSON object, at most 4 KiB serialized. */
+  metadata?: KeyMetadata;
+}
+
+/** What `keys.update` changes; fields left out stay as they are. */
+export interface KeyChanges {
+  name?: string;
+  /** New metadata, or null to remove it. */
+  metadata?: KeyMetadata | null;
+  /** false disables the key (its requests get 401 "API key is disabled"); true enables it again. */
+  enabled?: boolean;
+  /** A subset of the key's scopes: a key's scopes can be narrowed, never widened. */
+  scopes?: string[];
+}
+
+/** One page of an owner's keys, and where the next one starts (null after the last). */
+export interface KeyPage {
+  data: KeyRecord[];
+  nextCursor: string | null;
+}
+
+export interface ListPageOptions {
+  /** Keys per page, 1 to 1,000. */
+  limit: number;
+  /** `nextCursor` of the previous page; omitted for the first. */
+  cursor?: string | null;
 }
 
 export interface RevokedKey {
@@ -69,6 +98,18 @@ export interface KeysApi {
   list(owner: OwnerInput): Promise<KeyRecord[]>;
   rotate(owner: OwnerInput, keyId: string, options?: RotateKeyOptions): Promise<KeyWithSecret>;
   revoke(owner: OwnerInput, keyId: string): Promise<RevokedKey>;
+  /**
+   * Changes a key's name, metadata, enabled state or (narrowing only) scopes: 422 for bad values
+   * (all at once), 410 for a revoked key. Disabling reaches every instance like a revocation.
+   */
+  update(owner: OwnerInput, keyId: string, changes: KeyChanges): Promise<KeyRecord>;
+  /** One page of the owner's keys, newest first; `nextCursor` fetches the next. */
+  listPage(owner: OwnerInput, options: ListPageOptions): Promise<KeyPage>;
+  /**
+   * Revokes every key of the owner that is not revoked yet: for account deletion, or a leak.
+   * Resolves with how many this call revoked.
+   */
+  revokeAll(owner: OwnerInput): Promise<{ revoked: number }>;
   usage(owner: OwnerInput, keyId: string): Promise<UsageReport>;
   /**
    * Records an account's tier on all its keys, for a billing system to call when a plan changes.
@@ -92,6 +133,12 @@ export interface KeysApiForCaller {
   /** `create` from a raw request body, which may be anything (an array, a string). */
   create(caller: Caller, body: unknown): Promise<KeyWithSecret>;
   list(caller: Caller, organizationId: string | undefined): Promise<KeyRecord[]>;
+  listPage(
+    caller: Caller,
+    organizationId: string | undefined,
+    options: ListPageOptions,
+  ): Promise<KeyPage>;
+  update(caller: Caller, keyId: string, body: unknown): Promise<KeyRecord>;
   rotate(caller: Caller, keyId: string): Promise<KeyWithSecret>;
   revoke(caller: Caller, keyId: string): Promise<RevokedKey>;
   usage(caller: Caller, keyId: string): Promise<UsageReport>;
@@ -184,6 +231,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     const checked = validateCreateKeyBody(ctx.createKeyBody, body);
     if (!checked.ok) throw new KeywardError("validation_failed", checked.issues);
     const { owner, createdBy, accountTier } = await decideOwner(checked.value.organizationId);
+    await refuseOverKeyLimit(owner);
     const resolvedTier = ctx.tiers.resolveAccountTier(accountTier);
     if (!ctx.tiers.allows(resolvedTier, checked.value.tier)) {
       throw new KeywardError(
@@ -207,16 +255,118 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       revokedAt: null,
       rotatedAt: null,
       ownerTier: resolvedTier,
+      disabledAt: null,
+      metadata: checked.value.metadata ?? null,
     };
     await ctx.keys.create(key);
     return { ...toKeyRecord(key, key.createdAt, null), key: secret };
   };
 
-  const list = async (owner: Owner) => {
+  /**
+   * The count is read, then the key written: two creates racing for the last place can both pass.
+   * The bound is a quota against runaway scripts, not a security boundary, so this is documented
+   * rather than paid for with a lock on every create.
+   */
+  const refuseOverKeyLimit = async (owner: Owner) => {
+    const max = ctx.maxKeysPerOwner;
+    if (max === undefined) return;
+    const now = ctx.clock.now();
     const keys = await ctx.keys.listByOwner(owner);
+    let live = 0;
+    for (const key of keys) {
+      const status = keyStatus(key, now);
+      if (status !== "revoked" && status !== "expired") live++;
+    }
+    if (live >= max) {
+      throw new KeywardError(
+        "too_many_keys",
+        `The owner already has ${max} keys, the most allowed; revoke one before creating another`,
+      );
+    }
+  };
+
+  const records = async (keys: StoredKey[]) => {
     const lastUsed = keys.length ? await ctx.usage.lastUsed(keys.map((key) => key.id)) : new Map();
     const now = ctx.clock.now();
     return keys.map((key) => toKeyRecord(key, now, lastUsed.get(key.id) ?? null));
+  };
+
+  const list = async (owner: Owner) => records(await ctx.keys.listByOwner(owner));
+
+  const listPage = async (owner: Owner, options: ListPageOptions): Promise<KeyPage> => {
+    const limit = parsePageSize(options.limit);
+    const after =
+      options.cursor === undefined || options.cursor === null
+        ? undefined
+        : decodeListCursor(options.cursor);
+    // One more than the page: whether it exists says if there is a next page, without a count.
+    const keys = await ctx.keys.listByOwner(owner, {
+      limit: limit + 1,
+      ...(after ? { after } : {}),
+    });
+    const page = keys.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      data: await records(page),
+      nextCursor: keys.length > limit && last ? encodeListCursor(last) : null,
+    };
+  };
+
+  const update = async (key: StoredKey, body: unknown): Promise<KeyRecord> => {
+    const checked = validateUpdateKeyBody(ctx.updateKeyBody, body);
+    const issues = checked.ok ? [] : [...checked.issues];
+    issues.push(...widenedScopeIssues(key, body));
+    if (issues.length > 0 || !checked.ok) throw new KeywardError("validation_failed", issues);
+    if (key.revokedAt !== null) throw revokedError();
+    const { name, scopes, metadata, enabled } = checked.value;
+    const now = ctx.clock.now();
+    const changes: KeyUpdate = {
+      ...(name === undefined ? {} : { name }),
+      ...(scopes === undefined ? {} : { scopes }),
+      ...(metadata === undefined ? {} : { metadata }),
+      // Disabling a disabled key keeps the time it was first disabled.
+      ...(enabled === undefined ? {} : { disabledAt: enabled ? null : (key.disabledAt ?? now) }),
+    };
+    const updated = await ctx.keys.update(key.id, changes);
+    if (!updated) {
+      // Revoked (or deleted by hand) between the read and the write.
+      const current = await ctx.keys.findById(key.id);
+      if (!current) throw new KeywardError("key_not_found", "API key not found");
+      throw revokedError();
+    }
+    const lastUsed = await ctx.usage.lastUsed([key.id]);
+    return toKeyRecord(updated, now, lastUsed.get(key.id) ?? null);
+  };
+
+  /**
+   * Scopes the update would add: a key's scopes can only be narrowed. Checked on the raw body, so
+   * these issues join the schema's in one 422; scopes that are not configured at all are the
+   * schema's to report.
+   */
+  const widenedScopeIssues = (key: StoredKey, body: unknown): ValidationIssue[] => {
+    const requested = (body as { scopes?: unknown } | null)?.scopes;
+    if (!Array.isArray(requested)) return [];
+    const issues: ValidationIssue[] = [];
+    requested.forEach((scope, index) => {
+      if (typeof scope === "string" && ctx.scopes.has(scope) && !key.scopes.includes(scope)) {
+        issues.push({
+          loc: ["body", "scopes", index],
+          msg: `Value error, scope '${scope}' is not granted to this key; scopes can only be narrowed`,
+          type: "value_error",
+        });
+      }
+    });
+    return issues;
+  };
+
+  const revokeAll = async (owner: Owner) => {
+    let revoked = 0;
+    for (const key of await ctx.keys.listByOwner(owner)) {
+      if (key.revokedAt !== null) continue;
+      // null: revoked concurrently by someone else; it counts for them.
+      if (await ctx.keys.revoke(key.id, ctx.clock.now())) revoked++;
+    }
+    return { revoked };
   };
 
   const rotate = async (key: StoredKey, accountTier: string | undefined) => {
@@ -299,6 +449,18 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         return list({ type: "organization", id: organizationId });
       }),
 
+    listPage: (caller, organizationId, options) =>
+      guarded(async () => {
+        if (organizationId === undefined || !ctx.organizations) {
+          return listPage(userOwner(caller.userId), options);
+        }
+        await ctx.organizations.require(caller.claims, organizationId, "read", "not_member");
+        return listPage({ type: "organization", id: organizationId }, options);
+      }),
+
+    update: (caller, keyId, body) =>
+      guarded(async () => update((await callersKey(caller, keyId, "manage")).key, body)),
+
     rotate: (caller, keyId) =>
       guarded(async () => {
         const { key, accountTier } = await callersKey(caller, keyId, "manage");
@@ -333,6 +495,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         scopes,
         tier,
         ...(expiresAt == null ? {} : { expiresAt: dateTimeText(expiresAt) }),
+        ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
       };
       return guarded(() => createValidated(body, async () => ({ owner, createdBy, accountTier })));
     },
@@ -348,6 +511,23 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       guarded(async () => rotate(await ownedKey(toOwner(owner), keyId), options.accountTier)),
 
     revoke: (owner, keyId) => guarded(async () => revoke(await ownedKey(toOwner(owner), keyId))),
+
+    update: (owner, keyId, changes) =>
+      guarded(async () => update(await ownedKey(toOwner(owner), keyId), changes)),
+
+    listPage: (owner, options) =>
+      guarded(async () => {
+        const resolved = toOwner(owner);
+        requireOwner(resolved);
+        return listPage(resolved, options);
+      }),
+
+    revokeAll: (owner) =>
+      guarded(async () => {
+        const resolved = toOwner(owner);
+        requireOwner(resolved);
+        return revokeAll(resolved);
+      }),
 
     usage: (owner, keyId) => guarded(async () => usage(await ownedKey(toOwner(owner), keyId))),
 

@@ -1,6 +1,7 @@
 import type { KeywardError } from "../errors/keyward-error.js";
 import type { Owner } from "../organizations/owner.js";
 import type { RateLimitDecision } from "../rate-limit/types.js";
+import type { KeyMetadata } from "../storage/key-store.js";
 import type { JwtClaims } from "./jwt.js";
 
 /**
@@ -15,6 +16,8 @@ export type Principal =
       owner: Owner;
       /** The user who created the key. */
       createdBy: string;
+      /** The key's metadata (`keys.update`, or the create call), or null. */
+      metadata: KeyMetadata | null;
       keyId: string;
       name: string;
       scopes: readonly string[];

@@ -55,6 +55,7 @@ describe("verify with an API key", () => {
         userId: "alice",
         owner: { type: "user", id: "alice" },
         createdBy: "alice",
+        metadata: null,
         keyId: id,
         name: "k",
         scopes: ["profile:read"],

@@ -143,6 +143,7 @@ export function createVerify(ctx: KeywardContext) {
       if (key.expiresAt !== null && key.expiresAt <= now) {
         return failure("invalid_api_key", "API key has expired");
       }
+      if (key.disabledAt !== null) return failure("invalid_api_key", "API key is disabled");
       // From here the key is valid: every request made with it is rate limited and counted, whether
       // or not it may call this route, so probing routes it lacks the scope for is limited too.
       // The key runs at its own tier capped at its owner's current one (a downgrade applies).
@@ -176,6 +177,7 @@ export function createVerify(ctx: KeywardContext) {
         userId: key.ownerId,
         owner: { type: key.ownerType, id: key.ownerId },
         createdBy: key.createdBy,
+        metadata: key.metadata,
         keyId: key.id,
         name: key.name,
         scopes: key.scopes,

@@ -22,6 +22,8 @@ const storedKey = (overrides: Partial<StoredKey> = {}): StoredKey => ({
   revokedAt: null,
   rotatedAt: null,
   ownerTier: null,
+  disabledAt: null,
+  metadata: null,
   ...overrides,
 });
 

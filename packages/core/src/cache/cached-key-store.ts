@@ -10,6 +10,7 @@ import {
   type ReportsStoreFailures,
   storeFailureReporter,
 } from "../logging/store-failure-reporter.js";
+import { frozenKey } from "../storage/frozen-key.js";
 import type { KeyRotation, KeyStore, StoredKey } from "../storage/key-store.js";
 import { expiringLru } from "./expiring-lru.js";
 import type { ChannelState, InvalidationChannel, KeyInvalidation } from "./invalidation-channel.js";
@@ -96,10 +97,7 @@ const defaults = {
  * Records are frozen once, when they enter the cache, and then handed out as they are: a hit costs
  * no copy, and no caller can change what another caller (or the cache) sees.
  */
-const frozen = (key: StoredKey): StoredKey =>
-  Object.isFrozen(key) && Object.isFrozen(key.scopes)
-    ? key
-    : Object.freeze({ ...key, scopes: Object.freeze([...key.scopes]) });
+const frozen = frozenKey;
 
 /**
  * Expiry and revocation are not decided here: the cached record is returned as stored, and the
@@ -284,7 +282,7 @@ export function cachedKeyStore(
     },
 
     findById: (id) => inner.findById(id),
-    listByOwner: (owner) => inner.listByOwner(owner),
+    listByOwner: (owner, options) => inner.listByOwner(owner, options),
 
     async create(key) {
       await inner.create(key);
@@ -305,6 +303,14 @@ export function cachedKeyStore(
       forget(id, revoked?.secretHash);
       if (revoked) await announce({ keyId: id, secretHash: revoked.secretHash });
       return revoked;
+    },
+
+    async update(id, changes) {
+      const updated = await inner.update(id, changes);
+      // Announced like a revocation: a disabled key must stop working on every instance.
+      forget(id, updated?.secretHash);
+      if (updated) await announce({ keyId: id, secretHash: updated.secretHash });
+      return updated;
     },
 
     async setOwnerTier(owner, tier) {

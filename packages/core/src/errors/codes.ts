@@ -25,6 +25,8 @@ export const errorStatus = {
   not_member: 403,
   /** The caller's role in the key's organization does not permit the action (`organizations.roles`). */
   role_not_permitted: 403,
+  /** Creating a key beyond `maxKeysPerOwner` live keys for one owner. */
+  too_many_keys: 403,
   /** Unknown key id. */
   key_not_found: 404,
   /** Rotating or revoking a key that is already revoked; rotating an expired key. */

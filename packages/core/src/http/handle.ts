@@ -27,6 +27,7 @@ export function createHandle(
   options: HandleOptions,
 ) {
   const { basePath } = options;
+  const routerOptions = { updates: context.keyUpdates };
 
   // Every 500's cause (a database error, say) is reported; the response reveals none of it.
   // Verification reports its own, so a failed session check is not reported twice.
@@ -47,7 +48,7 @@ export function createHandle(
       const { pathname } = new URL(request.url);
       const subpath = underBasePath(pathname, basePath);
       if (subpath === null) return notFound.toResponse();
-      const match = matchRoute(subpath, request.method);
+      const match = matchRoute(subpath, request.method, routerOptions);
       if ("error" in match) return match.error.toResponse();
       // Answered before authentication: a preflight carries no credentials. The CORS headers
       // themselves are the host's to add (its CORS middleware, or a wrapper around handle).

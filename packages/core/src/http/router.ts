@@ -1,6 +1,6 @@
 import { KeywardError } from "../errors/keyward-error.js";
 
-export type EndpointName = "list" | "create" | "scopes" | "rotate" | "usage" | "revoke";
+export type EndpointName = "list" | "create" | "scopes" | "rotate" | "usage" | "revoke" | "update";
 
 export type RouteMatch =
   | { endpoint: EndpointName; keyId?: string }
@@ -14,6 +14,13 @@ const scopes = { GET: "scopes" } as const;
 const rotate = { POST: "rotate" } as const;
 const usage = { GET: "usage" } as const;
 const item = { DELETE: "revoke" } as const;
+/** With `keyUpdates`: `PATCH` on a key too (listed after `DELETE`, so `Allow` only grows). */
+const updatableItem = { DELETE: "revoke", PATCH: "update" } as const;
+
+export interface RouterOptions {
+  /** Whether `PATCH /{key_id}` is served (`keyUpdates` in the config). */
+  updates: boolean;
+}
 
 /**
  * Matches a path already stripped of the base path (`""`, `"/scopes"`, `"/key_x/rotate"`, ...).
@@ -21,13 +28,18 @@ const item = { DELETE: "revoke" } as const;
  * known path lists its methods (a browser's CORS preflight asks it, without credentials).
  * `scopes` is reserved: it is never taken for a key id.
  */
-export function matchRoute(subpath: string, method: string): RouteMatch {
+export function matchRoute(
+  subpath: string,
+  method: string,
+  options: RouterOptions = { updates: false },
+): RouteMatch {
   const segments = subpath.split("/").filter((segment) => segment !== "");
   let methods: Partial<Record<string, EndpointName>> | undefined;
   let keyId: string | undefined;
   if (segments.length === 0) methods = collection;
   else if (segments.length === 1 && segments[0] === "scopes") methods = scopes;
-  else if (segments.length === 1) [methods, keyId] = [item, segments[0]];
+  else if (segments.length === 1)
+    [methods, keyId] = [options.updates ? updatableItem : item, segments[0]];
   else if (segments.length === 2 && segments[1] === "rotate")
     [methods, keyId] = [rotate, segments[0]];
   else if (segments.length === 2 && segments[1] === "usage")

@@ -45,6 +45,17 @@ export function checkConfig(config: KeywardConfig): void {
   }
   checkLogger(config.logger);
   if (config.organizations !== undefined) checkOrganizations(config.organizations);
+  if (config.keyUpdates !== undefined && typeof config.keyUpdates !== "boolean") {
+    throw new TypeError(
+      `Keyward: \`keyUpdates\` must be a boolean, got ${kindOf(config.keyUpdates)}`,
+    );
+  }
+  const maxKeys = config.maxKeysPerOwner;
+  if (maxKeys !== undefined && maxKeys !== false && !(Number.isInteger(maxKeys) && maxKeys > 0)) {
+    throw new TypeError(
+      `Keyward: \`maxKeysPerOwner\` must be a positive whole number or false, got ${kindOf(maxKeys)}`,
+    );
+  }
   if (config.pepper !== undefined) checkPepper(config.pepper);
   const usage = config.usage ?? {};
   for (const name of ["flushIntervalMs", "maxBuffered"] as const) {

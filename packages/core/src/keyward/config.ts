@@ -54,6 +54,18 @@ export interface KeywardConfig {
    * organizations: { memberships: (claims) => (Array.isArray(claims.orgs) ? claims.orgs : []) },
    */
   organizations?: OrganizationsConfig;
+  /**
+   * Serve `PATCH {basePath}/{key_id}` (opt-in): a key's owner (or an organization's manage role)
+   * changes its `name`, `metadata`, `enabled` and narrows its `scopes`. `keys.update` works either
+   * way. See docs/lifecycle.md.
+   */
+  keyUpdates?: boolean;
+  /**
+   * The most keys an owner (a user or an organization) may hold at once; revoked and expired keys
+   * do not count. Creating one more is refused with 403 `too_many_keys`. Default 100; `false` for
+   * no limit.
+   */
+  maxKeysPerOwner?: number | false;
   /** Where the six endpoints live; default `/api/v1/api-keys`. */
   basePath?: string;
   /** Largest accepted request body in bytes; default 64 KiB. */

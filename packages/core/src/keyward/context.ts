@@ -15,6 +15,7 @@ import type { AccountTierSync } from "../tiers/account-tier-sync.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
 import type { UsageRecorder } from "../usage/usage-recorder.js";
 import type { createKeyBodySchema } from "../validation/create-key-body.js";
+import type { updateKeyBodySchema } from "../validation/update-key-body.js";
 import type { KeywardConfig } from "./config.js";
 
 /** Everything one Keyward instance is made of, resolved from its config once at start. */
@@ -40,6 +41,12 @@ export interface KeywardContext {
   /** The account tier a user's claims carry (resolved against the ladder by the caller). */
   accountTier(claims: JwtClaims): unknown;
   usageRecorder: UsageRecorder;
+  /** Whether `PATCH /{key_id}` is served (`keyUpdates`). */
+  keyUpdates: boolean;
+  /** The most live keys an owner may hold; undefined for no limit. */
+  maxKeysPerOwner: number | undefined;
+  /** Validates `PATCH` bodies and `keys.update` changes. */
+  updateKeyBody: ReturnType<typeof updateKeyBodySchema>;
   /** Who may act on organizations' keys; undefined when `organizations` is not configured. */
   organizations: OrganizationAccess | undefined;
   ietfRateLimitHeaders: boolean;

@@ -21,7 +21,12 @@ import { accountTierSync } from "../tiers/account-tier-sync.js";
 import { createTierLadder } from "../tiers/tier-ladder.js";
 import { routeWithMethod } from "../usage/route-label.js";
 import { createUsageRecorder } from "../usage/usage-recorder.js";
-import { type CreateKeyBody, createKeyBodySchema } from "../validation/create-key-body.js";
+import {
+  type CreateKeyBody,
+  createKeyBodySchema,
+  keyFieldSchemas,
+} from "../validation/create-key-body.js";
+import { updateKeyBodySchema } from "../validation/update-key-body.js";
 import { checkConfig, warnAboutConfig } from "./check-config.js";
 import type { KeywardConfig } from "./config.js";
 import type { KeywardContext } from "./context.js";
@@ -74,6 +79,7 @@ export interface Keyward {
 }
 
 const defaultBasePath = "/api/v1/api-keys";
+const defaultMaxKeysPerOwner = 100;
 
 /**
  * Creates a Keyward instance. Configuration is checked here, once: a bad scope name, an empty tier
@@ -147,6 +153,12 @@ export function createKeyward(config: KeywardConfig): Keyward {
       clock,
       organizations: config.organizations !== undefined,
     }),
+    updateKeyBody: updateKeyBodySchema(keyFieldSchemas({ scopes, tiers, clock })),
+    keyUpdates: config.keyUpdates === true,
+    maxKeysPerOwner:
+      config.maxKeysPerOwner === false
+        ? undefined
+        : (config.maxKeysPerOwner ?? defaultMaxKeysPerOwner),
     verifyJwt,
     ...(config.session ? { session: config.session } : {}),
     trustedOrigins: new Set(config.trustedOrigins ?? []),

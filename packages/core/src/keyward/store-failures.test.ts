@@ -94,6 +94,8 @@ describe("a store's background failures", () => {
       revokedAt: null,
       rotatedAt: null,
       ownerTier: null,
+      disabledAt: null,
+      metadata: null,
     });
     await keys.revoke("key_1", 1);
     expect(warn).toHaveBeenCalledWith("keyward: key cache invalidation failed", publishFailure);

@@ -1,6 +1,7 @@
 import { ownerLabel, ownerOfKey } from "../organizations/owner.js";
-import { newestKeyFirst } from "../storage/key-order.js";
-import type { KeyRotation, KeyStore, StoredKey } from "../storage/key-store.js";
+import { frozenKey } from "../storage/frozen-key.js";
+import { newestKeyFirst, pageOfKeys } from "../storage/key-order.js";
+import type { KeyRotation, KeyStore, KeyUpdate, StoredKey } from "../storage/key-store.js";
 
 /**
  * `KeyStore` in process memory. Every operation is synchronous inside its promise, so the
@@ -22,8 +23,8 @@ export function memoryKeyStore(): KeyStore & {
     return (id === undefined ? undefined : byId.get(id)) ?? null;
   };
 
-  const freeze = (key: StoredKey): StoredKey =>
-    Object.freeze({ ...key, scopes: Object.freeze([...key.scopes]) });
+  // A copy on the way in (the caller's object may change after the call), frozen for sharing.
+  const freeze = (key: StoredKey): StoredKey => frozenKey({ ...key });
 
   return {
     async create(key) {
@@ -49,10 +50,10 @@ export function memoryKeyStore(): KeyStore & {
       return byId.get(id) ?? null;
     },
 
-    async listByOwner(owner) {
+    async listByOwner(owner, options) {
       const keys: StoredKey[] = [];
       for (const id of idsByOwner.get(ownerLabel(owner)) ?? []) keys.push(byId.get(id)!);
-      return keys.sort(newestKeyFirst);
+      return pageOfKeys(keys.sort(newestKeyFirst), options);
     },
 
     async rotate({ id, expectedHash, secretHash, hint, rotatedAt }: KeyRotation) {
@@ -74,6 +75,14 @@ export function memoryKeyStore(): KeyStore & {
       return revoked;
     },
 
+    async update(id, changes: KeyUpdate) {
+      const key = byId.get(id);
+      if (!key || key.revokedAt !== null) return null;
+      const updated = freeze({ ...key, ...definedFields(changes) });
+      byId.set(id, updated);
+      return updated;
+    },
+
     async setOwnerTier(owner, tier) {
       const changed: StoredKey[] = [];
       for (const id of idsByOwner.get(ownerLabel(owner)) ?? []) {
@@ -89,4 +98,13 @@ export function memoryKeyStore(): KeyStore & {
     /** Every stored record, for tests and debugging. */
     snapshot: () => [...byId.values()],
   };
+}
+
+/** The fields an update sets: those present, so `{ name: undefined }` changes nothing. */
+function definedFields(changes: KeyUpdate): Partial<StoredKey> {
+  const fields: Partial<Record<keyof KeyUpdate, unknown>> = {};
+  for (const [name, value] of Object.entries(changes)) {
+    if (value !== undefined) fields[name as keyof KeyUpdate] = value;
+  }
+  return fields as Partial<StoredKey>;
 }

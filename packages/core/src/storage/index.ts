@@ -2,7 +2,16 @@ export type {
   ReportsStoreFailures,
   StoreFailureReport,
 } from "../logging/store-failure-reporter.js";
-export type { KeyRotation, KeyStore, StoredKey } from "./key-store.js";
+export type {
+  JsonValue,
+  KeyListCursor,
+  KeyMetadata,
+  KeyRotation,
+  KeyStore,
+  KeyUpdate,
+  ListByOwnerOptions,
+  StoredKey,
+} from "./key-store.js";
 export type { RateLimitStore, UsageHit } from "./rate-limit-store.js";
 export type { KeyUsage, UsageIncrement, UsageStore } from "./usage-store.js";
 

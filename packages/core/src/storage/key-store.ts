@@ -32,6 +32,44 @@ export interface StoredKey {
    * before it was recorded). A key never runs above it: see `TierLadder.effective`.
    */
   ownerTier: string | null;
+  /** When the key was disabled (`enabled: false`), or null while enabled. Reversible, unlike `revokedAt`. */
+  disabledAt: number | null;
+  /** The host's own data about the key: a JSON object of at most 4 KiB serialized, or null. */
+  metadata: KeyMetadata | null;
+}
+
+/** A JSON value, as metadata holds it. */
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | readonly JsonValue[]
+  | { readonly [field: string]: JsonValue };
+
+/** Key metadata: a JSON object. */
+export type KeyMetadata = { readonly [field: string]: JsonValue };
+
+/** What `KeyStore.update` changes; fields left out keep their values. */
+export interface KeyUpdate {
+  name?: string;
+  scopes?: readonly string[];
+  metadata?: KeyMetadata | null;
+  /** A time to disable the key, or null to enable it. */
+  disabledAt?: number | null;
+}
+
+/** Where a page of `listByOwner` starts: after this key in the listing order. */
+export interface KeyListCursor {
+  createdAt: number;
+  id: string;
+}
+
+export interface ListByOwnerOptions {
+  /** At most this many keys. */
+  limit?: number;
+  /** Only keys after this one in the order (older, or as old with a smaller id). */
+  after?: KeyListCursor;
 }
 
 /** The change a rotation makes: a compare-and-set on the current secret's hash. */
@@ -57,6 +95,8 @@ export interface KeyRotation {
  *   same hash, exactly one succeeds; the others get `null`.
  * - `revoke` sets `revokedAt` only if it is unset, atomically; a second revoke gets `null`.
  *   Revocation is permanent: nothing clears `revokedAt`.
+ * - `update` sets the given fields in one atomic write, only if the key exists and is not revoked,
+ *   and returns the updated record; otherwise `null` and nothing changes.
  * - An owner is its type and id together: a user and an organization with the same id own
  *   different keys (`listByOwner` and `setOwnerTier` never mix them).
  * - `setOwnerTier` sets `ownerTier` on every key of the owner whose value differs (revoked keys
@@ -78,9 +118,13 @@ export interface KeyStore {
    */
   peek?(secretHash: string): StoredKey | null | undefined;
   findById(id: string): Promise<StoredKey | null>;
-  /** The owner's keys, newest first (by `createdAt`, then `id`, both descending). */
-  listByOwner(owner: Owner): Promise<StoredKey[]>;
+  /**
+   * The owner's keys, newest first (by `createdAt`, then `id`, both descending). With `after`,
+   * only the keys that come after that position; with `limit`, at most that many (a page).
+   */
+  listByOwner(owner: Owner, options?: ListByOwnerOptions): Promise<StoredKey[]>;
   rotate(rotation: KeyRotation): Promise<StoredKey | null>;
   revoke(id: string, revokedAt: number): Promise<StoredKey | null>;
+  update(id: string, changes: KeyUpdate): Promise<StoredKey | null>;
   setOwnerTier(owner: Owner, tier: string): Promise<StoredKey[]>;
 }

@@ -3,10 +3,12 @@ import { type Type, type } from "arktype";
 import type { Clock } from "../clock.js";
 import type { ValidationIssue } from "../errors/validation-issue.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
+import type { KeyMetadata } from "../storage/key-store.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
 import { parseIsoDateTime } from "./iso-date-time.js";
 import { pydanticMeta, toValidationIssues } from "./issues.js";
 import { checkKeyName } from "./key-name.js";
+import { metadataSchema } from "./metadata.js";
 import { ownerIdProblem } from "./owner-id.js";
 
 /** The latest `expiresAt` accepted: the last second with a four-digit year. */
@@ -18,6 +20,8 @@ export interface CreateKeyBody {
   scopes: string[];
   tier: string;
   expiresAt?: string | undefined;
+  /** The host's own data about the key: a JSON object, at most 4 KiB serialized. */
+  metadata?: KeyMetadata | undefined;
   /** The organization the key is for (only when `organizations` is configured). */
   organizationId?: string | undefined;
 }
@@ -37,6 +41,28 @@ export function createKeyBodySchema(options: {
   clock: Clock;
   /** Accept `organizationId` (the `organizations` option); otherwise the field is ignored. */
   organizations?: boolean;
+}) {
+  const { name, scopes: scopeList, tier, expiresAt } = keyFieldSchemas(options);
+  const fields = {
+    name,
+    scopes: scopeList,
+    tier,
+    "expiresAt?": expiresAt,
+    "metadata?": metadataSchema({ nullable: false }),
+  };
+  // Typed as the same schema either way: `organizationId` is an optional field of the result.
+  return (
+    options.organizations
+      ? type({ ...fields, "organizationId?": organizationIdSchema })
+      : type(fields)
+  ) as ReturnType<typeof type<typeof fields & { "organizationId?": typeof organizationIdSchema }>>;
+}
+
+/** The field schemas that create and update share, for one deployment's scopes, tiers and clock. */
+export function keyFieldSchemas(options: {
+  scopes: ScopeRegistry;
+  tiers: TierLadder;
+  clock: Clock;
 }) {
   const { scopes, tiers, clock } = options;
   const allowedTiers = quoteList(tiers.names);
@@ -145,13 +171,7 @@ export function createKeyBodySchema(options: {
     })
     .pipe((value) => value.trim());
 
-  const fields = { name, scopes: scopeList, tier, "expiresAt?": expiresAt };
-  // Typed as the same schema either way: `organizationId` is an optional field of the result.
-  return (
-    options.organizations
-      ? type({ ...fields, "organizationId?": organizationIdSchema })
-      : type(fields)
-  ) as ReturnType<typeof type<typeof fields & { "organizationId?": typeof organizationIdSchema }>>;
+  return { name, scopes: scopeList, tier, expiresAt };
 }
 
 /** An organization id follows the owner-id rule: what a store can index, whoever the owner. */
@@ -210,6 +230,7 @@ export function validateCreateKeyBody(
       scopes: result.scopes,
       tier: result.tier,
       expiresAt: typeof result.expiresAt === "string" ? result.expiresAt : undefined,
+      ...(result.metadata === undefined ? {} : { metadata: result.metadata as KeyMetadata }),
       ...(typeof result.organizationId === "string"
         ? { organizationId: result.organizationId }
         : {}),

@@ -1,4 +1,4 @@
-import type { StoredKey } from "@keyward/core";
+import type { KeyMetadata, StoredKey } from "@keyward/core";
 import { toEpochMs } from "../schema/epoch-ms.js";
 
 /** The select list every key query returns, shaped so each driver hands back the same values. */
@@ -18,6 +18,8 @@ export const keyColumns = [
   `${toEpochMs("revoked_at")} AS revoked_at`,
   `${toEpochMs("rotated_at")} AS rotated_at`,
   "owner_tier",
+  `${toEpochMs("disabled_at")} AS disabled_at`,
+  "metadata::text AS metadata",
 ].join(", ");
 
 export interface KeyRow {
@@ -36,6 +38,9 @@ export interface KeyRow {
   revoked_at: number | string | null;
   rotated_at: number | string | null;
   owner_tier: string | null;
+  disabled_at: number | string | null;
+  /** jsonb as text, like `scopes`. */
+  metadata: string | null;
 }
 
 const time = (value: number | string | null) => (value === null ? null : Number(value));
@@ -56,5 +61,7 @@ export function toStoredKey(row: KeyRow): StoredKey {
     revokedAt: time(row.revoked_at),
     rotatedAt: time(row.rotated_at),
     ownerTier: row.owner_tier,
+    disabledAt: time(row.disabled_at),
+    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as KeyMetadata),
   };
 }

@@ -21,13 +21,26 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
   const sql = {
     create: `INSERT INTO ${keys}
       (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at, rotated_at,
-        owner_tier, owner_type, created_by)
+        owner_tier, owner_type, created_by, disabled_at, metadata)
       VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, ${fromEpochMs("$8")}, ${fromEpochMs("$9")},
-        ${fromEpochMs("$10")}, ${fromEpochMs("$11")}, $12, $13, $14)`,
+        ${fromEpochMs("$10")}, ${fromEpochMs("$11")}, $12, $13, $14, ${fromEpochMs("$15")},
+        $16::text::jsonb)`,
     findByHash: `SELECT ${keyColumns} FROM ${keys} WHERE secret_hash = $1`,
     findById: `SELECT ${keyColumns} FROM ${keys} WHERE id = $1`,
     listByOwner: `SELECT ${keyColumns} FROM ${keys} WHERE owner_id = $1 AND owner_type = $2
-      ORDER BY created_at DESC, id DESC`,
+      ORDER BY created_at DESC, id DESC LIMIT $3`,
+    // A page after a position: keyset on the owner index, whatever the page's depth.
+    listByOwnerAfter: `SELECT ${keyColumns} FROM ${keys} WHERE owner_id = $1 AND owner_type = $2
+      AND (created_at, id) < (${fromEpochMs("$4")}, $5)
+      ORDER BY created_at DESC, id DESC LIMIT $3`,
+    // Each field is set only when its flag is: one statement for every combination of changes.
+    update: `UPDATE ${keys} SET
+        name = CASE WHEN $2::boolean THEN $3 ELSE name END,
+        scopes = CASE WHEN $4::boolean THEN $5::text::jsonb ELSE scopes END,
+        metadata = CASE WHEN $6::boolean THEN $7::text::jsonb ELSE metadata END,
+        disabled_at = CASE WHEN $8::boolean THEN ${fromEpochMs("$9")} ELSE disabled_at END
+      WHERE id = $1 AND revoked_at IS NULL
+      RETURNING ${keyColumns}`,
     rotate: `UPDATE ${keys} SET secret_hash = $3, hint = $4, rotated_at = ${fromEpochMs("$5")}
       WHERE id = $1 AND secret_hash = $2 AND revoked_at IS NULL
       RETURNING ${keyColumns}`,
@@ -57,16 +70,41 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
         key.ownerTier,
         key.ownerType,
         key.createdBy,
+        epochMsParam(key.disabledAt, "disabledAt"),
+        key.metadata === null ? null : JSON.stringify(key.metadata),
       ]);
     },
 
     findByHash: (secretHash) => one(sql.findByHash, [secretHash]),
     findById: (id) => one(sql.findById, [id]),
 
-    async listByOwner(owner) {
-      const rows = await queryRows<KeyRow>(client, sql.listByOwner, [owner.id, owner.type]);
+    async listByOwner(owner, options = {}) {
+      // LIMIT NULL is no limit.
+      const limit = options.limit ?? null;
+      const rows = options.after
+        ? await queryRows<KeyRow>(client, sql.listByOwnerAfter, [
+            owner.id,
+            owner.type,
+            limit,
+            epochMsParam(options.after.createdAt, "after.createdAt"),
+            options.after.id,
+          ])
+        : await queryRows<KeyRow>(client, sql.listByOwner, [owner.id, owner.type, limit]);
       return rows.map(toStoredKey);
     },
+
+    update: async (id, changes) =>
+      one(sql.update, [
+        id,
+        changes.name !== undefined,
+        changes.name ?? null,
+        changes.scopes !== undefined,
+        changes.scopes === undefined ? null : JSON.stringify(changes.scopes),
+        changes.metadata !== undefined,
+        changes.metadata == null ? null : JSON.stringify(changes.metadata),
+        changes.disabledAt !== undefined,
+        changes.disabledAt === undefined ? null : epochMsParam(changes.disabledAt, "disabledAt"),
+      ]),
 
     rotate: async ({ id, expectedHash, secretHash, hint, rotatedAt }: KeyRotation) =>
       one(sql.rotate, [id, expectedHash, secretHash, hint, epochMsParam(rotatedAt, "rotatedAt")]),

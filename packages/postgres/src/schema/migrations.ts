@@ -75,6 +75,16 @@ export const migrations: readonly Migration[] = [
         (owner_id, owner_type, created_at DESC, id DESC)`,
     ],
   },
+  {
+    version: 4,
+    name: "disabled keys and metadata",
+    statements: ({ tables }) => [
+      // Both nullable, no default: adding them rewrites no row.
+      `ALTER TABLE ${tables.keys} ADD COLUMN disabled_at timestamptz`,
+      `ALTER TABLE ${tables.keys} ADD COLUMN metadata jsonb
+        CHECK (metadata IS NULL OR jsonb_typeof(metadata) = 'object')`,
+    ],
+  },
 ];
 
 export const latestVersion = migrations.at(-1)!.version;

@@ -16,8 +16,10 @@ export type Command =
   | { type: "create"; ownerId: string }
   | { type: "rotate"; ownerId: string; keyId: string }
   | { type: "revoke"; ownerId: string; keyId: string }
+  | { type: "disable"; ownerId: string; keyId: string }
+  | { type: "enable"; ownerId: string; keyId: string }
   | { type: "verify"; secret: string }
-  | { type: "watch"; secret: string }
+  | { type: "watch"; secret: string; until?: "refused" | "accepted" }
   | { type: "close" };
 
 export type Reply =
@@ -96,6 +98,14 @@ async function handle(id: number, command: Command): Promise<unknown> {
       await keyward.keys.revoke(command.ownerId, command.keyId);
       return { startedAt, returnedAt: now() };
     }
+    case "disable":
+    case "enable": {
+      const startedAt = now();
+      await keyward.keys.update(command.ownerId, command.keyId, {
+        enabled: command.type === "enable",
+      });
+      return { startedAt, returnedAt: now() };
+    }
     case "verify":
       return {
         ok: await accepted(command.secret),
@@ -105,16 +115,22 @@ async function handle(id: number, command: Command): Promise<unknown> {
       // Warm the cache, confirm the next check is a hit, then check about every millisecond until
       // the key is refused. A timer rather than a setImmediate spin leaves the CPU to the other
       // process and the database: on a two-core machine a spin measures contention, not NOTIFY.
-      if (!(await accepted(command.secret)))
-        throw new Error("watched key is not accepted to begin with");
+      // Watching for a refusal (the default) starts from an accepted key; for acceptance (a key
+      // enabled again), from a refused one.
+      const waitFor = command.until ?? "refused";
+      const startsAccepted = waitFor === "refused";
+      if ((await accepted(command.secret)) !== startsAccepted)
+        throw new Error(
+          `watched key is not ${startsAccepted ? "accepted" : "refused"} to begin with`,
+        );
       const before = cacheStats().hits;
       await accepted(command.secret);
       send({ id, type: "watching", cacheHit: cacheStats().hits > before });
       const deadline = now() + 5_000;
       let checks = 0;
-      while (await accepted(command.secret)) {
+      while ((await accepted(command.secret)) === startsAccepted) {
         checks++;
-        if (now() > deadline) throw new Error("still accepted 5 s after the change");
+        if (now() > deadline) throw new Error(`still not ${waitFor} 5 s after the change`);
         await new Promise((resolve) => setTimeout(resolve, 0));
       }
       return { refusedAt: now(), checks };

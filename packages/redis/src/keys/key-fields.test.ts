@@ -17,6 +17,8 @@ const key: StoredKey = {
   revokedAt: null,
   rotatedAt: null,
   ownerTier: null,
+  disabledAt: null,
+  metadata: null,
 };
 
 describe("key hash fields", () => {

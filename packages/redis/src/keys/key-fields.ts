@@ -4,7 +4,7 @@
  * own keys, created by their owner, and read back so (no migration rewrites them). `ownerType` is
  * written only for an organization's key, so a user's record keeps exactly its old shape.
  */
-import type { StoredKey } from "@keyward/core";
+import type { KeyMetadata, KeyUpdate, StoredKey } from "@keyward/core";
 
 export function toKeyFields(key: StoredKey): string[] {
   const fields = [
@@ -28,11 +28,12 @@ export function toKeyFields(key: StoredKey): string[] {
     key.createdBy,
   ];
   if (key.ownerType !== "user") fields.push("ownerType", key.ownerType);
-  for (const field of ["expiresAt", "revokedAt", "rotatedAt"] as const) {
+  for (const field of ["expiresAt", "revokedAt", "rotatedAt", "disabledAt"] as const) {
     const value = key[field];
     if (value !== null) fields.push(field, String(value));
   }
   if (key.ownerTier !== null) fields.push("ownerTier", key.ownerTier);
+  if (key.metadata !== null) fields.push("metadata", JSON.stringify(key.metadata));
   return fields;
 }
 
@@ -57,5 +58,27 @@ export function fromKeyFields(flat: readonly string[] | null | undefined): Store
     revokedAt: time("revokedAt"),
     rotatedAt: time("rotatedAt"),
     ownerTier: fields.ownerTier ?? null,
+    disabledAt: time("disabledAt"),
+    metadata: fields.metadata === undefined ? null : (JSON.parse(fields.metadata) as KeyMetadata),
   };
+}
+
+/**
+ * An update as two flat lists for the update script: fields to set (name/value pairs) and fields
+ * to delete (null metadata or an enabled key: absent fields, as in `toKeyFields`).
+ */
+export function toUpdateFields(changes: KeyUpdate): { set: string[]; unset: string[] } {
+  const set: string[] = [];
+  const unset: string[] = [];
+  if (changes.name !== undefined) set.push("name", changes.name);
+  if (changes.scopes !== undefined) set.push("scopes", JSON.stringify(changes.scopes));
+  if (changes.metadata !== undefined) {
+    if (changes.metadata === null) unset.push("metadata");
+    else set.push("metadata", JSON.stringify(changes.metadata));
+  }
+  if (changes.disabledAt !== undefined) {
+    if (changes.disabledAt === null) unset.push("disabledAt");
+    else set.push("disabledAt", String(changes.disabledAt));
+  }
+  return { set, unset };
 }

@@ -4,7 +4,7 @@
  * atomic: Redis runs one script at a time. Persist Redis (AOF) if keys must survive a restart.
  */
 import type { KeyRotation, KeyStore, StoredKey } from "@keyward/core";
-import { type CallGuard, newestKeyFirst, ownerOfKey } from "@keyward/core/toolkit";
+import { type CallGuard, newestKeyFirst, ownerOfKey, pageOfKeys } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
 import {
@@ -15,8 +15,9 @@ import {
   revokeKeyScript,
   rotateKeyScript,
   setOwnerTierScript,
+  updateKeyScript,
 } from "../lua/keys.js";
-import { fromKeyFields, toKeyFields } from "./key-fields.js";
+import { fromKeyFields, toKeyFields, toUpdateFields } from "./key-fields.js";
 
 export function redisKeyStore(
   connection: RedisConnection,
@@ -50,13 +51,14 @@ export function redisKeyStore(
       return fromKeyFields((await run(findKeyByIdScript, [names.keyRecord(id)], [])) as string[]);
     },
 
-    async listByOwner(owner) {
+    async listByOwner(owner, options) {
       const records = (await run(
         listKeysByOwnerScript,
         [names.owner(owner)],
         [names.keyRecordPrefix],
       )) as string[][];
-      return records.map((flat) => fromKeyFields(flat)!).sort(newestKeyFirst);
+      // A set has no order: the whole set is read and sorted, then paged.
+      return pageOfKeys(records.map((flat) => fromKeyFields(flat)!).sort(newestKeyFirst), options);
     },
 
     async rotate({ id, expectedHash, secretHash, hint, rotatedAt }: KeyRotation) {
@@ -71,6 +73,16 @@ export function redisKeyStore(
 
     async revoke(id, revokedAt) {
       const flat = await run(revokeKeyScript, [names.keyRecord(id)], [String(revokedAt)]);
+      return fromKeyFields(flat as string[] | null);
+    },
+
+    async update(id, changes) {
+      const { set, unset } = toUpdateFields(changes);
+      const flat = await run(
+        updateKeyScript,
+        [names.keyRecord(id)],
+        [String(set.length), ...set, ...unset],
+      );
       return fromKeyFields(flat as string[] | null);
     },
 

@@ -103,3 +103,20 @@ redis.call('HSET', KEYS[1], 'revokedAt', ARGV[1])
 return redis.call('HGETALL', KEYS[1])
 `,
 );
+
+/**
+ * KEYS[1] the record; ARGV[1] how many name/value arguments follow to set, then those, then the
+ * fields to delete. The updated record, or nil if the key is missing or revoked (nothing written).
+ */
+export const updateKeyScript = luaScript(
+  "update-key",
+  `
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'revokedAt') == 1 then
+  return false
+end
+local setCount = tonumber(ARGV[1])
+if setCount > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 2, 1 + setCount)) end
+if #ARGV > 1 + setCount then redis.call('HDEL', KEYS[1], unpack(ARGV, 2 + setCount)) end
+return redis.call('HGETALL', KEYS[1])
+`,
+);

@@ -137,6 +137,8 @@ export function createSuiteClient(options: HttpSuiteOptions) {
     keyUsage: (token: string, id: string) =>
       send<UsageReport>("GET", `${keyPath(id)}/usage`, { token }),
     revokeKey: (token: string, id: string) => send<RevokedKey>("DELETE", keyPath(id), { token }),
+    updateKey: (token: string, id: string, json: unknown) =>
+      send<KeyRecord>("PATCH", keyPath(id), { token, json }),
     /** A create-key body the implementation accepts from a lowest-tier user. */
     validCreateBody: (): CreateKeyBody => ({
       name: "conformance key",

@@ -28,6 +28,7 @@ export const PYDANTIC_ERROR_TYPES = [
   "missing",
   "model_attributes_type",
   "dict_type",
+  "bool_type",
   "string_type",
   "list_type",
   "string_too_short",

@@ -9,9 +9,11 @@ import { authenticationSuite } from "./authentication-suite.js";
 import { authorizationSuite } from "./authorization-suite.js";
 import { createSuiteClient } from "./client.js";
 import { hostRoutesSuite } from "./host-routes-suite.js";
+import { lifecycleSuite } from "./lifecycle-suite.js";
 import { managementSuite } from "./management-suite.js";
 import type { HttpSuiteOptions } from "./options.js";
 import { organizationsSuite } from "./organizations-suite.js";
+import { paginationSuite } from "./pagination-suite.js";
 import { rateLimitSuite } from "./rate-limit-suite.js";
 import { routingSuite } from "./routing-suite.js";
 import { validationSuite } from "./validation-suite.js";
@@ -73,9 +75,11 @@ export function describeHttpConformance(name: string, options: HttpSuiteOptions)
     authenticationSuite(client, options);
     authorizationSuite(client, options);
     validationSuite(client);
-    routingSuite(client);
+    routingSuite(client, options);
     rateLimitSuite(client, options);
     hostRoutesSuite(client);
     if (options.organizations) organizationsSuite(client);
+    if (options.keyUpdates) lifecycleSuite(client);
+    paginationSuite(client);
   });
 }

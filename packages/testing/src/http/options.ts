@@ -55,4 +55,9 @@ export interface HttpSuiteOptions {
    * Its host route answers `viewer`/`updatedBy` with `principal.userId`.
    */
   organizations?: boolean;
+  /**
+   * Also check `PATCH {basePath}/{key_id}` (name, metadata, enabled, narrowing scopes): the
+   * implementation is configured with `keyUpdates: true`.
+   */
+  keyUpdates?: boolean;
 }

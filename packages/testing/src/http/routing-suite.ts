@@ -3,7 +3,7 @@ import type { SuiteClient } from "./client.js";
 import { allowedMethods, expectErrorDetail, expectStatus } from "./expectations.js";
 
 /** Paths under the base path that no endpoint serves (404), or not with this method (405). */
-export function routingSuite(client: SuiteClient): void {
+export function routingSuite(client: SuiteClient, options: { keyUpdates?: boolean } = {}): void {
   const someId = () => `key_${crypto.randomUUID().replaceAll("-", "")}`;
 
   describe("routing under the base path", () => {
@@ -32,12 +32,20 @@ export function routingSuite(client: SuiteClient): void {
         allowed: ["GET", "POST"],
         refused: ["PUT", "PATCH", "DELETE"],
       },
-      {
-        method: "PATCH",
-        path: () => `/${someId()}`,
-        allowed: ["DELETE"],
-        refused: ["GET", "POST", "PUT", "PATCH"],
-      },
+      // With `keyUpdates`, a key also takes PATCH; the contract's key path takes DELETE only.
+      options.keyUpdates
+        ? {
+            method: "PUT",
+            path: () => `/${someId()}`,
+            allowed: ["DELETE", "PATCH"],
+            refused: ["GET", "POST", "PUT"],
+          }
+        : {
+            method: "PATCH",
+            path: () => `/${someId()}`,
+            allowed: ["DELETE"],
+            refused: ["GET", "POST", "PUT", "PATCH"],
+          },
       {
         method: "GET",
         path: () => `/${someId()}/rotate`,

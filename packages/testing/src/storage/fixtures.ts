@@ -32,6 +32,8 @@ export function storedKey(overrides: Partial<StoredKey> = {}): StoredKey {
     revokedAt: null,
     rotatedAt: null,
     ownerTier: null,
+    disabledAt: null,
+    metadata: null,
     ...overrides,
   };
 }

@@ -71,6 +71,61 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
       expect(revoked).toEqual({ ...orgsKey, ownerTier: "free", revokedAt: 9_000 });
     });
 
+    it("pages an owner's keys after a position, in the listing order", async () => {
+      const { keys } = await open();
+      const ownerId = uniqueId("pager");
+      const owner = { type: "user", id: ownerId } as const;
+      // Two share a creation time: the id breaks the tie, as in the full listing.
+      const created = [3_000, 2_000, 2_000, 1_000, 500].map((createdAt, index) =>
+        storedKey({ ownerId, createdAt, id: `${uniqueId("p")}_${index}` }),
+      );
+      for (const key of created) await keys.create(key);
+      const all = await keys.listByOwner(owner);
+      expect(all).toHaveLength(5);
+      const firstPage = await keys.listByOwner(owner, { limit: 2 });
+      expect(firstPage).toEqual(all.slice(0, 2));
+      const after = { createdAt: firstPage[1]!.createdAt, id: firstPage[1]!.id };
+      expect(await keys.listByOwner(owner, { limit: 2, after })).toEqual(all.slice(2, 4));
+      const last = all[3]!;
+      expect(
+        await keys.listByOwner(owner, { after: { createdAt: last.createdAt, id: last.id } }),
+      ).toEqual(all.slice(4));
+      expect(await keys.listByOwner(owner, { limit: 10, after: { createdAt: 0, id: "" } })).toEqual(
+        [],
+      );
+    });
+
+    it("updates the given fields of a live key at once, and none of a revoked one", async () => {
+      const { keys } = await open();
+      const key = storedKey({ scopes: ["profile:read", "profile:write"] });
+      await keys.create(key);
+      const metadata = { team: "payments", limits: { burst: 3 }, tags: ["ci", "prod"], on: true };
+      const updated = await keys.update(key.id, {
+        name: "renamed",
+        scopes: ["profile:read"],
+        metadata,
+        disabledAt: 7_000,
+      });
+      const expected = {
+        ...key,
+        name: "renamed",
+        scopes: ["profile:read"],
+        metadata,
+        disabledAt: 7_000,
+      };
+      expect(updated).toEqual(expected);
+      expect(await keys.findById(key.id)).toEqual(expected);
+      expect(await keys.findByHash(key.secretHash)).toEqual(expected);
+      // Fields left out stay; null clears metadata and enables the key again.
+      const cleared = await keys.update(key.id, { metadata: null, disabledAt: null });
+      expect(cleared).toEqual({ ...expected, metadata: null, disabledAt: null });
+      expect(await keys.update(key.id, {})).toEqual(cleared);
+      await keys.revoke(key.id, 8_000);
+      expect(await keys.update(key.id, { name: "after revocation" })).toBeNull();
+      expect((await keys.findById(key.id))?.name).toBe("renamed");
+      expect(await keys.update(uniqueId("missing"), { name: "x" })).toBeNull();
+    });
+
     it("rotates by compare-and-set: the old hash stops resolving at once", async () => {
       const { keys } = await open();
       const key = storedKey();

@@ -6,6 +6,7 @@ import { listScopes } from "./list-scopes.js";
 import { revokeKey } from "./revoke-key.js";
 import { rotateKey } from "./rotate-key.js";
 import type { EndpointHandler } from "./route-context.js";
+import { updateKey } from "./update-key.js";
 
 export const endpoints: Record<EndpointName, EndpointHandler> = {
   list: listKeys,
@@ -14,4 +15,5 @@ export const endpoints: Record<EndpointName, EndpointHandler> = {
   rotate: rotateKey,
   usage: keyUsage,
   revoke: revokeKey,
+  update: updateKey,
 };

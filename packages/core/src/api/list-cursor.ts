@@ -1,0 +1,62 @@
+import { KeywardError } from "../errors/keyward-error.js";
+import type { KeyListCursor } from "../storage/key-store.js";
+
+/**
+ * Page cursors: the position of the last key of a page (its creation time and id), as opaque
+ * base64url text. Keyset, not offset: a key created or revoked between two pages neither repeats
+ * nor skips one. The cursor holds nothing secret; a forged one only moves the page start.
+ */
+export function encodeListCursor(position: KeyListCursor): string {
+  const bytes = new TextEncoder().encode(`${position.createdAt}.${position.id}`);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** The position a cursor names, or a 422 at `["query", "cursor"]` for text no page handed out. */
+export function decodeListCursor(cursor: string): KeyListCursor {
+  const position = tryDecode(cursor);
+  if (position) return position;
+  throw new KeywardError("validation_failed", [
+    {
+      loc: ["query", "cursor"],
+      msg: "Value error, not a cursor this API issued",
+      type: "value_error",
+    },
+  ]);
+}
+
+function tryDecode(cursor: string): KeyListCursor | null {
+  if (cursor.length === 0 || cursor.length > 400 || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
+  let text: string;
+  try {
+    const binary = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(
+      Uint8Array.from(binary, (char) => char.charCodeAt(0)),
+    );
+  } catch {
+    return null;
+  }
+  const dot = text.indexOf(".");
+  const createdAt = Number(text.slice(0, dot));
+  const id = text.slice(dot + 1);
+  if (dot <= 0 || !Number.isSafeInteger(createdAt) || id.length === 0) return null;
+  return { createdAt, id };
+}
+
+/** The page size rule: a whole number from 1 to 1,000 (422 at `["query", "limit"]` otherwise). */
+export const maxPageSize = 1000;
+
+export function parsePageSize(value: unknown): number {
+  const limit = typeof value === "string" && /^\d{1,4}$/.test(value) ? Number(value) : value;
+  if (typeof limit === "number" && Number.isInteger(limit) && limit >= 1 && limit <= maxPageSize) {
+    return limit;
+  }
+  throw new KeywardError("validation_failed", [
+    {
+      loc: ["query", "limit"],
+      msg: `Input should be a whole number from 1 to ${maxPageSize}`,
+      type: "value_error",
+    },
+  ]);
+}

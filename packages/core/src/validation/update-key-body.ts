@@ -1,0 +1,73 @@
+import { type Type, type } from "arktype";
+import type { ValidationIssue } from "../errors/validation-issue.js";
+import type { KeyMetadata } from "../storage/key-store.js";
+import type { keyFieldSchemas } from "./create-key-body.js";
+import { pydanticMeta, toValidationIssues } from "./issues.js";
+import { metadataSchema } from "./metadata.js";
+
+/** The body of `PATCH /api-keys/{key_id}`, once validated: every field optional. */
+export interface UpdateKeyBody {
+  name?: string;
+  /** The key's new scopes: a subset of the ones it has (checked against the key, not here). */
+  scopes?: string[];
+  /** A new metadata object, or null to remove it. */
+  metadata?: KeyMetadata | null;
+  enabled?: boolean;
+}
+
+export type UpdateKeyValidation =
+  | { ok: true; value: UpdateKeyBody }
+  | { ok: false; issues: ValidationIssue[] };
+
+/** The update schema from the same field rules as create: a name or scopes valid there are valid here. */
+export function updateKeyBodySchema(fields: ReturnType<typeof keyFieldSchemas>) {
+  return type({
+    "name?": fields.name,
+    "scopes?": fields.scopes,
+    "metadata?": metadataOrNull,
+    "enabled?": enabled,
+  });
+}
+
+const metadataOrNull = metadataSchema({ nullable: true }) as unknown as Type<Record<
+  string,
+  unknown
+> | null>;
+
+const enabled = type("unknown").narrow(
+  (value, ctx) =>
+    typeof value === "boolean" ||
+    ctx.reject({
+      expected: "a boolean",
+      actual: typeof value,
+      meta: pydanticMeta("bool_type", "Input should be a valid boolean"),
+    }),
+) as unknown as Type<boolean>;
+
+export function validateUpdateKeyBody(
+  schema: ReturnType<typeof updateKeyBodySchema>,
+  input: unknown,
+): UpdateKeyValidation {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    return {
+      ok: false,
+      issues: [
+        {
+          loc: ["body"],
+          msg: "Input should be a valid dictionary or object to extract fields from",
+          type: "model_attributes_type",
+        },
+      ],
+    };
+  }
+  const result = schema(input);
+  if (result instanceof type.errors) {
+    return { ok: false, issues: toValidationIssues(result, "body") };
+  }
+  const value: UpdateKeyBody = {};
+  if (result.name !== undefined) value.name = result.name;
+  if (result.scopes !== undefined) value.scopes = result.scopes;
+  if (result.metadata !== undefined) value.metadata = result.metadata as KeyMetadata | null;
+  if (result.enabled !== undefined) value.enabled = result.enabled;
+  return { ok: true, value };
+}

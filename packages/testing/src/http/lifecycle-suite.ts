@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import { newSlug, type Reply, type SuiteClient } from "./client.js";
+import {
+  expectErrorDetail,
+  expectJson,
+  expectKeyRecord,
+  expectStatus,
+  expectValidationIssues,
+  issueAt,
+} from "./expectations.js";
+
+/** `PATCH {basePath}/{key_id}` (`keyUpdates`): rename, metadata, disable and enable, narrow scopes. */
+export function lifecycleSuite(client: SuiteClient): void {
+  const { contract } = client;
+  const issueLocs = (reply: Reply) =>
+    expectValidationIssues(reply).map((issue) => JSON.stringify(issue.loc));
+
+  describe("key updates (PATCH)", () => {
+    it("renames a key and sets its metadata: 200 with the record, which lists the same", async () => {
+      const user = await client.newUser();
+      const key = await client.createKeyFor(user);
+      const metadata = { team: "payments", tags: ["ci"], build: { number: 42 } };
+      const reply = await client.updateKey(user.token, key.id, { name: "  renamed  ", metadata });
+      expectJson(reply, 200);
+      const { metadata: returned, ...record } = reply.body;
+      expectKeyRecord(record, false);
+      expect(returned).toEqual(metadata);
+      expect(reply.body).toMatchObject({ id: key.id, name: "renamed", status: "active" });
+      const listed = await client.listKeys(user.token);
+      expect(listed.body.data).toEqual([reply.body]);
+      // null removes the metadata; the record is the contract's again.
+      const cleared = await client.updateKey(user.token, key.id, { metadata: null });
+      expectJson(cleared, 200);
+      expectKeyRecord(cleared.body, false);
+    });
+
+    it("disables a key (401 'API key is disabled') and enables it again", async () => {
+      const user = await client.newUser();
+      const key = await client.createKeyFor(user);
+      const disabled = await client.updateKey(user.token, key.id, { enabled: false });
+      expectJson(disabled, 200);
+      expect(disabled.body.status).toBe("disabled");
+      const refused = await client.getProfile(key.key, newSlug());
+      expect(expectErrorDetail(refused, 401)).toBe("API key is disabled");
+      const enabled = await client.updateKey(user.token, key.id, { enabled: true });
+      expect(enabled.body.status).toBe("active");
+      expectStatus(await client.getProfile(key.key, newSlug()), 200);
+    });
+
+    it("narrows scopes, and refuses to widen them (422, nothing changed)", async () => {
+      const user = await client.newUser();
+      const key = await client.createKeyFor(user, {
+        scopes: [contract.readScope, contract.writeScope],
+      });
+      const narrowed = await client.updateKey(user.token, key.id, { scopes: [contract.readScope] });
+      expectJson(narrowed, 200);
+      expect(narrowed.body.scopes).toEqual([contract.readScope]);
+      expectErrorDetail(await client.putProfile(key.key, newSlug()), 403);
+      const widened = await client.updateKey(user.token, key.id, {
+        scopes: [contract.readScope, contract.writeScope],
+      });
+      const issue = issueAt(expectValidationIssues(widened), ["body", "scopes", 1]);
+      expect(issue.msg).toContain(contract.writeScope);
+      const listed = await client.listKeys(user.token);
+      expect(listed.body.data[0]!.scopes).toEqual([contract.readScope]);
+    });
+
+    it("reports every bad value at once (422) and changes nothing", async () => {
+      const user = await client.newUser();
+      const key = await client.createKeyFor(user);
+      const reply = await client.updateKey(user.token, key.id, {
+        name: "",
+        metadata: ["not", "an", "object"],
+        enabled: "no",
+        scopes: ["no:such:scope"],
+      });
+      expect(issueLocs(reply).sort()).toEqual(
+        [
+          '["body","enabled"]',
+          '["body","metadata"]',
+          '["body","name"]',
+          '["body","scopes",0]',
+        ].sort(),
+      );
+      const tooBig = await client.updateKey(user.token, key.id, {
+        metadata: { blob: "x".repeat(5000) },
+      });
+      issueAt(expectValidationIssues(tooBig), ["body", "metadata"]);
+      for (const body of [[], "text", 42]) {
+        issueAt(expectValidationIssues(await client.updateKey(user.token, key.id, body)), ["body"]);
+      }
+      const listed = await client.listKeys(user.token);
+      expect(listed.body.data[0]).toMatchObject({ name: "conformance key", status: "active" });
+      expect(listed.body.data[0]).not.toHaveProperty("metadata");
+    });
+
+    it("answers 410 for a revoked key, 404 for an unknown one, 403 for another user's", async () => {
+      const user = await client.newUser();
+      const key = await client.createKeyFor(user);
+      const other = await client.newUser();
+      expectErrorDetail(await client.updateKey(other.token, key.id, { name: "mine now" }), 403);
+      expectErrorDetail(
+        await client.updateKey(user.token, "key_000000000000000000000000", { name: "x" }),
+        404,
+      );
+      expectJson(await client.revokeKey(user.token, key.id), 200);
+      expectErrorDetail(await client.updateKey(user.token, key.id, { enabled: true }), 410);
+      expectStatus(await client.getProfile(key.key, newSlug()), 401);
+    });
+
+    it("takes metadata on create too, and shows it in the record", async () => {
+      const user = await client.newUser();
+      const reply = await client.createKey(user.token, {
+        ...client.validCreateBody(),
+        metadata: { environment: "staging" },
+      });
+      expectJson(reply, 201);
+      expect(reply.body.metadata).toEqual({ environment: "staging" });
+    });
+  });
+}
