@@ -14,10 +14,13 @@
  * HTTP_BENCH_TARGETS=fastify HTTP_BENCH_ROUNDS=5 npx pnpm@10 bench:http
  *
  * Other settings: HTTP_BENCH_DURATION (seconds measured, default 5), HTTP_BENCH_WARMUP (seconds of
- * load before each measurement, default 1), HTTP_BENCH_CONNECTIONS (default 10).
+ * load before each measurement, default 1), HTTP_BENCH_CONNECTIONS (default 10), HTTP_BENCH_BUILT=1
+ * (Keyward's built packages instead of their source; build them first), HTTP_BENCH_VARIANTS
+ * (a subset, e.g. `bare,guard`), HTTP_BENCH_PROFILE_DIR (CPU-profile the Node servers into this
+ * folder; `top-frames.ts` summarises a profile).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -34,6 +37,13 @@ const durationSeconds = Number(process.env.HTTP_BENCH_DURATION ?? 5);
 const warmupSeconds = Number(process.env.HTTP_BENCH_WARMUP ?? 1);
 const connections = Number(process.env.HTTP_BENCH_CONNECTIONS ?? 10);
 const out = resolve(benchDir, process.env.HTTP_BENCH_OUT ?? "http/results.json");
+/**
+ * A folder for CPU profiles of the Node servers over each measurement (warm-up excluded), one
+ * `<target>-<variant>-<round>.cpuprofile` each; read them with `top-frames.ts`.
+ */
+const profileDir = process.env.HTTP_BENCH_PROFILE_DIR
+  ? resolve(process.env.HTTP_BENCH_PROFILE_DIR)
+  : undefined;
 
 interface Target {
   name: string;
@@ -84,15 +94,20 @@ const targets: Target[] = [
 ];
 
 const selected = process.env.HTTP_BENCH_TARGETS?.split(",").map((name) => name.trim());
+const selectedVariants = process.env.HTTP_BENCH_VARIANTS?.split(",").map((name) => name.trim());
 const pinned = hasTaskset();
 if (pinned) spawnSync("taskset", ["-p", "-c", "1", String(process.pid)], { stdio: "ignore" });
+
+/**
+ * Keyward's packages from source (the default, no build needed) or, with HTTP_BENCH_BUILT=1, as
+ * built by `pnpm build` (their `dist`), whose line numbers a CPU profile can point into.
+ */
+const source = process.env.HTTP_BENCH_BUILT === "1" ? [] : ["--conditions=@keyward/source"];
 
 /** The command that runs `server` on `runtime`, or null when the runtime cannot be had here. */
 function serverCommand(target: Target): string[] | null {
   const script = resolve(here, "servers", target.server);
-  if (target.runtime === "node") {
-    return [process.execPath, "--conditions=@keyward/source", "--import", "tsx", script];
-  }
+  if (target.runtime === "node") return [process.execPath, ...source, "--import", "tsx", script];
   const bin = runtimeBinary(target.runtime);
   if (bin === null) return null;
   if (target.runtime === "bun")
@@ -108,7 +123,7 @@ function serverCommand(target: Target): string[] | null {
     "--cached-only",
     "--sloppy-imports",
     "--node-modules-dir=manual",
-    "--conditions=@keyward/source",
+    ...source,
     script,
   ];
 }
@@ -127,6 +142,12 @@ function runtimeBinary(name: "bun" | "deno"): string | null {
   return binaries.get(name) ?? null;
 }
 
+function variantsOf(target: Target): Variant[] {
+  return target.variants.filter(
+    (variant) => !selectedVariants || selectedVariants.includes(variant),
+  );
+}
+
 function hasTaskset(): boolean {
   if (process.platform !== "linux" || cpus().length < 2) return false;
   return spawnSync("taskset", ["-c", "0", "true"]).status === 0;
@@ -138,11 +159,20 @@ interface Started {
   authorization: string;
 }
 
-async function startServer(command: string[], variant: Variant): Promise<Started> {
+async function startServer(
+  command: string[],
+  variant: Variant,
+  profileFile: string | undefined,
+): Promise<Started> {
   const [file, ...args] = pinned ? ["taskset", "-c", "0", ...command] : command;
   const child = spawn(file!, args, {
     cwd: benchDir,
-    env: { ...process.env, HTTP_BENCH_VARIANT: variant, NODE_ENV: "production" },
+    env: {
+      ...process.env,
+      HTTP_BENCH_VARIANT: variant,
+      NODE_ENV: "production",
+      ...(profileFile ? { HTTP_BENCH_PROFILE_FILE: profileFile } : {}),
+    },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const lines = createInterface({ input: child.stdout! });
@@ -159,12 +189,21 @@ async function startServer(command: string[], variant: Variant): Promise<Started
 async function stopServer(started: Started): Promise<void> {
   if (started.child.exitCode !== null) return;
   const exited = new Promise((done) => started.child.once("exit", done));
-  started.child.kill("SIGKILL");
+  // SIGTERM first, so a profiled server can write its profile; SIGKILL if it does not go.
+  started.child.kill("SIGTERM");
+  const timer = setTimeout(() => started.child.kill("SIGKILL"), 5_000);
   await exited;
+  clearTimeout(timer);
 }
 
 interface Measurement {
   requestsPerSecond: number;
+  /**
+   * The server process's CPU time (user + system) per request served, in µs, from /proc: what a
+   * request costs the server whatever else the machine is doing, unlike requests per second,
+   * which moves with the CPU time other processes take. Null where /proc is not available.
+   */
+  serverCpuMicrosPerRequest: number | null;
   latencyP50Ms: number;
   latencyP99Ms: number;
   requests: number;
@@ -172,7 +211,26 @@ interface Measurement {
   errors: number;
 }
 
-async function load(url: string, authorization: string, seconds: number): Promise<Measurement> {
+/** CPU time used so far by process `pid` (user + system), in µs; null without /proc. */
+function cpuMicros(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    // Fields after the command name (which may hold spaces, hence from the last ")"): utime and
+    // stime are the 12th and 13th, in clock ticks (100 a second on Linux).
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(")").at(-1)!.trim().split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+async function load(
+  url: string,
+  authorization: string,
+  seconds: number,
+  pid?: number,
+): Promise<Measurement> {
+  const cpuBefore = cpuMicros(pid);
   const result = await autocannon({
     url,
     connections,
@@ -180,8 +238,13 @@ async function load(url: string, authorization: string, seconds: number): Promis
     duration: seconds,
     headers: { authorization },
   });
+  const cpuAfter = cpuMicros(pid);
   return {
     requestsPerSecond: result.requests.total / seconds,
+    serverCpuMicrosPerRequest:
+      cpuBefore === null || cpuAfter === null
+        ? null
+        : (cpuAfter - cpuBefore) / result.requests.total,
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
     requests: result.requests.total,
@@ -204,10 +267,20 @@ interface TargetResult {
   /** raw[round][variant] */
   raw: Partial<Record<Variant, Measurement>>[];
   medians: Partial<
-    Record<Variant, { requestsPerSecond: number; latencyP50Ms: number; latencyP99Ms: number }>
+    Record<
+      Variant,
+      {
+        requestsPerSecond: number;
+        latencyP50Ms: number;
+        latencyP99Ms: number;
+        serverCpuMicrosPerRequest: number | null;
+      }
+    >
   >;
   /** The median over rounds of each round's variant / bare requests per second. */
   ratioToBare: Partial<Record<Variant, number>>;
+  /** The median over rounds of each round's bare / variant server CPU per request (higher: cheaper). */
+  cpuRatioToBare: Partial<Record<Variant, number | null>>;
 }
 
 function runtimeVersion(command: string[]): string {
@@ -229,15 +302,26 @@ for (const target of targets) {
     raw: [],
     medians: {},
     ratioToBare: {},
+    cpuRatioToBare: {},
   };
   for (let round = 0; round < rounds; round++) {
     const measured: Partial<Record<Variant, Measurement>> = {};
-    for (const variant of target.variants) {
-      const server = await startServer(command, variant);
+    for (const variant of variantsOf(target)) {
+      const profileFile =
+        profileDir && target.runtime === "node"
+          ? resolve(profileDir, `${target.name}-${variant}-${round + 1}.cpuprofile`)
+          : undefined;
+      const server = await startServer(command, variant, profileFile);
       try {
         const url = `http://127.0.0.1:${server.port}/api/v1/profiles/bench`;
         if (warmupSeconds > 0) await load(url, server.authorization, warmupSeconds);
-        const measurement = await load(url, server.authorization, durationSeconds);
+        if (profileFile) server.child.kill("SIGUSR2");
+        const measurement = await load(
+          url,
+          server.authorization,
+          durationSeconds,
+          server.child.pid,
+        );
         if (measurement.non2xx > 0 || measurement.errors > 0) {
           throw new Error(
             `${target.name}/${variant}: ${measurement.non2xx} non-2xx answers, ${measurement.errors} errors`,
@@ -253,14 +337,28 @@ for (const target of targets) {
     }
     result.raw.push(measured);
   }
-  for (const variant of target.variants) {
+  for (const variant of variantsOf(target)) {
     const of = (pick: (m: Measurement) => number) =>
       median(result.raw.map((r) => pick(r[variant]!)));
     result.medians[variant] = {
       requestsPerSecond: of((m) => m.requestsPerSecond),
       latencyP50Ms: of((m) => m.latencyP50Ms),
       latencyP99Ms: of((m) => m.latencyP99Ms),
+      serverCpuMicrosPerRequest: result.raw.every(
+        (r) => r[variant]!.serverCpuMicrosPerRequest !== null,
+      )
+        ? of((m) => m.serverCpuMicrosPerRequest!)
+        : null,
     };
+    result.cpuRatioToBare[variant] = result.raw.every(
+      (r) => r[variant]!.serverCpuMicrosPerRequest !== null,
+    )
+      ? median(
+          result.raw.map(
+            (r) => r.bare!.serverCpuMicrosPerRequest! / r[variant]!.serverCpuMicrosPerRequest!,
+          ),
+        )
+      : null;
     result.ratioToBare[variant] = median(
       result.raw.map((r) => r[variant]!.requestsPerSecond / r.bare!.requestsPerSecond),
     );
@@ -288,13 +386,15 @@ writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
 console.log(
   `\nHTTP benchmark, ${report.date}, commit ${report.commit}, ${rounds} alternated rounds of ${durationSeconds} s, ${connections} connections${pinned ? ", server on CPU 0, load on CPU 1" : ""}`,
 );
-console.log("| target | variant | req/s (median) | × bare | p50 ms | p99 ms |");
-console.log("|---|---|---:|---:|---:|---:|");
+console.log(
+  "| target | variant | req/s (median) | × bare | server CPU µs/req | bare CPU ÷ this | p50 ms | p99 ms |",
+);
+console.log("|---|---|---:|---:|---:|---:|---:|---:|");
 for (const result of results) {
   for (const variant of Object.keys(result.medians) as Variant[]) {
     const m = result.medians[variant]!;
     console.log(
-      `| ${result.name} | ${variant} | ${Math.round(m.requestsPerSecond).toLocaleString("en-US")} | ${result.ratioToBare[variant]!.toFixed(2)} | ${m.latencyP50Ms} | ${m.latencyP99Ms} |`,
+      `| ${result.name} | ${variant} | ${Math.round(m.requestsPerSecond).toLocaleString("en-US")} | ${result.ratioToBare[variant]!.toFixed(2)} | ${m.serverCpuMicrosPerRequest?.toFixed(1) ?? "–"} | ${result.cpuRatioToBare[variant]?.toFixed(2) ?? "–"} | ${m.latencyP50Ms} | ${m.latencyP99Ms} |`,
     );
   }
 }

@@ -38,5 +38,5 @@ app.get(routePath, ...guards, (req, res) => {
 });
 
 const server = app.listen(0, "127.0.0.1", () => {
-  announceReady((server.address() as AddressInfo).port, authorization);
+  void announceReady((server.address() as AddressInfo).port, authorization);
 });

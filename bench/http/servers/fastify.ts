@@ -38,4 +38,4 @@ app.get<{ Params: { slug: string } }>(
 await app.listen({ host: "127.0.0.1", port: 0 });
 const address = app.server.address();
 if (address === null || typeof address === "string") throw new Error("no TCP address");
-announceReady(address.port, authorization);
+await announceReady(address.port, authorization);

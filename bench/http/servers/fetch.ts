@@ -51,4 +51,4 @@ const server = serve({
     new URL(request.url).pathname.startsWith(prefix) ? handler(request) : notFound(),
 });
 await server.ready();
-announceReady(Number(new URL(server.url!).port), authorization);
+await announceReady(Number(new URL(server.url!).port), authorization);

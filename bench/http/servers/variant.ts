@@ -40,6 +40,7 @@ export async function benchKeyward(): Promise<{ keyward: Keyward; authorization:
   });
   const { key } = await keyward.keys.create({
     ownerId: "bench-owner",
+    accountTier: "free",
     name: "http bench",
     scopes: requiredScopes,
     tier: "free",
@@ -60,6 +61,32 @@ export function staticRateLimitHeaders(): Record<string, string> {
 }
 
 /** The one line the runner waits for on stdout before it sends any request. */
-export function announceReady(port: number, authorization: string): void {
+export async function announceReady(port: number, authorization: string): Promise<void> {
+  const profileFile = process.env.HTTP_BENCH_PROFILE_FILE;
+  if (profileFile) await profileBetweenSignals(profileFile);
+  else process.once("SIGTERM", () => process.exit(0));
   console.log(JSON.stringify({ ready: true, port, authorization }));
+}
+
+/**
+ * A V8 CPU profile of the measurement alone: started on SIGUSR2 (the runner sends it after the
+ * warm-up), written to `file` on SIGTERM. Startup (module loading, schema compilation) would
+ * otherwise outweigh the requests in a `--cpu-prof` profile. Node only.
+ */
+async function profileBetweenSignals(file: string): Promise<void> {
+  const { Session } = await import("node:inspector");
+  const { writeFileSync } = await import("node:fs");
+  const session = new Session();
+  session.connect();
+  const post = (method: string) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  await post("Profiler.enable");
+  process.once("SIGUSR2", () => void post("Profiler.start"));
+  process.once("SIGTERM", async () => {
+    const { profile } = (await post("Profiler.stop")) as { profile: unknown };
+    writeFileSync(file, JSON.stringify(profile));
+    process.exit(0);
+  });
 }
