@@ -159,6 +159,15 @@ interface Started {
   authorization: string;
 }
 
+/** The server being measured, stopped with this process if it is interrupted. */
+let current: ChildProcess | undefined;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    current?.kill("SIGKILL");
+    process.exit(1);
+  });
+}
+
 async function startServer(
   command: string[],
   variant: Variant,
@@ -175,6 +184,7 @@ async function startServer(
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
+  current = child;
   const lines = createInterface({ input: child.stdout! });
   return new Promise((resolvePromise, reject) => {
     child.once("exit", (code) => reject(new Error(`server exited (${code}) before it was ready`)));
