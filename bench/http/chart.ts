@@ -72,7 +72,8 @@ function chart(report: Report, heading?: string): string {
   const goal = x(0.95).toFixed(1);
   const one = x(1).toFixed(1);
   const subtitle = `requests/s as a ratio to the bare route of the same run; medians of ${report.settings.rounds} alternated rounds of ${report.settings.durationSeconds} s, ${report.settings.connections} connections (${report.date.slice(0, 10)}, ${report.commit})`;
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12" role="img">
+<title>${escapeXml(`${heading ?? "Keyward's guard at the HTTP edge"}: ${subtitle}`)}</title>
 <rect width="100%" height="100%" fill="#ffffff"/>
 <text x="8" y="20" font-size="15" font-weight="bold">${escapeXml(heading ?? "Keyward's guard at the HTTP edge (autocannon)")}</text>
 <text x="8" y="38" fill="#4b5563">${escapeXml(subtitle)}</text>
