@@ -67,9 +67,9 @@ export function createVerify(ctx: KeywardContext) {
   const limiter = ctx.failedLookups;
 
   /**
-   * The lookup, within the client address's budget. What the store can answer without I/O
-   * (`peek`: the cache's entries, or anything a memory store holds) costs nothing and is never
-   * limited, so a known key from a refused address still passes. Otherwise a lookup that finds
+   * The lookup, within the client address's budget, once `peek` found nothing. What the store can
+   * answer without I/O (`peek`: the cache's entries, or anything a memory store holds) costs nothing
+   * and is never limited, so a known key from a refused address still passes. A lookup that finds
    * nothing spends one of the address's lookups (`failed-lookup-limiter.ts`), and an address with
    * none left is refused before storage, unless the hash found a key lately. Only here, so that
    * `verify` without a `clientIp` reads the store exactly as it always has.
@@ -79,8 +79,6 @@ export function createVerify(ctx: KeywardContext) {
     secretHash: string,
     clientIp: string,
   ): Promise<StoredKey | null | VerifyResult> => {
-    const known = ctx.keys.peek?.(secretHash);
-    if (known !== undefined) return known;
     const group = clientAddressGroup(clientIp);
     if (group === undefined) return ctx.keys.findByHash(secretHash);
     const budget = limiter.take(group);
@@ -131,7 +129,11 @@ export function createVerify(ctx: KeywardContext) {
       const secretHash = ctx.hasher.hash(token);
       let key: StoredKey | null;
       if (limiter && options.clientIp) {
-        const found = await lookUpLimited(limiter, secretHash, options.clientIp);
+        // Peeked here rather than in `lookUpLimited`: a key the store holds without I/O (any
+        // memory-store key, a cached one) then costs no promise layer of its own.
+        const known = ctx.keys.peek?.(secretHash);
+        const found =
+          known !== undefined ? known : await lookUpLimited(limiter, secretHash, options.clientIp);
         if (found !== null && "ok" in found) return found;
         key = found;
       } else {

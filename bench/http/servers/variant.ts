@@ -1,0 +1,92 @@
+/**
+ * What every HTTP benchmark server shares: the variant it runs, the Keyward instance behind the
+ * guard, the rate-limit headers the "headers" variant sends, and the line that tells the runner
+ * where to send requests. Runs on Node, Bun and Deno (only `process` and `@keyward/core`).
+ */
+import { createKeyward, type Keyward, memoryStore } from "@keyward/core";
+
+/**
+ * - `bare`: the route alone;
+ * - `headers`: the route, sending three `X-RateLimit-*` headers like the guard's (what the headers
+ *   alone cost, without any limiting);
+ * - `guard`: Keyward's guard in front of the route (memory store, a valid key);
+ * - `limiter`: the framework's usual rate limiter in front of the route (none for Fetch).
+ */
+export const variants = ["bare", "headers", "guard", "limiter"] as const;
+export type Variant = (typeof variants)[number];
+
+export function variantFromEnv(): Variant {
+  const variant = process.env.HTTP_BENCH_VARIANT as Variant | undefined;
+  if (!variant || !variants.includes(variant)) {
+    throw new Error(`HTTP_BENCH_VARIANT must be one of ${variants.join(", ")}`);
+  }
+  return variant;
+}
+
+/** The guarded route, as each framework writes its template. */
+export const routePath = "/api/v1/profiles/:slug";
+export const requiredScopes = ["profile:read"];
+/** High enough that no request of a run is ever refused: every variant measures admitted requests. */
+export const neverRefused = 1_000_000_000;
+
+/** A Keyward instance on the memory store, and a valid key's `Authorization` value. */
+export async function benchKeyward(): Promise<{ keyward: Keyward; authorization: string }> {
+  const unlimited = { rateLimit: { limit: neverRefused, window: "1m" } };
+  const keyward = createKeyward({
+    store: memoryStore(),
+    scopes: { "profile:read": "Read profiles" },
+    tiers: { free: unlimited },
+    logger: false,
+  });
+  const { key } = await keyward.keys.create({
+    ownerId: "bench-owner",
+    accountTier: "free",
+    name: "http bench",
+    scopes: requiredScopes,
+    tier: "free",
+  });
+  return { keyward, authorization: `Bearer ${key}` };
+}
+
+/**
+ * The three headers the guard sends on an admitted request, with values of the same shape: what a
+ * route that sets them itself pays to send them.
+ */
+export function staticRateLimitHeaders(): Record<string, string> {
+  return {
+    "X-RateLimit-Limit": String(neverRefused),
+    "X-RateLimit-Remaining": String(neverRefused - 1),
+    "X-RateLimit-Reset": String(Math.ceil(Date.now() / 1000) + 60),
+  };
+}
+
+/** The one line the runner waits for on stdout before it sends any request. */
+export async function announceReady(port: number, authorization: string): Promise<void> {
+  const profileFile = process.env.HTTP_BENCH_PROFILE_FILE;
+  if (profileFile) await profileBetweenSignals(profileFile);
+  else process.once("SIGTERM", () => process.exit(0));
+  console.log(JSON.stringify({ ready: true, port, authorization }));
+}
+
+/**
+ * A V8 CPU profile of the measurement alone: started on SIGUSR2 (the runner sends it after the
+ * warm-up), written to `file` on SIGTERM. Startup (module loading, schema compilation) would
+ * otherwise outweigh the requests in a `--cpu-prof` profile. Node only.
+ */
+async function profileBetweenSignals(file: string): Promise<void> {
+  const { Session } = await import("node:inspector");
+  const { writeFileSync } = await import("node:fs");
+  const session = new Session();
+  session.connect();
+  const post = (method: string) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  await post("Profiler.enable");
+  process.once("SIGUSR2", () => void post("Profiler.start"));
+  process.once("SIGTERM", async () => {
+    const { profile } = (await post("Profiler.stop")) as { profile: unknown };
+    writeFileSync(file, JSON.stringify(profile));
+    process.exit(0);
+  });
+}
