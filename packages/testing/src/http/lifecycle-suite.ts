@@ -66,7 +66,7 @@ export function lifecycleSuite(client: SuiteClient): void {
     });
 
     it("reports every bad value at once (422) and changes nothing", async () => {
-      const user = await client.newUser();
+      const user = await client.newUser(contract.highestTier.name);
       const key = await client.createKeyFor(user);
       const reply = await client.updateKey(user.token, key.id, {
         name: "",
