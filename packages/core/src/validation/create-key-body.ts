@@ -1,5 +1,5 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
-import { type } from "arktype";
+import { scope, type } from "arktype";
 import type { Clock } from "../clock.js";
 import type { ValidationIssue } from "../errors/validation-issue.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
@@ -7,6 +7,16 @@ import type { TierLadder } from "../tiers/tier-ladder.js";
 import { parseIsoDateTime } from "./iso-date-time.js";
 import { pydanticMeta, toValidationIssues } from "./issues.js";
 import { checkKeyName } from "./key-name.js";
+
+/**
+ * Where the create-key schema is built: an arktype scope that never compiles validators with
+ * `new Function`. Cloudflare Workers allow code generation while a module loads but not while a
+ * request runs, and the schema is built by `createKeyward`, which a Worker calls from its first
+ * request (its secrets arrive with it): arktype checks for code generation once, at load, and
+ * would compile there and fail (`EvalError`) on the first `POST`. Interpreted validation costs
+ * nothing that matters on a call as rare as creating a key, and every runtime runs the same path.
+ */
+const validation = scope({}, { jitless: true });
 
 /** The latest `expiresAt` accepted: the last second with a four-digit year. */
 export const latestExpiresAt = Date.UTC(9999, 11, 31, 23, 59, 59);
@@ -36,7 +46,7 @@ export function createKeyBodySchema(options: {
   const { scopes, tiers, clock } = options;
   const allowedTiers = quoteList(tiers.names);
 
-  const scopeList = type("string[]")
+  const scopeList = validation.type("string[]")
     .atLeastLength(1)
     .narrow((list, ctx) => {
       const seen = new Set<string>();
@@ -62,7 +72,7 @@ export function createKeyBodySchema(options: {
       return valid;
     });
 
-  const tier = type("string").narrow(
+  const tier = validation.type("string").narrow(
     (value, ctx) =>
       tiers.has(value) ||
       ctx.reject({
@@ -74,7 +84,7 @@ export function createKeyBodySchema(options: {
 
   // `unknown`, checked by hand, rather than `string | null`: arktype would report a number here as
   // a failed union in its own words; Pydantic (and so the contract) calls it `datetime_type`.
-  const expiresAt = type("unknown").narrow((value, ctx) => {
+  const expiresAt = validation.type("unknown").narrow((value, ctx) => {
     if (value === null) return true;
     if (typeof value !== "string") {
       return ctx.reject({
@@ -126,7 +136,7 @@ export function createKeyBodySchema(options: {
 
   // The rule is checked on the trimmed text, then the trimmed text is what the schema returns:
   // a check here (not in the morph) keeps the issues in field order.
-  const name = type("string")
+  const name = validation.type("string")
     .narrow((value, ctx) => {
       const checked = checkKeyName(value);
       return (
@@ -140,7 +150,7 @@ export function createKeyBodySchema(options: {
     })
     .pipe((value) => value.trim());
 
-  return type({ name, scopes: scopeList, tier, "expiresAt?": expiresAt });
+  return validation.type({ name, scopes: scopeList, tier, "expiresAt?": expiresAt });
 }
 
 export type CreateKeyBodySchema = ReturnType<typeof createKeyBodySchema> &
