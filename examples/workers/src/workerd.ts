@@ -76,11 +76,10 @@ export async function runInWorkerd(options: WorkerdOptions = {}): Promise<Runnin
   );
   const output = options.onOutput ?? ((text: string) => process.stderr.write(text));
   // fd 3 is workerd's control channel: it reports the port it bound there, as JSON lines.
-  const child = spawn(
-    workerdBinary(),
-    ["serve", "config.capnp", "--control-fd=3", "--verbose"],
-    { cwd: directory, stdio: ["ignore", "pipe", "pipe", "pipe"] },
-  );
+  const child = spawn(workerdBinary(), ["serve", "config.capnp", "--control-fd=3", "--verbose"], {
+    cwd: directory,
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
+  });
   child.stdout!.setEncoding("utf8").on("data", output);
   child.stderr!.setEncoding("utf8").on("data", output);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

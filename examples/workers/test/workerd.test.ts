@@ -30,8 +30,6 @@ describeHttpConformance("examples/workers in workerd", {
 });
 
 describe("examples/workers in workerd", () => {
-  const bearer = async (sub: string) => `Bearer ${await mintJwt(jwtSecret, { sub, tier: "pro" })}`;
-
   it("bundles without Node built-ins, so the Worker needs no nodejs_compat flag", async () => {
     const bundle = await bundleWorker(true);
     expect(bundle).not.toMatch(/\bfrom\s*["']node:|\bimport\(\s*["']node:|require\(\s*["']node:/);

@@ -8,8 +8,8 @@ import {
   clientAddressResolver,
 } from "./client-address.js";
 import { type MountedKeyward, mountedKeyward } from "./mounted-keyward.js";
-import { withHeaders } from "./with-headers.js";
 import type { KeywardEnv } from "./types.js";
+import { withHeaders } from "./with-headers.js";
 
 /**
  * `getConnInfo` and `clientIp` here override those given to `keyward()`, for this route; without

@@ -6,7 +6,12 @@
 import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
 import { demoKeywardConfig } from "@keyward/testing";
 import { Hono } from "hono";
-import { type KeywardEnv, type KeywardMiddlewareOptions, keyward, requireScopes } from "../src/index.js";
+import {
+  type KeywardEnv,
+  type KeywardMiddlewareOptions,
+  keyward,
+  requireScopes,
+} from "../src/index.js";
 
 export const jwtSecret = "hono-adapter-test-secret-of-at-least-32-bytes";
 
@@ -14,7 +19,10 @@ export function demoKeyward(overrides: Partial<KeywardConfig> = {}): Keyward {
   return createKeyward({ store: memoryStore(), ...demoKeywardConfig(jwtSecret), ...overrides });
 }
 
-export function demoApp(instance: Keyward, options: KeywardMiddlewareOptions = {}): Hono<KeywardEnv> {
+export function demoApp(
+  instance: Keyward,
+  options: KeywardMiddlewareOptions = {},
+): Hono<KeywardEnv> {
   const app = new Hono<KeywardEnv>();
   app.use(keyward(instance, options));
   app.get("/api/v1/profiles/:slug", requireScopes("profile:read"), (c) =>

@@ -20,7 +20,7 @@ import { type Listening, listen } from "./node-server.js";
 
 const instance = demoKeyward();
 const opened: Listening[] = [];
-const serve = async (app: Hono<KeywardEnv>) => {
+const serve = async (app: Parameters<typeof listen>[0]) => {
   const server = await listen(app);
   opened.push(server);
   return server.origin;
@@ -139,7 +139,10 @@ describe("requireScopes and requireApiKey", () => {
     const { key, id } = await createKey(owner);
     const app = new Hono<KeywardEnv>();
     app.use(keyward(instance));
-    app.use("/api/v1/profiles/*", requireApiKey({ scopes: ["profile:read"], route: PROFILE_ROUTE }));
+    app.use(
+      "/api/v1/profiles/*",
+      requireApiKey({ scopes: ["profile:read"], route: PROFILE_ROUTE }),
+    );
     app.get("/api/v1/profiles/:slug", (c) => c.json({ viewer: c.var.keyward.principal.userId }));
     const origin = await serve(app);
     const response = await fetch(`${origin}/api/v1/profiles/bob`, {

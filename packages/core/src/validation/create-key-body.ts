@@ -46,7 +46,8 @@ export function createKeyBodySchema(options: {
   const { scopes, tiers, clock } = options;
   const allowedTiers = quoteList(tiers.names);
 
-  const scopeList = validation.type("string[]")
+  const scopeList = validation
+    .type("string[]")
     .atLeastLength(1)
     .narrow((list, ctx) => {
       const seen = new Set<string>();
@@ -136,7 +137,8 @@ export function createKeyBodySchema(options: {
 
   // The rule is checked on the trimmed text, then the trimmed text is what the schema returns:
   // a check here (not in the morph) keeps the issues in field order.
-  const name = validation.type("string")
+  const name = validation
+    .type("string")
     .narrow((value, ctx) => {
       const checked = checkKeyName(value);
       return (
