@@ -1,0 +1,35 @@
+/**
+ * The demo app on Hono: `keyward()` serves the six key-management endpoints, `requireScopes`
+ * guards the two profile routes (usage recorded under their route template), and the client
+ * address is the socket's, from @hono/node-server's `getConnInfo`. Anything else answers in the
+ * contract's `{"detail": ...}` shape instead of Hono's plain-text pages.
+ */
+import { getConnInfo } from "@hono/node-server/conninfo";
+import type { Keyward } from "@keyward/core";
+import { profilePath, profileRoutes, readProfile, updateProfile } from "@keyward/example-demo";
+import { type KeywardEnv, keyward, requireScopes } from "@keyward/hono";
+import { Hono } from "hono";
+
+export function createApp(instance: Keyward): Hono<KeywardEnv> {
+  const app = new Hono<KeywardEnv>();
+  app.use(keyward(instance, { getConnInfo }));
+
+  app.get(profilePath, requireScopes(...profileRoutes.read.scopes), (c) =>
+    c.json(readProfile(c.req.param("slug"), c.get("keyward").principal)),
+  );
+  app.put(profilePath, requireScopes(...profileRoutes.update.scopes), (c) =>
+    c.json(updateProfile(c.req.param("slug"), c.get("keyward").principal)),
+  );
+  app.all(profilePath, (c) =>
+    c.json({ detail: "Method Not Allowed", code: "method_not_allowed" }, 405, {
+      Allow: "GET, HEAD, PUT",
+    }),
+  );
+
+  app.notFound((c) => c.json({ detail: "Not Found", code: "route_not_found" }, 404));
+  app.onError((error, c) => {
+    console.error("demo:", error);
+    return c.json({ detail: "Internal server error", code: "internal" }, 500);
+  });
+  return app;
+}
