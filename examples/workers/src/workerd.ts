@@ -21,6 +21,11 @@ export const compatibilityDate = "2025-11-01";
 const workerEntry = fileURLToPath(new URL("./worker.ts", import.meta.url));
 
 export interface WorkerdOptions {
+  /**
+   * The Worker's source, in place of `worker.ts` (a guide's code block, say); its imports resolve
+   * from this folder, so it may use what this example depends on.
+   */
+  source?: string;
   /** Text bindings (`[vars]` and secrets in Wrangler's terms): `KEYWARD_JWT_SECRET` and so on. */
   bindings?: Record<string, string>;
   /** `host:port` to listen on; default `127.0.0.1:0`, a free port. */
@@ -42,10 +47,25 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-/** Bundles the Worker into one ES module, as `wrangler deploy` would upload it. */
-export async function bundleWorker(fromSource = false): Promise<string> {
+/**
+ * Bundles the Worker (`worker.ts`, or `source` in its place) into one ES module, as `wrangler
+ * deploy` would upload it.
+ */
+export async function bundleWorker(
+  options: Pick<WorkerdOptions, "fromSource" | "source"> = {},
+): Promise<string> {
+  const { fromSource = false, source } = options;
   const result = await build({
-    entryPoints: [workerEntry],
+    ...(source === undefined
+      ? { entryPoints: [workerEntry] }
+      : {
+          stdin: {
+            contents: source,
+            resolveDir: path.dirname(workerEntry),
+            sourcefile: "worker.ts",
+            loader: "ts",
+          },
+        }),
     bundle: true,
     write: false,
     format: "esm",
@@ -67,7 +87,7 @@ export async function bundleWorker(fromSource = false): Promise<string> {
  * await worker.stop();
  */
 export async function runInWorkerd(options: WorkerdOptions = {}): Promise<RunningWorker> {
-  const bundle = await bundleWorker(options.fromSource);
+  const bundle = await bundleWorker(options);
   const directory = await mkdtemp(path.join(tmpdir(), "keyward-workerd-"));
   await writeFile(path.join(directory, "worker.js"), bundle);
   await writeFile(

@@ -31,7 +31,7 @@ describeHttpConformance("examples/workers in workerd", {
 
 describe("examples/workers in workerd", () => {
   it("bundles without Node built-ins, so the Worker needs no nodejs_compat flag", async () => {
-    const bundle = await bundleWorker(true);
+    const bundle = await bundleWorker({ fromSource: true });
     expect(bundle).not.toMatch(/\bfrom\s*["']node:|\bimport\(\s*["']node:|require\(\s*["']node:/);
     expect(worker.bundleBytes).toBe(new TextEncoder().encode(bundle).length);
   });

@@ -117,7 +117,7 @@ describe("requireScopes and requireApiKey", () => {
     app.get("/api/v1/profiles/:slug", requireScopes("profile:read"), (c) => {
       expectTypeOf(c.get("keyward").principal).toEqualTypeOf<Principal>();
       seen.push(c.get("keyward").principal);
-      // A response with immutable headers: the guard copies it to add its own.
+      // A response whose headers are immutable as created: the guard's still reach the client.
       return Response.redirect("https://example.test/elsewhere", 302);
     });
     const origin = await serve(app);
