@@ -14,6 +14,10 @@ export function createApp(instance: Keyward): Hono<KeywardEnv> {
   const app = new Hono<KeywardEnv>();
   app.use(keyward(instance, { getConnInfo }));
 
+  // Hono hands a slug whose %-escape does not decode to the route as written ("%zz"); like the other
+  // examples, such a URL names no profile.
+  app.use(profilePath, async (c, next) => (decodes(c.req.path) ? next() : c.notFound()));
+
   app.get(profilePath, requireScopes(...profileRoutes.read.scopes), (c) =>
     c.json(readProfile(c.req.param("slug"), c.get("keyward").principal)),
   );
@@ -32,4 +36,13 @@ export function createApp(instance: Keyward): Hono<KeywardEnv> {
     return c.json({ detail: "Internal server error", code: "internal" }, 500);
   });
   return app;
+}
+
+function decodes(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
