@@ -26,6 +26,8 @@ export interface WorkerdOptions {
    * from this folder, so it may use what this example depends on.
    */
   source?: string;
+  /** Another entry module of this folder in place of `worker.ts`, e.g. `"hono-worker.ts"`. */
+  entry?: string;
   /** Text bindings (`[vars]` and secrets in Wrangler's terms): `KEYWARD_JWT_SECRET` and so on. */
   bindings?: Record<string, string>;
   /** `host:port` to listen on; default `127.0.0.1:0`, a free port. */
@@ -52,12 +54,12 @@ export interface RunningWorker {
  * deploy` would upload it.
  */
 export async function bundleWorker(
-  options: Pick<WorkerdOptions, "fromSource" | "source"> = {},
+  options: Pick<WorkerdOptions, "fromSource" | "source" | "entry"> = {},
 ): Promise<string> {
-  const { fromSource = false, source } = options;
+  const { fromSource = false, source, entry } = options;
   const result = await build({
     ...(source === undefined
-      ? { entryPoints: [workerEntry] }
+      ? { entryPoints: [entry ? path.join(path.dirname(workerEntry), entry) : workerEntry] }
       : {
           stdin: {
             contents: source,
