@@ -6,6 +6,7 @@
  *   pnpm start              examples/fetch on Node (srvx)
  *   pnpm start express      examples/express
  *   pnpm start fastify      examples/fastify
+ *   pnpm start hono         examples/hono (Hono on Node, @hono/node-server)
  *   pnpm start bun | deno   examples/fetch on Bun or Deno (pinned; scripts/runtimes.mjs installs
  *                           them from npm on first use)
  *
@@ -31,6 +32,7 @@ const targets = {
   deno: { example: "fetch", script: "start:deno", runtime: "deno" },
   express: { example: "express", script: "start" },
   fastify: { example: "fastify", script: "start" },
+  hono: { example: "hono", script: "start" },
 };
 
 const name = process.argv[2] ?? process.env.KEYWARD_EXAMPLE ?? "fetch";

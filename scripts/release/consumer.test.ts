@@ -58,6 +58,7 @@ describe("the packed packages, installed with npm in a fresh project", () => {
       "@keyward/express",
       "@keyward/fastify",
       "@keyward/fetch",
+      "@keyward/hono",
       "@keyward/postgres",
       "@keyward/redis",
       "@keyward/testing",

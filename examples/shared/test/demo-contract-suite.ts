@@ -25,7 +25,7 @@ import {
 
 export interface DemoContractOptions {
   /** Which example folder holds the `token` script; checked only when given. */
-  example?: "fetch" | "express" | "fastify";
+  example?: "fetch" | "express" | "fastify" | "hono";
   /** Called with how long the server took to print its banner. */
   onStarted?: (startupMs: number) => void;
 }

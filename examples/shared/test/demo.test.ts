@@ -170,7 +170,7 @@ describe("the examples' package.json scripts", () => {
     JSON.parse(readFileSync(path.join(repositoryRoot, "examples", example, "package.json"), "utf8"))
       .scripts as Record<string, string>;
 
-  it.each(["fetch", "express", "fastify"])(
+  it.each(["fetch", "express", "fastify", "hono"])(
     "%s: the token script is the command the walkthrough runs",
     (example) => {
       expect(scripts(example).token).toBe(tokenScript);
@@ -181,7 +181,7 @@ describe("the examples' package.json scripts", () => {
   );
 
   it("no example depends on bun or deno: scripts/runtimes.mjs installs them on first use", () => {
-    for (const example of ["fetch", "express", "fastify", "shared"]) {
+    for (const example of ["fetch", "express", "fastify", "hono", "workers", "shared"]) {
       const manifest = JSON.parse(
         readFileSync(path.join(repositoryRoot, "examples", example, "package.json"), "utf8"),
       );
@@ -206,7 +206,7 @@ describe("scripts/start.mjs", () => {
     });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(
-      'unknown example "koa"; choose one of: fetch, node, bun, deno, express, fastify',
+      'unknown example "koa"; choose one of: fetch, node, bun, deno, express, fastify, hono',
     );
   });
 });

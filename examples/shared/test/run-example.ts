@@ -15,7 +15,7 @@ export const repositoryRoot = path.resolve(
 );
 
 /** The names `scripts/start.mjs` takes. */
-export type StartTarget = "fetch" | "express" | "fastify" | "bun" | "deno";
+export type StartTarget = "fetch" | "express" | "fastify" | "hono" | "bun" | "deno";
 
 export interface RunningExample {
   /** The URL the banner printed, `http://localhost:<port>`. */

@@ -14,7 +14,7 @@ import { developmentJwtSecret } from "../src/config.js";
 import { mintToken } from "../src/token.js";
 import { type RunningExample, type StartTarget, startExample } from "./run-example.js";
 
-type Example = "fetch" | "express" | "fastify";
+type Example = "fetch" | "express" | "fastify" | "hono";
 
 /** One malformed or refused request, and the status each example answers it with. */
 interface Case {
@@ -31,7 +31,12 @@ const slackMs = 1_500;
 
 const profile = "/api/v1/profiles/ada";
 const json = { "content-type": "application/json" };
-const everywhere = (status: number) => ({ fetch: status, express: status, fastify: status });
+const everywhere = (status: number) => ({
+  fetch: status,
+  express: status,
+  fastify: status,
+  hono: status,
+});
 
 const cases: Case[] = [
   {
@@ -73,8 +78,8 @@ const cases: Case[] = [
   {
     name: "a profile slug whose %-escape does not decode",
     bytes: (session) => requestBytes("GET", "/api/v1/profiles/%zz", { authorization: session }),
-    // Express and Fastify refuse the URL; the Fetch app finds no profile route in it.
-    status: { fetch: 404, express: 400, fastify: 400 },
+    // Express and Fastify refuse the URL; the Fetch and Hono apps find no profile route in it.
+    status: { fetch: 404, express: 400, fastify: 400, hono: 404 },
   },
   {
     name: "bad JSON on a profile route",

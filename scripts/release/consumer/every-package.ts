@@ -4,6 +4,7 @@
  */
 import type * as express from "@keyward/express";
 import type * as fastify from "@keyward/fastify";
+import type * as hono from "@keyward/hono";
 import type * as postgres from "@keyward/postgres";
 import type * as redis from "@keyward/redis";
 import type * as testing from "@keyward/testing";
@@ -11,6 +12,7 @@ import type * as testing from "@keyward/testing";
 export type EveryPackage = [
   typeof express,
   typeof fastify,
+  typeof hono,
   typeof postgres,
   typeof redis,
   typeof testing,

@@ -7,6 +7,7 @@ import type { KeyMetadata } from "../storage/key-store.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
 import { parseIsoDateTime } from "./iso-date-time.js";
 import { pydanticMeta, toValidationIssues } from "./issues.js";
+import { validation } from "./jitless.js";
 import { checkKeyName } from "./key-name.js";
 import { metadataSchema } from "./metadata.js";
 import { ownerIdProblem } from "./owner-id.js";
@@ -53,8 +54,8 @@ export function createKeyBodySchema(options: {
   // Typed as the same schema either way: `organizationId` is an optional field of the result.
   return (
     options.organizations
-      ? type({ ...fields, "organizationId?": organizationIdSchema })
-      : type(fields)
+      ? validation.type({ ...fields, "organizationId?": organizationIdSchema })
+      : validation.type(fields)
   ) as ReturnType<typeof type<typeof fields & { "organizationId?": typeof organizationIdSchema }>>;
 }
 
@@ -67,7 +68,8 @@ export function keyFieldSchemas(options: {
   const { scopes, tiers, clock } = options;
   const allowedTiers = quoteList(tiers.names);
 
-  const scopeList = type("string[]")
+  const scopeList = validation
+    .type("string[]")
     .atLeastLength(1)
     .narrow((list, ctx) => {
       const seen = new Set<string>();
@@ -93,7 +95,7 @@ export function keyFieldSchemas(options: {
       return valid;
     });
 
-  const tier = type("string").narrow(
+  const tier = validation.type("string").narrow(
     (value, ctx) =>
       tiers.has(value) ||
       ctx.reject({
@@ -105,7 +107,7 @@ export function keyFieldSchemas(options: {
 
   // `unknown`, checked by hand, rather than `string | null`: arktype would report a number here as
   // a failed union in its own words; Pydantic (and so the contract) calls it `datetime_type`.
-  const expiresAt = type("unknown").narrow((value, ctx) => {
+  const expiresAt = validation.type("unknown").narrow((value, ctx) => {
     if (value === null) return true;
     if (typeof value !== "string") {
       return ctx.reject({
@@ -157,7 +159,8 @@ export function keyFieldSchemas(options: {
 
   // The rule is checked on the trimmed text, then the trimmed text is what the schema returns:
   // a check here (not in the morph) keeps the issues in field order.
-  const name = type("string")
+  const name = validation
+    .type("string")
     .narrow((value, ctx) => {
       const checked = checkKeyName(value);
       return (
@@ -175,7 +178,7 @@ export function keyFieldSchemas(options: {
 }
 
 /** An organization id follows the owner-id rule: what a store can index, whoever the owner. */
-const organizationIdSchema = type("unknown").narrow((value, ctx) => {
+const organizationIdSchema = validation.type("unknown").narrow((value, ctx) => {
   if (typeof value !== "string") {
     return ctx.reject({
       expected: "a string",

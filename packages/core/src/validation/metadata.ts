@@ -1,5 +1,6 @@
 import { type Type, type } from "arktype";
 import { pydanticMeta } from "./issues.js";
+import { validation } from "./jitless.js";
 
 /** The largest metadata accepted: its JSON serialization in UTF-8 bytes. */
 export const maxMetadataBytes = 4096;
@@ -24,7 +25,7 @@ export function metadataProblem(value: unknown): { type: string; msg: string } |
 
 /** Metadata on create: an object. On update, `null` also passes (it removes the metadata). */
 export function metadataSchema(options: { nullable: boolean }) {
-  return type("unknown").narrow((value, ctx) => {
+  return validation.type("unknown").narrow((value, ctx) => {
     if (value === null && options.nullable) return true;
     const problem = metadataProblem(value);
     return (

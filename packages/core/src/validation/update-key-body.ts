@@ -3,6 +3,7 @@ import type { ValidationIssue } from "../errors/validation-issue.js";
 import type { KeyMetadata } from "../storage/key-store.js";
 import type { keyFieldSchemas } from "./create-key-body.js";
 import { pydanticMeta, toValidationIssues } from "./issues.js";
+import { validation } from "./jitless.js";
 import { metadataSchema } from "./metadata.js";
 
 /** The body of `PATCH /api-keys/{key_id}`, once validated: every field optional. */
@@ -21,7 +22,7 @@ export type UpdateKeyValidation =
 
 /** The update schema from the same field rules as create: a name or scopes valid there are valid here. */
 export function updateKeyBodySchema(fields: ReturnType<typeof keyFieldSchemas>) {
-  return type({
+  return validation.type({
     "name?": fields.name,
     "scopes?": fields.scopes,
     "metadata?": metadataOrNull,
@@ -34,7 +35,7 @@ const metadataOrNull = metadataSchema({ nullable: true }) as unknown as Type<Rec
   unknown
 > | null>;
 
-const enabled = type("unknown").narrow(
+const enabled = validation.type("unknown").narrow(
   (value, ctx) =>
     typeof value === "boolean" ||
     ctx.reject({

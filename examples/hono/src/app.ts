@@ -1,0 +1,48 @@
+/**
+ * The demo app on Hono: `keyward()` serves the six key-management endpoints, `requireScopes`
+ * guards the two profile routes (usage recorded under their route template), and the client
+ * address is the socket's, from @hono/node-server's `getConnInfo`. Anything else answers in the
+ * contract's `{"detail": ...}` shape instead of Hono's plain-text pages.
+ */
+import { getConnInfo } from "@hono/node-server/conninfo";
+import type { Keyward } from "@keyward/core";
+import { PROFILE_ROUTE, PROFILE_ROUTES, readProfile, updateProfile } from "@keyward/example-demo";
+import { type KeywardEnv, keyward, requireScopes } from "@keyward/hono";
+import { Hono } from "hono";
+
+export function createApp(instance: Keyward): Hono<KeywardEnv> {
+  const app = new Hono<KeywardEnv>();
+  app.use(keyward(instance, { getConnInfo }));
+
+  // Hono hands a slug whose %-escape does not decode to the route as written ("%zz"); like the other
+  // examples, such a URL names no profile.
+  app.use(PROFILE_ROUTE, async (c, next) => (decodes(c.req.path) ? next() : c.notFound()));
+
+  app.get(PROFILE_ROUTE, requireScopes(...PROFILE_ROUTES.read.scopes), (c) =>
+    c.json(readProfile(c.req.param("slug"), c.get("keyward").principal)),
+  );
+  app.put(PROFILE_ROUTE, requireScopes(...PROFILE_ROUTES.update.scopes), (c) =>
+    c.json(updateProfile(c.req.param("slug"), c.get("keyward").principal)),
+  );
+  app.all(PROFILE_ROUTE, (c) =>
+    c.json({ detail: "Method Not Allowed", code: "method_not_allowed" }, 405, {
+      Allow: "GET, HEAD, PUT",
+    }),
+  );
+
+  app.notFound((c) => c.json({ detail: "Not Found", code: "route_not_found" }, 404));
+  app.onError((error, c) => {
+    console.error("demo:", error);
+    return c.json({ detail: "Internal server error", code: "internal" }, 500);
+  });
+  return app;
+}
+
+function decodes(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

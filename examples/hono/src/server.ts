@@ -1,0 +1,41 @@
+/** The Hono example's server, on Node through @hono/node-server: `pnpm start`. */
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { getRequestListener } from "@hono/node-server";
+import { answerClientError } from "@keyward/core/node-http";
+import {
+  closeOnSignal,
+  createDemo,
+  exitOnStartupError,
+  nodeServerTimeouts,
+  printBanner,
+} from "@keyward/example-demo";
+import { createApp } from "./app.js";
+
+try {
+  const demo = await createDemo();
+  // @hono/node-server's listener on a server of our own, so the demo's timeouts apply.
+  const app = createApp(demo.keyward);
+  const server = createServer(nodeServerTimeouts(demo.config), getRequestListener(app.fetch));
+  // What Node's parser refuses (a malformed Content-Length, a timeout) answers as `{"detail": ...}`.
+  server.on("clientError", answerClientError);
+  server.listen(demo.config.port, demo.config.host);
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  printBanner({
+    title: "Hono on Node (@hono/node-server)",
+    url: `http://localhost:${port}`,
+    config: demo.config,
+    storage: demo.storage,
+    exampleDirectory: fileURLToPath(new URL("..", import.meta.url)).replace(/[\\/]$/, ""),
+  });
+  closeOnSignal(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await demo.keyward.close();
+  });
+} catch (error) {
+  exitOnStartupError(error);
+}

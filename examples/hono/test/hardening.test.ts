@@ -1,0 +1,3 @@
+import { describeServerHardening } from "../../shared/test/server-hardening-suite.js";
+
+describeServerHardening("examples/hono", "hono", "hono");

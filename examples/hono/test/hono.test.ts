@@ -1,0 +1,3 @@
+import { describeDemoContract } from "../../shared/test/demo-contract-suite.js";
+
+describeDemoContract("examples/hono", "hono", { example: "hono" });

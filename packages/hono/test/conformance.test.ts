@@ -1,0 +1,22 @@
+/** The HTTP conformance suite against @keyward/hono, served over real HTTP by @hono/node-server. */
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { describeHttpConformance, forwardTo } from "@keyward/testing";
+import { afterAll, beforeAll } from "vitest";
+import { demoApp, demoKeyward, jwtSecret } from "./demo.js";
+import { type Listening, listen } from "./node-server.js";
+
+const keyward = demoKeyward();
+let server: Listening;
+
+beforeAll(async () => {
+  server = await listen(demoApp(keyward, { getConnInfo }));
+});
+afterAll(async () => {
+  await server.close();
+  await keyward.close();
+});
+
+describeHttpConformance("@keyward/hono on @hono/node-server", {
+  fetch: forwardTo(() => server.origin),
+  jwtSecret,
+});

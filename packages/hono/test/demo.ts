@@ -1,0 +1,37 @@
+/**
+ * The demo contract (DESIGN.md) on Hono: `keyward()` in front, and the two profile routes behind
+ * `requireScopes`, the way docs/getting-started-hono.md writes them. Runtime-neutral, so the same
+ * app runs on @hono/node-server here and on Bun in bun-server.ts.
+ */
+import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
+import { demoKeywardConfig } from "@keyward/testing";
+import { Hono } from "hono";
+import {
+  type KeywardEnv,
+  type KeywardMiddlewareOptions,
+  keyward,
+  requireScopes,
+} from "../src/index.js";
+
+export const jwtSecret = "hono-adapter-test-secret-of-at-least-32-bytes";
+
+export function demoKeyward(overrides: Partial<KeywardConfig> = {}): Keyward {
+  return createKeyward({ store: memoryStore(), ...demoKeywardConfig(jwtSecret), ...overrides });
+}
+
+export function demoApp(
+  instance: Keyward,
+  options: KeywardMiddlewareOptions = {},
+): Hono<KeywardEnv> {
+  const app = new Hono<KeywardEnv>();
+  app.use(keyward(instance, options));
+  app.get("/api/v1/profiles/:slug", requireScopes("profile:read"), (c) =>
+    c.json({ slug: c.req.param("slug"), viewer: c.get("keyward").principal.userId }),
+  );
+  app.put("/api/v1/profiles/:slug", requireScopes("profile:write"), async (c) => {
+    await c.req.json();
+    return c.json({ slug: c.req.param("slug"), updatedBy: c.var.keyward.principal.userId });
+  });
+  app.notFound((c) => c.json({ detail: "Not Found", code: "route_not_found" }, 404));
+  return app;
+}
