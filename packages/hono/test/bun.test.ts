@@ -56,4 +56,6 @@ afterAll(async () => {
 describeHttpConformance("@keyward/hono on Bun", {
   fetch: forwardTo(() => origin),
   jwtSecret,
+  organizations: true,
+  keyUpdates: true,
 });

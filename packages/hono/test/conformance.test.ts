@@ -19,4 +19,6 @@ afterAll(async () => {
 describeHttpConformance("@keyward/hono on @hono/node-server", {
   fetch: forwardTo(() => server.origin),
   jwtSecret,
+  organizations: true,
+  keyUpdates: true,
 });
