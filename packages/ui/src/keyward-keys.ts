@@ -296,10 +296,12 @@ export class KeywardKeys extends LitElement {
   private async revoke(key: KeyRecord): Promise<void> {
     await this.act(async () => {
       const revocation = await this.client().revoke(key.id);
+      this.emit("keyward-key-revoked", revocation);
+      // The list first: closing then finds the row's Revoke button gone and focuses the heading.
+      await this.refresh();
+      await this.updateComplete;
       this.announcement = `Key “${key.name}” revoked.`;
       this.closeDialog();
-      this.emit("keyward-key-revoked", revocation);
-      await this.refresh();
     });
   }
 
@@ -350,7 +352,12 @@ export class KeywardKeys extends LitElement {
     this.focusInRoot("#usage-title");
     try {
       const report = await this.client().usage(key.id);
-      if (this.usageKey?.id === key.id) this.usage = report;
+      if (this.usageKey?.id !== key.id) return;
+      this.usage = report;
+      // The list may be older than the report: show the same last use in both.
+      this.keys = this.keys.map((listed) =>
+        listed.id === key.id ? { ...listed, lastUsedAt: report.lastUsedAt } : listed,
+      );
     } catch (error) {
       this.errors = this.report(error);
       this.usageKey = undefined;

@@ -108,7 +108,8 @@ export const keysStyles = css`
     color: var(--_muted);
     font-size: 0.9em;
   }
-  td.actions {
+  td.actions,
+  .hint {
     white-space: nowrap;
   }
   td.actions button + button {
@@ -232,8 +233,13 @@ export const keysStyles = css`
   }
   .chart {
     width: 100%;
-    height: 160px;
+    max-width: 720px;
+    height: auto;
     display: block;
+  }
+  .chart-grid {
+    stroke: var(--_border);
+    stroke-dasharray: 4 4;
   }
   .chart-bar {
     fill: var(--_chart);

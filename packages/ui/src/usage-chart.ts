@@ -36,6 +36,8 @@ export function dailySeries(report: UsageReport, today: Date, days = chartDays):
 const width = 560;
 const height = 160;
 const axis = 20;
+/** Room above the tallest bar for the maximum's label. */
+const top = 16;
 
 export function dailyChart(series: DayCount[], titleId: string): TemplateResult {
   const max = Math.max(1, ...series.map((day) => day.count));
@@ -54,17 +56,19 @@ export function dailyChart(series: DayCount[], titleId: string): TemplateResult 
     viewBox="0 0 ${width} ${height}"
     role="img"
     aria-labelledby=${titleId}
-    preserveAspectRatio="none"
   >
     <title id=${titleId}>Requests per day (UTC). ${summary}.</title>
     <line class="chart-axis" x1="0" y1=${plot} x2=${width} y2=${plot}></line>
+    <line class="chart-grid" x1="0" y1=${top} x2=${width} y2=${top}></line>
+    <text class="chart-label" x="2" y=${top - 3}>${max}</text>
     ${series.map((day, index) => {
-      const barHeight = (day.count / max) * (plot - 4);
+      const barHeight = (day.count / max) * (plot - top);
       const x = index * slot + (slot - barWidth) / 2;
       return svg`<rect class="chart-bar" x=${x} y=${plot - barHeight} width=${barWidth}
           height=${barHeight} rx="2"><title>${day.date}: ${day.count}</title></rect>
         ${
-          index % 2 === series.length % 2 || index === series.length - 1
+          // Every other day, counted back from today, so today always has its label.
+          (series.length - 1 - index) % 2 === 0
             ? svg`<text class="chart-label" x=${index * slot + slot / 2} y=${height - 5}
                 text-anchor="middle">${day.date.slice(5)}</text>`
             : ""

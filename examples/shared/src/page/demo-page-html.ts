@@ -41,6 +41,7 @@ export function demoPageHtml(options: { canMintSessions: boolean }): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Keyward demo: your API keys</title>
+<link rel="icon" href="data:,">
 <style>
   body { font-family: system-ui, sans-serif; margin: 0; color: #1f2328; background: #fff; }
   header, main { max-width: 1100px; margin: 0 auto; padding: 16px 24px; }
