@@ -1,9 +1,13 @@
 /**
- * `@keyward/ui/bundle` for the browser, bundled from the workspace's source with esbuild on first
- * request: a fresh clone shows the page without a build step, and an edit to packages/ui shows up on
- * the next start. Bundled once per process; a failure (Deno without `--allow-run`, which esbuild's
- * binary needs) is answered, and logged, on each request for the script.
+ * `@keyward/ui/bundle` for the browser. Bundled from the workspace's source with esbuild on first
+ * request, so a fresh clone shows the page without a build step and an edit to packages/ui shows
+ * up on the next start; once per process. Where esbuild cannot run (Deno without `--allow-run`: its
+ * binary is a subprocess), the built `packages/ui/dist/bundle.js` is served instead, if `pnpm build`
+ * made one.
  */
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 let bundled: Promise<string> | undefined;
@@ -17,6 +21,26 @@ export function uiScript(): Promise<string> {
 }
 
 async function bundleUi(): Promise<string> {
+  try {
+    return await bundleFromSource();
+  } catch (bundling) {
+    const built = path.join(
+      path.dirname(createRequire(import.meta.url).resolve("@keyward/ui/package.json")),
+      "dist",
+      "bundle.js",
+    );
+    try {
+      return await readFile(built, "utf8");
+    } catch {
+      throw new Error(
+        `esbuild could not bundle @keyward/ui (${String(bundling)}), and there is no ${built}: run \`pnpm build\``,
+        { cause: bundling },
+      );
+    }
+  }
+}
+
+async function bundleFromSource(): Promise<string> {
   const { build } = await import("esbuild");
   const result = await build({
     stdin: {
