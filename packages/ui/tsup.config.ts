@@ -9,7 +9,15 @@ export default [
   packageBuild({
     entry: { bundle: "src/bundle.ts" },
     target: "es2021",
-    noExternal: ["lit", /^lit\//, /^@lit\//, "lit-html", /^lit-html\//, "lit-element", /^lit-element\//],
+    noExternal: [
+      "lit",
+      /^lit\//,
+      /^@lit\//,
+      "lit-html",
+      /^lit-html\//,
+      "lit-element",
+      /^lit-element\//,
+    ],
     // Both configs write to dist/: only the first may empty it.
     clean: false,
     minify: true,

@@ -54,7 +54,9 @@ export function banner(options: BannerOptions): string {
     `Keyward demo: ${options.title}`,
     `  URL       ${url}`,
     ...(config.developmentMode
-      ? [`  Page      ${url}/ (manage keys in the browser; development mode, NODE_ENV=production hides it)`]
+      ? [
+          `  Page      ${url}/ (manage keys in the browser; development mode, NODE_ENV=production hides it)`,
+        ]
       : []),
     `  Keys      ${url}/api/v1/api-keys (the six endpoints; they need a session JWT)`,
     `  Profiles  GET ${url}/api/v1/profiles/:slug needs profile:read, PUT needs profile:write`,

@@ -25,7 +25,9 @@ describe("the demo page", () => {
       ["GET", "/demo/keyward-ui.js"],
       ["POST", "/demo/session"],
     ] as const) {
-      expect(await page.handle(request(method, path, method === "POST" ? {} : undefined))).toBeNull();
+      expect(
+        await page.handle(request(method, path, method === "POST" ? {} : undefined)),
+      ).toBeNull();
     }
   });
 
@@ -41,12 +43,16 @@ describe("the demo page", () => {
 
   it("mints sessions only with the development secret", async () => {
     const own = createDemoPage(loadDemoConfig({ KEYWARD_JWT_SECRET: "x".repeat(32) }));
-    expect(await own.handle(request("POST", "/demo/session", { sub: "a", tier: "pro" }))).toBeNull();
+    expect(
+      await own.handle(request("POST", "/demo/session", { sub: "a", tier: "pro" })),
+    ).toBeNull();
     const html = await (await own.handle(request("GET", "/")))!.text();
     expect(html).toContain('id="paste-token"');
 
     const development = createDemoPage(loadDemoConfig({}));
-    const minted = await development.handle(request("POST", "/demo/session", { sub: "a", tier: "pro" }));
+    const minted = await development.handle(
+      request("POST", "/demo/session", { sub: "a", tier: "pro" }),
+    );
     expect(minted?.status).toBe(200);
     expect(minted?.headers.get("cache-control")).toBe("no-store");
   });

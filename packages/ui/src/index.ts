@@ -7,8 +7,8 @@ import "./define.js";
 
 export { tagName } from "./define.js";
 export type { KeywardEventMap, KeywardEventName } from "./events.js";
-export { defaultBasePath, defaultTiers, KeywardKeys } from "./keyward-keys.js";
 export { type CreateKeyInput, KeysApiError, type ValidationIssue } from "./keys-client.js";
+export { defaultBasePath, defaultTiers, KeywardKeys } from "./keyward-keys.js";
 export type {
   KeyRecord,
   KeyStatus,

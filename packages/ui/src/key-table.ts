@@ -55,21 +55,27 @@ function keyRow(
     <td>${formatLastUse(key.lastUsedAt, locale)}</td>
     <td>
       ${formatDateTime(key.createdAt, locale)}
-      ${key.expiresAt
-        ? html`<br /><span class="muted">Expires ${formatDateTime(key.expiresAt, locale)}</span>`
-        : nothing}
+      ${
+        key.expiresAt
+          ? html`<br /><span class="muted">Expires ${formatDateTime(key.expiresAt, locale)}</span>`
+          : nothing
+      }
     </td>
     <td class="actions">
       <button type="button" aria-label="Usage of ${key.name}"
         @click=${(event: Event) => actions.usage(key, opener(event))}>Usage</button>
-      ${canRotate
-        ? html`<button type="button" aria-label="Rotate ${key.name}"
+      ${
+        canRotate
+          ? html`<button type="button" aria-label="Rotate ${key.name}"
             @click=${(event: Event) => actions.rotate(key, opener(event))}>Rotate</button>`
-        : nothing}
-      ${canRevoke
-        ? html`<button type="button" aria-label="Revoke ${key.name}"
+          : nothing
+      }
+      ${
+        canRevoke
+          ? html`<button type="button" aria-label="Revoke ${key.name}"
             @click=${(event: Event) => actions.revoke(key, opener(event))}>Revoke</button>`
-        : nothing}
+          : nothing
+      }
     </td>
   </tr>`;
 }

@@ -2,7 +2,13 @@
  * The six key-management endpoints over `fetch`, with the session token the host provides. Errors
  * become `KeysApiError`s carrying the API's own `detail`, which the component shows as it is.
  */
-import type { KeyRecord, KeyWithSecret, Revocation, ScopeDescription, UsageReport } from "./types.js";
+import type {
+  KeyRecord,
+  KeyWithSecret,
+  Revocation,
+  ScopeDescription,
+  UsageReport,
+} from "./types.js";
 
 /** A validation issue of a 422 (`{loc, msg, type}`). */
 export interface ValidationIssue {

@@ -168,27 +168,31 @@ export class KeywardKeys extends LitElement {
       </p>
       ${this.errorList(this.errors, "errors")}
       <div aria-busy=${this.loading ? "true" : "false"}>
-        ${this.loading && this.keys.length === 0
-          ? html`<p class="muted">Loading keys…</p>`
-          : keyTable(
-              this.keys,
-              {
-                usage: (key) => void this.openUsage(key),
-                rotate: (key, opener) => this.openDialog({ kind: "confirm-rotate", key }, opener),
-                revoke: (key, opener) => this.openDialog({ kind: "confirm-revoke", key }, opener),
-              },
-              this.locale,
-            )}
+        ${
+          this.loading && this.keys.length === 0
+            ? html`<p class="muted">Loading keys…</p>`
+            : keyTable(
+                this.keys,
+                {
+                  usage: (key) => void this.openUsage(key),
+                  rotate: (key, opener) => this.openDialog({ kind: "confirm-rotate", key }, opener),
+                  revoke: (key, opener) => this.openDialog({ kind: "confirm-revoke", key }, opener),
+                },
+                this.locale,
+              )
+        }
       </div>
-      ${this.usageKey
-        ? usagePanel({
-            key: this.usageKey,
-            report: this.usage,
-            today: new Date(),
-            locale: this.locale,
-            close: () => this.closeUsage(),
-          })
-        : nothing}
+      ${
+        this.usageKey
+          ? usagePanel({
+              key: this.usageKey,
+              report: this.usage,
+              today: new Date(),
+              locale: this.locale,
+              close: () => this.closeUsage(),
+            })
+          : nothing
+      }
       <dialog part="dialog" aria-labelledby="dialog-title" @close=${this.onDialogClosed}>
         ${this.dialogContent()}
         <p class="visually-hidden" role="status" aria-live="polite">
@@ -240,9 +244,11 @@ export class KeywardKeys extends LitElement {
   private errorList(messages: string[], id: string): TemplateResult | typeof nothing {
     if (messages.length === 0) return nothing;
     return html`<div class="errors" id=${id} role="alert" part="errors">
-      ${messages.length === 1
-        ? html`<p style="margin:0">${messages[0]}</p>`
-        : html`<ul>${messages.map((message) => html`<li>${message}</li>`)}</ul>`}
+      ${
+        messages.length === 1
+          ? html`<p style="margin:0">${messages[0]}</p>`
+          : html`<ul>${messages.map((message) => html`<li>${message}</li>`)}</ul>`
+      }
     </div>`;
   }
 
@@ -369,9 +375,7 @@ export class KeywardKeys extends LitElement {
     this.usageKey = undefined;
     this.usage = undefined;
     void this.updateComplete.then(() => {
-      const button = this.renderRoot.querySelector<HTMLElement>(
-        `tr[data-key-id="${id}"] button`,
-      );
+      const button = this.renderRoot.querySelector<HTMLElement>(`tr[data-key-id="${id}"] button`);
       if (button) button.focus();
       else this.focusInRoot("#keys-title");
     });

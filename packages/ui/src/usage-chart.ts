@@ -20,10 +20,10 @@ export interface DayCount {
  */
 export function dailySeries(report: UsageReport, today: Date, days = chartDays): DayCount[] {
   const counts = new Map(report.daily.map((day) => [day.date, day.count]));
-  const latest = report.daily.reduce(
-    (last, day) => (day.date > last ? day.date : last),
-    today.toISOString().slice(0, 10),
-  );
+  // ISO dates sort as strings.
+  const latest = [today.toISOString().slice(0, 10), ...report.daily.map((day) => day.date)]
+    .sort()
+    .at(-1)!;
   const end = Date.parse(`${latest}T00:00:00Z`);
   const series: DayCount[] = [];
   for (let offset = days - 1; offset >= 0; offset--) {

@@ -19,8 +19,9 @@ export function usagePanel(options: UsagePanelOptions): TemplateResult {
       <h3 id="usage-title" tabindex="-1">Usage of “${key.name}”</h3>
       <button type="button" @click=${options.close}>Close usage</button>
     </div>
-    ${report
-      ? html`<dl class="usage-summary">
+    ${
+      report
+        ? html`<dl class="usage-summary">
             <div><dt>Total requests</dt><dd class="usage-total">${report.totalRequests}</dd></div>
             <div><dt>Last used</dt><dd>${formatLastUse(report.lastUsedAt, options.locale)}</dd></div>
           </dl>
@@ -28,6 +29,7 @@ export function usagePanel(options: UsagePanelOptions): TemplateResult {
           ${dailyChart(dailySeries(report, options.today), "usage-daily-title")}
           <h4>Requests per endpoint</h4>
           ${endpointChart(report)}`
-      : html`<p class="muted" aria-busy="true">Loading usage…</p>`}
+        : html`<p class="muted" aria-busy="true">Loading usage…</p>`
+    }
   </section>`;
 }

@@ -12,7 +12,9 @@ export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** Chromium is installed by `.ci/run` (apt-get install chromium); in CI a missing one fails. */
 export const hasChromium = existsSync(chromiumPath);
 if (!hasChromium && !process.env.CI) {
-  console.warn(`[ui] ${chromiumPath} is missing: the browser tests are skipped (apt-get install chromium)`);
+  console.warn(
+    `[ui] ${chromiumPath} is missing: the browser tests are skipped (apt-get install chromium)`,
+  );
 }
 export const runBrowserTests = hasChromium || Boolean(process.env.CI);
 
@@ -25,7 +27,10 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const axeSource = readFileSync(
+  createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
+  "utf8",
+);
 
 export interface AxeViolation {
   id: string;
@@ -43,7 +48,10 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
     const axe = (window as unknown as { axe: { run: (...args: unknown[]) => Promise<unknown> } })
       .axe;
     const results = (await axe.run(document, {
-      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
+      runOnly: {
+        type: "tag",
+        values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"],
+      },
     })) as { violations: AxeViolation[] };
     return results.violations.map(({ id, impact, help, nodes }) => ({
       id,

@@ -13,13 +13,7 @@ import {
   repositoryRoot,
   startExample,
 } from "../../../examples/shared/test/run-example.js";
-import {
-  axeViolations,
-  focusedName,
-  launchChromium,
-  runBrowserTests,
-  tabTo,
-} from "./browser.js";
+import { axeViolations, focusedName, launchChromium, runBrowserTests, tabTo } from "./browser.js";
 
 const screenshots = path.join(repositoryRoot, "docs", "images");
 
@@ -78,7 +72,8 @@ describe.runIf(runBrowserTests)("<keyward-keys> in Chromium against the demo ser
 
   const events = (page: Page) =>
     page.evaluate(
-      () => (window as unknown as { keywardEvents: { type: string; detail: unknown }[] }).keywardEvents,
+      () =>
+        (window as unknown as { keywardEvents: { type: string; detail: unknown }[] }).keywardEvents,
     );
 
   async function expectNoAxeViolations(page: Page, state: string): Promise<void> {
@@ -120,7 +115,9 @@ describe.runIf(runBrowserTests)("<keyward-keys> in Chromium against the demo ser
       .poll(() => page.getByRole("status").filter({ hasText: "Copy it now" }).count())
       .toBe(1);
     await dialog.getByRole("button", { name: "Copy", exact: true }).click();
-    await expect.poll(() => dialog.getByRole("button", { name: "Copied", exact: true }).count()).toBe(1);
+    await expect
+      .poll(() => dialog.getByRole("button", { name: "Copied", exact: true }).count())
+      .toBe(1);
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
     await page.screenshot({ path: path.join(screenshots, "ui-reveal.png") });
     await expectNoAxeViolations(page, "the reveal");

@@ -7,14 +7,15 @@
 import { type DemoTier, demoTierNames } from "../contract.js";
 import { mintToken } from "../token.js";
 
-const forbiddenCharacter = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+/** Unicode Cc (U+0000–U+001F, U+007F–U+009F) and the bidi controls, as core refuses in a `sub`. */
+const forbiddenCharacter = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
 
 export async function answerDemoSession(request: Request, secret: string): Promise<Response> {
   let body: unknown;
   try {
     body = await request.json();
   } catch {
-    return Response.json({ detail: "The body must be JSON: {\"sub\", \"tier\"}" }, { status: 400 });
+    return Response.json({ detail: 'The body must be JSON: {"sub", "tier"}' }, { status: 400 });
   }
   const { sub, tier } = (body ?? {}) as { sub?: unknown; tier?: unknown };
   const issues = [];
