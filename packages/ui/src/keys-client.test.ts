@@ -9,6 +9,17 @@ import { KeysApiError, KeysClient } from "./keys-client.js";
 
 const secret = "a-keys-client-test-secret-of-at-least-32-bytes";
 
+/** The `KeysApiError` a call rejects with; fails the test if it resolves. */
+async function refusal(call: Promise<unknown>): Promise<KeysApiError> {
+  const outcome = await call.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  if (!("error" in outcome)) throw new Error(`expected a refusal, got ${JSON.stringify(outcome)}`);
+  expect(outcome.error).toBeInstanceOf(KeysApiError);
+  return outcome.error as KeysApiError;
+}
+
 describe("KeysClient against a real Keyward server", () => {
   let keyward: Keyward;
   let server: Server;
@@ -67,12 +78,11 @@ describe("KeysClient against a real Keyward server", () => {
 
   it("turns a 422 into one line per issue, naming the field", async () => {
     const client = new KeysClient(basePath, await session("pro").then((token) => () => token));
-    const error = await client
-      .create({ name: "  ", scopes: ["profile:read", "nope"], tier: "free" })
-      .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(KeysApiError);
-    expect((error as KeysApiError).status).toBe(422);
-    const messages = (error as KeysApiError).messages;
+    const error = await refusal(
+      client.create({ name: "  ", scopes: ["profile:read", "nope"], tier: "free" }),
+    );
+    expect(error.status).toBe(422);
+    const messages = error.messages;
     expect(messages[0]).toBe("name: String should have at least 1 character");
     expect(messages.some((message) => message.startsWith("scopes"))).toBe(true);
   });
@@ -80,24 +90,22 @@ describe("KeysClient against a real Keyward server", () => {
   it("keeps a 403's and a 410's detail as the API wrote it", async () => {
     const token = await session("free");
     const client = new KeysClient(basePath, () => token);
-    const refused = await client
-      .create({ name: "x", scopes: ["profile:read"], tier: "pro" })
-      .catch((caught: unknown) => caught as KeysApiError);
+    const refused = await refusal(
+      client.create({ name: "x", scopes: ["profile:read"], tier: "pro" }),
+    );
     expect(refused.status).toBe(403);
     expect(typeof refused.detail).toBe("string");
     expect(refused.messages).toEqual([refused.detail]);
 
     const { id } = await client.create({ name: "x", scopes: ["profile:read"], tier: "free" });
     await client.revoke(id);
-    const gone = await client.revoke(id).catch((caught: unknown) => caught as KeysApiError);
+    const gone = await refusal(client.revoke(id));
     expect(gone.status).toBe(410);
     expect(gone.messages[0]).toMatch(/revoked/i);
   });
 
   it("calls nothing without a token, and reports an unreachable server as status 0", async () => {
-    const unsigned = await new KeysClient(basePath, () => undefined)
-      .list()
-      .catch((caught: unknown) => caught as KeysApiError);
+    const unsigned = await refusal(new KeysClient(basePath, () => undefined).list());
     expect(unsigned.status).toBe(401);
     expect(unsigned.message).toMatch(/Not signed in/);
 
@@ -105,9 +113,9 @@ describe("KeysClient against a real Keyward server", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const unreachable = await new KeysClient(`http://127.0.0.1:${port}/api/v1/api-keys`, () => "t")
-      .list()
-      .catch((caught: unknown) => caught as KeysApiError);
+    const unreachable = await refusal(
+      new KeysClient(`http://127.0.0.1:${port}/api/v1/api-keys`, () => "t").list(),
+    );
     expect(unreachable.status).toBe(0);
     expect(unreachable.message).toMatch(/Could not reach the server/);
   });
