@@ -62,6 +62,7 @@ describe("the packed packages, installed with npm in a fresh project", () => {
       "@keyward/postgres",
       "@keyward/redis",
       "@keyward/testing",
+      "@keyward/ui",
     ]);
     for (const { name, tarball } of packed) {
       const manifest = tarEntry(tarball, "package/package.json");

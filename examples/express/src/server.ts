@@ -4,8 +4,10 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import {
+  answerDemoPageOnNode,
   closeOnSignal,
   createDemo,
+  createDemoPage,
   exitOnStartupError,
   nodeServerTimeouts,
   printBanner,
@@ -15,7 +17,19 @@ import { createApp } from "./app.js";
 
 try {
   const demo = await createDemo();
-  const server = createServer(nodeServerTimeouts(demo.config), createApp(demo.keyward));
+  const app = createApp(demo.keyward);
+  // In development, the key-management page at `/` (docs/ui.md) answers before Express does.
+  const page = answerDemoPageOnNode(createDemoPage(demo.config));
+  const server = createServer(nodeServerTimeouts(demo.config), (req, res) => {
+    page(req, res).then(
+      (answered) => answered || app(req, res),
+      (error: unknown) => {
+        console.error("keyward demo page:", error);
+        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+        res.end('{"detail":"Internal server error"}');
+      },
+    );
+  });
   // What Node's parser refuses (a malformed Content-Length, a timeout) never reaches Express.
   server.on("clientError", answerClientError);
   server.listen(demo.config.port, demo.config.host);

@@ -2,8 +2,10 @@
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import {
+  answerDemoPageOnNode,
   closeOnSignal,
   createDemo,
+  createDemoPage,
   exitOnStartupError,
   nodeServerTimeouts,
   printBanner,
@@ -13,6 +15,11 @@ import { createApp } from "./app.js";
 try {
   const demo = await createDemo();
   const app = await createApp(demo.keyward, nodeServerTimeouts(demo.config));
+  // In development, the key-management page at `/` (docs/ui.md), before Fastify reads the body.
+  const page = answerDemoPageOnNode(createDemoPage(demo.config));
+  app.addHook("onRequest", async (request, reply) => {
+    if (await page(request.raw, reply.raw)) reply.hijack();
+  });
   await app.listen({ port: demo.config.port, host: demo.config.host });
   const { port } = app.server.address() as AddressInfo;
   printBanner({

@@ -8,9 +8,11 @@ import { answerClientError } from "@keyward/core/node-http";
 import {
   closeOnSignal,
   createDemo,
+  createDemoPage,
   exitOnStartupError,
   nodeServerTimeouts,
   printBanner,
+  withDemoPage,
 } from "@keyward/example-demo";
 import { serve } from "srvx";
 import { createApp } from "./app.js";
@@ -24,7 +26,8 @@ const runtimeTitles: Record<string, string> = {
 try {
   const demo = await createDemo();
   const server = serve({
-    fetch: createApp(demo.keyward),
+    // In development, the key-management page at `/` (docs/ui.md); in production, the app alone.
+    fetch: withDemoPage(createDemoPage(demo.config), createApp(demo.keyward)),
     port: demo.config.port,
     hostname: demo.config.host,
     silent: true, // the banner below says where to go

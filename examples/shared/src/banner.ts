@@ -19,7 +19,7 @@ export interface BannerOptions {
   title: string;
   /** Where the server answers, without a trailing slash: `http://localhost:3000`. */
   url: string;
-  config: Pick<DemoConfig, "tierLimits" | "usingDevelopmentSecret">;
+  config: Pick<DemoConfig, "tierLimits" | "usingDevelopmentSecret" | "developmentMode">;
   /** Which backend holds what (`openDemoStore`'s description). */
   storage: string;
   /** The example's directory (absolute), where its `token` script runs. */
@@ -54,6 +54,11 @@ export function banner(options: BannerOptions): string {
     "",
     `Keyward demo: ${options.title}`,
     `  URL       ${url}`,
+    ...(config.developmentMode
+      ? [
+          `  Page      ${url}/ (manage keys in the browser; development mode, NODE_ENV=production hides it)`,
+        ]
+      : []),
     `  Keys      ${url}/api/v1/api-keys (the six endpoints; they need a session JWT)`,
     `  Profiles  GET ${url}/api/v1/profiles/:slug needs profile:read, PUT needs profile:write`,
     `  Tiers     ${tiers}`,

@@ -21,6 +21,11 @@ export interface DemoConfig {
   jwtSecret: string;
   /** True when `KEYWARD_JWT_SECRET` is unset and the public development secret is in use. */
   usingDevelopmentSecret: boolean;
+  /**
+   * False when `NODE_ENV=production`. In development the demo also serves the key-management page
+   * at `/` (see page/demo-page.ts); in production `/` stays a 404, as in v0.1.
+   */
+  developmentMode: boolean;
   /** Requests a minute per tier, after `KEYWARD_TIER_LIMITS`. */
   tierLimits: DemoTierLimits;
   /** `DATABASE_URL`: keys and usage on PostgreSQL. */
@@ -79,6 +84,7 @@ export function loadDemoConfig(env: Environment = processEnvironment()): DemoCon
     host: nonEmpty(env.HOST) ?? "127.0.0.1",
     jwtSecret: secret ?? developmentJwtSecret,
     usingDevelopmentSecret: secret === undefined,
+    developmentMode: nonEmpty(env.NODE_ENV) !== "production",
     tierLimits: parseTierLimits(env.KEYWARD_TIER_LIMITS),
     databaseUrl: optionalUrl("DATABASE_URL", env.DATABASE_URL),
     redisUrl: optionalUrl("REDIS_URL", env.REDIS_URL),

@@ -1,8 +1,8 @@
 /**
  * @keyward/example-demo — what every Keyward example shares: the demo contract of DESIGN.md
  * (configuration from the environment, scopes, tiers, the profile routes' answers), the choice of
- * store, demo session tokens, the start-up banner with its curl walkthrough, and the timeouts that
- * cut slow clients off on Node.
+ * store, demo session tokens, the start-up banner with its curl walkthrough, the timeouts that
+ * cut slow clients off on Node, and the key-management page served at `/` in development mode.
  */
 
 export {
@@ -39,6 +39,9 @@ export {
   processEnvironment,
 } from "./config.js";
 export { closeOnSignal, createDemo, type Demo, exitOnStartupError } from "./create-demo.js";
+export { createDemoPage, type DemoPage } from "./page/demo-page.js";
+export { answerDemoPageOnNode } from "./page/node-demo-page.js";
+export { withDemoPage } from "./page/with-demo-page.js";
 export { type NodeServerTimeouts, nodeServerTimeouts } from "./server-timeouts.js";
 export { type DemoStore, openDemoStore } from "./store.js";
 export { parseTierLimits } from "./tier-limits.js";

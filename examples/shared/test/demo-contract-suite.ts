@@ -1,8 +1,9 @@
 /**
  * The demo contract of DESIGN.md, checked over HTTP against a running example: started through the
  * root `scripts/start.mjs` on a free port, it must print the URL, the development-secret warning
- * and a walkthrough that works in bash, pass `@keyward/testing`'s HTTP conformance suite, and honour
- * `KEYWARD_JWT_SECRET` and `KEYWARD_TIER_LIMITS`.
+ * and a walkthrough that works in bash, pass `@keyward/testing`'s HTTP conformance suite, honour
+ * `KEYWARD_JWT_SECRET` and `KEYWARD_TIER_LIMITS`, and serve the key-management page at `/` in
+ * development mode only (`NODE_ENV=production`: every response as in v0.1).
  */
 import { execSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -150,6 +151,44 @@ export function describeDemoContract(
         expect(wrongMethod.status).toBe(405);
       });
 
+      it("serves the key-management page at /, with the act-as form (development mode)", async () => {
+        expect(server.stdout()).toContain(`Page      ${server.url}/`);
+        const page = await fetch(new URL("/", server.origin));
+        expect(page.status).toBe(200);
+        expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+        const html = await page.text();
+        expect(html).toContain("<keyward-keys");
+        expect(html).toContain('id="act-as"');
+
+        const minted = await postJson(server.origin, "/demo/session", { sub: "ada", tier: "pro" });
+        expect(minted.status).toBe(200);
+        const { token } = (await minted.json()) as { token: string };
+        const { payload } = await jwtVerify(token, new TextEncoder().encode(developmentJwtSecret));
+        expect({ sub: payload.sub, tier: payload.tier }).toEqual({ sub: "ada", tier: "pro" });
+        const listed = await clientFor(server.origin, developmentJwtSecret).send(
+          "GET",
+          "/api/v1/api-keys",
+          token,
+        );
+        expect(listed.status).toBe(200);
+
+        const refused = await postJson(server.origin, "/demo/session", { sub: "", tier: "gold" });
+        expect(refused.status).toBe(422);
+        const { detail } = (await refused.json()) as { detail: { loc: string[] }[] };
+        expect(detail.map((issue) => issue.loc)).toEqual([
+          ["body", "sub"],
+          ["body", "tier"],
+        ]);
+
+        // Deno runs without --allow-run, so its page serves the built bundle (docs/ui.md).
+        if (options.example) {
+          const script = await fetch(new URL("/demo/keyward-ui.js", server.origin));
+          expect(script.status).toBe(200);
+          expect(script.headers.get("content-type")).toMatch(/^text\/javascript/);
+          expect(await script.text()).toContain("keyward-keys");
+        }
+      }, 30_000);
+
       it.each(pastingShells)(
         "runs the printed walkthrough pasted into %s",
         async (shell) => {
@@ -205,6 +244,16 @@ export function describeDemoContract(
         expect(reply.status).toBe(401);
       });
 
+      it("serves the page asking for a token, and mints no session with a secret of its own", async () => {
+        const html = await (await fetch(new URL("/", server.origin))).text();
+        expect(html).toContain('id="paste-token"');
+        expect(html).not.toContain('id="act-as"');
+        const minted = await postJson(server.origin, "/demo/session", { sub: "ada", tier: "pro" });
+        const nowhere = await fetch(new URL("/nowhere", server.origin));
+        expect(minted.status).toBe(404);
+        expect(await minted.text()).toBe(await nowhere.text());
+      });
+
       it("honours free=2: the third call within the minute gets 429", async () => {
         const api = clientFor(server.origin, secret);
         const user = await api.user("pro");
@@ -238,6 +287,29 @@ export function describeDemoContract(
           "The server refused the token (HTTP 401). Export KEYWARD_JWT_SECRET, set to the server's value, in this shell, then paste the walkthrough again.",
         );
       }, 30_000);
+    });
+
+    describe("with NODE_ENV=production", () => {
+      let server: RunningExample;
+      beforeAll(async () => {
+        server = await startExample(target, { NODE_ENV: "production" });
+      });
+      afterAll(() => server?.stop());
+
+      it("serves no page: /, its script and the session form answer as v0.1 did (404)", async () => {
+        expect(server.stdout()).not.toContain("Page ");
+        const nowhere = await fetch(new URL("/nowhere", server.origin));
+        const expected = { status: nowhere.status, body: await nowhere.text() };
+        expect(expected.status).toBe(404);
+        const replies = [
+          await fetch(new URL("/", server.origin)),
+          await fetch(new URL("/demo/keyward-ui.js", server.origin)),
+          await postJson(server.origin, "/demo/session", { sub: "ada", tier: "pro" }),
+        ];
+        for (const reply of replies) {
+          expect({ status: reply.status, body: await reply.text() }).toEqual(expected);
+        }
+      });
     });
 
     it("stops at start, naming the problem, when KEYWARD_TIER_LIMITS is malformed", async () => {
@@ -294,6 +366,14 @@ export function describeDemoContract(
         ).toThrow(/--org tier must be one of free, pro, enterprise/);
       }, 30_000);
     }
+  });
+}
+
+function postJson(origin: string, path: string, json: unknown): Promise<Response> {
+  return fetch(new URL(path, origin), {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(json),
   });
 }
 

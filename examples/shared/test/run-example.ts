@@ -41,6 +41,8 @@ export function exampleEnvironment(overrides: Record<string, string> = {}): Node
     "KEYWARD_TIER_LIMITS",
     "HEADERS_TIMEOUT_MS",
     "REQUEST_TIMEOUT_MS",
+    // Development mode unless a test asks for production (the page at `/`).
+    "NODE_ENV",
   ];
   for (const name of inherited) {
     delete env[name];

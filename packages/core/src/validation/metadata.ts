@@ -1,4 +1,4 @@
-import { type Type, type } from "arktype";
+import type { Type } from "arktype";
 import { pydanticMeta } from "./issues.js";
 import { validation } from "./jitless.js";
 

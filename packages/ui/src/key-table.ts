@@ -1,0 +1,85 @@
+/** The list of keys: name, status, hint, scopes, tier, last use, and the actions a status allows. */
+import { html, nothing, type TemplateResult } from "lit";
+import { formatDateTime, formatLastUse } from "./format.js";
+import type { KeyRecord } from "./types.js";
+
+export interface KeyTableActions {
+  usage(key: KeyRecord, opener: HTMLElement): void;
+  rotate(key: KeyRecord, opener: HTMLElement): void;
+  revoke(key: KeyRecord, opener: HTMLElement): void;
+}
+
+export function keyTable(
+  keys: KeyRecord[],
+  actions: KeyTableActions,
+  locale: string | undefined,
+): TemplateResult {
+  if (keys.length === 0) {
+    return html`<p class="muted">No API keys yet. Create one to call the API from your own code.</p>`;
+  }
+  return html`<table part="table">
+    <caption class="visually-hidden">Your API keys</caption>
+    <thead>
+      <tr>
+        <th scope="col">Name</th>
+        <th scope="col">Status</th>
+        <th scope="col">Key</th>
+        <th scope="col">Scopes</th>
+        <th scope="col">Tier</th>
+        <th scope="col">Last used</th>
+        <th scope="col">Created</th>
+        <th scope="col"><span class="visually-hidden">Actions</span></th>
+      </tr>
+    </thead>
+    <tbody>
+      ${keys.map((key) => keyRow(key, actions, locale))}
+    </tbody>
+  </table>`;
+}
+
+function keyRow(
+  key: KeyRecord,
+  actions: KeyTableActions,
+  locale: string | undefined,
+): TemplateResult {
+  const opener = (event: Event) => event.currentTarget as HTMLElement;
+  // Rotating needs a live key (410 otherwise); revoking works until the key is revoked.
+  const canRotate = key.status === "active";
+  const canRevoke = key.status !== "revoked";
+  return html`<tr data-key-id=${key.id}>
+    <th scope="row">${key.name}</th>
+    <td><span class="status status-${key.status}">${statusLabel(key.status)}</span></td>
+    <td><code class="hint">${key.hint}</code></td>
+    <td>${key.scopes.join(", ")}</td>
+    <td>${key.tier}</td>
+    <td>${formatLastUse(key.lastUsedAt, locale)}</td>
+    <td>
+      ${formatDateTime(key.createdAt, locale)}
+      ${
+        key.expiresAt
+          ? html`<br /><span class="muted">Expires ${formatDateTime(key.expiresAt, locale)}</span>`
+          : nothing
+      }
+    </td>
+    <td class="actions">
+      <button type="button" aria-label="Usage of ${key.name}"
+        @click=${(event: Event) => actions.usage(key, opener(event))}>Usage</button>
+      ${
+        canRotate
+          ? html`<button type="button" aria-label="Rotate ${key.name}"
+            @click=${(event: Event) => actions.rotate(key, opener(event))}>Rotate</button>`
+          : nothing
+      }
+      ${
+        canRevoke
+          ? html`<button type="button" aria-label="Revoke ${key.name}"
+            @click=${(event: Event) => actions.revoke(key, opener(event))}>Revoke</button>`
+          : nothing
+      }
+    </td>
+  </tr>`;
+}
+
+function statusLabel(status: string): string {
+  return status.charAt(0).toUpperCase() + status.slice(1);
+}

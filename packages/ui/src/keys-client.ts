@@ -1,0 +1,117 @@
+/**
+ * The six key-management endpoints over `fetch`, with the session token the host provides. Errors
+ * become `KeysApiError`s carrying the API's own `detail`, which the component shows as it is.
+ */
+import type {
+  KeyRecord,
+  KeyWithSecret,
+  Revocation,
+  ScopeDescription,
+  UsageReport,
+} from "./types.js";
+
+/** A validation issue of a 422 (`{loc, msg, type}`). */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+/** A refused or failed call: `status` 0 when the server could not be reached at all. */
+export class KeysApiError extends Error {
+  constructor(
+    readonly status: number,
+    /** The API's `detail`: a sentence, or the list of validation issues of a 422. */
+    readonly detail: string | ValidationIssue[],
+  ) {
+    super(typeof detail === "string" ? detail : detail.map(describeIssue).join("; "));
+    this.name = "KeysApiError";
+  }
+
+  /** One line per problem, for people: `name: String should have at least 1 character`. */
+  get messages(): string[] {
+    return typeof this.detail === "string" ? [this.detail] : this.detail.map(describeIssue);
+  }
+}
+
+function describeIssue(issue: ValidationIssue): string {
+  // loc[0] is where (body, query, path); the rest names the field.
+  const field = issue.loc.slice(1).join(".");
+  return field ? `${field}: ${issue.msg}` : issue.msg;
+}
+
+/** Where the token comes from: read before every call, so a host may refresh it in between. */
+export type TokenSource = () => string | undefined | Promise<string | undefined>;
+
+export interface CreateKeyInput {
+  name: string;
+  scopes: string[];
+  tier: string;
+  expiresAt?: string;
+}
+
+export class KeysClient {
+  constructor(
+    private readonly basePath: string,
+    private readonly token: TokenSource,
+  ) {}
+
+  async list(): Promise<KeyRecord[]> {
+    return (await this.call<{ data: KeyRecord[] }>("GET", "")).data;
+  }
+
+  async scopes(): Promise<ScopeDescription[]> {
+    return (await this.call<{ data: ScopeDescription[] }>("GET", "/scopes")).data;
+  }
+
+  create(input: CreateKeyInput): Promise<KeyWithSecret> {
+    return this.call("POST", "", input);
+  }
+
+  rotate(id: string): Promise<KeyWithSecret> {
+    return this.call("POST", `/${encodeURIComponent(id)}/rotate`);
+  }
+
+  revoke(id: string): Promise<Revocation> {
+    return this.call("DELETE", `/${encodeURIComponent(id)}`);
+  }
+
+  usage(id: string): Promise<UsageReport> {
+    return this.call("GET", `/${encodeURIComponent(id)}/usage`);
+  }
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const token = await this.token();
+    if (!token) {
+      throw new KeysApiError(401, "Not signed in: the page gave no session token");
+    }
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    let response: Response;
+    try {
+      response = await fetch(`${this.basePath.replace(/\/+$/, "")}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch {
+      throw new KeysApiError(0, "Could not reach the server. Check your connection and try again.");
+    }
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (!response.ok) throw new KeysApiError(response.status, detailOf(response, parsed));
+    return parsed as T;
+  }
+}
+
+function detailOf(response: Response, body: unknown): string | ValidationIssue[] {
+  const detail = (body as { detail?: unknown } | undefined)?.detail;
+  if (typeof detail === "string") return detail;
+  if (Array.isArray(detail)) return detail as ValidationIssue[];
+  return `The server answered ${response.status} ${response.statusText}`.trim();
+}

@@ -1,0 +1,420 @@
+/**
+ * `<keyward-keys>`: where a signed-in person manages their own API keys, against the host's six
+ * Keyward endpoints. The host provides the session token (attribute, property or a `getToken`
+ * callback read before every call); the component never stores it anywhere but in memory.
+ *
+ * One modal `<dialog>` serves create, the confirmations and the one-time reveal: the browser then
+ * keeps focus inside it, closes it on Escape and makes the rest of the page inert. Focus goes back
+ * to the button that opened it, or, when that button is gone (a revoked key's row), to the list's
+ * heading.
+ */
+import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit";
+import { createForm } from "./create-form.js";
+import type { DialogState } from "./dialog-state.js";
+import { confirmRevoke, confirmRotate, reveal } from "./dialog-views.js";
+import { type KeywardEventMap, withoutSecret } from "./events.js";
+import { keyTable } from "./key-table.js";
+import { type CreateKeyInput, KeysApiError, KeysClient } from "./keys-client.js";
+import { keysStyles } from "./styles.js";
+import type { KeyRecord, KeyWithSecret, ScopeDescription, UsageReport } from "./types.js";
+import { usagePanel } from "./usage-panel.js";
+
+/** A comma-separated attribute as a list: `tiers="free, pro"` → `["free", "pro"]`. */
+const listAttribute = {
+  fromAttribute: (value: string | null) =>
+    (value ?? "")
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean),
+  toAttribute: (value: string[]) => value.join(","),
+};
+
+export const defaultBasePath = "/api/v1/api-keys";
+export const defaultTiers = ["free", "pro", "enterprise"];
+
+/**
+ * @example
+ * <script type="module" src="/node_modules/@keyward/ui/dist/bundle.js"></script>
+ * <keyward-keys base-path="/api/v1/api-keys" tiers="free,pro"></keyward-keys>
+ * <script>
+ *   document.querySelector("keyward-keys").getToken = () => mySession.accessToken;
+ * </script>
+ */
+export class KeywardKeys extends LitElement {
+  static override styles = keysStyles;
+
+  static override properties = {
+    basePath: { type: String, attribute: "base-path" },
+    token: { type: String },
+    getToken: { attribute: false },
+    tiers: { converter: listAttribute },
+    locale: { type: String },
+    keys: { state: true },
+    scopes: { state: true },
+    loading: { state: true },
+    errors: { state: true },
+    dialog: { state: true },
+    dialogErrors: { state: true },
+    busy: { state: true },
+    copied: { state: true },
+    announcement: { state: true },
+    usageKey: { state: true },
+    usage: { state: true },
+  };
+
+  /** Where the six endpoints live (`base-path`); default `/api/v1/api-keys`. */
+  declare basePath: string;
+  /** The session token (`token`), sent as `Authorization: Bearer …`. */
+  declare token: string | undefined;
+  /** Called before every request; wins over `token`. Return the current session token. */
+  declare getToken: (() => string | undefined | Promise<string | undefined>) | undefined;
+  /** The tiers offered when creating a key (`tiers="free,pro"`), lowest first. */
+  declare tiers: string[];
+  /** The locale dates are shown in (`locale`); default the browser's. */
+  declare locale: string | undefined;
+
+  declare private keys: KeyRecord[];
+  declare private scopes: ScopeDescription[];
+  declare private loading: boolean;
+  declare private errors: string[];
+  declare private dialog: DialogState | undefined;
+  declare private dialogErrors: string[];
+  declare private busy: boolean;
+  declare private copied: boolean;
+  declare private announcement: string;
+  declare private usageKey: KeyRecord | undefined;
+  declare private usage: UsageReport | undefined;
+
+  /** The element focused when the dialog closes; null: the list heading. */
+  private returnFocusTo: HTMLElement | null = null;
+  /** Which load is current: an older answer arriving late is dropped. */
+  private loadGeneration = 0;
+
+  constructor() {
+    super();
+    this.basePath = defaultBasePath;
+    this.token = undefined;
+    this.getToken = undefined;
+    this.tiers = defaultTiers;
+    this.locale = undefined;
+    this.keys = [];
+    this.scopes = [];
+    this.loading = false;
+    this.errors = [];
+    this.dialog = undefined;
+    this.dialogErrors = [];
+    this.busy = false;
+    this.copied = false;
+    this.announcement = "";
+    this.usageKey = undefined;
+    this.usage = undefined;
+  }
+
+  /** Loads the keys (and the scopes) again. */
+  async refresh(): Promise<void> {
+    const generation = ++this.loadGeneration;
+    if (!(await this.hasToken())) {
+      this.keys = [];
+      this.errors = ["Not signed in: the page gave no session token."];
+      return;
+    }
+    this.loading = true;
+    try {
+      const client = this.client();
+      const [keys, scopes] = await Promise.all([client.list(), client.scopes()]);
+      if (generation !== this.loadGeneration) return;
+      this.keys = keys;
+      this.scopes = scopes;
+      this.errors = [];
+    } catch (error) {
+      if (generation === this.loadGeneration) this.errors = this.report(error);
+    } finally {
+      if (generation === this.loadGeneration) this.loading = false;
+    }
+  }
+
+  protected override willUpdate(changed: PropertyValues): void {
+    if (changed.has("basePath") || changed.has("token") || changed.has("getToken")) {
+      this.usageKey = undefined;
+      this.usage = undefined;
+      void this.refresh();
+    }
+  }
+
+  protected override updated(changed: PropertyValues): void {
+    const element = this.renderRoot.querySelector<HTMLDialogElement>("dialog");
+    if (!element || !changed.has("dialog")) return;
+    const previous = changed.get("dialog") as DialogState | undefined;
+    if (this.dialog && !element.open) {
+      element.showModal();
+    } else if (!this.dialog && element.open) {
+      element.close();
+    }
+    if (this.dialog?.kind === "reveal" && previous?.kind !== "reveal") {
+      this.focusInRoot("#copy");
+    }
+  }
+
+  override render(): TemplateResult {
+    return html`
+      <div class="toolbar">
+        <h2 id="keys-title" tabindex="-1">API keys</h2>
+        <button type="button" class="primary" id="create" @click=${this.openCreate}>
+          Create key
+        </button>
+      </div>
+      <p class="visually-hidden" role="status" aria-live="polite">
+        ${this.dialog ? "" : this.announcement}
+      </p>
+      ${this.errorList(this.errors, "errors")}
+      <div aria-busy=${this.loading ? "true" : "false"}>
+        ${
+          this.loading && this.keys.length === 0
+            ? html`<p class="muted">Loading keys…</p>`
+            : keyTable(
+                this.keys,
+                {
+                  usage: (key) => void this.openUsage(key),
+                  rotate: (key, opener) => this.openDialog({ kind: "confirm-rotate", key }, opener),
+                  revoke: (key, opener) => this.openDialog({ kind: "confirm-revoke", key }, opener),
+                },
+                this.locale,
+              )
+        }
+      </div>
+      ${
+        this.usageKey
+          ? usagePanel({
+              key: this.usageKey,
+              report: this.usage,
+              today: new Date(),
+              locale: this.locale,
+              close: () => this.closeUsage(),
+            })
+          : nothing
+      }
+      <dialog part="dialog" aria-labelledby="dialog-title" @close=${this.onDialogClosed}>
+        ${this.dialogContent()}
+        <p class="visually-hidden" role="status" aria-live="polite">
+          ${this.dialog ? this.announcement : ""}
+        </p>
+      </dialog>
+    `;
+  }
+
+  private dialogContent(): TemplateResult | typeof nothing {
+    const dialog = this.dialog;
+    if (!dialog) return nothing;
+    const errors = this.errorList(this.dialogErrors, "dialog-errors");
+    const cancel = () => this.closeDialog();
+    switch (dialog.kind) {
+      case "create":
+        return html`${errors}${createForm({
+          scopes: this.scopes,
+          tiers: this.tiers,
+          busy: this.busy,
+          submit: (input) => void this.create(input),
+          cancel,
+        })}`;
+      case "confirm-rotate":
+        return html`${errors}${confirmRotate({
+          key: dialog.key,
+          busy: this.busy,
+          confirm: () => void this.rotate(dialog.key),
+          cancel,
+        })}`;
+      case "confirm-revoke":
+        return html`${errors}${confirmRevoke({
+          key: dialog.key,
+          busy: this.busy,
+          confirm: () => void this.revoke(dialog.key),
+          cancel,
+        })}`;
+      case "reveal":
+        return html`${errors}${reveal({
+          key: dialog.key,
+          action: dialog.action,
+          copied: this.copied,
+          copy: () => void this.copySecret(dialog.key),
+          done: cancel,
+        })}`;
+    }
+  }
+
+  private errorList(messages: string[], id: string): TemplateResult | typeof nothing {
+    if (messages.length === 0) return nothing;
+    return html`<div class="errors" id=${id} role="alert" part="errors">
+      ${
+        messages.length === 1
+          ? html`<p style="margin:0">${messages[0]}</p>`
+          : html`<ul>${messages.map((message) => html`<li>${message}</li>`)}</ul>`
+      }
+    </div>`;
+  }
+
+  private openCreate = (event: Event) => {
+    this.openDialog({ kind: "create" }, event.currentTarget as HTMLElement);
+  };
+
+  private openDialog(state: DialogState, opener: HTMLElement): void {
+    this.returnFocusTo = opener;
+    this.dialogErrors = [];
+    this.copied = false;
+    this.announcement = "";
+    this.dialog = state;
+  }
+
+  private closeDialog(): void {
+    this.dialog = undefined;
+  }
+
+  /** Escape, Cancel, Done: the secret leaves memory, and focus goes back where it came from. */
+  private onDialogClosed = () => {
+    this.dialog = undefined;
+    this.dialogErrors = [];
+    this.busy = false;
+    const target = this.returnFocusTo;
+    this.returnFocusTo = null;
+    void this.updateComplete.then(() => {
+      if (target?.isConnected) target.focus();
+      else this.focusInRoot("#keys-title");
+    });
+  };
+
+  private async create(input: CreateKeyInput): Promise<void> {
+    await this.act(async () => {
+      const created = await this.client().create(input);
+      this.showSecret(created, "created");
+      this.emit("keyward-key-created", { key: withoutSecret(created) });
+      await this.refresh();
+    });
+  }
+
+  private async rotate(key: KeyRecord): Promise<void> {
+    await this.act(async () => {
+      const rotated = await this.client().rotate(key.id);
+      this.showSecret(rotated, "rotated");
+      this.emit("keyward-key-rotated", { key: withoutSecret(rotated) });
+      await this.refresh();
+    });
+  }
+
+  private async revoke(key: KeyRecord): Promise<void> {
+    await this.act(async () => {
+      const revocation = await this.client().revoke(key.id);
+      this.emit("keyward-key-revoked", revocation);
+      // The list first: closing then finds the row's Revoke button gone and focuses the heading.
+      await this.refresh();
+      await this.updateComplete;
+      this.announcement = `Key “${key.name}” revoked.`;
+      this.closeDialog();
+    });
+  }
+
+  private showSecret(key: KeyWithSecret, action: "created" | "rotated"): void {
+    this.copied = false;
+    this.dialog = { kind: "reveal", key, action };
+    this.announcement =
+      action === "created"
+        ? `Key “${key.name}” created. Copy it now: you will not see it again.`
+        : `Key “${key.name}” rotated. Copy the new secret now: you will not see it again.`;
+  }
+
+  /** Runs a dialog action: one at a time, its API errors shown in the dialog. */
+  private async act(action: () => Promise<void>): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    this.dialogErrors = [];
+    try {
+      await action();
+    } catch (error) {
+      this.dialogErrors = this.report(error);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async copySecret(key: KeyWithSecret): Promise<void> {
+    try {
+      await navigator.clipboard.writeText(key.key);
+    } catch {
+      // No clipboard permission (an insecure origin, a denied prompt): select the text instead,
+      // so the person can copy it with their own keys.
+      const input = this.renderRoot.querySelector<HTMLInputElement>("#secret");
+      input?.focus();
+      input?.select();
+      this.announcement = "Could not copy automatically: the key is selected, press Ctrl+C or ⌘C.";
+      return;
+    }
+    this.copied = true;
+    this.announcement = "Key copied to the clipboard.";
+    this.emit("keyward-secret-copied", { id: key.id });
+  }
+
+  private async openUsage(key: KeyRecord): Promise<void> {
+    this.usageKey = key;
+    this.usage = undefined;
+    await this.updateComplete;
+    this.focusInRoot("#usage-title");
+    try {
+      const report = await this.client().usage(key.id);
+      if (this.usageKey?.id !== key.id) return;
+      this.usage = report;
+      // The list may be older than the report: show the same last use in both.
+      this.keys = this.keys.map((listed) =>
+        listed.id === key.id ? { ...listed, lastUsedAt: report.lastUsedAt } : listed,
+      );
+    } catch (error) {
+      this.errors = this.report(error);
+      this.usageKey = undefined;
+    }
+  }
+
+  private closeUsage(): void {
+    const id = this.usageKey?.id;
+    this.usageKey = undefined;
+    this.usage = undefined;
+    void this.updateComplete.then(() => {
+      const button = this.renderRoot.querySelector<HTMLElement>(`tr[data-key-id="${id}"] button`);
+      if (button) button.focus();
+      else this.focusInRoot("#keys-title");
+    });
+  }
+
+  private client(): KeysClient {
+    return new KeysClient(this.basePath, () => (this.getToken ? this.getToken() : this.token));
+  }
+
+  private async hasToken(): Promise<boolean> {
+    return Boolean(this.getToken ? await this.getToken() : this.token);
+  }
+
+  /** The API's detail, as lines to show; and the event that tells the host. */
+  private report(error: unknown): string[] {
+    const status = error instanceof KeysApiError ? error.status : 0;
+    const messages =
+      error instanceof KeysApiError
+        ? error.messages
+        : [`Something went wrong: ${error instanceof Error ? error.message : String(error)}`];
+    this.emit("keyward-error", { status, messages });
+    return messages;
+  }
+
+  private emit<K extends keyof KeywardEventMap>(
+    name: K,
+    detail: KeywardEventMap[K] extends CustomEvent<infer D> ? D : never,
+  ): void {
+    this.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true }));
+  }
+
+  private focusInRoot(selector: string): void {
+    this.renderRoot.querySelector<HTMLElement>(selector)?.focus();
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    "keyward-keys": KeywardKeys;
+  }
+  interface HTMLElementEventMap extends KeywardEventMap {}
+}
