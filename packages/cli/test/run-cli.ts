@@ -5,21 +5,30 @@
  * with a TypeScript loader for every command would take seconds each on a busy machine.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "tsup";
+import { afterAll } from "vitest";
 
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 let built: Promise<string> | undefined;
+let builtDirectory: string | undefined;
+
+afterAll(() => {
+  if (builtDirectory) rmSync(builtDirectory, { recursive: true, force: true });
+});
 
 /** Bundles src/bin.ts with the workspace's source under .cache/ (inside the package, so `pg` and
  * `ioredis` resolve from its node_modules) and returns the file's path. */
 function builtBin(): Promise<string> {
   built ??= (async () => {
-    const outDir = mkdtempSync(path.join(packageRoot, ".cache", "bin-"));
+    const cache = path.join(packageRoot, ".cache");
+    mkdirSync(cache, { recursive: true });
+    const outDir = mkdtempSync(path.join(cache, "bin-"));
+    builtDirectory = outDir;
     await build({
       entry: { keyward: path.join(packageRoot, "src", "bin.ts") },
       outDir,
