@@ -54,6 +54,7 @@ describe("the packed packages, installed with npm in a fresh project", () => {
   it("packs every package with real version ranges, the LICENSE and a README", () => {
     const license = readFileSync(path.join(root, "LICENSE"), "utf8");
     expect(packed.map((entry) => entry.name)).toEqual([
+      "@keyward/cli",
       "@keyward/core",
       "@keyward/express",
       "@keyward/fastify",
@@ -111,6 +112,9 @@ describe("the packed packages, installed with npm in a fresh project", () => {
       .map(String)
       .filter((entry) => entry.endsWith(path.join("@keyward", "core", "package.json")));
     expect(copies).toEqual([path.join("@keyward", "core", "package.json")]);
+    // The CLI's executable is linked and starts from the installed package.
+    const help = run(path.join(project, "node_modules", ".bin", "keyward"), ["--help"], project);
+    expect(help).toMatch(/^keyward — manage Keyward API keys/);
   }, 600_000);
 
   it.each(["node16", "bundler"])(

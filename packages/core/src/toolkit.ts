@@ -52,6 +52,7 @@ export {
   type SecretHasher,
   type SecretHasherOptions,
 } from "./keys/hash.js";
+export { isKeyId } from "./keys/key-id.js";
 export {
   type StoreFailureReporter,
   storeFailureReporter,

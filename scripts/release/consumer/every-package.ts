@@ -2,6 +2,7 @@
  * Every other published package, imported for its types only: their `.d.ts` must resolve and
  * compile in the consumer's settings too (with `skipLibCheck: false` under node16).
  */
+import type * as cli from "@keyward/cli";
 import type * as express from "@keyward/express";
 import type * as fastify from "@keyward/fastify";
 import type * as hono from "@keyward/hono";
@@ -10,6 +11,7 @@ import type * as redis from "@keyward/redis";
 import type * as testing from "@keyward/testing";
 
 export type EveryPackage = [
+  typeof cli,
   typeof express,
   typeof fastify,
   typeof hono,

@@ -1,0 +1,52 @@
+/**
+ * How keys look in the terminal. Records carry no secret and no hash; the secret is printed by
+ * `printSecret` alone, which only `keys create` and `keys rotate` call.
+ */
+import type { KeyRecord, KeyWithSecret } from "@keyward/core";
+import { formatFields, formatTable } from "./table.js";
+
+const dash = "-";
+
+export function keyTable(records: readonly KeyRecord[]): string {
+  return formatTable(
+    ["ID", "NAME", "STATUS", "TIER", "SCOPES", "HINT", "CREATED", "EXPIRES", "LAST USED"],
+    records.map((record) => [
+      record.id,
+      record.name,
+      record.status,
+      record.tier,
+      record.scopes.join(","),
+      record.hint,
+      record.createdAt,
+      record.expiresAt ?? dash,
+      record.lastUsedAt ?? dash,
+    ]),
+  );
+}
+
+export function keyFields(record: KeyRecord): string {
+  return formatFields([
+    ["id", record.id],
+    ["name", record.name],
+    ["status", record.status],
+    ["tier", record.tier],
+    ["scopes", record.scopes.join(", ")],
+    ["hint", record.hint],
+    ["created", record.createdAt],
+    ["expires", record.expiresAt ?? dash],
+    ["last used", record.lastUsedAt ?? dash],
+    ["revoked", record.revokedAt ?? dash],
+  ]);
+}
+
+/** The record, then the secret with the warning that it is shown this once. */
+export function keyWithSecret(key: KeyWithSecret): string {
+  const { key: secret, ...record } = key;
+  return `${keyFields(record)}\n\nsecret: ${secret}\nStore it now: it is shown this once and cannot be read back.`;
+}
+
+/** Strips the secret off a create or rotate answer, for everything but its one display. */
+export function recordOf(key: KeyWithSecret): KeyRecord {
+  const { key: _secret, ...record } = key;
+  return record;
+}
