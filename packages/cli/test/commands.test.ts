@@ -104,7 +104,7 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
     expect(result.stdout).toMatch(/^tier: +pro$/m);
     expect(result.stdout).toContain("shown this once");
     expect(await verifies(secret!)).toBe(true);
-    const [stored] = (await app.storage.keys.listByOwner(owner)).filter(
+    const [stored] = (await app.storage.keys.listByOwner({ type: "user", id: owner })).filter(
       (key) => key.name === "deploy bot",
     );
     expect(stored).toMatchObject({ tier: "pro", scopes: ["profile:read", "profile:write"] });

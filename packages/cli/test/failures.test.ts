@@ -91,7 +91,7 @@ describe("bad usage and input: exit 1, a message naming the problem, nothing cre
     expect(result.stderr).toMatch(/^keyward: /);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe("");
-    expect(await app.storage.keys.listByOwner(owner)).toEqual([]);
+    expect(await app.storage.keys.listByOwner({ type: "user", id: owner })).toEqual([]);
   });
 
   it("no configuration, or no store to work on", async () => {
@@ -126,7 +126,7 @@ describe("a store that cannot be reached or used: exit 3, quickly, nothing chang
     expect(result.stdout).toBe("");
     // Refused at once, not after the driver's retries or the 3 s connect timeout.
     expect(result.ms).toBeLessThan(15_000);
-    expect(await app.storage.keys.listByOwner(owner)).toEqual([]);
+    expect(await app.storage.keys.listByOwner({ type: "user", id: owner })).toEqual([]);
   });
 
   it("Redis on a port nothing listens on", async () => {
@@ -137,7 +137,7 @@ describe("a store that cannot be reached or used: exit 3, quickly, nothing chang
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^keyward: cannot reach Redis at REDIS_URL: .*ECONNREFUSED/);
     expect(result.ms).toBeLessThan(15_000);
-    expect(await app.storage.keys.listByOwner(owner)).toEqual([]);
+    expect(await app.storage.keys.listByOwner({ type: "user", id: owner })).toEqual([]);
   });
 
   it("a reachable database whose schema was never migrated names the fix", async () => {
