@@ -8,6 +8,7 @@ import { answerClientError } from "@keyward/core/node-http";
 import {
   closeOnSignal,
   createDemo,
+  createDemoPage,
   exitOnStartupError,
   nodeServerTimeouts,
   printBanner,
@@ -18,7 +19,13 @@ try {
   const demo = await createDemo();
   // @hono/node-server's listener on a server of our own, so the demo's timeouts apply.
   const app = createApp(demo.keyward);
-  const server = createServer(nodeServerTimeouts(demo.config), getRequestListener(app.fetch));
+  // In development, the key-management page at `/` (docs/ui.md); in production, the app alone.
+  // Hono's own arguments after the request (the Node request, for `getConnInfo`) are passed on.
+  const page = createDemoPage(demo.config);
+  const fetch: typeof app.fetch = page.enabled
+    ? async (request, ...rest) => (await page.handle(request)) ?? app.fetch(request, ...rest)
+    : app.fetch;
+  const server = createServer(nodeServerTimeouts(demo.config), getRequestListener(fetch));
   // What Node's parser refuses (a malformed Content-Length, a timeout) answers as `{"detail": ...}`.
   server.on("clientError", answerClientError);
   server.listen(demo.config.port, demo.config.host);

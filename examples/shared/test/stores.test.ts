@@ -5,12 +5,19 @@
  * Redis on 127.0.0.1:6379: skipped with a notice outside CI when they are down, failed in CI.
  */
 import { Socket } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { developmentJwtSecret } from "../src/config.js";
 import { mintToken } from "../src/token.js";
 import { type RunningExample, startExample } from "./run-example.js";
 
-const databaseUrl = "postgresql://postgres@127.0.0.1:5432/test";
+/**
+ * A database of its own per run: the demo migrates the default schema of whatever `DATABASE_URL`
+ * names, and a shared database may hold another version's tables (an older checkout's run).
+ */
+const demoDatabase = `keyward_demo_${Date.now().toString(36)}_${crypto.randomUUID().slice(0, 8)}`;
+const adminUrl = "postgresql://postgres@127.0.0.1:5432/postgres";
+const databaseUrl = `postgresql://postgres@127.0.0.1:5432/${demoDatabase}`;
 const redisUrl = "redis://127.0.0.1:6379";
 
 const reachable = (port: number) =>
@@ -53,6 +60,18 @@ const configurations = [
 ];
 
 describe.skipIf(!(postgresUp && redisUp))("examples/fetch on real storage", () => {
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  beforeAll(() => admin(`CREATE DATABASE "${demoDatabase}"`));
+  afterAll(() => admin(`DROP DATABASE IF EXISTS "${demoDatabase}" WITH (FORCE)`));
+
   let running: RunningExample[] = [];
   afterEach(async () => {
     await Promise.all(running.map((server) => server.stop()));
