@@ -21,4 +21,5 @@ const demoHost = guardedHost(keyward, {
   scopes: { GET: "profile:read", PUT: "profile:write" },
 });
 
-describeHttpConformance("core handle", { fetch: demoHost, jwtSecret });
+// Every answer must also match the document `keyward.openapi()` generates.
+describeHttpConformance("core handle", { fetch: demoHost, jwtSecret, openapi: keyward.openapi() });

@@ -2,6 +2,7 @@
  * The demo contract every implementation under test is configured with (DESIGN.md, "Demo
  * contract"). The suite's expectations are written against these values.
  */
+import type { OpenApiRoute } from "@keyward/core";
 
 export const DEMO_SCOPES = ["profile:read", "profile:write", "org:read", "org:write"] as const;
 export type DemoScope = (typeof DEMO_SCOPES)[number];
@@ -33,6 +34,38 @@ export const DEMO_SCOPE_DESCRIPTIONS: Record<DemoScope, string> = {
   "org:write": "Manage organizations",
 };
 
+const stringField = { type: "string" } as const;
+
+/**
+ * The demo's two profile routes, for `openapi.routes`: what `keyward.openapi()` describes beside
+ * the key-management endpoints, so the suite can check the host routes' answers too.
+ */
+export const DEMO_OPENAPI_ROUTES = [
+  {
+    method: "GET",
+    path: PROFILE_ROUTE,
+    scopes: ["profile:read"],
+    summary: "Read a profile",
+    response: {
+      type: "object",
+      properties: { slug: stringField, viewer: stringField },
+      required: ["slug", "viewer"],
+    },
+  },
+  {
+    method: "PUT",
+    path: PROFILE_ROUTE,
+    scopes: ["profile:write"],
+    summary: "Update a profile",
+    requestBody: { type: "object" },
+    response: {
+      type: "object",
+      properties: { slug: stringField, updatedBy: stringField },
+      required: ["slug", "updatedBy"],
+    },
+  },
+] satisfies OpenApiRoute[];
+
 /**
  * `createKeyward` options for the demo contract, minus the store: spread them into the config of
  * the implementation an adapter's tests run the HTTP suite against.
@@ -49,5 +82,7 @@ export function demoKeywardConfig(jwtSecret: string) {
       enterprise: { rateLimit: { limit: DEMO_TIER_LIMITS.enterprise, window: "1m" } },
     },
     jwt: { secret: jwtSecret },
+    // Describes the host routes in `keyward.openapi()`; serving stays off, as in v0.1.
+    openapi: { routes: DEMO_OPENAPI_ROUTES },
   };
 }

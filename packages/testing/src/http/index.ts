@@ -10,6 +10,7 @@ import { authorizationSuite } from "./authorization-suite.js";
 import { createSuiteClient } from "./client.js";
 import { hostRoutesSuite } from "./host-routes-suite.js";
 import { managementSuite } from "./management-suite.js";
+import { openApiSuite } from "./openapi-suite.js";
 import type { HttpSuiteOptions } from "./options.js";
 import { rateLimitSuite } from "./rate-limit-suite.js";
 import { routingSuite } from "./routing-suite.js";
@@ -18,6 +19,7 @@ import { validationSuite } from "./validation-suite.js";
 export { mintJwt, type Reply, readReply, unsecuredJwt } from "./client.js";
 export { type ClientAddressSuiteOptions, describeClientAddress } from "./client-address-suite.js";
 export {
+  DEMO_OPENAPI_ROUTES,
   DEMO_SCOPE_DESCRIPTIONS,
   DEMO_SCOPES,
   DEMO_TIER_LIMITS,
@@ -31,6 +33,11 @@ export {
   type GuardOptions,
   type GuardOptionsSuiteOptions,
 } from "./guard-options-suite.js";
+export {
+  type CheckedReply,
+  type OpenApiResponseCheck,
+  openApiResponseCheck,
+} from "./openapi-check.js";
 export type { HttpSuiteOptions } from "./options.js";
 export {
   type RawExchange,
@@ -73,5 +80,6 @@ export function describeHttpConformance(name: string, options: HttpSuiteOptions)
     routingSuite(client);
     rateLimitSuite(client, options);
     hostRoutesSuite(client);
+    if (options.openapi) openApiSuite(client, options.openapi);
   });
 }
