@@ -3,7 +3,7 @@
  * every example serves, with the JSON those routes answer. `@keyward/testing` holds the same values
  * for the conformance suite (it cannot import an example); `contract.test.ts` keeps the two equal.
  */
-import type { TierConfig } from "@keyward/core";
+import type { OpenApiRoute, TierConfig } from "@keyward/core";
 
 /** The scopes a demo key may be granted, with the descriptions `GET /api-keys/scopes` lists. */
 export const demoScopes = {
@@ -41,6 +41,35 @@ export const profileRoutes = {
   read: { method: "GET", path: profilePath, scopes: ["profile:read"] },
   update: { method: "PUT", path: profilePath, scopes: ["profile:write"] },
 } as const satisfies Record<string, { method: string; path: string; scopes: DemoScope[] }>;
+
+const text = { type: "string" } as const;
+
+/**
+ * The profile routes as the OpenAPI document describes them (`openapi.routes`): the scopes an API
+ * key needs and the JSON each answers. The demo serves the document at
+ * `/api/v1/api-keys/openapi.json`.
+ */
+export const demoOpenApiRoutes = [
+  {
+    ...profileRoutes.read,
+    summary: "Read a profile",
+    response: {
+      type: "object",
+      properties: { slug: text, viewer: text },
+      required: ["slug", "viewer"],
+    },
+  },
+  {
+    ...profileRoutes.update,
+    summary: "Update a profile",
+    requestBody: { type: "object" },
+    response: {
+      type: "object",
+      properties: { slug: text, updatedBy: text },
+      required: ["slug", "updatedBy"],
+    },
+  },
+] satisfies OpenApiRoute[];
 
 /** Whoever a request acts for: an API key's owner, or the user of a session JWT. */
 export interface Viewer {

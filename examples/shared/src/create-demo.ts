@@ -1,6 +1,6 @@
-import { createKeyward, type Keyward } from "@keyward/core";
+import { createKeyward, type Keyward, type KeywardConfig } from "@keyward/core";
 import { type DemoConfig, type Environment, loadDemoConfig, processEnvironment } from "./config.js";
-import { demoScopes, demoTiers } from "./contract.js";
+import { demoOpenApiRoutes, demoScopes, demoTiers } from "./contract.js";
 import { openDemoStore } from "./store.js";
 
 export interface Demo {
@@ -21,15 +21,27 @@ export interface Demo {
 export async function createDemo(env: Environment = processEnvironment()): Promise<Demo> {
   const config = loadDemoConfig(env);
   const store = await openDemoStore(config);
-  const keyward = createKeyward({
-    store: store.storage,
+  const keyward = createKeyward({ store: store.storage, ...demoKeywardOptions(config) });
+  return { config, keyward, storage: store.description };
+}
+
+/**
+ * Everything the demo configures Keyward with, but the store. v0.2 (DESIGN.md, "Demo contract,
+ * v0.2"): the OpenAPI document is served at `/api/v1/api-keys/openapi.json`.
+ */
+export function demoKeywardOptions(config: DemoConfig): Omit<KeywardConfig, "store"> {
+  return {
     scopes: demoScopes,
     tiers: demoTiers(config.tierLimits),
     jwt: { secret: config.jwtSecret },
+    openapi: {
+      serve: true,
+      info: { title: "Keyward demo", version: "0.2.0" },
+      routes: demoOpenApiRoutes,
+    },
     // 500s answer without internals; this is where their causes go.
     onError: (error) => console.error("keyward:", error),
-  });
-  return { config, keyward, storage: store.description };
+  };
 }
 
 /**

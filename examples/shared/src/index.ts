@@ -28,6 +28,7 @@ export {
   type DemoScope,
   type DemoTier,
   defaultTierLimits,
+  demoOpenApiRoutes,
   demoScopes,
   demoTierNames,
   demoTiers,
@@ -38,7 +39,13 @@ export {
   updateProfile,
   type Viewer,
 } from "./contract.js";
-export { closeOnSignal, createDemo, type Demo, exitOnStartupError } from "./create-demo.js";
+export {
+  closeOnSignal,
+  createDemo,
+  type Demo,
+  demoKeywardOptions,
+  exitOnStartupError,
+} from "./create-demo.js";
 export { type NodeServerTimeouts, nodeServerTimeouts } from "./server-timeouts.js";
 export { type DemoStore, openDemoStore } from "./store.js";
 export { parseTierLimits } from "./tier-limits.js";

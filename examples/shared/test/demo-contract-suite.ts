@@ -7,13 +7,15 @@
 import { execSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { createKeyward, memoryStore } from "@keyward/core";
 import { jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @keyward/testing is not a dependency of the examples (adding it needs a lockfile change); its
 // source is imported directly, as the packages' own tests resolve it.
 import { describeHttpConformance, forwardTo } from "../../../packages/testing/src/index.js";
-import { developmentJwtSecret } from "../src/config.js";
+import { developmentJwtSecret, loadDemoConfig } from "../src/config.js";
 import { demoScopes } from "../src/contract.js";
+import { demoKeywardOptions } from "../src/create-demo.js";
 import { mintToken } from "../src/token.js";
 import {
   pastingShells,
@@ -24,6 +26,12 @@ import {
   startExample,
   startExpectingFailure,
 } from "./run-example.js";
+
+/** The document every example serves: it depends on the demo's shape, not on its store. */
+const demoDocument = createKeyward({
+  store: memoryStore(),
+  ...demoKeywardOptions(loadDemoConfig({})),
+}).openapi();
 
 export interface DemoContractOptions {
   /** Which example folder holds the `token` script; checked only when given. */
@@ -176,6 +184,8 @@ export function describeDemoContract(
         fetch: forwardTo(() => server.origin),
         jwtSecret: developmentJwtSecret,
         skipSlow: false, // key expiry takes under 2 s of real time
+        // Every answer must match the document the demo serves (Demo contract, v0.2).
+        openapi: demoDocument,
       });
     });
 

@@ -15,8 +15,8 @@ export function buildOpenApiDocument(context: OpenApiBuildContext): OpenApiDocum
   for (const builder of pathBuilders) {
     if (builder.enabled && !builder.enabled(context)) continue;
     const path = context.basePath + builder.path || "/";
-    const item = (paths[path] ??= {});
-    item[builder.method] = builder.build(context);
+    paths[path] ??= {};
+    paths[path][builder.method] = builder.build(context);
   }
   // Every path under the base path answers a CORS preflight (the router does it for them all).
   for (const item of Object.values(paths)) addPreflight(context, item);

@@ -26,8 +26,8 @@ export function buildComponents(context: OpenApiBuildContext): OpenApiDocument["
   const { scope, tier, list: scopeList } = scopeTypes(scopes, tiers);
   const keys = keyRecordTypes({ scopes, tiers, keyPrefix: context.keyPrefix });
   const schemas: Record<string, JsonSchema> = {
-    Scope: toJson(scope),
-    Tier: toJson(tier),
+    Scope: inConfiguredOrder(toJson(scope), scopes),
+    Tier: inConfiguredOrder(toJson(tier), tiers),
     CreateKeyBody: createKeyBodyJsonSchema(context.createKeyBody),
     KeyRecord: toJson(keys.record),
     KeyWithSecret: toJson(keys.withSecret),
@@ -68,6 +68,19 @@ export function buildComponents(context: OpenApiBuildContext): OpenApiDocument["
       },
     },
   };
+}
+
+/**
+ * arktype sorts an enumeration's members; the configured order carries meaning (tiers are ranked
+ * lowest first), so the enum is put back in it, once checked to hold the same members.
+ */
+function inConfiguredOrder(schema: JsonSchema, names: readonly string[]): JsonSchema {
+  const members =
+    (schema.enum as unknown[] | undefined) ?? ("const" in schema ? [schema.const] : []);
+  const same = members.length === names.length && names.every((name) => members.includes(name));
+  if (!same) throw new Error(`unreachable: enumeration ${JSON.stringify(schema)} is not ${names}`);
+  const { const: _single, ...rest } = schema;
+  return { ...rest, enum: [...names] };
 }
 
 function toJson(schema: Type): JsonSchema {

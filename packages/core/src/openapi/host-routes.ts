@@ -27,7 +27,8 @@ export function addHostRoutes(
       throw new TypeError(`Keyward: \`openapi.routes\` has an unknown method "${route.method}"`);
     }
     const path = openApiPath(route.path);
-    const item = (paths[path] ??= {});
+    paths[path] ??= {};
+    const item = paths[path];
     if (item[method]) {
       throw new TypeError(`Keyward: \`openapi.routes\` lists ${route.method} ${route.path} twice`);
     }

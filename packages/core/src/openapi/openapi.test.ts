@@ -68,6 +68,11 @@ describe("keyward.openapi()", () => {
     const { components } = keywardWith().openapi();
     expect(components.schemas.Scope).toEqual({ enum: ["profile:read", "profile:write"] });
     expect(components.schemas.Tier).toEqual({ enum: ["free", "pro"] });
+    // Lowest first, as configured (arktype alone would sort them).
+    const ranked = keywardWith({
+      tiers: { pro: tiers.pro, free: tiers.free, basic: tiers.free },
+    }).openapi();
+    expect(ranked.components.schemas.Tier).toEqual({ enum: ["pro", "free", "basic"] });
     const record = components.schemas.KeyRecord as { properties: Record<string, unknown> };
     expect(record.properties.scopes).toEqual({
       type: "array",
@@ -237,7 +242,9 @@ describe("serving the document", () => {
 
   it("answers OPTIONS with Allow and other methods with 405", async () => {
     const keyward = keywardWith({ openapi: { serve: true } });
-    const preflight = await keyward.handle(new Request(url("/openapi.json"), { method: "OPTIONS" }));
+    const preflight = await keyward.handle(
+      new Request(url("/openapi.json"), { method: "OPTIONS" }),
+    );
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("allow")).toBe("GET, OPTIONS");
     const post = await keyward.handle(new Request(url("/openapi.json"), { method: "POST" }));

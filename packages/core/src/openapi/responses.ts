@@ -3,10 +3,11 @@
  * one named error response per status, from the error table. Operations list exactly the statuses
  * they can answer, by reference.
  */
-import type { HeaderObject, ReferenceObject, ResponseObject } from "./document-types.js";
+
 import type { OpenApiBuildContext } from "./build-context.js";
-import { errorBodyType, codesForStatus, validationErrorBodyType } from "./schemas/error-body.js";
+import type { HeaderObject, ReferenceObject, ResponseObject } from "./document-types.js";
 import { componentRef } from "./schemas/component-ref.js";
+import { codesForStatus, errorBodyType, validationErrorBodyType } from "./schemas/error-body.js";
 
 const headerRef = (name: string): ReferenceObject => ({ $ref: `#/components/headers/${name}` });
 const integerHeader = (description: string): HeaderObject => ({
@@ -132,7 +133,9 @@ const errorDescriptions: Record<ErrorStatus, string> = {
 };
 
 /** Every error status as `components.responses`, each with exactly the codes it can carry. */
-export function errorResponseComponents(context: OpenApiBuildContext): Record<string, ResponseObject> {
+export function errorResponseComponents(
+  context: OpenApiBuildContext,
+): Record<string, ResponseObject> {
   const responses: Record<string, ResponseObject> = {};
   for (const [statusText, name] of Object.entries(errorResponseNames)) {
     const status = Number(statusText) as ErrorStatus;

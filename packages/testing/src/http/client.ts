@@ -83,7 +83,9 @@ export function createSuiteClient(options: HttpSuiteOptions) {
     if (checkAgainstDocument) {
       // Joined, so a failure prints each problem in full rather than "Array(1)".
       const problems = checkAgainstDocument(method, path, reply).join("\n");
-      expect(problems, `${method} ${path}: the answer does not match the OpenAPI document`).toBe("");
+      expect(problems, `${method} ${path}: the answer does not match the OpenAPI document`).toBe(
+        "",
+      );
     }
     return reply;
   }

@@ -55,7 +55,8 @@ export function openApiResponseCheck(document: OpenApiDocument): OpenApiResponse
   const checkBody = (problems: string[], response: Json, pointer: string, reply: CheckedReply) => {
     const content = response.content as Record<string, Json> | undefined;
     if (!content) {
-      if (reply.text !== "") problems.push(`a body where the document describes none: ${reply.text}`);
+      if (reply.text !== "")
+        problems.push(`a body where the document describes none: ${reply.text}`);
       return;
     }
     const contentType = reply.headers.get("content-type") ?? "";
@@ -68,7 +69,7 @@ export function openApiResponseCheck(document: OpenApiDocument): OpenApiResponse
       problems.push(`a body that is not JSON: ${reply.text.slice(0, 200)}`);
       return;
     }
-    const validate = validatorAt(`${pointer}/content/${escape(mediaType)}/schema`);
+    const validate = validatorAt(`${pointer}/content/${escapePointer(mediaType)}/schema`);
     if (!validate(reply.body)) {
       problems.push(`body ${ajv.errorsText(validate.errors, { dataVar: "body" })}`);
     }
@@ -86,7 +87,9 @@ export function openApiResponseCheck(document: OpenApiDocument): OpenApiResponse
       const schema = (header.schema ?? {}) as Json;
       const validate = ajv.compile(schema);
       if (!validate(headerValue(value, schema))) {
-        problems.push(`header ${name}: "${value}" ${ajv.errorsText(validate.errors, { dataVar: "" })}`);
+        problems.push(
+          `header ${name}: "${value}" ${ajv.errorsText(validate.errors, { dataVar: "" })}`,
+        );
       }
     }
   };
@@ -169,7 +172,7 @@ function matchPath(
 function responsePointer(response: unknown, path: string, method: string, status: string): string {
   const ref = (response as Json).$ref;
   if (typeof ref === "string") return ref.replace(/^#/, "");
-  return `/paths/${escape(path)}/${method}/responses/${status}`;
+  return `/paths/${escapePointer(path)}/${method}/responses/${status}`;
 }
 
 /** A header field's text as the value its schema describes (integers are sent as digits). */
@@ -180,7 +183,7 @@ function headerValue(value: string, schema: Json): unknown {
   return value;
 }
 
-function escape(segment: string): string {
+function escapePointer(segment: string): string {
   return segment.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 

@@ -1,5 +1,5 @@
-import { componentRef } from "../schemas/component-ref.js";
 import { errorResponses, guardedErrors, successResponse } from "../responses.js";
+import { componentRef } from "../schemas/component-ref.js";
 import { type PathBuilder, sessionOnly } from "./path-builder.js";
 
 export const createKeyPath: PathBuilder = {

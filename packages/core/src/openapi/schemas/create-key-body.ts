@@ -39,7 +39,8 @@ const narrowedFields: Record<string, Refinement> = {
       {
         type: "string",
         format: "date-time",
-        description: "ISO 8601 with a timezone offset, in the future, at most 9999-12-31T23:59:59Z.",
+        description:
+          "ISO 8601 with a timezone offset, in the future, at most 9999-12-31T23:59:59Z.",
       },
       { type: "null" },
     ],
@@ -65,7 +66,9 @@ export function createKeyBodyJsonSchema(schema: Type): JsonSchema {
     },
   }) as JsonSchema;
   if (narrowed.has(converted)) {
-    throw new Error("Keyward OpenAPI: the create-key body has a top-level narrow with no JSON Schema");
+    throw new Error(
+      "Keyward OpenAPI: the create-key body has a top-level narrow with no JSON Schema",
+    );
   }
   const properties = { ...(converted.properties as Record<string, JsonSchema>) };
   for (const [field, fieldSchema] of Object.entries(properties)) {

@@ -4,8 +4,8 @@
  * codes that status can carry.
  */
 import { type } from "arktype";
-import { codeByStatus } from "../../errors/error-body.js";
 import { errorStatus, type KeywardErrorCode } from "../../errors/codes.js";
+import { codeByStatus } from "../../errors/error-body.js";
 import type { ValidationIssue } from "../../errors/validation-issue.js";
 import type { Expect, SameShape } from "./shared.js";
 

@@ -31,7 +31,9 @@ export function keyRecordTypes(options: {
   const withSecret = record
     .and({ key: secret })
     .describe("The key record with its full secret: only create and rotate return one");
-  const list = type({ data: record.array() }).describe("Newest first, revoked and expired included");
+  const list = type({ data: record.array() }).describe(
+    "Newest first, revoked and expired included",
+  );
   const revoked = type({ id: "string", status: "'revoked'", revokedAt: isoDateTime });
   return { record, withSecret, list, revoked };
 }
