@@ -82,7 +82,12 @@ function hostOperation(
           },
         }),
     security,
-    responses: { "200": success, ...errorResponses(...guardedErrors) },
+    responses: {
+      "200": success,
+      // A body parser answers these before the route runs (malformed JSON, too large, wrong type).
+      ...(route.requestBody === undefined ? {} : errorResponses(400, 413, 415)),
+      ...errorResponses(...guardedErrors),
+    },
   };
 }
 
