@@ -33,7 +33,8 @@ describe("a client generated from the document, against the demo", () => {
   });
   afterAll(() => server?.stop());
 
-  it("serves the document it was generated from", async () => {
+  it("serves the document it was generated from, where the banner says", async () => {
+    expect(server.stdout()).toContain(`OpenAPI   ${server.url}/api/v1/api-keys/openapi.json`);
     const { data, response } = await api.GET("/api/v1/api-keys/openapi.json");
     expect(response.status).toBe(200);
     expect(data).toMatchObject({ openapi: "3.1.0", info: { title: "Keyward demo" } });
