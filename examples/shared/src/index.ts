@@ -38,7 +38,13 @@ export {
   loadDemoConfig,
   processEnvironment,
 } from "./config.js";
-export { closeOnSignal, createDemo, type Demo, exitOnStartupError } from "./create-demo.js";
+export {
+  closeOnSignal,
+  createDemo,
+  type Demo,
+  demoKeywardOptions,
+  exitOnStartupError,
+} from "./create-demo.js";
 export { type NodeServerTimeouts, nodeServerTimeouts } from "./server-timeouts.js";
 export { type DemoStore, openDemoStore } from "./store.js";
 export { parseTierLimits } from "./tier-limits.js";

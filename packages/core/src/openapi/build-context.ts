@@ -1,0 +1,18 @@
+import type { Type } from "arktype";
+import type { ScopeRegistry } from "../scopes/scope-registry.js";
+import type { TierLadder } from "../tiers/tier-ladder.js";
+import type { OpenApiOptions } from "./options.js";
+
+/** What the document is built from: one Keyward instance's resolved configuration. */
+export interface OpenApiBuildContext {
+  /** Normalised: starts with "/", no trailing slash. */
+  basePath: string;
+  scopes: ScopeRegistry;
+  tiers: TierLadder;
+  keyPrefix: string;
+  /** The arktype schema `POST {basePath}` validates with. */
+  createKeyBody: Type;
+  /** Whether the IETF `RateLimit` / `RateLimit-Policy` fields are sent too. */
+  ietfRateLimitHeaders: boolean;
+  options: OpenApiOptions;
+}
