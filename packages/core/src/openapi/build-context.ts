@@ -12,6 +12,14 @@ export interface OpenApiBuildContext {
   keyPrefix: string;
   /** The arktype schema `POST {basePath}` validates with. */
   createKeyBody: Type;
+  /** The arktype schema `PATCH {basePath}/{key_id}` validates with. */
+  updateKeyBody: Type;
+  /** Whether `PATCH {basePath}/{key_id}` is served (`keyUpdates`). */
+  keyUpdates: boolean;
+  /** Whether `organizations` is configured: `organizationId` on create and list, its 403 codes. */
+  organizations: boolean;
+  /** Whether a per-owner key limit applies (`maxKeysPerOwner` not false): create's `too_many_keys`. */
+  maxKeysPerOwner: boolean;
   /** Whether the IETF `RateLimit` / `RateLimit-Policy` fields are sent too. */
   ietfRateLimitHeaders: boolean;
   options: OpenApiOptions;

@@ -6,8 +6,9 @@ import type { Type } from "arktype";
 import type { OpenApiBuildContext } from "./build-context.js";
 import type { JsonSchema, OpenApiDocument } from "./document-types.js";
 import { errorResponseComponents, headerComponents } from "./responses.js";
-import { createKeyBodyJsonSchema } from "./schemas/create-key-body.js";
+import { createKeyBodyJsonSchema, updateKeyBodyJsonSchema } from "./schemas/create-key-body.js";
 import {
+  codeIsConfigured,
   errorBodyType,
   errorCodes,
   validationErrorBodyType,
@@ -29,15 +30,19 @@ export function buildComponents(context: OpenApiBuildContext): OpenApiDocument["
     Scope: inConfiguredOrder(toJson(scope), scopes),
     Tier: inConfiguredOrder(toJson(tier), tiers),
     CreateKeyBody: createKeyBodyJsonSchema(context.createKeyBody),
+    ...(context.keyUpdates ? { UpdateKeyBody: updateKeyBodyJsonSchema(context.updateKeyBody) } : {}),
     KeyRecord: toJson(keys.record),
     KeyWithSecret: toJson(keys.withSecret),
     KeyList: toJson(keys.list),
+    KeyPage: toJson(keys.page),
     RevokedKey: toJson(keys.revoked),
     ScopeList: toJson(scopeList),
     UsageReport: toJson(usageReportType),
     ValidationIssue: toJson(validationIssueType),
     ValidationError: toJson(validationErrorBodyType),
-    Error: toJson(errorBodyType(errorCodes)),
+    Error: toJson(
+      errorBodyType(errorCodes.filter((code) => codeIsConfigured(code, context))),
+    ),
   };
   return {
     schemas,

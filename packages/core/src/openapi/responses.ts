@@ -7,7 +7,12 @@
 import type { OpenApiBuildContext } from "./build-context.js";
 import type { HeaderObject, ReferenceObject, ResponseObject } from "./document-types.js";
 import { componentRef } from "./schemas/component-ref.js";
-import { codesForStatus, errorBodyType, validationErrorBodyType } from "./schemas/error-body.js";
+import {
+  codeIsConfigured,
+  codesForStatus,
+  errorBodyType,
+  validationErrorBodyType,
+} from "./schemas/error-body.js";
 
 const headerRef = (name: string): ReferenceObject => ({ $ref: `#/components/headers/${name}` });
 const integerHeader = (description: string): HeaderObject => ({
@@ -118,7 +123,7 @@ export type ErrorStatus = keyof typeof errorResponseNames;
 const errorDescriptions: Record<ErrorStatus, string> = {
   400: "Malformed JSON, or a request the server could not parse",
   401: "No bearer token, or one that fails verification",
-  403: "Authenticated, but not permitted",
+  403: "Authenticated, but not permitted: an API key where a session is needed, another owner's key, a tier above the account's, and (as configured) an organization the caller is not a member of, a role that may not, or the per-owner key limit",
   404: "No such key, or no such route",
   405: "The path exists, not with this method",
   408: "The request did not arrive in time",
@@ -142,7 +147,9 @@ export function errorResponseComponents(
     const body =
       status === 422
         ? validationErrorBodyType.toJsonSchema({ dialect: null })
-        : errorBodyType(codesForStatus(status)).toJsonSchema({ dialect: null });
+        : errorBodyType(
+            codesForStatus(status).filter((code) => codeIsConfigured(code, context)),
+          ).toJsonSchema({ dialect: null });
     const headers = rateLimitHeaders(context, false);
     if (status === 401) {
       headers["WWW-Authenticate"] = requiredHeader(context, "WWW-Authenticate");

@@ -6,6 +6,7 @@ import { openapiDocumentPath } from "./openapi-document.js";
 import type { PathBuilder } from "./path-builder.js";
 import { revokeKeyPath } from "./revoke-key.js";
 import { rotateKeyPath } from "./rotate-key.js";
+import { updateKeyPath } from "./update-key.js";
 
 /**
  * Every endpoint under the base path, in the order the document lists them. A v0.2 feature adds
@@ -18,5 +19,6 @@ export const pathBuilders: readonly PathBuilder[] = [
   rotateKeyPath,
   keyUsagePath,
   revokeKeyPath,
+  updateKeyPath,
   openapiDocumentPath,
 ];

@@ -1,6 +1,7 @@
 /**
- * `POST {basePath}` request body, converted from the very arktype schema that validates it
- * (`createKeyBodySchema`) with arktype's own `toJsonSchema`. Two things JSON Schema cannot carry
+ * Request bodies (`POST {basePath}`, and `PATCH {basePath}/{key_id}` with `keyUpdates`), converted
+ * from the very arktype schemas that validate them (`createKeyBodySchema`, `updateKeyBodySchema`)
+ * with arktype's own `toJsonSchema`. Two things JSON Schema cannot carry
  * are handled here, explicitly:
  *
  * - morphs (the trimming of `name`): the document describes what a client sends, so the schema's
@@ -14,19 +15,28 @@
  */
 import type { Type } from "arktype";
 import { maxKeyNameLength } from "../../validation/key-name.js";
+import { maxMetadataBytes } from "../../validation/metadata.js";
+import { maxOwnerIdLength } from "../../validation/owner-id.js";
 import type { JsonSchema } from "../document-types.js";
 import { componentRef } from "./component-ref.js";
 
 type Refinement = (converted: JsonSchema) => JsonSchema;
 
-/** What each field's narrow checks, in JSON Schema. */
-const narrowedFields: Record<string, Refinement> = {
-  name: (converted) => ({
-    ...converted,
-    minLength: 1,
-    maxLength: maxKeyNameLength,
-    description: `1–${maxKeyNameLength} characters after trimming surrounding whitespace; no control, bidirectional-override or lone-surrogate characters.`,
-  }),
+const metadataObject: JsonSchema = {
+  type: "object",
+  description: `Any JSON object, at most ${maxMetadataBytes} bytes as UTF-8 JSON; Keyward stores it and returns it on the key's record.`,
+};
+
+const keyName: Refinement = (converted) => ({
+  ...converted,
+  minLength: 1,
+  maxLength: maxKeyNameLength,
+  description: `1–${maxKeyNameLength} characters after trimming surrounding whitespace; no control, bidirectional-override or lone-surrogate characters.`,
+});
+
+/** What each create-key field's narrow checks, in JSON Schema. */
+const createKeyFields: Record<string, Refinement> = {
+  name: keyName,
   scopes: (converted) => ({
     ...converted,
     items: componentRef("Scope"),
@@ -46,12 +56,51 @@ const narrowedFields: Record<string, Refinement> = {
     ],
     description: "When the key stops working; omitted or null for never.",
   }),
+  metadata: () => metadataObject,
+  organizationId: () => ({
+    type: "string",
+    minLength: 1,
+    maxLength: maxOwnerIdLength,
+    description: `Create the key for this organization (the caller must be a member whose role may create keys); omitted for the caller's own key. 1–${maxOwnerIdLength} characters, no control, bidirectional-override or lone-surrogate characters.`,
+  }),
+};
+
+/** What each update-key field's narrow checks, in JSON Schema. Every field is optional. */
+const updateKeyFields: Record<string, Refinement> = {
+  name: keyName,
+  scopes: (converted) => ({
+    ...converted,
+    items: componentRef("Scope"),
+    uniqueItems: true,
+    description:
+      "The key's new scopes, at least one, without duplicates: a subset of those it has (scopes can be narrowed, never widened).",
+  }),
+  metadata: () => ({
+    anyOf: [metadataObject, { type: "null" }],
+    description: "Replaces the key's metadata; null removes it.",
+  }),
+  enabled: () => ({
+    type: "boolean",
+    description: "false disables the key (it is refused until enabled again); true enables it.",
+  }),
 };
 
 /** Marks the schemas arktype produced for a narrow, so the refinement pass can find them all. */
 const narrowed = new WeakSet<JsonSchema>();
 
 export function createKeyBodyJsonSchema(schema: Type): JsonSchema {
+  return requestBodyJsonSchema(schema, createKeyFields, "create-key");
+}
+
+export function updateKeyBodyJsonSchema(schema: Type): JsonSchema {
+  return requestBodyJsonSchema(schema, updateKeyFields, "update-key");
+}
+
+function requestBodyJsonSchema(
+  schema: Type,
+  narrowedFields: Record<string, Refinement>,
+  body: string,
+): JsonSchema {
   const converted = schema.in.toJsonSchema({
     dialect: null,
     fallback: {
@@ -67,7 +116,7 @@ export function createKeyBodyJsonSchema(schema: Type): JsonSchema {
   }) as JsonSchema;
   if (narrowed.has(converted)) {
     throw new Error(
-      "Keyward OpenAPI: the create-key body has a top-level narrow with no JSON Schema",
+      `Keyward OpenAPI: the ${body} body has a top-level narrow with no JSON Schema`,
     );
   }
   const properties = { ...(converted.properties as Record<string, JsonSchema>) };
@@ -76,27 +125,27 @@ export function createKeyBodyJsonSchema(schema: Type): JsonSchema {
     if (narrowed.has(fieldSchema)) {
       if (!refine) {
         throw new Error(
-          `Keyward OpenAPI: the create-key field "${field}" has a check (a narrow) that JSON Schema cannot express; describe it in openapi/schemas/create-key-body.ts`,
+          `Keyward OpenAPI: the ${body} field "${field}" has a check (a narrow) that JSON Schema cannot express; describe it in openapi/schemas/create-key-body.ts`,
         );
       }
       properties[field] = refine(fieldSchema);
     } else if (refine) {
       throw new Error(
-        `Keyward OpenAPI: the create-key field "${field}" has a JSON Schema refinement but no narrow; remove the stale refinement`,
+        `Keyward OpenAPI: the ${body} field "${field}" has a JSON Schema refinement but no narrow; remove the stale refinement`,
       );
     }
-    assertNoNestedNarrow(field, properties[field] as JsonSchema);
+    assertNoNestedNarrow(body, field, properties[field] as JsonSchema);
   }
   // Unknown fields are ignored, not refused (DESIGN: "Unknown extra fields are ignored").
   return { ...converted, properties };
 }
 
-function assertNoNestedNarrow(field: string, value: unknown): void {
+function assertNoNestedNarrow(body: string, field: string, value: unknown): void {
   if (typeof value !== "object" || value === null) return;
   if (narrowed.has(value as JsonSchema)) {
     throw new Error(
-      `Keyward OpenAPI: a nested check in the create-key field "${field}" has no JSON Schema; describe it in openapi/schemas/create-key-body.ts`,
+      `Keyward OpenAPI: a nested check in the ${body} field "${field}" has no JSON Schema; describe it in openapi/schemas/create-key-body.ts`,
     );
   }
-  for (const child of Object.values(value)) assertNoNestedNarrow(field, child);
+  for (const child of Object.values(value)) assertNoNestedNarrow(body, field, child);
 }

@@ -52,3 +52,16 @@ export function codesForStatus(status: number): KeywardErrorCode[] {
 }
 
 export { allCodes as errorCodes };
+
+/**
+ * Whether an instance configured as described can raise `code`: the organization codes only with
+ * `organizations`, `too_many_keys` only with a per-owner key limit. The rest can always occur.
+ */
+export function codeIsConfigured(
+  code: KeywardErrorCode,
+  configuration: { organizations: boolean; maxKeysPerOwner: boolean },
+): boolean {
+  if (code === "not_member" || code === "role_not_permitted") return configuration.organizations;
+  if (code === "too_many_keys") return configuration.maxKeysPerOwner;
+  return true;
+}
