@@ -118,11 +118,15 @@ export interface paths {
         delete: operations["revokeKey"];
         /**
          * CORS preflight
-         * @description Answered before authentication: `Allow: DELETE, OPTIONS`. CORS headers are the host's to add.
+         * @description Answered before authentication: `Allow: DELETE, PATCH, OPTIONS`. CORS headers are the host's to add.
          */
         options: operations["revokeKeyPreflight"];
         head?: never;
-        patch?: never;
+        /**
+         * Update a key
+         * @description Renames, narrows the scopes, replaces or removes the metadata, disables or enables a key; fields left out stay as they are. The secret does not change. Unknown fields are ignored.
+         */
+        patch: operations["updateKey"];
         trace?: never;
     };
     "/api/v1/api-keys/openapi.json": {
@@ -186,6 +190,24 @@ export interface components {
             tier: components["schemas"]["Tier"];
             /** @description When the key stops working; omitted or null for never. */
             expiresAt?: string | null;
+            /** @description Any JSON object, at most 4096 bytes as UTF-8 JSON; Keyward stores it and returns it on the key's record. */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description Create the key for this organization (the caller must be a member whose role may create keys); omitted for the caller's own key. 1–255 characters, no control, bidirectional-override or lone-surrogate characters. */
+            organizationId?: string;
+        };
+        UpdateKeyBody: {
+            /** @description false disables the key (it is refused until enabled again); true enables it. */
+            enabled?: boolean;
+            /** @description Replaces the key's metadata; null removes it. */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description 1–100 characters after trimming surrounding whitespace; no control, bidirectional-override or lone-surrogate characters. */
+            name?: string;
+            /** @description The key's new scopes, at least one, without duplicates: a subset of those it has (scopes can be narrowed, never widened). */
+            scopes?: components["schemas"]["Scope"][];
         };
         /** @description An API key as the API shows it: never the secret, never its hash */
         KeyRecord: {
@@ -199,9 +221,21 @@ export interface components {
             revokedAt: string | null;
             scopes: ("org:read" | "org:write" | "profile:read" | "profile:write")[];
             /** @enum {unknown} */
-            status: "active" | "expired" | "revoked";
+            status: "active" | "disabled" | "expired" | "revoked";
             /** @enum {unknown} */
             tier: "enterprise" | "free" | "pro";
+            /** @description The member who created the organization's key */
+            createdBy?: string;
+            /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description The organization that owns the key; only an organization's key has one */
+            owner?: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
         };
         /** @description The key record with its full secret: only create and rotate return one */
         KeyWithSecret: {
@@ -217,9 +251,21 @@ export interface components {
             revokedAt: string | null;
             scopes: ("org:read" | "org:write" | "profile:read" | "profile:write")[];
             /** @enum {unknown} */
-            status: "active" | "expired" | "revoked";
+            status: "active" | "disabled" | "expired" | "revoked";
             /** @enum {unknown} */
             tier: "enterprise" | "free" | "pro";
+            /** @description The member who created the organization's key */
+            createdBy?: string;
+            /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description The organization that owns the key; only an organization's key has one */
+            owner?: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
         };
         /** @description Newest first, revoked and expired included */
         KeyList: {
@@ -234,10 +280,54 @@ export interface components {
                 revokedAt: string | null;
                 scopes: ("org:read" | "org:write" | "profile:read" | "profile:write")[];
                 /** @enum {unknown} */
-                status: "active" | "expired" | "revoked";
+                status: "active" | "disabled" | "expired" | "revoked";
                 /** @enum {unknown} */
                 tier: "enterprise" | "free" | "pro";
+                /** @description The member who created the organization's key */
+                createdBy?: string;
+                /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+                /** @description The organization that owns the key; only an organization's key has one */
+                owner?: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
             }[];
+        };
+        /** @description One page of `?limit=`, newest first, revoked and expired included */
+        KeyPage: {
+            data: {
+                /** Format: date-time */
+                createdAt: string;
+                expiresAt: string | null;
+                hint: string;
+                id: string;
+                lastUsedAt: string | null;
+                name: string;
+                revokedAt: string | null;
+                scopes: ("org:read" | "org:write" | "profile:read" | "profile:write")[];
+                /** @enum {unknown} */
+                status: "active" | "disabled" | "expired" | "revoked";
+                /** @enum {unknown} */
+                tier: "enterprise" | "free" | "pro";
+                /** @description The member who created the organization's key */
+                createdBy?: string;
+                /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+                /** @description The organization that owns the key; only an organization's key has one */
+                owner?: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+            }[];
+            /** @description Pass as `cursor` for the next page; null after the last */
+            nextCursor: string | null;
         };
         RevokedKey: {
             id: string;
@@ -291,7 +381,7 @@ export interface components {
         };
         Error: {
             /** @enum {unknown} */
-            code: "api_key_not_allowed" | "api_key_required" | "body_too_large" | "cross_site_request" | "failed_lookups_limited" | "headers_too_large" | "http_error" | "insufficient_scope" | "internal" | "invalid_api_key" | "invalid_token" | "key_gone" | "key_not_found" | "malformed_body" | "malformed_request" | "method_not_allowed" | "missing_credentials" | "not_owner" | "rate_limited" | "request_timeout" | "rotation_conflict" | "route_not_found" | "tier_not_allowed" | "unsupported_media_type" | "validation_failed";
+            code: "api_key_not_allowed" | "api_key_required" | "body_too_large" | "cross_site_request" | "failed_lookups_limited" | "headers_too_large" | "http_error" | "insufficient_scope" | "internal" | "invalid_api_key" | "invalid_token" | "key_gone" | "key_not_found" | "malformed_body" | "malformed_request" | "method_not_allowed" | "missing_credentials" | "not_member" | "not_owner" | "rate_limited" | "request_timeout" | "role_not_permitted" | "rotation_conflict" | "route_not_found" | "tier_not_allowed" | "too_many_keys" | "unsupported_media_type" | "validation_failed";
             detail: string | {
                 /** @description Where the problem is: "body", then the field and any index */
                 loc: (string | number)[];
@@ -336,7 +426,7 @@ export interface components {
                 };
             };
         };
-        /** @description Authenticated, but not permitted */
+        /** @description Authenticated, but not permitted: an API key where a session is needed, another owner's key, a tier above the account's, and (as configured) an organization the caller is not a member of, a role that may not, or the per-owner key limit */
         Forbidden: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -347,7 +437,7 @@ export interface components {
             content: {
                 "application/json": {
                     /** @enum {unknown} */
-                    code: "api_key_not_allowed" | "cross_site_request" | "insufficient_scope" | "not_owner" | "tier_not_allowed";
+                    code: "api_key_not_allowed" | "cross_site_request" | "insufficient_scope" | "not_member" | "not_owner" | "role_not_permitted" | "tier_not_allowed" | "too_many_keys";
                     detail: string;
                 };
             };
@@ -566,7 +656,14 @@ export type $defs = Record<string, never>;
 export interface operations {
     listKeys: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description List this organization's keys instead of the caller's own (the caller must be a member whose role may list them). */
+                organizationId?: string;
+                /** @description Answer one page of at most this many keys, as `{ data, nextCursor }`. Without it, every key, as `{ data }`. */
+                limit?: number;
+                /** @description With `limit`: the `nextCursor` of the previous page; omitted for the first. */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -585,11 +682,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["KeyList"];
+                    "application/json": components["schemas"]["KeyList"] | components["schemas"]["KeyPage"];
                 };
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -869,6 +967,49 @@ export interface operations {
                 };
                 content?: never;
             };
+        };
+    };
+    updateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key's id, as its record shows it */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateKeyBody"];
+            };
+        };
+        responses: {
+            /** @description The key as updated */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window at the caller's tier */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix epoch second at which the allowance is back (on a 429: when a retry is admitted) */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
     getOpenApiDocument: {

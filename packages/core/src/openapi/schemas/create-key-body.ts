@@ -24,6 +24,8 @@ type Refinement = (converted: JsonSchema) => JsonSchema;
 
 const metadataObject: JsonSchema = {
   type: "object",
+  // Any members (`{}`, as arktype writes it for records): clients type it as a map of JSON values.
+  additionalProperties: {},
   description: `Any JSON object, at most ${maxMetadataBytes} bytes as UTF-8 JSON; Keyward stores it and returns it on the key's record.`,
 };
 
