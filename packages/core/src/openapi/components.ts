@@ -30,7 +30,9 @@ export function buildComponents(context: OpenApiBuildContext): OpenApiDocument["
     Scope: inConfiguredOrder(toJson(scope), scopes),
     Tier: inConfiguredOrder(toJson(tier), tiers),
     CreateKeyBody: createKeyBodyJsonSchema(context.createKeyBody),
-    ...(context.keyUpdates ? { UpdateKeyBody: updateKeyBodyJsonSchema(context.updateKeyBody) } : {}),
+    ...(context.keyUpdates
+      ? { UpdateKeyBody: updateKeyBodyJsonSchema(context.updateKeyBody) }
+      : {}),
     KeyRecord: toJson(keys.record),
     KeyWithSecret: toJson(keys.withSecret),
     KeyList: toJson(keys.list),
@@ -40,9 +42,7 @@ export function buildComponents(context: OpenApiBuildContext): OpenApiDocument["
     UsageReport: toJson(usageReportType),
     ValidationIssue: toJson(validationIssueType),
     ValidationError: toJson(validationErrorBodyType),
-    Error: toJson(
-      errorBodyType(errorCodes.filter((code) => codeIsConfigured(code, context))),
-    ),
+    Error: toJson(errorBodyType(errorCodes.filter((code) => codeIsConfigured(code, context)))),
   };
   return {
     schemas,

@@ -117,9 +117,7 @@ function requestBodyJsonSchema(
     },
   }) as JsonSchema;
   if (narrowed.has(converted)) {
-    throw new Error(
-      `Keyward OpenAPI: the ${body} body has a top-level narrow with no JSON Schema`,
-    );
+    throw new Error(`Keyward OpenAPI: the ${body} body has a top-level narrow with no JSON Schema`);
   }
   const properties = { ...(converted.properties as Record<string, JsonSchema>) };
   for (const [field, fieldSchema] of Object.entries(properties)) {

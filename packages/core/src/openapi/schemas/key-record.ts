@@ -74,8 +74,9 @@ export type KeyRecordTypesMatchTheApi = [
  * `Record<string, unknown>`: arktype cannot infer the recursive `KeyMetadata` (TS2589), so the
  * checks below compare records with their metadata widened to that (`WithObjectMetadata`).
  */
-const metadata = type("Record<string, unknown>")
-  .describe(`The host's data about the key, a JSON object of at most ${maxMetadataBytes} bytes; present only when set`);
+const metadata = type("Record<string, unknown>").describe(
+  `The host's data about the key, a JSON object of at most ${maxMetadataBytes} bytes; present only when set`,
+);
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

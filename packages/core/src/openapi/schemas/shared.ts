@@ -10,7 +10,12 @@ export const isoDateTime = type("string").configure({ format: "date-time" } as n
  * `true` when A and B are assignable both ways, with their optional fields made required too (two
  * types that differ only by an optional field are assignable both ways).
  */
-export type SameShape<A, B> = [MutuallyAssignable<A, B>, MutuallyAssignable<Required<A>, Required<B>>] extends [true, true] ? true : false;
+export type SameShape<A, B> = [
+  MutuallyAssignable<A, B>,
+  MutuallyAssignable<Required<A>, Required<B>>,
+] extends [true, true]
+  ? true
+  : false;
 
 type MutuallyAssignable<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
