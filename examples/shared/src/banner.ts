@@ -60,6 +60,7 @@ export function banner(options: BannerOptions): string {
         ]
       : []),
     `  Keys      ${url}/api/v1/api-keys (the six endpoints; they need a session JWT)`,
+    `  OpenAPI   ${url}/api/v1/api-keys/openapi.json`,
     `  Profiles  GET ${url}/api/v1/profiles/:slug needs profile:read, PUT needs profile:write`,
     `  Tiers     ${tiers}`,
     `  Storage   ${options.storage}`,

@@ -1,5 +1,6 @@
-import { createKeyward, type Keyward } from "@keyward/core";
+import { createKeyward, type Keyward, type KeywardConfig } from "@keyward/core";
 import {
+  DEMO_OPENAPI_ROUTES,
   DEMO_SCOPE_DESCRIPTIONS,
   demoMemberships,
   demoTiers,
@@ -25,8 +26,16 @@ export interface Demo {
 export async function createDemo(env: Environment = processEnvironment()): Promise<Demo> {
   const config = loadDemoConfig(env);
   const store = await openDemoStore(config);
-  const keyward = createKeyward({
-    store: store.storage,
+  const keyward = createKeyward({ store: store.storage, ...demoKeywardOptions(config) });
+  return { config, keyward, storage: store.description };
+}
+
+/**
+ * Everything the demo configures Keyward with, but the store. v0.2 (DESIGN.md, "Demo contract,
+ * v0.2"): the OpenAPI document is served at `/api/v1/api-keys/openapi.json`.
+ */
+export function demoKeywardOptions(config: DemoConfig): Omit<KeywardConfig, "store"> {
+  return {
     scopes: DEMO_SCOPE_DESCRIPTIONS,
     tiers: demoTiers(config.tierLimits),
     jwt: { secret: config.jwtSecret },
@@ -34,10 +43,14 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
     organizations: { memberships: demoMemberships },
     // PATCH /api/v1/api-keys/{key_id}: rename, metadata, disable and enable, narrow scopes.
     keyUpdates: true,
+    openapi: {
+      serve: true,
+      info: { title: "Keyward demo", version: "0.2.0" },
+      routes: DEMO_OPENAPI_ROUTES,
+    },
     // 500s answer without internals; this is where their causes go.
     onError: (error) => console.error("keyward:", error),
-  });
-  return { config, keyward, storage: store.description };
+  };
 }
 
 /**

@@ -38,7 +38,13 @@ export {
   loadDemoConfig,
   processEnvironment,
 } from "./config.js";
-export { closeOnSignal, createDemo, type Demo, exitOnStartupError } from "./create-demo.js";
+export {
+  closeOnSignal,
+  createDemo,
+  type Demo,
+  demoKeywardOptions,
+  exitOnStartupError,
+} from "./create-demo.js";
 export { createDemoPage, type DemoPage } from "./page/demo-page.js";
 export { answerDemoPageOnNode } from "./page/node-demo-page.js";
 export { withDemoPage } from "./page/with-demo-page.js";

@@ -8,11 +8,13 @@
 import { execSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { createKeyward, memoryStore } from "@keyward/core";
 import { describeHttpConformance, forwardTo } from "@keyward/testing";
 import { DEMO_SCOPE_DESCRIPTIONS } from "@keyward/testing/demo-contract";
 import { jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { developmentJwtSecret } from "../src/config.js";
+import { developmentJwtSecret, loadDemoConfig } from "../src/config.js";
+import { demoKeywardOptions } from "../src/create-demo.js";
 import { mintToken } from "../src/token.js";
 import {
   pastingShells,
@@ -23,6 +25,12 @@ import {
   startExample,
   startExpectingFailure,
 } from "./run-example.js";
+
+/** The document every example serves: it depends on the demo's shape, not on its store. */
+const demoDocument = createKeyward({
+  store: memoryStore(),
+  ...demoKeywardOptions(loadDemoConfig({})),
+}).openapi();
 
 export interface DemoContractOptions {
   /** Which example folder holds the `token` script; checked only when given. */
@@ -218,6 +226,8 @@ export function describeDemoContract(
         skipSlow: false, // key expiry takes under 2 s of real time
         organizations: true,
         keyUpdates: true,
+        // Every answer must match the document the demo serves (Demo contract, v0.2).
+        openapi: demoDocument,
       });
     });
 

@@ -43,6 +43,16 @@ export { createKeyward, type Keyward } from "./keyward/create-keyward.js";
 export type { KeywardLogger } from "./logging/logger.js";
 export { type MemoryStoreOptions, memoryStore } from "./memory/memory-store.js";
 export type {
+  HeaderObject,
+  HttpMethod,
+  JsonSchema,
+  OpenApiDocument,
+  OperationObject,
+  PathItemObject,
+  ResponseObject,
+} from "./openapi/document-types.js";
+export type { OpenApiOptions, OpenApiRoute, OpenApiSchemaSource } from "./openapi/options.js";
+export type {
   Membership,
   OrganizationAction,
   OrganizationsConfig,

@@ -3,7 +3,7 @@
  * adapter's `import express from "express"` is pointed at Express 4 too, so its router is the
  * Express 4 one, as in an Express 4 app.
  */
-import { describeHttpConformance, forwardTo } from "@keyward/testing";
+import { DEMO_OPENAPI_ROUTES, describeHttpConformance, forwardTo } from "@keyward/testing";
 import express4 from "express4";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { describeExpressAdapter } from "./adapter-suite.js";
@@ -11,7 +11,7 @@ import { demoApp, demoKeyward, jwtSecret, type Listening, listen } from "./demo.
 
 vi.mock("express", async () => await import("express4"));
 
-const keyward = demoKeyward();
+const keyward = demoKeyward({ openapi: { routes: DEMO_OPENAPI_ROUTES, serve: true } });
 let server: Listening;
 beforeAll(async () => {
   server = await listen(demoApp(express4, keyward));
@@ -33,5 +33,7 @@ describeHttpConformance("@keyward/express on Express 4", {
   jwtSecret,
   organizations: true,
   keyUpdates: true,
+  // Every answer must match the generated document, which the adapter also serves.
+  openapi: keyward.openapi(),
 });
 describeExpressAdapter("Express 4", express4);

@@ -1,11 +1,11 @@
 /** @keyward/express on Express 5: the HTTP conformance suite and the adapter's own checks. */
-import { describeHttpConformance, forwardTo } from "@keyward/testing";
+import { DEMO_OPENAPI_ROUTES, describeHttpConformance, forwardTo } from "@keyward/testing";
 import express from "express";
 import { afterAll, beforeAll } from "vitest";
 import { describeExpressAdapter } from "./adapter-suite.js";
 import { demoApp, demoKeyward, jwtSecret, type Listening, listen } from "./demo.js";
 
-const keyward = demoKeyward();
+const keyward = demoKeyward({ openapi: { routes: DEMO_OPENAPI_ROUTES, serve: true } });
 let server: Listening;
 beforeAll(async () => {
   server = await listen(demoApp(express, keyward));
@@ -20,5 +20,7 @@ describeHttpConformance("@keyward/express on Express 5", {
   jwtSecret,
   organizations: true,
   keyUpdates: true,
+  // Every answer must match the generated document, which the adapter also serves.
+  openapi: keyward.openapi(),
 });
 describeExpressAdapter("Express 5", express);

@@ -1,10 +1,10 @@
 /** The HTTP conformance suite against @keyward/fastify, served over real HTTP. */
-import { describeHttpConformance, forwardTo } from "@keyward/testing";
+import { DEMO_OPENAPI_ROUTES, describeHttpConformance, forwardTo } from "@keyward/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll } from "vitest";
 import { demoApp, demoKeyward, jwtSecret, listen } from "./demo.js";
 
-const keyward = demoKeyward();
+const keyward = demoKeyward({ openapi: { routes: DEMO_OPENAPI_ROUTES, serve: true } });
 let app: FastifyInstance;
 let origin = "";
 
@@ -22,4 +22,6 @@ describeHttpConformance("@keyward/fastify on Fastify 5", {
   jwtSecret,
   organizations: true,
   keyUpdates: true,
+  // Every answer must match the generated document, which the adapter also serves.
+  openapi: keyward.openapi(),
 });

@@ -1,10 +1,10 @@
 /** The HTTP conformance suite against the Fetch adapter, served over real HTTP by srvx. */
-import { describeHttpConformance, forwardTo } from "@keyward/testing";
+import { DEMO_OPENAPI_ROUTES, describeHttpConformance, forwardTo } from "@keyward/testing";
 import { type Server, serve } from "srvx";
 import { afterAll, beforeAll } from "vitest";
 import { demoHost, demoKeyward, jwtSecret } from "./demo.js";
 
-const keyward = demoKeyward();
+const keyward = demoKeyward({ openapi: { routes: DEMO_OPENAPI_ROUTES, serve: true } });
 let server: Server;
 
 beforeAll(async () => {
@@ -21,4 +21,6 @@ describeHttpConformance("@keyward/fetch on srvx", {
   jwtSecret,
   organizations: true,
   keyUpdates: true,
+  // Every answer must match the generated document, which the adapter also serves.
+  openapi: keyward.openapi(),
 });

@@ -4,7 +4,7 @@
  * conformance suites' expectations are written against these values, and the examples are built
  * from them. This entry imports nothing from vitest, so a server may import it at run time.
  */
-import type { TierConfig } from "@keyward/core";
+import type { OpenApiRoute, TierConfig } from "@keyward/core";
 
 export const DEMO_SCOPES = ["profile:read", "profile:write", "org:read", "org:write"] as const;
 export type DemoScope = (typeof DEMO_SCOPES)[number];
@@ -55,6 +55,8 @@ export function demoKeywardConfig(jwtSecret: string) {
     jwt: { secret: jwtSecret },
     organizations: { memberships: demoMemberships },
     keyUpdates: true,
+    // Describes the host routes in `keyward.openapi()`; serving stays off, as in v0.1.
+    openapi: { routes: DEMO_OPENAPI_ROUTES },
   };
 }
 
@@ -100,3 +102,33 @@ export function updateProfile(
 ): { slug: string; updatedBy: string } {
   return { slug, updatedBy: principal.userId };
 }
+
+const stringField = { type: "string" } as const;
+
+/**
+ * The demo's two profile routes, for `openapi.routes`: what `keyward.openapi()` describes beside
+ * the key-management endpoints, so the suite can check the host routes' answers too.
+ */
+export const DEMO_OPENAPI_ROUTES = [
+  {
+    ...PROFILE_ROUTES.read,
+    scopes: [...PROFILE_ROUTES.read.scopes],
+    summary: "Read a profile",
+    response: {
+      type: "object",
+      properties: { slug: stringField, viewer: stringField },
+      required: ["slug", "viewer"],
+    },
+  },
+  {
+    ...PROFILE_ROUTES.update,
+    scopes: [...PROFILE_ROUTES.update.scopes],
+    summary: "Update a profile",
+    requestBody: { type: "object" },
+    response: {
+      type: "object",
+      properties: { slug: stringField, updatedBy: stringField },
+      required: ["slug", "updatedBy"],
+    },
+  },
+] satisfies OpenApiRoute[];

@@ -4,7 +4,9 @@
  */
 
 export {
+  type CheckedReply,
   type ClientAddressSuiteOptions,
+  DEMO_OPENAPI_ROUTES,
   DEMO_SCOPE_DESCRIPTIONS,
   DEMO_SCOPES,
   DEMO_TIER_LIMITS,
@@ -18,6 +20,8 @@ export {
   type GuardOptionsSuiteOptions,
   type HttpSuiteOptions,
   mintJwt,
+  type OpenApiResponseCheck,
+  openApiResponseCheck,
   PROFILE_ROUTE,
   type RawExchange,
   type RawExchangeOptions,

@@ -21,9 +21,11 @@ const demoHost = guardedHost(keyward, {
   scopes: { GET: "profile:read", PUT: "profile:write" },
 });
 
+// Every answer must also match the document `keyward.openapi()` generates.
 describeHttpConformance("core handle", {
   fetch: demoHost,
   jwtSecret,
   organizations: true,
   keyUpdates: true,
+  openapi: keyward.openapi(),
 });

@@ -2,6 +2,7 @@ import type { InternalKeysApi } from "../api/keys-api.js";
 import type { createVerify } from "../auth/verify.js";
 import { internalError, isKeywardError, KeywardError } from "../errors/keyward-error.js";
 import type { KeywardContext } from "../keyward/context.js";
+import { documentSubpath, serveDocument } from "../openapi/serve-document.js";
 import { isCrossSiteWrite } from "./cross-site.js";
 import { matchRoute } from "./router.js";
 import { endpoints } from "./routes/index.js";
@@ -12,6 +13,8 @@ export interface HandleOptions {
   /** Normalised by `createKeyward`: starts with "/", no trailing slash. */
   basePath: string;
   bodyLimit: number;
+  /** The OpenAPI document as JSON, when `openapi.serve` is on: served at `/openapi.json`. */
+  openapiDocument?: () => string;
 }
 
 /**
@@ -48,6 +51,9 @@ export function createHandle(
       const { pathname } = new URL(request.url);
       const subpath = underBasePath(pathname, basePath);
       if (subpath === null) return notFound.toResponse();
+      if (options.openapiDocument && subpath === documentSubpath) {
+        return serveDocument(request.method, options.openapiDocument);
+      }
       const match = matchRoute(subpath, request.method, routerOptions);
       if ("error" in match) return match.error.toResponse();
       // Answered before authentication: a preflight carries no credentials. The CORS headers

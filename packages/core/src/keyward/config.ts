@@ -3,6 +3,7 @@ import type { JwtClaims, JwtOptions } from "../auth/jwt.js";
 import type { SessionUser } from "../auth/principal.js";
 import type { Clock } from "../clock.js";
 import type { KeywardLogger } from "../logging/logger.js";
+import type { OpenApiOptions } from "../openapi/options.js";
 import type { OrganizationsConfig } from "../organizations/membership.js";
 import type { RandomSource } from "../random.js";
 import type { KeywardStore } from "../storage/index.js";
@@ -105,6 +106,12 @@ export interface KeywardConfig {
    * It does not replace `logger`.
    */
   onError?: (error: unknown, request?: Request) => void;
+  /**
+   * The OpenAPI 3.1 document `keyward.openapi()` returns: its `info` and `servers`, the host's
+   * guarded `routes` to describe too, and `serve: true` to answer `GET {basePath}/openapi.json`
+   * with it (off by default). See docs/openapi.md.
+   */
+  openapi?: OpenApiOptions;
   /** Time source; default the system clock. */
   clock?: Clock;
   /** Randomness for secrets and ids; default `crypto.getRandomValues`. */

@@ -13,6 +13,8 @@ import { createSecretHasher } from "../keys/hash.js";
 import { consoleLogger, silentLogger } from "../logging/logger.js";
 import { repeatFilter } from "../logging/repeat-filter.js";
 import { warnOnce } from "../logging/warn-once.js";
+import { buildOpenApiDocument } from "../openapi/build-document.js";
+import type { OpenApiDocument } from "../openapi/document-types.js";
 import { organizationAccess } from "../organizations/organization-access.js";
 import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
@@ -74,6 +76,15 @@ export interface Keyward {
    * only, so the published types never depend on the validation library behind it.
    */
   readonly schemas: { createKey: StandardSchemaV1<unknown, CreateKeyBody> };
+  /**
+   * The OpenAPI 3.1 document of the endpoints as configured (base path, scopes and tiers as
+   * enums, error bodies, rate-limit headers, security schemes), plus the host routes listed in
+   * `openapi.routes`. Generated from the same schemas that validate requests. A fresh copy each
+   * call. See docs/openapi.md.
+   * @example
+   * writeFileSync("openapi.json", JSON.stringify(keyward.openapi(), null, 2));
+   */
+  openapi(): OpenApiDocument;
   /** Flushes buffered usage and releases the store's connections, timers and subscriptions. */
   close(): Promise<void>;
 }
@@ -177,7 +188,33 @@ export function createKeyward(config: KeywardConfig): Keyward {
 
   const keys = createKeysApi(context);
   const verify = createVerify(context);
-  const handle = createHandle(context, keys, verify, { basePath, bodyLimit });
+  const openapiOptions = config.openapi ?? {};
+  // Built on first use and kept: the configuration it describes cannot change.
+  let openapiJson: string | undefined;
+  const documentJson = () => {
+    openapiJson ??= JSON.stringify(
+      buildOpenApiDocument({
+        basePath,
+        scopes,
+        tiers,
+        keyPrefix: context.format.prefix,
+        createKeyBody: context.createKeyBody,
+        updateKeyBody: context.updateKeyBody,
+        keyUpdates: context.keyUpdates,
+        organizations: context.organizations !== undefined,
+        maxKeysPerOwner: context.maxKeysPerOwner !== undefined,
+        ietfRateLimitHeaders: context.ietfRateLimitHeaders,
+        options: openapiOptions,
+      }),
+    );
+    return openapiJson;
+  };
+  if (openapiOptions.serve) documentJson(); // a bad `openapi.routes` entry throws at start
+  const handle = createHandle(context, keys, verify, {
+    basePath,
+    bodyLimit,
+    ...(openapiOptions.serve ? { openapiDocument: documentJson } : {}),
+  });
 
   let closed: Promise<void> | undefined;
   return {
@@ -207,6 +244,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
       }
     },
     hasSession: config.session !== undefined,
+    openapi: () => JSON.parse(documentJson()) as OpenApiDocument,
     serves: (pathname) => underBasePath(pathname, basePath) !== null,
     basePath,
     // `expiresAt` leaves its check as a string, which arktype's inference cannot see: hence the cast.

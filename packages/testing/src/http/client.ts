@@ -7,6 +7,7 @@ import type { KeyRecord, KeyWithSecret, RevokedKey, UsageReport } from "@keyward
 import { base64url, SignJWT } from "jose";
 import { expect } from "vitest";
 import { DEFAULT_BASE_PATH, PROFILE_ROUTE, SUITE_ORIGIN } from "./demo-contract.js";
+import { openApiResponseCheck } from "./openapi-check.js";
 import type { HttpSuiteOptions } from "./options.js";
 import { resolveSuiteContract } from "./suite-contract.js";
 
@@ -58,6 +59,7 @@ export function createSuiteClient(options: HttpSuiteOptions) {
   const contract = resolveSuiteContract(options);
   const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, "");
   const keyPath = (id: string) => `${basePath}/${encodeURIComponent(id)}`;
+  const checkAgainstDocument = options.openapi ? openApiResponseCheck(options.openapi) : undefined;
 
   async function send<T = unknown>(
     method: string,
@@ -77,7 +79,15 @@ export function createSuiteClient(options: HttpSuiteOptions) {
         ...(body === undefined ? {} : { body }),
       }),
     );
-    return readReply<T>(response);
+    const reply = await readReply<T>(response);
+    if (checkAgainstDocument) {
+      // Joined, so a failure prints each problem in full rather than "Array(1)".
+      const problems = checkAgainstDocument(method, path, reply).join("\n");
+      expect(problems, `${method} ${path}: the answer does not match the OpenAPI document`).toBe(
+        "",
+      );
+    }
+    return reply;
   }
 
   /**

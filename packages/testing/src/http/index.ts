@@ -11,6 +11,7 @@ import { createSuiteClient } from "./client.js";
 import { hostRoutesSuite } from "./host-routes-suite.js";
 import { lifecycleSuite } from "./lifecycle-suite.js";
 import { managementSuite } from "./management-suite.js";
+import { openApiSuite } from "./openapi-suite.js";
 import type { HttpSuiteOptions } from "./options.js";
 import { organizationsSuite } from "./organizations-suite.js";
 import { paginationSuite } from "./pagination-suite.js";
@@ -21,6 +22,7 @@ import { validationSuite } from "./validation-suite.js";
 export { mintJwt, type Reply, readReply, unsecuredJwt } from "./client.js";
 export { type ClientAddressSuiteOptions, describeClientAddress } from "./client-address-suite.js";
 export {
+  DEMO_OPENAPI_ROUTES,
   DEMO_SCOPE_DESCRIPTIONS,
   DEMO_SCOPES,
   DEMO_TIER_LIMITS,
@@ -35,6 +37,11 @@ export {
   type GuardOptions,
   type GuardOptionsSuiteOptions,
 } from "./guard-options-suite.js";
+export {
+  type CheckedReply,
+  type OpenApiResponseCheck,
+  openApiResponseCheck,
+} from "./openapi-check.js";
 export type { HttpSuiteOptions } from "./options.js";
 export { ROLE_NOT_PERMITTED } from "./organizations-suite.js";
 export {
@@ -81,5 +88,6 @@ export function describeHttpConformance(name: string, options: HttpSuiteOptions)
     if (options.organizations) organizationsSuite(client);
     if (options.keyUpdates) lifecycleSuite(client);
     paginationSuite(client);
+    if (options.openapi) openApiSuite(client, options.openapi);
   });
 }

@@ -5,6 +5,8 @@
  * minute, in that order; and the two host routes under `/api/v1/profiles/:slug`. `tiers`, `scopes`
  * and `route` describe another configuration instead.
  */
+import type { OpenApiDocument } from "@keyward/core";
+
 export interface HttpSuiteOptions {
   /**
    * Sends one request to the implementation under test. URLs are absolute, e.g.
@@ -60,4 +62,10 @@ export interface HttpSuiteOptions {
    * implementation is configured with `keyUpdates: true`.
    */
   keyUpdates?: boolean;
+  /**
+   * The implementation's OpenAPI document (`keyward.openapi()`). When given, every answer the suite
+   * gets must match it: a status the operation describes, its required headers, a body valid
+   * against its schema. An answer the document does not describe fails the test.
+   */
+  openapi?: OpenApiDocument;
 }

@@ -1,0 +1,26 @@
+import type { Type } from "arktype";
+import type { ScopeRegistry } from "../scopes/scope-registry.js";
+import type { TierLadder } from "../tiers/tier-ladder.js";
+import type { OpenApiOptions } from "./options.js";
+
+/** What the document is built from: one Keyward instance's resolved configuration. */
+export interface OpenApiBuildContext {
+  /** Normalised: starts with "/", no trailing slash. */
+  basePath: string;
+  scopes: ScopeRegistry;
+  tiers: TierLadder;
+  keyPrefix: string;
+  /** The arktype schema `POST {basePath}` validates with. */
+  createKeyBody: Type;
+  /** The arktype schema `PATCH {basePath}/{key_id}` validates with. */
+  updateKeyBody: Type;
+  /** Whether `PATCH {basePath}/{key_id}` is served (`keyUpdates`). */
+  keyUpdates: boolean;
+  /** Whether `organizations` is configured: `organizationId` on create and list, its 403 codes. */
+  organizations: boolean;
+  /** Whether a per-owner key limit applies (`maxKeysPerOwner` not false): create's `too_many_keys`. */
+  maxKeysPerOwner: boolean;
+  /** Whether the IETF `RateLimit` / `RateLimit-Policy` fields are sent too. */
+  ietfRateLimitHeaders: boolean;
+  options: OpenApiOptions;
+}

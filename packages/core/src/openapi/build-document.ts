@@ -1,0 +1,57 @@
+/**
+ * Assembles the OpenAPI 3.1 document of one Keyward instance as configured: the endpoints the
+ * path builders say are enabled, each path's CORS preflight, the host's guarded routes, and the
+ * components they refer to.
+ */
+import type { OpenApiBuildContext } from "./build-context.js";
+import { buildComponents } from "./components.js";
+import type { HttpMethod, OpenApiDocument, PathItemObject } from "./document-types.js";
+import { addHostRoutes } from "./host-routes.js";
+import { pathBuilders } from "./paths/index.js";
+import { requiredHeader } from "./responses.js";
+
+export function buildOpenApiDocument(context: OpenApiBuildContext): OpenApiDocument {
+  const paths: Record<string, PathItemObject> = {};
+  for (const builder of pathBuilders) {
+    if (builder.enabled && !builder.enabled(context)) continue;
+    const path = context.basePath + builder.path || "/";
+    paths[path] ??= {};
+    paths[path][builder.method] = builder.build(context);
+  }
+  // Every path under the base path answers a CORS preflight (the router does it for them all).
+  for (const item of Object.values(paths)) addPreflight(context, item);
+  addHostRoutes(context, paths);
+
+  const info = context.options.info ?? {};
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: info.title ?? "Keyward API keys",
+      version: info.version ?? "0.1.0",
+      ...(info.description === undefined ? {} : { description: info.description }),
+    },
+    jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
+    ...(context.options.servers ? { servers: context.options.servers } : {}),
+    tags: [{ name: "API keys", description: "Create, list, rotate, inspect and revoke API keys" }],
+    paths,
+    components: buildComponents(context),
+  };
+}
+
+function addPreflight(context: OpenApiBuildContext, item: PathItemObject): void {
+  const methods = (Object.keys(item) as HttpMethod[]).filter((key) => key !== "options");
+  const first = item[methods[0] as HttpMethod];
+  item.options = {
+    operationId: `${first?.operationId ?? "path"}Preflight`,
+    summary: "CORS preflight",
+    description: `Answered before authentication: \`Allow: ${[...methods.map((m) => m.toUpperCase()), "OPTIONS"].join(", ")}\`. CORS headers are the host's to add.`,
+    tags: ["API keys"],
+    security: [],
+    responses: {
+      "204": {
+        description: "The methods this path takes",
+        headers: { Allow: requiredHeader(context, "Allow") },
+      },
+    },
+  };
+}

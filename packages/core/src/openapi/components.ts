@@ -1,0 +1,93 @@
+/**
+ * `components` of the document: every schema converted from its arktype type, the shared
+ * responses and header fields, and the two security schemes.
+ */
+import type { Type } from "arktype";
+import type { OpenApiBuildContext } from "./build-context.js";
+import type { JsonSchema, OpenApiDocument } from "./document-types.js";
+import { errorResponseComponents, headerComponents } from "./responses.js";
+import { createKeyBodyJsonSchema, updateKeyBodyJsonSchema } from "./schemas/create-key-body.js";
+import {
+  codeIsConfigured,
+  errorBodyType,
+  errorCodes,
+  validationErrorBodyType,
+  validationIssueType,
+} from "./schemas/error-body.js";
+import { keyRecordTypes } from "./schemas/key-record.js";
+import { scopeTypes } from "./schemas/scope-list.js";
+import { usageReportType } from "./schemas/usage-report.js";
+
+/** Names of the security schemes, as operations' `security` refers to them. */
+export const securitySchemeNames = { session: "userJwt", apiKey: "apiKey" } as const;
+
+export function buildComponents(context: OpenApiBuildContext): OpenApiDocument["components"] {
+  const scopes = context.scopes.names;
+  const tiers = context.tiers.names;
+  const { scope, tier, list: scopeList } = scopeTypes(scopes, tiers);
+  const keys = keyRecordTypes({ scopes, tiers, keyPrefix: context.keyPrefix });
+  const schemas: Record<string, JsonSchema> = {
+    Scope: inConfiguredOrder(toJson(scope), scopes),
+    Tier: inConfiguredOrder(toJson(tier), tiers),
+    CreateKeyBody: createKeyBodyJsonSchema(context.createKeyBody),
+    ...(context.keyUpdates
+      ? { UpdateKeyBody: updateKeyBodyJsonSchema(context.updateKeyBody) }
+      : {}),
+    KeyRecord: toJson(keys.record),
+    KeyWithSecret: toJson(keys.withSecret),
+    KeyList: toJson(keys.list),
+    KeyPage: toJson(keys.page),
+    RevokedKey: toJson(keys.revoked),
+    ScopeList: toJson(scopeList),
+    UsageReport: toJson(usageReportType),
+    ValidationIssue: toJson(validationIssueType),
+    ValidationError: toJson(validationErrorBodyType),
+    Error: toJson(errorBodyType(errorCodes.filter((code) => codeIsConfigured(code, context)))),
+  };
+  return {
+    schemas,
+    responses: errorResponseComponents(context),
+    headers: headerComponents(context),
+    parameters: {
+      KeyId: {
+        name: "key_id",
+        in: "path",
+        required: true,
+        description: "The key's id, as its record shows it",
+        schema: { type: "string" },
+      },
+    },
+    securitySchemes: {
+      [securitySchemeNames.session]: {
+        type: "http",
+        scheme: "bearer",
+        bearerFormat: "JWT",
+        description:
+          "The user's session token (JWT). Key management takes only this; an API key there is refused with 403.",
+      },
+      [securitySchemeNames.apiKey]: {
+        type: "http",
+        scheme: "bearer",
+        bearerFormat: `API key (${context.keyPrefix}…)`,
+        description: `An API key, \`${context.keyPrefix}\` followed by 36 base62 characters. The roles listed on an operation are the scopes the key needs.`,
+      },
+    },
+  };
+}
+
+/**
+ * arktype sorts an enumeration's members; the configured order carries meaning (tiers are ranked
+ * lowest first), so the enum is put back in it, once checked to hold the same members.
+ */
+function inConfiguredOrder(schema: JsonSchema, names: readonly string[]): JsonSchema {
+  const members =
+    (schema.enum as unknown[] | undefined) ?? ("const" in schema ? [schema.const] : []);
+  const same = members.length === names.length && names.every((name) => members.includes(name));
+  if (!same) throw new Error(`unreachable: enumeration ${JSON.stringify(schema)} is not ${names}`);
+  const { const: _single, ...rest } = schema;
+  return { ...rest, enum: [...names] };
+}
+
+function toJson(schema: Type): JsonSchema {
+  return schema.toJsonSchema({ dialect: null }) as JsonSchema;
+}

@@ -1,0 +1,147 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { describe, expect, it } from "vitest";
+import { createKeyward, type KeywardConfig, memoryStore } from "../index.js";
+
+const organizations = { memberships: () => [] };
+
+function documentWith(overrides: Partial<KeywardConfig> = {}) {
+  return createKeyward({
+    store: memoryStore(),
+    scopes: { "profile:read": "Read profiles" },
+    tiers: { free: { rateLimit: { limit: 60, window: "1m" } } },
+    jwt: { secret: "openapi-test-secret-of-at-least-32-bytes!!" },
+    logger: false,
+    ...overrides,
+  }).openapi();
+}
+
+function forbiddenCodes(document: ReturnType<typeof documentWith>): unknown {
+  const schema = document.components.responses.Forbidden?.content?.["application/json"]?.schema as {
+    properties: { code: unknown };
+  };
+  return schema.properties.code;
+}
+
+describe("keyward.openapi() with organizations and key updates", () => {
+  it("is a valid OpenAPI 3.1 document with both on", async () => {
+    const document = documentWith({ organizations, keyUpdates: true });
+    const result = await new Validator().validate(document as never);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+  });
+
+  it("describes PATCH {basePath}/{key_id} only with keyUpdates", () => {
+    const without = documentWith();
+    expect(without.paths["/api/v1/api-keys/{key_id}"]?.patch).toBeUndefined();
+    expect(without.components.schemas.UpdateKeyBody).toBeUndefined();
+
+    const document = documentWith({ keyUpdates: true });
+    const item = document.paths["/api/v1/api-keys/{key_id}"];
+    expect(item?.patch?.operationId).toBe("updateKey");
+    expect(item?.patch?.requestBody).toMatchObject({
+      content: { "application/json": { schema: { $ref: "#/components/schemas/UpdateKeyBody" } } },
+    });
+    expect(Object.keys(item?.patch?.responses ?? {}).sort()).toEqual(
+      ["200", "400", "401", "403", "404", "410", "413", "415", "422", "429", "500"].sort(),
+    );
+    expect(item?.options?.description).toContain("Allow: DELETE, PATCH, OPTIONS");
+    const body = document.components.schemas.UpdateKeyBody as {
+      properties: Record<string, unknown>;
+      required?: unknown;
+    };
+    expect(Object.keys(body.properties).sort()).toEqual(["enabled", "metadata", "name", "scopes"]);
+    expect(body.required).toBeUndefined();
+    expect(body.properties.enabled).toMatchObject({ type: "boolean" });
+    expect(body.properties.metadata).toMatchObject({
+      anyOf: [{ type: "object" }, { type: "null" }],
+    });
+  });
+
+  it("takes organizationId on create and list only with organizations", () => {
+    const plain = documentWith();
+    const plainBody = plain.components.schemas.CreateKeyBody as {
+      properties: Record<string, unknown>;
+    };
+    expect(plainBody.properties.organizationId).toBeUndefined();
+    expect(plainBody.properties.metadata).toMatchObject({ type: "object" });
+    const plainParameters = plain.paths["/api/v1/api-keys"]?.get?.parameters ?? [];
+    expect(plainParameters.map((p) => (p as { name: string }).name)).toEqual(["limit", "cursor"]);
+
+    const document = documentWith({ organizations });
+    const body = document.components.schemas.CreateKeyBody as {
+      properties: Record<string, unknown>;
+    };
+    expect(body.properties.organizationId).toMatchObject({
+      type: "string",
+      minLength: 1,
+      maxLength: 255,
+    });
+    const parameters = document.paths["/api/v1/api-keys"]?.get?.parameters ?? [];
+    expect(parameters.map((p) => (p as { name: string }).name)).toEqual([
+      "organizationId",
+      "limit",
+      "cursor",
+    ]);
+  });
+
+  it("describes the paged list: limit 1–1000, either a KeyList or a KeyPage, 422 for bad query", () => {
+    const document = documentWith();
+    const list = document.paths["/api/v1/api-keys"]?.get;
+    expect(list?.parameters?.[0]).toMatchObject({
+      in: "query",
+      schema: { type: "integer", minimum: 1, maximum: 1000 },
+    });
+    expect(
+      (list?.responses["200"] as { content?: Record<string, unknown> } | undefined)?.content?.[
+        "application/json"
+      ],
+    ).toEqual({
+      schema: {
+        anyOf: [{ $ref: "#/components/schemas/KeyList" }, { $ref: "#/components/schemas/KeyPage" }],
+      },
+    });
+    expect(list?.responses["422"]).toBeDefined();
+    expect(document.components.schemas.KeyPage).toMatchObject({
+      required: ["data", "nextCursor"],
+    });
+  });
+
+  it("lists the 403 codes the configuration can raise", () => {
+    expect(forbiddenCodes(documentWith({ maxKeysPerOwner: false }))).toEqual({
+      enum: [
+        "api_key_not_allowed",
+        "cross_site_request",
+        "insufficient_scope",
+        "not_owner",
+        "tier_not_allowed",
+      ],
+    });
+    expect(forbiddenCodes(documentWith({ organizations }))).toEqual({
+      enum: [
+        "api_key_not_allowed",
+        "cross_site_request",
+        "insufficient_scope",
+        "not_member",
+        "not_owner",
+        "role_not_permitted",
+        "tier_not_allowed",
+        "too_many_keys",
+      ],
+    });
+  });
+
+  it("describes records' metadata, owner, createdBy and the disabled status", () => {
+    const record = documentWith().components.schemas.KeyRecord as {
+      properties: Record<string, unknown>;
+      required: string[];
+    };
+    expect(record.properties.status).toEqual({
+      enum: ["active", "disabled", "expired", "revoked"],
+    });
+    expect(record.properties.metadata).toMatchObject({ type: "object" });
+    expect(record.properties.owner).toMatchObject({ required: ["id", "type"] });
+    expect(record.properties.createdBy).toMatchObject({ type: "string" });
+    expect(record.required).not.toContain("metadata");
+    expect(record.required).not.toContain("owner");
+  });
+});

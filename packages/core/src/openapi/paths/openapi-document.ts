@@ -1,0 +1,20 @@
+import type { PathBuilder } from "./path-builder.js";
+
+/** `GET {basePath}/openapi.json`, when `openapi.serve` is on: this document, no credentials. */
+export const openapiDocumentPath: PathBuilder = {
+  path: "/openapi.json",
+  method: "get",
+  enabled: (context) => context.options.serve === true,
+  build: () => ({
+    operationId: "getOpenApiDocument",
+    summary: "This document",
+    tags: ["API keys"],
+    security: [],
+    responses: {
+      "200": {
+        description: "The OpenAPI 3.1 document of these endpoints, as configured",
+        content: { "application/json": { schema: { type: "object" } } },
+      },
+    },
+  }),
+};

@@ -1,0 +1,151 @@
+/**
+ * Request bodies (`POST {basePath}`, and `PATCH {basePath}/{key_id}` with `keyUpdates`), converted
+ * from the very arktype schemas that validate them (`createKeyBodySchema`, `updateKeyBodySchema`)
+ * with arktype's own `toJsonSchema`. Two things JSON Schema cannot carry
+ * are handled here, explicitly:
+ *
+ * - morphs (the trimming of `name`): the document describes what a client sends, so the schema's
+ *   input side (`.in`) is converted;
+ * - narrows (arbitrary functions: known scopes, no duplicates, configured tiers, the date-time
+ *   rules): each field's narrow is replaced by the JSON Schema keywords that say the same, as far
+ *   as JSON Schema can (the "in the future" rule stays in prose).
+ *
+ * A field that gains a narrow with no entry below makes generation throw, so the document can
+ * never silently claim less than the validator checks.
+ */
+import type { Type } from "arktype";
+import { maxKeyNameLength } from "../../validation/key-name.js";
+import { maxMetadataBytes } from "../../validation/metadata.js";
+import { maxOwnerIdLength } from "../../validation/owner-id.js";
+import type { JsonSchema } from "../document-types.js";
+import { componentRef } from "./component-ref.js";
+
+type Refinement = (converted: JsonSchema) => JsonSchema;
+
+const metadataObject: JsonSchema = {
+  type: "object",
+  // Any members (`{}`, as arktype writes it for records): clients type it as a map of JSON values.
+  additionalProperties: {},
+  description: `Any JSON object, at most ${maxMetadataBytes} bytes as UTF-8 JSON; Keyward stores it and returns it on the key's record.`,
+};
+
+const keyName: Refinement = (converted) => ({
+  ...converted,
+  minLength: 1,
+  maxLength: maxKeyNameLength,
+  description: `1–${maxKeyNameLength} characters after trimming surrounding whitespace; no control, bidirectional-override or lone-surrogate characters.`,
+});
+
+/** What each create-key field's narrow checks, in JSON Schema. */
+const createKeyFields: Record<string, Refinement> = {
+  name: keyName,
+  scopes: (converted) => ({
+    ...converted,
+    items: componentRef("Scope"),
+    uniqueItems: true,
+    description: "Configured scopes, at least one, without duplicates.",
+  }),
+  tier: () => componentRef("Tier"),
+  expiresAt: () => ({
+    anyOf: [
+      {
+        type: "string",
+        format: "date-time",
+        description:
+          "ISO 8601 with a timezone offset, in the future, at most 9999-12-31T23:59:59Z.",
+      },
+      { type: "null" },
+    ],
+    description: "When the key stops working; omitted or null for never.",
+  }),
+  metadata: () => metadataObject,
+  organizationId: () => ({
+    type: "string",
+    minLength: 1,
+    maxLength: maxOwnerIdLength,
+    description: `Create the key for this organization (the caller must be a member whose role may create keys); omitted for the caller's own key. 1–${maxOwnerIdLength} characters, no control, bidirectional-override or lone-surrogate characters.`,
+  }),
+};
+
+/** What each update-key field's narrow checks, in JSON Schema. Every field is optional. */
+const updateKeyFields: Record<string, Refinement> = {
+  name: keyName,
+  scopes: (converted) => ({
+    ...converted,
+    items: componentRef("Scope"),
+    uniqueItems: true,
+    description:
+      "The key's new scopes, at least one, without duplicates: a subset of those it has (scopes can be narrowed, never widened).",
+  }),
+  metadata: () => ({
+    anyOf: [metadataObject, { type: "null" }],
+    description: "Replaces the key's metadata; null removes it.",
+  }),
+  enabled: () => ({
+    type: "boolean",
+    description: "false disables the key (it is refused until enabled again); true enables it.",
+  }),
+};
+
+/** Marks the schemas arktype produced for a narrow, so the refinement pass can find them all. */
+const narrowed = new WeakSet<JsonSchema>();
+
+export function createKeyBodyJsonSchema(schema: Type): JsonSchema {
+  return requestBodyJsonSchema(schema, createKeyFields, "create-key");
+}
+
+export function updateKeyBodyJsonSchema(schema: Type): JsonSchema {
+  return requestBodyJsonSchema(schema, updateKeyFields, "update-key");
+}
+
+function requestBodyJsonSchema(
+  schema: Type,
+  narrowedFields: Record<string, Refinement>,
+  body: string,
+): JsonSchema {
+  const converted = schema.in.toJsonSchema({
+    dialect: null,
+    fallback: {
+      predicate: (context) => {
+        const marked = { ...context.base } as JsonSchema;
+        narrowed.add(marked);
+        return marked as never;
+      },
+      morph: () => {
+        throw new Error("unreachable: the input side of a schema has no morphs");
+      },
+    },
+  }) as JsonSchema;
+  if (narrowed.has(converted)) {
+    throw new Error(`Keyward OpenAPI: the ${body} body has a top-level narrow with no JSON Schema`);
+  }
+  const properties = { ...(converted.properties as Record<string, JsonSchema>) };
+  for (const [field, fieldSchema] of Object.entries(properties)) {
+    const refine = narrowedFields[field];
+    if (narrowed.has(fieldSchema)) {
+      if (!refine) {
+        throw new Error(
+          `Keyward OpenAPI: the ${body} field "${field}" has a check (a narrow) that JSON Schema cannot express; describe it in openapi/schemas/create-key-body.ts`,
+        );
+      }
+      properties[field] = refine(fieldSchema);
+    } else if (refine) {
+      throw new Error(
+        `Keyward OpenAPI: the ${body} field "${field}" has a JSON Schema refinement but no narrow; remove the stale refinement`,
+      );
+    }
+    assertNoNestedNarrow(body, field, properties[field] as JsonSchema);
+  }
+  // Unknown fields are ignored, not refused (DESIGN: "Unknown extra fields are ignored").
+  return { ...converted, properties };
+}
+
+function assertNoNestedNarrow(body: string, field: string, value: unknown): void {
+  if (typeof value !== "object" || value === null) return;
+  if (narrowed.has(value as JsonSchema)) {
+    throw new Error(
+      `Keyward OpenAPI: a nested check in the ${body} field "${field}" has no JSON Schema; describe it in openapi/schemas/create-key-body.ts`,
+    );
+  }
+  for (const child of Object.values(value)) assertNoNestedNarrow(body, field, child);
+}

@@ -1,0 +1,29 @@
+/** `GET {basePath}/{key_id}/usage`'s answer as an arktype type, checked against `UsageReport`. */
+import { type } from "arktype";
+import type { UsageReport } from "../../api/keys-api.js";
+import { type Expect, isoDateTime, type SameShape } from "./shared.js";
+
+const count = type("number.integer >= 0");
+
+export const usageReportType = type({
+  keyId: "string",
+  totalRequests: count,
+  lastUsedAt: isoDateTime.or("null"),
+  endpoints: type({
+    method: "string",
+    route: type("string").describe("The route template, never the raw path"),
+    count,
+  })
+    .array()
+    .describe("Per method and route, most used first"),
+  daily: type({
+    date: type("string").configure({ format: "date" } as never),
+    count,
+  })
+    .array()
+    .describe("Per UTC day, oldest first"),
+});
+
+export type UsageReportTypeMatchesTheApi = Expect<
+  SameShape<typeof usageReportType.infer, UsageReport>
+>;
