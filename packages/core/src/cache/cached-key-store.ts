@@ -12,6 +12,7 @@ import {
 } from "../logging/store-failure-reporter.js";
 import type { KeyRotation, KeyStore, StoredKey } from "../storage/key-store.js";
 import { expiringLru } from "./expiring-lru.js";
+import type { KeyLimits } from "../limits/types.js";
 import type { ChannelState, InvalidationChannel, KeyInvalidation } from "./invalidation-channel.js";
 
 export interface CachedKeyStoreOptions {
@@ -316,6 +317,19 @@ export function cachedKeyStore(
       );
       return changed;
     },
+
+    // Only when the store behind can: a cache must not claim what it cannot pass on.
+    ...(inner.setLimits
+      ? {
+          async setLimits(id: string, limits: KeyLimits | null) {
+            const changed = await inner.setLimits!(id, limits);
+            // Announced like a rotation: cached records elsewhere hold the old limits.
+            forget(id, changed?.secretHash);
+            if (changed) await announce({ keyId: id, secretHash: changed.secretHash });
+            return changed;
+          },
+        }
+      : {}),
 
     clear: dropAll,
 

@@ -2,6 +2,7 @@ import type { FailedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import type { JwtClaims } from "../auth/jwt.js";
 import type { Clock } from "../clock.js";
 import type { KeyFormat } from "../keys/format.js";
+import type { LayeredLimiter } from "../limits/layered-limiter.js";
 import type { SecretHasher } from "../keys/hash.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import type { WarnOnce } from "../logging/warn-once.js";
@@ -21,6 +22,8 @@ export interface KeywardContext {
   keys: KeyStore;
   usage: UsageStore;
   rateLimits: RateLimitStore;
+  /** Applies a request's layers when a key has more than its own rate limit; see `limits/`. */
+  layeredLimits: LayeredLimiter | undefined;
   format: KeyFormat;
   hasher: SecretHasher;
   scopes: ScopeRegistry;

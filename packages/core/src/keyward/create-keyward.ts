@@ -9,6 +9,7 @@ import { KeywardError } from "../errors/keyward-error.js";
 import { createHandle, underBasePath } from "../http/handle.js";
 import { defaultBodyLimit } from "../http/read-json-body.js";
 import { createKeyFormat } from "../keys/format.js";
+import { layeredLimiter } from "../limits/layered-limiter.js";
 import { createSecretHasher } from "../keys/hash.js";
 import { consoleLogger, silentLogger } from "../logging/logger.js";
 import { repeatFilter } from "../logging/repeat-filter.js";
@@ -98,6 +99,12 @@ export function createKeyward(config: KeywardConfig): Keyward {
   const random = config.random ?? cryptoRandom;
   const scopes = createScopeRegistry(config.scopes);
   const tiers = createTierLadder(config.tiers);
+  const layeredLimits = layeredLimiter(config.store.rateLimits, config.store.allowances);
+  if (tiers.layered && !layeredLimits) {
+    throw new TypeError(
+      "Keyward: a tier has `ownerRateLimit` or `quota`, but the store's rate limits cannot apply layered limits (`consumeLayers`). Use memoryStore(), redisStore() or combineStores(postgresStore(...), memoryStore()).",
+    );
+  }
   const logger = config.logger === false ? silentLogger : (config.logger ?? consoleLogger);
   warnAboutConfig(config, logger);
   const repeats = repeatFilter();
@@ -127,6 +134,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
     keys: config.store.keys,
     usage: config.store.usage,
     rateLimits: config.store.rateLimits,
+    layeredLimits,
     format: createKeyFormat({
       ...(config.keyPrefix === undefined ? {} : { prefix: config.keyPrefix }),
       random,

@@ -1,3 +1,5 @@
+import type { KeyLimits } from "../limits/types.js";
+
 /**
  * A stored API key. It never holds the secret: only `secretHash`, the hash of the current secret
  * (see `keys/hash.ts`), and `hint`, which shows the prefix and the last four characters.
@@ -22,6 +24,11 @@ export interface StoredKey {
    * before it was recorded). A key never runs above it: see `TierLadder.effective`.
    */
   ownerTier: string | null;
+  /**
+   * An operator's per-key limit overrides and credits (`keys.setLimits`); absent or null: the
+   * tier's layers. Stores keep it as given (a JSON value).
+   */
+  limits?: KeyLimits | null;
 }
 
 /** The change a rotation makes: a compare-and-set on the current secret's hash. */
@@ -71,4 +78,10 @@ export interface KeyStore {
   rotate(rotation: KeyRotation): Promise<StoredKey | null>;
   revoke(id: string, revokedAt: number): Promise<StoredKey | null>;
   setOwnerTier(ownerId: string, tier: string): Promise<StoredKey[]>;
+  /**
+   * Optional: replaces the key's `limits` (null clears them), revoked keys included, and returns
+   * the changed record, or null for an unknown id. A store with a cache invalidates it, as for a
+   * rotation. Without it, `keys.setLimits` is refused.
+   */
+  setLimits?(id: string, limits: KeyLimits | null): Promise<StoredKey | null>;
 }
