@@ -1,4 +1,4 @@
-import type { StoredKey } from "@keyward/core";
+import type { KeyLimits, StoredKey } from "@keyward/core";
 import { toEpochMs } from "../schema/epoch-ms.js";
 
 /** The select list every key query returns, shaped so each driver hands back the same values. */
@@ -15,6 +15,7 @@ export const keyColumns = [
   `${toEpochMs("revoked_at")} AS revoked_at`,
   `${toEpochMs("rotated_at")} AS rotated_at`,
   "owner_tier",
+  "limits::text AS limits",
 ].join(", ");
 
 export interface KeyRow {
@@ -31,6 +32,7 @@ export interface KeyRow {
   revoked_at: number | string | null;
   rotated_at: number | string | null;
   owner_tier: string | null;
+  limits: string | null;
 }
 
 const time = (value: number | string | null) => (value === null ? null : Number(value));
@@ -49,5 +51,7 @@ export function toStoredKey(row: KeyRow): StoredKey {
     revokedAt: time(row.revoked_at),
     rotatedAt: time(row.rotated_at),
     ownerTier: row.owner_tier,
+    // Absent unless set, so records without limits read exactly as before.
+    ...(row.limits === null ? {} : { limits: JSON.parse(row.limits) as KeyLimits }),
   };
 }

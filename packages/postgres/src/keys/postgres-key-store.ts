@@ -21,9 +21,9 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
   const sql = {
     create: `INSERT INTO ${keys}
       (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at, rotated_at,
-        owner_tier)
+        owner_tier, limits)
       VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, ${fromEpochMs("$8")}, ${fromEpochMs("$9")},
-        ${fromEpochMs("$10")}, ${fromEpochMs("$11")}, $12)`,
+        ${fromEpochMs("$10")}, ${fromEpochMs("$11")}, $12, $13::text::jsonb)`,
     findByHash: `SELECT ${keyColumns} FROM ${keys} WHERE secret_hash = $1`,
     findById: `SELECT ${keyColumns} FROM ${keys} WHERE id = $1`,
     listByOwner: `SELECT ${keyColumns} FROM ${keys} WHERE owner_id = $1 ORDER BY created_at DESC, id DESC`,
@@ -36,6 +36,7 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
     setOwnerTier: `UPDATE ${keys} SET owner_tier = $2
       WHERE owner_id = $1 AND owner_tier IS DISTINCT FROM $2
       RETURNING ${keyColumns}`,
+    setLimits: `UPDATE ${keys} SET limits = $2::text::jsonb WHERE id = $1 RETURNING ${keyColumns}`,
   };
 
   return {
@@ -54,6 +55,7 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
         epochMsParam(key.revokedAt, "revokedAt"),
         epochMsParam(key.rotatedAt, "rotatedAt"),
         key.ownerTier,
+        key.limits == null ? null : JSON.stringify(key.limits),
       ]);
     },
 
@@ -74,5 +76,8 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
       const rows = await queryRows<KeyRow>(client, sql.setOwnerTier, [ownerId, tier]);
       return rows.map(toStoredKey);
     },
+
+    setLimits: async (id, limits) =>
+      one(sql.setLimits, [id, limits === null ? null : JSON.stringify(limits)]),
   };
 }

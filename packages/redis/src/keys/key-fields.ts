@@ -1,5 +1,5 @@
 /** A `StoredKey` as the fields of a Redis hash, and back. Null times and tiers are absent fields. */
-import type { StoredKey } from "@keyward/core";
+import type { KeyLimits, StoredKey } from "@keyward/core";
 
 export function toKeyFields(key: StoredKey): string[] {
   const fields = [
@@ -25,6 +25,7 @@ export function toKeyFields(key: StoredKey): string[] {
     if (value !== null) fields.push(field, String(value));
   }
   if (key.ownerTier !== null) fields.push("ownerTier", key.ownerTier);
+  if (key.limits != null) fields.push("limits", JSON.stringify(key.limits));
   return fields;
 }
 
@@ -47,5 +48,7 @@ export function fromKeyFields(flat: readonly string[] | null | undefined): Store
     revokedAt: time("revokedAt"),
     rotatedAt: time("rotatedAt"),
     ownerTier: fields.ownerTier ?? null,
+    // Absent unless set, so records without limits read exactly as before.
+    ...(fields.limits === undefined ? {} : { limits: JSON.parse(fields.limits) as KeyLimits }),
   };
 }

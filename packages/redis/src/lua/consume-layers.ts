@@ -1,0 +1,201 @@
+/**
+ * Every layer of one request (per key, shared per owner, quota, credits: `LimitLayer` in
+ * `@keyward/core`) in one atomic script, all-or-nothing, with the request's usage. The steps are
+ * `stepLayer` of `@keyward/core` (`src/limits/step-layer.ts`) transcribed; the rate layers reuse the
+ * algorithms of `consume.ts`, and the UTC calendar uses Howard Hinnant's civil-from-days.
+ *
+ * Cluster: KEYS 1..n are the layers' states, all named under the owner's hash tag
+ * (`KeyNames.layer`), so one slot holds them. KEYS[n+1], the key's usage hash, is given only when
+ * it may share the call (a single server): on a cluster it lives in the key's own slot and the
+ * store counts usage in a call of its own.
+ *
+ * ARGV[1] "redis" | "caller" (whose clock), ARGV[2] the caller's now, ARGV[3] "consume" | "read",
+ * ARGV[4] n, then one spec per layer:
+ *   "r <algorithm>:<limit>:<windowMs>"                        a rate layer
+ *   "q <limit> <day|month>"                                   a quota
+ *   "c <cost> <remaining> <grantedAt> [<amount> <period>]"    credits (with a refill)
+ * then, with a usage hash: the latest use (epoch ms) and the hash fields to add one to.
+ *
+ * States: rate "<policy>:<expiresAt>:<a>:<b>[:<c>]" (as `consume.ts` keeps a user's), quota
+ * "<expiresAt>:<periodStart>:<count>", both with a TTL; credits "<grantedAt>:<balance>:<refilledAt>",
+ * kept for good.
+ *
+ * Returns, per layer: allowed (1/0), remaining, reset, retryAfter; then allowed overall (1/0).
+ */
+import { luaScript } from "../client/lua-script.js";
+import { luaHelpers, luaRateSteps } from "./rate-steps.js";
+
+export const consumeLayersScript = luaScript(
+  "consume-layers",
+  `
+${luaHelpers}
+local now
+if ARGV[1] == 'redis' then
+  if redis.replicate_commands then redis.replicate_commands() end
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
+else
+  now = tonumber(ARGV[2])
+end
+local consume = ARGV[3] == 'consume'
+local n = tonumber(ARGV[4])
+
+${luaRateSteps}
+local dayMs = 86400000
+local monthDays = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 }
+
+-- The UTC period holding t: its first and its next period's first millisecond.
+local function period(t, kind)
+  local day = floor(t / dayMs)
+  if kind == 'day' then return day * dayMs, (day + 1) * dayMs end
+  -- civil_from_days: the day of the month and the month of this day.
+  local z = day + 719468
+  local era = floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = floor((doe - floor(doe / 1460) + floor(doe / 36524) - floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + floor(yoe / 4) - floor(yoe / 100))
+  local mp = floor((5 * doy + 2) / 153)
+  local d = doy - floor((153 * mp + 2) / 5) + 1
+  local m = mp < 10 and mp + 3 or mp - 9
+  local y = yoe + era * 400
+  if m <= 2 then y = y + 1 end
+  local length = monthDays[m]
+  if m == 2 and ((fmod(y, 4) == 0 and fmod(y, 100) ~= 0) or fmod(y, 400) == 0) then length = 29 end
+  local first = day - d + 1
+  return first * dayMs, (first + length) * dayMs
+end
+
+local function quotaStep(state, limit, kind)
+  local start, finish = period(now, kind)
+  local current = state ~= nil and state[1] >= start
+  local from, untilAt, count = start, finish, 0
+  if current then
+    from, count = state[1], state[2]
+    if from > start then local _, later = period(from, kind); untilAt = later end
+  end
+  local allowed
+  if consume then allowed = count + 1 <= limit else allowed = count < limit end
+  local nextCount = count
+  if consume and allowed then nextCount = count + 1 end
+  local retryAfter = 0
+  if not allowed then retryAfter = untilAt - now end
+  return allowed, max(0, limit - nextCount), untilAt, retryAfter, untilAt, { from, nextCount }
+end
+
+local function creditsStep(state, cost, remaining, grantedAt, amount, kind)
+  local start = 0
+  if amount then start = period(now, kind) end
+  local balance, refilledAt = remaining, start
+  if state ~= nil and state[1] == grantedAt then
+    balance, refilledAt = state[2], state[3]
+    if amount and start > refilledAt then balance, refilledAt = amount, start end
+  end
+  local spend = consume and cost or 0
+  local allowed = balance >= spend and (consume or balance > 0)
+  local left = balance
+  if consume and allowed then left = balance - spend end
+  local reset, retryAfter = 0, 0
+  if amount then
+    local _, later = period(max(now, refilledAt), kind)
+    reset = later
+    if not allowed then retryAfter = reset - now end
+  end
+  return allowed, left, reset, retryAfter, { grantedAt, left, refilledAt }
+end
+
+local function parse(text)
+  local e, a, b, c = string.match(text, '^([^:]+):([^:]+):([^:]+):?([^:]*)$')
+  e, a, b = tonumber(e), tonumber(a), tonumber(b)
+  if e and a and b then return e, { a, b, tonumber(c) } end
+  return nil, nil
+end
+
+local replies, writes, allowedAll = {}, {}, true
+for i = 1, n do
+  local spec = ARGV[4 + i]
+  local kind = string.sub(spec, 1, 1)
+  local stored = redis.call('GET', KEYS[i])
+  local allowed, remaining, reset, retryAfter, write
+  if kind == 'r' then
+    local policy = string.sub(spec, 3)
+    local algorithm, limit, windowMs = string.match(policy, '^([^:]+):([^:]+):([^:]+)$')
+    local step = steps[algorithm]
+    if not step then return redis.error_reply('ERR unknown rate-limit algorithm ' .. policy) end
+    limit, windowMs = tonumber(limit), tonumber(windowMs)
+    local state, expiresAt
+    local prefix = policy .. ':'
+    if stored and string.find(stored, prefix, 1, true) == 1 then
+      expiresAt, state = parse(string.sub(stored, #prefix + 1))
+      if expiresAt and expiresAt <= now then state = nil end
+    end
+    local nextExpiresAt, nextState
+    allowed, remaining, reset, retryAfter, nextExpiresAt, nextState = step(state, now, limit, windowMs)
+    if nextExpiresAt > now then
+      write = { prefix .. encode(nextExpiresAt, nextState), nextExpiresAt }
+    else
+      write = { false }
+    end
+  elseif kind == 'q' then
+    local limit, periodKind = string.match(spec, '^q (%d+) (%a+)$')
+    local state, expiresAt
+    if stored then
+      expiresAt, state = parse(stored)
+      if expiresAt and expiresAt <= now then state = nil end
+    end
+    local untilAt, nextState
+    allowed, remaining, reset, retryAfter, untilAt, nextState = quotaStep(state, tonumber(limit), periodKind)
+    write = { encode(untilAt, nextState), untilAt }
+  else
+    local cost, remainingGrant, grantedAt, amount, periodKind =
+      string.match(spec, '^c (%d+) (%d+) (%d+) ?(%d*) ?(%a*)$')
+    amount = tonumber(amount)
+    local state
+    if stored then
+      local a, rest = parse(stored)
+      if a then state = { a, rest[1], rest[2] } end
+    end
+    local nextState
+    allowed, remaining, reset, retryAfter, nextState =
+      creditsStep(state, tonumber(cost), tonumber(remainingGrant), tonumber(grantedAt), amount, periodKind)
+    write = { string.format('%d:%d:%d', nextState[1], nextState[2], nextState[3]), nil }
+  end
+  if not allowed then allowedAll = false end
+  writes[i] = write
+  local r = #replies
+  replies[r + 1] = allowed and 1 or 0
+  replies[r + 2] = remaining
+  replies[r + 3] = reset
+  replies[r + 4] = retryAfter
+end
+
+-- All-or-nothing: only an admitted request changes any layer.
+if consume and allowedAll then
+  local ttlSlack = 0
+  if ARGV[1] ~= 'redis' then ttlSlack = 60000 end
+  for i = 1, n do
+    local write = writes[i]
+    if write[1] == false then
+      redis.call('DEL', KEYS[i])
+    elseif write[2] then
+      redis.call('SET', KEYS[i], write[1], 'PX', math.ceil(write[2] - now + ttlSlack))
+    else
+      redis.call('SET', KEYS[i], write[1])
+    end
+  end
+end
+
+-- Usage counts every request that presented a valid key, admitted or not, as consume.ts does.
+local usageKey = KEYS[n + 1]
+if consume and usageKey then
+  local lastUsedAt = ARGV[5 + n]
+  for f = 6 + n, #ARGV do redis.call('HINCRBY', usageKey, ARGV[f], 1) end
+  local last = redis.call('HGET', usageKey, 'last')
+  if not last or tonumber(last) < tonumber(lastUsedAt) then
+    redis.call('HSET', usageKey, 'last', lastUsedAt)
+  end
+end
+
+replies[#replies + 1] = allowedAll and 1 or 0
+return replies
+`,
+);
