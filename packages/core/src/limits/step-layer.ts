@@ -34,7 +34,10 @@ export function stepLayer(
     case "key":
     case "owner": {
       const step = stepRateLimit(state, now, layer.policy);
-      return { ...step, decision: { ...step.decision, layer: layer.layer } };
+      // A read is the step of one request, not kept: what it would have left, plus that request.
+      const remaining =
+        !consume && step.decision.allowed ? step.decision.remaining + 1 : step.decision.remaining;
+      return { ...step, decision: { ...step.decision, layer: layer.layer, remaining } };
     }
     case "quota": {
       const start = periodStart(now, layer.period);

@@ -130,6 +130,8 @@ for i = 1, n do
     end
     local nextExpiresAt, nextState
     allowed, remaining, reset, retryAfter, nextExpiresAt, nextState = step(state, now, limit, windowMs)
+    -- A read is the step of one request, not kept: what it would have left, plus that request.
+    if not consume and allowed then remaining = remaining + 1 end
     if nextExpiresAt > now then
       write = { prefix .. encode(nextExpiresAt, nextState), nextExpiresAt }
     else
