@@ -3,7 +3,7 @@
  * every example serves, with the JSON those routes answer. `@keyward/testing` holds the same values
  * for the conformance suite (it cannot import an example); `contract.test.ts` keeps the two equal.
  */
-import type { TierConfig } from "@keyward/core";
+import type { QuotaConfig, TierConfig } from "@keyward/core";
 
 /** The scopes a demo key may be granted, with the descriptions `GET /api-keys/scopes` lists. */
 export const demoScopes = {
@@ -24,11 +24,26 @@ export const demoTierNames = Object.keys(defaultTierLimits) as DemoTier[];
 
 export type TierLimits = Record<DemoTier, number>;
 
-/** The `tiers` option of `createKeyward` for the given per-minute allowances. */
-export function demoTiers(limits: TierLimits): Record<DemoTier, TierConfig> {
+/**
+ * The `tiers` option of `createKeyward` for the given per-minute allowances, with an owner-shared
+ * allowance (per minute) and a quota for the tiers that have one.
+ */
+export function demoTiers(
+  limits: TierLimits,
+  layers: {
+    ownerLimits?: Partial<Record<DemoTier, number>>;
+    quotas?: Partial<Record<DemoTier, QuotaConfig>>;
+  } = {},
+): Record<DemoTier, TierConfig> {
   const tiers = {} as Record<DemoTier, TierConfig>;
   for (const tier of demoTierNames) {
-    tiers[tier] = { rateLimit: { limit: limits[tier], window: "1m" } };
+    const owner = layers.ownerLimits?.[tier];
+    const quota = layers.quotas?.[tier];
+    tiers[tier] = {
+      rateLimit: { limit: limits[tier], window: "1m" },
+      ...(owner === undefined ? {} : { ownerRateLimit: { limit: owner, window: "1m" } }),
+      ...(quota === undefined ? {} : { quota }),
+    };
   }
   return tiers;
 }

@@ -24,7 +24,7 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
   const keyward = createKeyward({
     store: store.storage,
     scopes: demoScopes,
-    tiers: demoTiers(config.tierLimits),
+    tiers: demoTiers(config.tierLimits, { ownerLimits: config.ownerLimits, quotas: config.quotas }),
     jwt: { secret: config.jwtSecret },
     // 500s answer without internals; this is where their causes go.
     onError: (error) => console.error("keyward:", error),
