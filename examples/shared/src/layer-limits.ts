@@ -24,15 +24,20 @@ function parseEntries<T>(
     const entry = part.trim();
     const match = /^([^=\s]+)\s*=\s*(\S+)$/.exec(entry);
     if (!match) {
-      throw new TypeError(`${name}: "${entry}" is not tier=value (expected something like ${example})`);
+      throw new TypeError(
+        `${name}: "${entry}" is not tier=value (expected something like ${example})`,
+      );
     }
     const [, tier, text] = match as unknown as [string, string, string];
     if (!(demoTierNames as string[]).includes(tier)) {
-      throw new TypeError(`${name}: unknown tier "${tier}" (the demo tiers are ${demoTierNames.join(", ")})`);
+      throw new TypeError(
+        `${name}: unknown tier "${tier}" (the demo tiers are ${demoTierNames.join(", ")})`,
+      );
     }
     if (Object.hasOwn(parsed, tier)) throw new TypeError(`${name}: tier "${tier}" is given twice`);
     const result = read(text);
-    if (result === null) throw new TypeError(`${name}: the value of "${tier}" must be ${expected} (got "${text}")`);
+    if (result === null)
+      throw new TypeError(`${name}: the value of "${tier}" must be ${expected} (got "${text}")`);
     parsed[tier as DemoTier] = result;
   }
   return parsed;

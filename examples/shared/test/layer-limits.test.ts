@@ -15,7 +15,13 @@ describe("KEYWARD_OWNER_LIMITS and KEYWARD_QUOTAS", () => {
     expect(demoTiers(config.tierLimits, config).free).toEqual({
       rateLimit: { limit: 60, window: "1m" },
     });
-    const text = banner({ title: "t", url: "http://x", config, storage: "s", exampleDirectory: "/x" });
+    const text = banner({
+      title: "t",
+      url: "http://x",
+      config,
+      storage: "s",
+      exampleDirectory: "/x",
+    });
     expect(text).not.toMatch(/Owners|Quotas/);
   });
 
@@ -32,7 +38,13 @@ describe("KEYWARD_OWNER_LIMITS and KEYWARD_QUOTAS", () => {
     });
     expect(tiers.pro.quota).toEqual({ limit: 100_000, period: "month" });
     expect(tiers.enterprise).toEqual({ rateLimit: { limit: 6000, window: "1m" } });
-    const text = banner({ title: "t", url: "http://x", config, storage: "s", exampleDirectory: "/x" });
+    const text = banner({
+      title: "t",
+      url: "http://x",
+      config,
+      storage: "s",
+      exampleDirectory: "/x",
+    });
     expect(text).toContain("Owners    free 100/min, pro 1000/min");
     expect(text).toContain("Quotas    free 1000/day, pro 100000/month");
   });
@@ -50,7 +62,10 @@ describe("KEYWARD_OWNER_LIMITS and KEYWARD_QUOTAS", () => {
   });
 
   it("limit a demo owner's keys together in memory", async () => {
-    const config = loadDemoConfig({ KEYWARD_OWNER_LIMITS: "free=3", KEYWARD_QUOTAS: "free=1000/day" });
+    const config = loadDemoConfig({
+      KEYWARD_OWNER_LIMITS: "free=3",
+      KEYWARD_QUOTAS: "free=1000/day",
+    });
     const store = await openDemoStore({ databaseUrl: undefined, redisUrl: undefined });
     const keyward = createKeyward({
       store: store.storage,
@@ -60,10 +75,17 @@ describe("KEYWARD_OWNER_LIMITS and KEYWARD_QUOTAS", () => {
       logger: false,
     });
     const create = () =>
-      keyward.keys.create({ ownerId: "u", accountTier: "free", name: "k", scopes: ["profile:read"], tier: "free" });
+      keyward.keys.create({
+        ownerId: "u",
+        accountTier: "free",
+        name: "k",
+        scopes: ["profile:read"],
+        tier: "free",
+      });
     const keys = [await create(), await create()];
     const results = [];
-    for (let i = 0; i < 4; i++) results.push(await keyward.verify(`Bearer ${keys[i % 2]!.key}`, { route: "GET /p" }));
+    for (let i = 0; i < 4; i++)
+      results.push(await keyward.verify(`Bearer ${keys[i % 2]!.key}`, { route: "GET /p" }));
     expect(results.map((result) => result.ok)).toEqual([true, true, true, false]);
     await keyward.close();
   });

@@ -53,7 +53,7 @@ export {
   type SecretHasherOptions,
 } from "./keys/hash.js";
 export { periodEnd, periodStart } from "./limits/calendar-period.js";
-export { layeredLimiter, type LayeredLimiter } from "./limits/layered-limiter.js";
+export { type LayeredLimiter, layeredLimiter } from "./limits/layered-limiter.js";
 export { ownerLimitKey } from "./limits/owner-limit-key.js";
 export { type LayerStep, stepLayer, stepLayers } from "./limits/step-layer.js";
 export {

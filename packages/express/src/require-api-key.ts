@@ -18,6 +18,11 @@ export interface RequireApiKeyOptions {
    * with every scope), `"api-key"` (sessions get 401) or `"session"` (API keys get 403).
    */
   accept?: AcceptedCredentials;
+  /**
+   * Credits a request here spends from a key that has credits (`keys.setLimits`); default 1.
+   * Rate limits and quotas count one request whatever the cost.
+   */
+  cost?: number;
 }
 
 /**
@@ -42,10 +47,14 @@ export function requireApiKey(
   keyward: Keyward,
   options: RequireApiKeyOptions = {},
 ): RequestHandler {
-  const { scopes, accept } = options;
+  const { scopes, accept, cost } = options;
   // A scope nobody can hold would refuse every key: fail now, naming it.
   if (scopes) keyward.assertScopes(scopes);
-  const fixed = { ...(scopes ? { scopes } : {}), ...(accept ? { accept } : {}) };
+  const fixed = {
+    ...(scopes ? { scopes } : {}),
+    ...(accept ? { accept } : {}),
+    ...(cost === undefined ? {} : { cost }),
+  };
   return (req, res, next) => {
     const template = options.route ?? routeTemplate(req);
     const route = routeWithMethod(req.method, template);

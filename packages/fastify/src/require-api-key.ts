@@ -15,10 +15,14 @@ export function createRequireApiKey(
   keyward: Keyward,
   options: RequireApiKeyOptions = {},
 ): preHandlerAsyncHookHandler {
-  const { scopes, accept } = options;
+  const { scopes, accept, cost } = options;
   // A scope nobody can hold would refuse every key: fail now, naming it.
   if (scopes) keyward.assertScopes(scopes);
-  const fixed = { ...(scopes ? { scopes } : {}), ...(accept ? { accept } : {}) };
+  const fixed = {
+    ...(scopes ? { scopes } : {}),
+    ...(accept ? { accept } : {}),
+    ...(cost === undefined ? {} : { cost }),
+  };
   return async (request, reply) => {
     // A not-found handler has no route: its requests are all one "*".
     const template = options.route ?? request.routeOptions.url ?? "*";

@@ -20,6 +20,11 @@ export interface WithApiKeyOptions<Context extends unknown[] = []> {
    */
   accept?: AcceptedCredentials;
   /**
+   * Credits a request here spends from a key that has credits (`keys.setLimits`); default 1.
+   * Rate limits and quotas count one request whatever the cost.
+   */
+  cost?: number;
+  /**
    * The client's address. A Fetch `Request` carries none, so each server has its own way; without
    * this option unknown keys are not limited per address (`failedLookups`). Behind a proxy, use
    * the address your proxy reports, never a header a client could set itself:
@@ -68,6 +73,7 @@ export function withApiKey<Context extends unknown[] = []>(
     route: options.route,
     ...(options.scopes ? { scopes: options.scopes } : {}),
     ...(options.accept ? { accept: options.accept } : {}),
+    ...(options.cost === undefined ? {} : { cost: options.cost }),
   };
   const clientIpOf = options.clientIp;
   return async (request, ...context) => {

@@ -8,10 +8,16 @@
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { createKeyward, type Keyward, type KeywardConfig, manualClock } from "@keyward/core";
+import {
+  combineStores,
+  createKeyward,
+  type Keyward,
+  type KeywardConfig,
+  manualClock,
+  memoryStore,
+} from "@keyward/core";
 import type pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { combineStores, memoryStore } from "@keyward/core";
 import { migrate, postgresStore } from "../src/index.js";
 import {
   describeOnServer,
@@ -88,29 +94,43 @@ describeOnServer(`layered limits on PostgreSQL: ${workers} processes, one owner'
   const keysOf = async (keyward: Keyward) => {
     const ownerId = `owner-${Math.random().toString(36).slice(2)}`;
     const create = () =>
-      keyward.keys.create({ ownerId, accountTier: "free", name: "k", scopes: ["profile:read"], tier: "free" });
+      keyward.keys.create({
+        ownerId,
+        accountTier: "free",
+        name: "k",
+        scopes: ["profile:read"],
+        tier: "free",
+      });
     return { ownerId, keys: [await create(), await create(), await create()] };
   };
 
   /** Every worker sends `perWorker` requests at once; the per-key admitted counts, summed. */
   const hammer = async (job: Omit<LayeredJob, "schema" | "requests" | "inFlight">) => {
     for (const worker of pool) {
-      worker.child.send({ type: "prepare", job: { ...job, schema, requests: perWorker, inFlight: 8 } });
+      worker.child.send({
+        type: "prepare",
+        job: { ...job, schema, requests: perWorker, inFlight: 8 },
+      });
     }
     await Promise.all(pool.map((worker) => worker.next()));
     for (const worker of pool) worker.child.send({ type: "go" });
     const results = (await Promise.all(pool.map((worker) => worker.next()))) as LayeredResult[];
-    const admitted = job.keys.map((_, index) => results.reduce((sum, r) => sum + r.admitted[index]!, 0));
+    const admitted = job.keys.map((_, index) =>
+      results.reduce((sum, r) => sum + r.admitted[index]!, 0),
+    );
     const refusals: Record<string, number> = {};
     for (const result of results) {
-      for (const [detail, count] of Object.entries(result.refusals)) refusals[detail] = (refusals[detail] ?? 0) + count;
+      for (const [detail, count] of Object.entries(result.refusals))
+        refusals[detail] = (refusals[detail] ?? 0) + count;
     }
     // The processes really did contend: more than one got admitted requests.
     expect(results.filter((r) => r.admitted.some((n) => n > 0)).length).toBeGreaterThan(1);
     return { admitted, refusals, total: admitted.reduce((a, b) => a + b, 0) };
   };
 
-  it("the monthly quota admits exactly its limit, and exactly again in the next month", { timeout: 180_000 }, async () => {
+  it("the monthly quota admits exactly its limit, and exactly again in the next month", {
+    timeout: 180_000,
+  }, async () => {
     const tiers = { free: { rateLimit: open, quota: { limit: 700, period: "month" as const } } };
     const keyward = admin(tiers, beforeMidnight);
     const { ownerId, keys } = await keysOf(keyward);
@@ -123,7 +143,9 @@ describeOnServer(`layered limits on PostgreSQL: ${workers} processes, one owner'
     expect(august.total).toBe(700);
   });
 
-  it("credits: never overspent, none lost, refilled exactly at the day boundary", { timeout: 180_000 }, async () => {
+  it("credits: never overspent, none lost, refilled exactly at the day boundary", {
+    timeout: 180_000,
+  }, async () => {
     const tiers = { free: { rateLimit: open } };
     const keyward = admin(tiers, beforeMidnight);
     const { ownerId, keys } = await keysOf(keyward);
@@ -138,7 +160,9 @@ describeOnServer(`layered limits on PostgreSQL: ${workers} processes, one owner'
     // 1,000 requests per key: 500 × 1 credit, 150 × 2 credits (1 left over), 250 × 1 credit.
     expect(first.admitted).toEqual([500, 150, 250]);
     const remaining = async () =>
-      Promise.all(keys.map(async (key) => (await keyward.keys.usage(ownerId, key.id)).credits?.remaining));
+      Promise.all(
+        keys.map(async (key) => (await keyward.keys.usage(ownerId, key.id)).credits?.remaining),
+      );
     expect(await remaining()).toEqual([0, 1, 0]);
     const next = await hammer({ now: afterMidnight, tiers, keys: secrets });
     expect(next.admitted).toEqual([0, 0, 120]);

@@ -11,8 +11,8 @@ import { createKeyward, type Keyward, type KeywardConfig, manualClock } from "@k
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
-import { localRedis, redisAvailable, testPrefix } from "./support/local-redis.js";
 import type { LayeredJob, LayeredResult } from "./support/layered-worker.js";
+import { localRedis, redisAvailable, testPrefix } from "./support/local-redis.js";
 import { deletePrefix } from "./support/scan.js";
 
 const workers = 4;
@@ -77,22 +77,34 @@ describe.skipIf(!redisAvailable)(`layered limits: ${workers} processes, one owne
   const keysOf = async (keyward: Keyward) => {
     const ownerId = `owner-${Math.random().toString(36).slice(2)}`;
     const create = () =>
-      keyward.keys.create({ ownerId, accountTier: "free", name: "k", scopes: ["profile:read"], tier: "free" });
+      keyward.keys.create({
+        ownerId,
+        accountTier: "free",
+        name: "k",
+        scopes: ["profile:read"],
+        tier: "free",
+      });
     return { ownerId, keys: [await create(), await create(), await create()] };
   };
 
   /** Every worker sends `perWorker` requests at once; the per-key admitted counts, summed. */
   const hammer = async (job: Omit<LayeredJob, "prefix" | "requests" | "inFlight">) => {
     for (const worker of pool) {
-      worker.child.send({ type: "prepare", job: { ...job, prefix, requests: perWorker, inFlight: 8 } });
+      worker.child.send({
+        type: "prepare",
+        job: { ...job, prefix, requests: perWorker, inFlight: 8 },
+      });
     }
     await Promise.all(pool.map((worker) => worker.next()));
     for (const worker of pool) worker.child.send({ type: "go" });
     const results = (await Promise.all(pool.map((worker) => worker.next()))) as LayeredResult[];
-    const admitted = job.keys.map((_, index) => results.reduce((sum, r) => sum + r.admitted[index]!, 0));
+    const admitted = job.keys.map((_, index) =>
+      results.reduce((sum, r) => sum + r.admitted[index]!, 0),
+    );
     const refusals: Record<string, number> = {};
     for (const result of results) {
-      for (const [detail, count] of Object.entries(result.refusals)) refusals[detail] = (refusals[detail] ?? 0) + count;
+      for (const [detail, count] of Object.entries(result.refusals))
+        refusals[detail] = (refusals[detail] ?? 0) + count;
     }
     // The processes really did contend: more than one got admitted requests.
     expect(results.filter((r) => r.admitted.some((n) => n > 0)).length).toBeGreaterThan(1);
@@ -100,7 +112,12 @@ describe.skipIf(!redisAvailable)(`layered limits: ${workers} processes, one owne
   };
 
   it("the owner's shared allowance admits exactly its limit across all keys", async () => {
-    const tiers = { free: { rateLimit: open, ownerRateLimit: { limit: 600, window: "1d", algorithm: "fixed-window" as const } } };
+    const tiers = {
+      free: {
+        rateLimit: open,
+        ownerRateLimit: { limit: 600, window: "1d", algorithm: "fixed-window" as const },
+      },
+    };
     const { keys } = await keysOf(admin(tiers, beforeMidnight));
     const { total, refusals } = await hammer({
       now: Date.parse("2026-07-31T12:00:00Z"),
@@ -108,7 +125,9 @@ describe.skipIf(!redisAvailable)(`layered limits: ${workers} processes, one owne
       keys: keys.map((key) => ({ secret: key.key, cost: 1 })),
     });
     expect(total).toBe(600);
-    expect(refusals).toEqual({ "Rate limit shared by all of the owner's API keys exceeded": 2_400 });
+    expect(refusals).toEqual({
+      "Rate limit shared by all of the owner's API keys exceeded": 2_400,
+    });
   });
 
   it("the monthly quota admits exactly its limit, and exactly again in the next month", async () => {
@@ -139,7 +158,9 @@ describe.skipIf(!redisAvailable)(`layered limits: ${workers} processes, one owne
     // 1,000 requests per key: 500 × 1 credit, 150 × 2 credits (1 left over), 250 × 1 credit.
     expect(first.admitted).toEqual([500, 150, 250]);
     const remaining = async () =>
-      Promise.all(keys.map(async (key) => (await keyward.keys.usage(ownerId, key.id)).credits?.remaining));
+      Promise.all(
+        keys.map(async (key) => (await keyward.keys.usage(ownerId, key.id)).credits?.remaining),
+      );
     expect(await remaining()).toEqual([0, 1, 0]);
     const next = await hammer({ now: afterMidnight, tiers, keys: secrets });
     expect(next.admitted).toEqual([0, 0, 120]);

@@ -1,8 +1,8 @@
 import { internalError, KeywardError } from "../errors/keyward-error.js";
 import type { KeywardContext } from "../keyward/context.js";
 import { describedLayer, layeredHeaders, layerRefusal } from "../limits/layered-response.js";
-import type { LayeredDecision } from "../limits/types.js";
 import { planKeyLimits } from "../limits/resolve-layers.js";
+import type { LayeredDecision } from "../limits/types.js";
 import { bucketFor } from "../rate-limit/bucket.js";
 import { rateLimitHeaders } from "../rate-limit/headers.js";
 import type { RateLimitDecision, RateLimitPolicy } from "../rate-limit/types.js";

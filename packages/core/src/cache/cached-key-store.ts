@@ -6,13 +6,13 @@
  * record.
  */
 import { type Clock, systemClock } from "../clock.js";
+import type { KeyLimits } from "../limits/types.js";
 import {
   type ReportsStoreFailures,
   storeFailureReporter,
 } from "../logging/store-failure-reporter.js";
 import type { KeyRotation, KeyStore, StoredKey } from "../storage/key-store.js";
 import { expiringLru } from "./expiring-lru.js";
-import type { KeyLimits } from "../limits/types.js";
 import type { ChannelState, InvalidationChannel, KeyInvalidation } from "./invalidation-channel.js";
 
 export interface CachedKeyStoreOptions {

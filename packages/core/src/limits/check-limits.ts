@@ -15,14 +15,18 @@ const periods: readonly CalendarPeriod[] = ["day", "month"];
 
 function checkPeriod(period: unknown, what: string): CalendarPeriod {
   if (!periods.includes(period as CalendarPeriod)) {
-    throw new TypeError(`Invalid ${what} period ${JSON.stringify(period)}: expected "day" or "month"`);
+    throw new TypeError(
+      `Invalid ${what} period ${JSON.stringify(period)}: expected "day" or "month"`,
+    );
   }
   return period as CalendarPeriod;
 }
 
 function checkCount(value: unknown, what: string, least: number): number {
   if (!Number.isSafeInteger(value) || (value as number) < least) {
-    throw new TypeError(`Invalid ${what} ${String(value)}: it must be an integer of at least ${least}`);
+    throw new TypeError(
+      `Invalid ${what} ${String(value)}: it must be an integer of at least ${least}`,
+    );
   }
   return value as number;
 }

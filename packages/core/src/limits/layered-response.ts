@@ -28,7 +28,9 @@ export function describedLayer(decision: LayeredDecision): number {
 }
 
 function waitOf(layer: LayerDecision): number {
-  return layer.layer === "credits" && layer.reset === 0 ? Number.POSITIVE_INFINITY : layer.retryAfter;
+  return layer.layer === "credits" && layer.reset === 0
+    ? Number.POSITIVE_INFINITY
+    : layer.retryAfter;
 }
 
 export function layeredHeaders(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
-import { createKeyward } from "../keyward/create-keyward.js";
 import type { KeywardConfig } from "../keyward/config.js";
+import { createKeyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
 
 const start = Date.parse("2026-07-31T23:59:00.000Z");
@@ -19,7 +19,13 @@ function setup(tiers: KeywardConfig["tiers"], options: Partial<KeywardConfig> = 
     ...options,
   });
   const newKey = (ownerId = "alice") =>
-    keyward.keys.create({ ownerId, accountTier: "free", name: "k", scopes: ["profile:read"], tier: "free" });
+    keyward.keys.create({
+      ownerId,
+      accountTier: "free",
+      name: "k",
+      scopes: ["profile:read"],
+      tier: "free",
+    });
   const call = (key: string, cost?: number) =>
     keyward.verify(`Bearer ${key}`, { route: "GET /p", ...(cost === undefined ? {} : { cost }) });
   return { clock, keyward, newKey, call };
@@ -90,7 +96,9 @@ describe("layered limits on the memory store", () => {
   });
 
   it("spends credits by cost, never below zero, and refills at the period start", async () => {
-    const { clock, newKey, call, keyward } = setup({ free: { rateLimit: { limit: 1000, window: "1s" } } });
+    const { clock, newKey, call, keyward } = setup({
+      free: { rateLimit: { limit: 1000, window: "1s" } },
+    });
     const { key, id } = await newKey();
     await keyward.keys.setLimits(id, {
       credits: { remaining: 10, refill: { amount: 7, period: "day" } },
@@ -161,9 +169,9 @@ describe("layered limits on the memory store", () => {
     expect((await call(key)).ok).toBe(false);
     await keyward.keys.setLimits(id, null);
     expect((await call(key)).ok).toBe(false);
-    await expect(keyward.keys.setLimits(id, { quota: { limit: 0, period: "day" } })).rejects.toThrow(
-      TypeError,
-    );
+    await expect(
+      keyward.keys.setLimits(id, { quota: { limit: 0, period: "day" } }),
+    ).rejects.toThrow(TypeError);
   });
 
   it("lists every policy in the IETF fields", async () => {
@@ -182,7 +190,9 @@ describe("layered limits on the memory store", () => {
     expect(result.headers["RateLimit-Policy"]).toBe(
       '"free";q=10;w=60, "owner";q=20;w=60, "quota";q=1000;w=86400',
     );
-    expect(result.headers.RateLimit).toMatch(/^"free";r=9;t=\d+, "owner";r=19;t=\d+, "quota";r=999;t=60$/);
+    expect(result.headers.RateLimit).toMatch(
+      /^"free";r=9;t=\d+, "owner";r=19;t=\d+, "quota";r=999;t=60$/,
+    );
   });
 
   it("leaves a v0.1 configuration's responses as they were", async () => {

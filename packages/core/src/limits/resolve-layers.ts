@@ -19,7 +19,10 @@ export interface KeyLimitPlan {
 }
 
 // Overrides are parsed once per record object: the verification cache hands out the same object.
-const overridePolicies = new WeakMap<KeyLimits, { key?: RateLimitPolicy; owner?: RateLimitPolicy }>();
+const overridePolicies = new WeakMap<
+  KeyLimits,
+  { key?: RateLimitPolicy; owner?: RateLimitPolicy }
+>();
 
 function policiesOf(limits: KeyLimits) {
   let parsed = overridePolicies.get(limits);

@@ -25,7 +25,9 @@ export async function usageLimits(
 ): Promise<UsageLimits> {
   const tier = ctx.tiers.effective(key.tier, key.ownerTier);
   const plan = planKeyLimits(ctx.tiers, key, tier, 0);
-  const layers = plan.layers?.filter((layer) => layer.layer === "quota" || layer.layer === "credits");
+  const layers = plan.layers?.filter(
+    (layer) => layer.layer === "quota" || layer.layer === "credits",
+  );
   if (!layers || layers.length === 0 || !ctx.layeredLimits) return {};
   const decisions = await ctx.layeredLimits.read({ owner: plan.owner, layers, now });
   const report: UsageLimits = {};

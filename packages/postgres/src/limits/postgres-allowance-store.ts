@@ -29,10 +29,7 @@ function parseState(text: string | undefined): number[] | undefined {
 
 const stateText = (state: readonly number[]) => `{${state.join(",")}}`;
 
-export function postgresAllowanceStore(
-  client: PostgresClient,
-  { tables }: Naming,
-): AllowanceStore {
+export function postgresAllowanceStore(client: PostgresClient, { tables }: Naming): AllowanceStore {
   const table = tables.allowances;
   const sql = {
     lock: `INSERT INTO ${table} (bucket, state)
@@ -50,7 +47,10 @@ export function postgresAllowanceStore(
   /** Locks the layers' rows, steps them with `change`, and writes what it returns. */
   const update = <T>(
     layers: readonly LimitLayer[],
-    change: (states: Map<string, number[] | undefined>) => { result: T; writes?: [string, number[]][] },
+    change: (states: Map<string, number[] | undefined>) => {
+      result: T;
+      writes?: [string, number[]][];
+    },
   ) =>
     inTransaction(client, async (transaction) => {
       const rows = await queryRows<StateRow>(transaction, sql.lock, [sortedBuckets(layers)]);
@@ -73,7 +73,9 @@ export function postgresAllowanceStore(
         const allowed = decisions.every((decision) => decision.allowed);
         // All-or-nothing: a refusal writes nothing, and COMMIT releases the locks unchanged.
         const writes = allowed
-          ? layers.map((layer, index) => [layer.bucket, [...steps[index]!.state]] as [string, number[]])
+          ? layers.map(
+              (layer, index) => [layer.bucket, [...steps[index]!.state]] as [string, number[]],
+            )
           : [];
         return { result: { allowed, layers: decisions }, writes };
       }),

@@ -53,29 +53,38 @@ const run = async ({ job, keyward }: NonNullable<typeof prepared>): Promise<Laye
   return { admitted, refusals };
 };
 
-process.on("message", async (message: { type: "prepare"; job: LayeredJob } | { type: "go" } | { type: "exit" }) => {
-  if (message.type === "prepare") {
-    const { job } = message;
-    // No cache: each job reads the limits the test has just set.
-    const pgStore = postgresStore({ client, schema: job.schema, cache: false, invalidation: false, timeoutMs: 10_000 });
-    const store = combineStores(pgStore, memoryStore());
-    const keyward = createKeyward({
-      store,
-      scopes: { "profile:read": "Read" },
-      tiers: job.tiers,
-      clock: manualClock(job.now),
-      jwt: false,
-      logger: false,
-    });
-    prepared = { job, keyward };
-    process.send!("ready");
-  } else if (message.type === "go" && prepared) {
-    const result = await run(prepared);
-    prepared = undefined;
-    process.send!(result);
-  } else if (message.type === "exit") {
-    await client.end();
-    process.disconnect();
-  }
-});
+process.on(
+  "message",
+  async (message: { type: "prepare"; job: LayeredJob } | { type: "go" } | { type: "exit" }) => {
+    if (message.type === "prepare") {
+      const { job } = message;
+      // No cache: each job reads the limits the test has just set.
+      const pgStore = postgresStore({
+        client,
+        schema: job.schema,
+        cache: false,
+        invalidation: false,
+        timeoutMs: 10_000,
+      });
+      const store = combineStores(pgStore, memoryStore());
+      const keyward = createKeyward({
+        store,
+        scopes: { "profile:read": "Read" },
+        tiers: job.tiers,
+        clock: manualClock(job.now),
+        jwt: false,
+        logger: false,
+      });
+      prepared = { job, keyward };
+      process.send!("ready");
+    } else if (message.type === "go" && prepared) {
+      const result = await run(prepared);
+      prepared = undefined;
+      process.send!(result);
+    } else if (message.type === "exit") {
+      await client.end();
+      process.disconnect();
+    }
+  },
+);
 process.send!("ready");

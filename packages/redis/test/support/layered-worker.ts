@@ -24,7 +24,10 @@ export interface LayeredResult {
   refusals: Record<string, number>;
 }
 
-const client = new IORedis({ host: "127.0.0.1", port: Number(process.env.KEYWARD_TEST_REDIS_PORT ?? 6379) });
+const client = new IORedis({
+  host: "127.0.0.1",
+  port: Number(process.env.KEYWARD_TEST_REDIS_PORT ?? 6379),
+});
 let prepared: { job: LayeredJob; keyward: Keyward } | undefined;
 
 const run = async ({ job, keyward }: NonNullable<typeof prepared>): Promise<LayeredResult> => {
@@ -45,27 +48,36 @@ const run = async ({ job, keyward }: NonNullable<typeof prepared>): Promise<Laye
   return { admitted, refusals };
 };
 
-process.on("message", async (message: { type: "prepare"; job: LayeredJob } | { type: "go" } | { type: "exit" }) => {
-  if (message.type === "prepare") {
-    const { job } = message;
-    const store = redisStore({ client, prefix: job.prefix, keys: true, time: "caller", timeoutMs: 5_000 });
-    const keyward = createKeyward({
-      store,
-      scopes: { "profile:read": "Read" },
-      tiers: job.tiers,
-      clock: manualClock(job.now),
-      jwt: false,
-      logger: false,
-    });
-    prepared = { job, keyward };
-    process.send!("ready");
-  } else if (message.type === "go" && prepared) {
-    const result = await run(prepared);
-    prepared = undefined;
-    process.send!(result);
-  } else if (message.type === "exit") {
-    client.disconnect();
-    process.disconnect();
-  }
-});
+process.on(
+  "message",
+  async (message: { type: "prepare"; job: LayeredJob } | { type: "go" } | { type: "exit" }) => {
+    if (message.type === "prepare") {
+      const { job } = message;
+      const store = redisStore({
+        client,
+        prefix: job.prefix,
+        keys: true,
+        time: "caller",
+        timeoutMs: 5_000,
+      });
+      const keyward = createKeyward({
+        store,
+        scopes: { "profile:read": "Read" },
+        tiers: job.tiers,
+        clock: manualClock(job.now),
+        jwt: false,
+        logger: false,
+      });
+      prepared = { job, keyward };
+      process.send!("ready");
+    } else if (message.type === "go" && prepared) {
+      const result = await run(prepared);
+      prepared = undefined;
+      process.send!(result);
+    } else if (message.type === "exit") {
+      client.disconnect();
+      process.disconnect();
+    }
+  },
+);
 process.send!("ready");

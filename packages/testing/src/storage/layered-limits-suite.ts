@@ -66,8 +66,13 @@ export function layeredLimitsSuite<S extends KeywardStore>(options: StorageSuite
           Array.from({ length: 24 }, (_, i) => {
             const keyId = keyIds[i % 3]!;
             // Credits are per key: only the first key has the tight balance.
-            const own = tightest === "credits" ? { ...limits, credits: i % 3 === 0 ? 7 : 30 } : limits;
-            return limiter.consume({ owner, layers: layersFor(owner, keyId, own), now: Date.now() });
+            const own =
+              tightest === "credits" ? { ...limits, credits: i % 3 === 0 ? 7 : 30 } : limits;
+            return limiter.consume({
+              owner,
+              layers: layersFor(owner, keyId, own),
+              now: Date.now(),
+            });
           }),
         );
         const admitted = decisions.filter((decision) => decision.allowed).length;
@@ -85,7 +90,13 @@ export function layeredLimitsSuite<S extends KeywardStore>(options: StorageSuite
       const limiter = await limiterOf();
       const owner = `user:${uniqueId("owner")}`;
       const keyId = uniqueId("k");
-      const layers = layersFor(owner, keyId, { key: 50, owner: 50, quota: 50, credits: 10, cost: 4 });
+      const layers = layersFor(owner, keyId, {
+        key: 50,
+        owner: 50,
+        quota: 50,
+        credits: 10,
+        cost: 4,
+      });
       const now = () => Date.now();
       expect((await limiter.consume({ owner, layers, now: now() })).allowed).toBe(true);
       expect((await limiter.consume({ owner, layers, now: now() })).allowed).toBe(true);
@@ -116,14 +127,20 @@ export function layeredLimitsSuite<S extends KeywardStore>(options: StorageSuite
       const keyId = uniqueId("k");
       const first = layersFor(owner, keyId, { credits: 1 }, 100);
       expect((await limiter.consume({ owner, layers: first, now: Date.now() })).allowed).toBe(true);
-      expect((await limiter.consume({ owner, layers: first, now: Date.now() })).allowed).toBe(false);
+      expect((await limiter.consume({ owner, layers: first, now: Date.now() })).allowed).toBe(
+        false,
+      );
       for (let i = 0; i < 3; i++) {
-        expect((await limiter.read({ owner, layers: first, now: Date.now() }))[1]!.remaining).toBe(0);
+        expect((await limiter.read({ owner, layers: first, now: Date.now() }))[1]!.remaining).toBe(
+          0,
+        );
       }
       const regranted = layersFor(owner, keyId, { credits: 2 }, 101);
       const read = await limiter.read({ owner, layers: regranted, now: Date.now() });
       expect(read[1]!.remaining).toBe(2);
-      expect((await limiter.consume({ owner, layers: regranted, now: Date.now() })).allowed).toBe(true);
+      expect((await limiter.consume({ owner, layers: regranted, now: Date.now() })).allowed).toBe(
+        true,
+      );
     });
 
     it("keeps a key's limits with its record, when the key store has setLimits", async () => {
