@@ -141,6 +141,11 @@ describe.skipIf(!redisAvailable)(`layered limits: ${workers} processes, one owne
     expect((await keyward.keys.usage(ownerId, keys[0]!.id)).quota?.remaining).toBe(0);
     const august = await hammer({ now: afterMidnight, tiers, keys: secrets });
     expect(august.total).toBe(700);
+    // Usage went into the same script calls: every request counted, admitted or not.
+    const reports = await Promise.all(keys.map((key) => keyward.keys.usage(ownerId, key.id)));
+    expect(reports.reduce((sum, report) => sum + report.totalRequests, 0)).toBe(
+      2 * workers * perWorker,
+    );
   });
 
   it("credits: never overspent, none lost, refilled exactly at the day boundary", async () => {

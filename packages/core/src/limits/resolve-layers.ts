@@ -35,6 +35,10 @@ function policiesOf(limits: KeyLimits) {
   return parsed;
 }
 
+// The plan of a record at a tier, for the default cost: records are immutable objects (a change
+// gives a new one), so the plan is built once per record instead of once per request.
+const plans = new WeakMap<StoredKey, { tiers: TierLadder; tier: string; plan: KeyLimitPlan }>();
+
 /**
  * @param tier the tier the key runs at (`TierLadder.effective`)
  * @param cost credits this request spends
@@ -45,6 +49,15 @@ export function planKeyLimits(
   tier: string,
   cost: number,
 ): KeyLimitPlan {
+  if (cost !== 1) return buildPlan(tiers, key, tier, cost);
+  const cached = plans.get(key);
+  if (cached && cached.tier === tier && cached.tiers === tiers) return cached.plan;
+  const plan = buildPlan(tiers, key, tier, cost);
+  plans.set(key, { tiers, tier, plan });
+  return plan;
+}
+
+function buildPlan(tiers: TierLadder, key: StoredKey, tier: string, cost: number): KeyLimitPlan {
   const limits = key.limits ?? undefined;
   const overrides = limits ? policiesOf(limits) : undefined;
   const policy = overrides?.key ?? tiers.policy(tier);

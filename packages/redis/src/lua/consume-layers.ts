@@ -9,18 +9,23 @@
  * it may share the call (a single server): on a cluster it lives in the key's own slot and the
  * store counts usage in a call of its own.
  *
- * ARGV[1] "redis" | "caller" (whose clock), ARGV[2] the caller's now, ARGV[3] "consume" | "read",
- * ARGV[4] n, then one spec per layer:
+ * Several requests may share a call (those of one turn of the event loop, `layer-batcher.ts`); each
+ * is stepped after the one before, all-or-nothing on its own, exactly as separate calls would be.
+ *
+ * ARGV[1] "redis" | "caller" (whose clock), ARGV[2] "consume" | "read", ARGV[3] the number of
+ * requests; then per request a header "<now> <n> <f>" (the caller's time, its n layers, and f usage
+ * hash fields to add one to, 0 without usage), its n layer specs, then its f fields:
  *   "r <algorithm>:<limit>:<windowMs>"                        a rate layer
  *   "q <limit> <day|month>"                                   a quota
  *   "c <cost> <remaining> <grantedAt> [<amount> <period>]"    credits (with a refill)
- * then, with a usage hash: the latest use (epoch ms) and the hash fields to add one to.
+ * KEYS: per request, its n layers' states, then its usage hash when f > 0.
  *
  * States: rate "<policy>:<expiresAt>:<a>:<b>[:<c>]" (as `consume.ts` keeps a user's), quota
  * "<expiresAt>:<periodStart>:<count>", both with a TTL; credits "<grantedAt>:<balance>:<refilledAt>",
  * kept for good.
  *
- * Returns, per layer: allowed (1/0), remaining, reset, retryAfter; then allowed overall (1/0).
+ * Returns, per request: per layer allowed (1/0), remaining, reset, retryAfter; then allowed
+ * overall (1/0).
  */
 import { luaScript } from "../client/lua-script.js";
 import { luaHelpers, luaRateSteps } from "./rate-steps.js";
@@ -29,16 +34,14 @@ export const consumeLayersScript = luaScript(
   "consume-layers",
   `
 ${luaHelpers}
-local now
-if ARGV[1] == 'redis' then
+local now, serverNow
+local onCallerClock = ARGV[1] ~= 'redis'
+if not onCallerClock then
   if redis.replicate_commands then redis.replicate_commands() end
   local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
-else
-  now = tonumber(ARGV[2])
+  serverNow = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
 end
-local consume = ARGV[3] == 'consume'
-local n = tonumber(ARGV[4])
+local consume = ARGV[2] == 'consume'
 
 ${luaRateSteps}
 local dayMs = 86400000
@@ -110,94 +113,105 @@ local function parse(text)
   return nil, nil
 end
 
-local replies, writes, allowedAll = {}, {}, true
-for i = 1, n do
-  local spec = ARGV[4 + i]
-  local kind = string.sub(spec, 1, 1)
-  local stored = redis.call('GET', KEYS[i])
-  local allowed, remaining, reset, retryAfter, write
-  if kind == 'r' then
-    local policy = string.sub(spec, 3)
-    local algorithm, limit, windowMs = string.match(policy, '^([^:]+):([^:]+):([^:]+)$')
-    local step = steps[algorithm]
-    if not step then return redis.error_reply('ERR unknown rate-limit algorithm ' .. policy) end
-    limit, windowMs = tonumber(limit), tonumber(windowMs)
-    local state, expiresAt
-    local prefix = policy .. ':'
-    if stored and string.find(stored, prefix, 1, true) == 1 then
-      expiresAt, state = parse(string.sub(stored, #prefix + 1))
-      if expiresAt and expiresAt <= now then state = nil end
-    end
-    local nextExpiresAt, nextState
-    allowed, remaining, reset, retryAfter, nextExpiresAt, nextState = step(state, now, limit, windowMs)
-    -- A read is the step of one request, not kept: what it would have left, plus that request.
-    if not consume and allowed then remaining = remaining + 1 end
-    if nextExpiresAt > now then
-      write = { prefix .. encode(nextExpiresAt, nextState), nextExpiresAt }
-    else
-      write = { false }
-    end
-  elseif kind == 'q' then
-    local limit, periodKind = string.match(spec, '^q (%d+) (%a+)$')
-    local state, expiresAt
-    if stored then
-      expiresAt, state = parse(stored)
-      if expiresAt and expiresAt <= now then state = nil end
-    end
-    local untilAt, nextState
-    allowed, remaining, reset, retryAfter, untilAt, nextState = quotaStep(state, tonumber(limit), periodKind)
-    write = { encode(untilAt, nextState), untilAt }
-  else
-    local cost, remainingGrant, grantedAt, amount, periodKind =
-      string.match(spec, '^c (%d+) (%d+) (%d+) ?(%d*) ?(%a*)$')
-    amount = tonumber(amount)
-    local state
-    if stored then
-      local a, rest = parse(stored)
-      if a then state = { a, rest[1], rest[2] } end
-    end
-    local nextState
-    allowed, remaining, reset, retryAfter, nextState =
-      creditsStep(state, tonumber(cost), tonumber(remainingGrant), tonumber(grantedAt), amount, periodKind)
-    write = { string.format('%d:%d:%d', nextState[1], nextState[2], nextState[3]), nil }
-  end
-  if not allowed then allowedAll = false end
-  writes[i] = write
-  local r = #replies
-  replies[r + 1] = allowed and 1 or 0
-  replies[r + 2] = remaining
-  replies[r + 3] = reset
-  replies[r + 4] = retryAfter
-end
-
--- All-or-nothing: only an admitted request changes any layer.
-if consume and allowedAll then
-  local ttlSlack = 0
-  if ARGV[1] ~= 'redis' then ttlSlack = 60000 end
+local replies, cursor, keyIndex = {}, 4, 1
+for _ = 1, tonumber(ARGV[3]) do
+  local callerNow, n, f = string.match(ARGV[cursor], '^(%d+) (%d+) (%d+)$')
+  n, f = tonumber(n), tonumber(f)
+  now = onCallerClock and tonumber(callerNow) or serverNow
+  local specs, keys = cursor, keyIndex - 1
+  local writes, allowedAll = {}, true
   for i = 1, n do
-    local write = writes[i]
-    if write[1] == false then
-      redis.call('DEL', KEYS[i])
-    elseif write[2] then
-      redis.call('SET', KEYS[i], write[1], 'PX', math.ceil(write[2] - now + ttlSlack))
+    local spec = ARGV[specs + i]
+    local key = KEYS[keys + i]
+    local kind = string.sub(spec, 1, 1)
+    local stored = redis.call('GET', key)
+    local allowed, remaining, reset, retryAfter, write
+    if kind == 'r' then
+      local policy = string.sub(spec, 3)
+      local algorithm, limit, windowMs = string.match(policy, '^([^:]+):([^:]+):([^:]+)$')
+      local step = steps[algorithm]
+      if not step then return redis.error_reply('ERR unknown rate-limit algorithm ' .. policy) end
+      limit, windowMs = tonumber(limit), tonumber(windowMs)
+      local state, expiresAt
+      local prefix = policy .. ':'
+      if stored and string.find(stored, prefix, 1, true) == 1 then
+        expiresAt, state = parse(string.sub(stored, #prefix + 1))
+        if expiresAt and expiresAt <= now then state = nil end
+      end
+      local nextExpiresAt, nextState
+      allowed, remaining, reset, retryAfter, nextExpiresAt, nextState = step(state, now, limit, windowMs)
+      -- A read is the step of one request, not kept: what it would have left, plus that request.
+      if not consume and allowed then remaining = remaining + 1 end
+      if nextExpiresAt > now then
+        write = { prefix .. encode(nextExpiresAt, nextState), nextExpiresAt }
+      else
+        write = { false }
+      end
+    elseif kind == 'q' then
+      local limit, periodKind = string.match(spec, '^q (%d+) (%a+)$')
+      local state, expiresAt
+      if stored then
+        expiresAt, state = parse(stored)
+        if expiresAt and expiresAt <= now then state = nil end
+      end
+      local untilAt, nextState
+      allowed, remaining, reset, retryAfter, untilAt, nextState = quotaStep(state, tonumber(limit), periodKind)
+      write = { encode(untilAt, nextState), untilAt }
     else
-      redis.call('SET', KEYS[i], write[1])
+      local cost, remainingGrant, grantedAt, amount, periodKind =
+        string.match(spec, '^c (%d+) (%d+) (%d+) ?(%d*) ?(%a*)$')
+      amount = tonumber(amount)
+      local state
+      if stored then
+        local a, rest = parse(stored)
+        if a then state = { a, rest[1], rest[2] } end
+      end
+      local nextState
+      allowed, remaining, reset, retryAfter, nextState =
+        creditsStep(state, tonumber(cost), tonumber(remainingGrant), tonumber(grantedAt), amount, periodKind)
+      write = { string.format('%d:%d:%d', nextState[1], nextState[2], nextState[3]), nil }
+    end
+    if not allowed then allowedAll = false end
+    writes[i] = write
+    local r = #replies
+    replies[r + 1] = allowed and 1 or 0
+    replies[r + 2] = remaining
+    replies[r + 3] = reset
+    replies[r + 4] = retryAfter
+  end
+
+  -- All-or-nothing: only an admitted request changes any layer.
+  if consume and allowedAll then
+    local ttlSlack = onCallerClock and 60000 or 0
+    for i = 1, n do
+      local write, key = writes[i], KEYS[keys + i]
+      if write[1] == false then
+        redis.call('DEL', key)
+      elseif write[2] then
+        redis.call('SET', key, write[1], 'PX', math.ceil(write[2] - now + ttlSlack))
+      else
+        redis.call('SET', key, write[1])
+      end
     end
   end
-end
 
--- Usage counts every request that presented a valid key, admitted or not, as consume.ts does.
-local usageKey = KEYS[n + 1]
-if consume and usageKey then
-  local lastUsedAt = ARGV[5 + n]
-  for f = 6 + n, #ARGV do redis.call('HINCRBY', usageKey, ARGV[f], 1) end
-  local last = redis.call('HGET', usageKey, 'last')
-  if not last or tonumber(last) < tonumber(lastUsedAt) then
-    redis.call('HSET', usageKey, 'last', lastUsedAt)
+  -- Usage counts every request that presented a valid key, admitted or not, as consume.ts does.
+  cursor = specs + n + 1
+  keyIndex = keys + n + 1
+  if f > 0 then
+    local usageKey = KEYS[keyIndex]
+    keyIndex = keyIndex + 1
+    if consume then
+      for field = cursor, cursor + f - 1 do redis.call('HINCRBY', usageKey, ARGV[field], 1) end
+      local last = redis.call('HGET', usageKey, 'last')
+      if not last or tonumber(last) < tonumber(callerNow) then
+        redis.call('HSET', usageKey, 'last', callerNow)
+      end
+    end
+    cursor = cursor + f
   end
+  replies[#replies + 1] = allowedAll and 1 or 0
 end
-
-replies[#replies + 1] = allowedAll and 1 or 0
 return replies
 `,
 );

@@ -43,32 +43,52 @@ function limitOf(layer: LimitLayer): number {
   }
 }
 
+/** One request's layers, and its usage when the key's usage hash may share the call. */
+export interface LayerRequest extends LayeredRead {
+  usage?: UsageHit | undefined;
+}
+
 /**
- * @param usage counted in the same call when given: the caller passes it only where the key's usage
- *   hash may share the call (not on a cluster, where it lives in another slot).
+ * Steps the requests one after another in one atomic call (all on one slot on a cluster: one
+ * owner's, without usage). Resolves with one decision per request, in order.
  */
 export async function layersOnRedis(
   connection: RedisConnection,
   names: KeyNames,
   time: TimeSource,
   mode: "consume" | "read",
-  { owner, layers, now }: LayeredRead,
-  usage?: UsageHit,
-): Promise<LayeredDecision> {
-  const keys = layers.map((layer) => names.layer(owner, layer.bucket));
-  const args = [time, String(now), mode, String(layers.length), ...layers.map(specOf)];
-  if (usage) {
-    keys.push(names.usage(usage.keyId));
-    args.push(String(now), endpointField(usage.method, usage.route), dayField(usage.day));
+  requests: readonly LayerRequest[],
+): Promise<LayeredDecision[]> {
+  const keys: string[] = [];
+  const args = [time, mode, String(requests.length)];
+  for (const { owner, layers, now, usage } of requests) {
+    args.push(`${Math.round(now)} ${layers.length} ${usage ? 2 : 0}`);
+    for (const layer of layers) {
+      keys.push(names.layer(owner, layer.bucket));
+      args.push(specOf(layer));
+    }
+    if (usage) {
+      keys.push(names.usage(usage.keyId));
+      args.push(endpointField(usage.method, usage.route), dayField(usage.day));
+    }
   }
   const reply = (await connection.run(consumeLayersScript, keys, args)) as number[];
-  const decisions: LayerDecision[] = layers.map((layer, index) => ({
-    layer: layer.layer,
-    allowed: reply[index * 4] === 1,
-    limit: limitOf(layer),
-    remaining: Number(reply[index * 4 + 1]),
-    reset: Number(reply[index * 4 + 2]),
-    retryAfter: Number(reply[index * 4 + 3]),
-  }));
-  return { allowed: reply[layers.length * 4] === 1, layers: decisions };
+  let offset = 0;
+  return requests.map(({ layers }) => {
+    const decisions: LayerDecision[] = layers.map((layer) => {
+      const decision: LayerDecision = {
+        layer: layer.layer,
+        allowed: reply[offset] === 1,
+        limit: limitOf(layer),
+        remaining: Number(reply[offset + 1]),
+        reset: Number(reply[offset + 2]),
+        retryAfter: Number(reply[offset + 3]),
+      };
+      offset += 4;
+      return decision;
+    });
+    const allowed = reply[offset] === 1;
+    offset += 1;
+    return { allowed, layers: decisions };
+  });
 }

@@ -16,6 +16,7 @@ import type {
 import { bucketFor, type CallGuard, rateLimitAlgorithms } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
+import { layerBatcher } from "./layer-batcher.js";
 import { layersOnRedis } from "./redis-layers.js";
 import { stepsOnRedis, type TimeSource } from "./redis-steps.js";
 import { stepBatcher } from "./step-batcher.js";
@@ -57,6 +58,10 @@ export function redisRateLimitStore(
 
   // On a cluster a key's usage hash is in the key's slot, not its owner's: counted by a call of its own.
   const usageTogether = !connection.cluster;
+  const layers = layerBatcher(
+    (requests) => guard.run(() => layersOnRedis(connection, names, time, "consume", requests)),
+    { cluster: connection.cluster },
+  );
 
   return {
     recordsUsage,
@@ -66,16 +71,7 @@ export function redisRateLimitStore(
       const hit = recordsUsage ? request.usage : undefined;
       let decision: LayeredDecision;
       try {
-        decision = await guard.run(() =>
-          layersOnRedis(
-            connection,
-            names,
-            time,
-            "consume",
-            request,
-            usageTogether ? hit : undefined,
-          ),
-        );
+        decision = await layers.step({ ...request, usage: usageTogether ? hit : undefined });
       } catch (error) {
         if (!failOpen || !insurance.consumeLayers) throw error;
         if (hit) backlog.add(hit, request.now);
@@ -87,10 +83,10 @@ export function redisRateLimitStore(
     },
 
     async readLayers(request) {
-      const decision = await guard.run(() =>
-        layersOnRedis(connection, names, time, "read", request),
+      const [decision] = await guard.run(() =>
+        layersOnRedis(connection, names, time, "read", [{ ...request, usage: undefined }]),
       );
-      return decision.layers;
+      return decision!.layers;
     },
 
     // What this store counts is read back from `usage`: `combineStores` checks the two go together.
