@@ -113,6 +113,24 @@ local function parse(text)
   return nil, nil
 end
 
+-- Each key is read at most once per call and written at most once, at the end: the requests of a
+-- call step through these in-script copies, as separate calls would through Redis.
+local cache, dirty, dirtyOrder = {}, {}, {}
+local function load(key)
+  local value = cache[key]
+  if value == nil then
+    value = redis.call('GET', key)
+    cache[key] = value
+  end
+  return value
+end
+local function store(key, value, ttl)
+  cache[key] = value
+  if not dirty[key] then dirtyOrder[#dirtyOrder + 1] = key end
+  dirty[key] = { value, ttl }
+end
+local usageCounts, usageLast, usageOrder = {}, {}, {}
+
 local replies, cursor, keyIndex = {}, 4, 1
 for _ = 1, tonumber(ARGV[3]) do
   local callerNow, n, f = string.match(ARGV[cursor], '^(%d+) (%d+) (%d+)$')
@@ -124,7 +142,7 @@ for _ = 1, tonumber(ARGV[3]) do
     local spec = ARGV[specs + i]
     local key = KEYS[keys + i]
     local kind = string.sub(spec, 1, 1)
-    local stored = redis.call('GET', key)
+    local stored = load(key)
     local allowed, remaining, reset, retryAfter, write
     if kind == 'r' then
       local policy = string.sub(spec, 3)
@@ -184,14 +202,10 @@ for _ = 1, tonumber(ARGV[3]) do
   if consume and allowedAll then
     local ttlSlack = onCallerClock and 60000 or 0
     for i = 1, n do
-      local write, key = writes[i], KEYS[keys + i]
-      if write[1] == false then
-        redis.call('DEL', key)
-      elseif write[2] then
-        redis.call('SET', key, write[1], 'PX', math.ceil(write[2] - now + ttlSlack))
-      else
-        redis.call('SET', key, write[1])
-      end
+      local write = writes[i]
+      local ttl = nil
+      if write[1] ~= false and write[2] then ttl = math.ceil(write[2] - now + ttlSlack) end
+      store(KEYS[keys + i], write[1], ttl)
     end
   end
 
@@ -202,15 +216,43 @@ for _ = 1, tonumber(ARGV[3]) do
     local usageKey = KEYS[keyIndex]
     keyIndex = keyIndex + 1
     if consume then
-      for field = cursor, cursor + f - 1 do redis.call('HINCRBY', usageKey, ARGV[field], 1) end
-      local last = redis.call('HGET', usageKey, 'last')
-      if not last or tonumber(last) < tonumber(callerNow) then
-        redis.call('HSET', usageKey, 'last', callerNow)
+      local counts = usageCounts[usageKey]
+      if not counts then
+        counts = { fields = {}, order = {} }
+        usageCounts[usageKey] = counts
+        usageOrder[#usageOrder + 1] = usageKey
+      end
+      for field = cursor, cursor + f - 1 do
+        local name = ARGV[field]
+        if not counts.fields[name] then counts.order[#counts.order + 1] = name end
+        counts.fields[name] = (counts.fields[name] or 0) + 1
+      end
+      if not usageLast[usageKey] or tonumber(usageLast[usageKey]) < tonumber(callerNow) then
+        usageLast[usageKey] = callerNow
       end
     end
     cursor = cursor + f
   end
   replies[#replies + 1] = allowedAll and 1 or 0
+end
+
+for _, key in ipairs(dirtyOrder) do
+  local write = dirty[key]
+  if write[1] == false then
+    redis.call('DEL', key)
+  elseif write[2] then
+    redis.call('SET', key, write[1], 'PX', write[2])
+  else
+    redis.call('SET', key, write[1])
+  end
+end
+for _, usageKey in ipairs(usageOrder) do
+  local counts = usageCounts[usageKey]
+  for _, name in ipairs(counts.order) do redis.call('HINCRBY', usageKey, name, counts.fields[name]) end
+  local last = redis.call('HGET', usageKey, 'last')
+  if not last or tonumber(last) < tonumber(usageLast[usageKey]) then
+    redis.call('HSET', usageKey, 'last', usageLast[usageKey])
+  end
 end
 return replies
 `,
