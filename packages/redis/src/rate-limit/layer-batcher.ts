@@ -23,7 +23,11 @@ export function layerBatcher(send: SendLayerRequests, { cluster }: { cluster: bo
 
   const dispatch = (waiting: Waiting[]) => {
     send(waiting.map((entry) => entry.request)).then(
-      (decisions) => waiting.forEach((entry, index) => entry.resolve(decisions[index]!)),
+      (decisions) => {
+        waiting.forEach((entry, index) => {
+          entry.resolve(decisions[index]!);
+        });
+      },
       (error: unknown) => {
         for (const entry of waiting) entry.reject(error);
       },
