@@ -17,12 +17,12 @@ describe("migrate on PGlite", () => {
   it("applies every migration once; a second run is a no-op", async () => {
     const db = await pglite.get();
     const schema = uniqueSchema("mig");
-    expect(await migrate(db, { schema })).toEqual({ applied: [1, 2], version: latestVersion });
+    expect(await migrate(db, { schema })).toEqual({ applied: [1, 2, 4], version: latestVersion });
     expect(await migrate(db, { schema })).toEqual({ applied: [], version: latestVersion });
     const { rows } = await db.query<{ version: number }>(
       `SELECT version FROM "${schema}"."keyward_migrations"`,
     );
-    expect(rows.map((row) => row.version)).toEqual([1, 2]);
+    expect(rows.map((row) => row.version)).toEqual([1, 2, 4]);
   });
 
   it("keeps schemas and prefixes apart", async () => {
@@ -35,9 +35,11 @@ describe("migrate on PGlite", () => {
       [schema],
     );
     expect(rows.map((row) => row.table_name)).toEqual([
+      "a_allowances",
       "a_key_usage",
       "a_keys",
       "a_migrations",
+      "b_allowances",
       "b_key_usage",
       "b_keys",
       "b_migrations",
@@ -142,7 +144,7 @@ describe("migrate from a database the previous release (0.0.x, schema version 1)
   it("adds the owner tier and keeps every key and usage row", async () => {
     const schema = uniqueSchema("up1");
     const db = await releasedDatabase(schema);
-    expect(await migrate(db, { schema })).toEqual({ applied: [2], version: latestVersion });
+    expect(await migrate(db, { schema })).toEqual({ applied: [2, 4], version: latestVersion });
     const store = postgresStore({ client: db, schema, cache: false });
     const key = await store.keys.findByHash(hash("a"));
     expect(key).toMatchObject({ id: "key_old", tier: "pro", ownerTier: null, revokedAt: null });
@@ -150,6 +152,51 @@ describe("migrate from a database the previous release (0.0.x, schema version 1)
     // And the new write works on migrated rows.
     const changed = await store.keys.setOwnerTier("alice", "free");
     expect(changed.map((row) => [row.id, row.ownerTier])).toEqual([["key_old", "free"]]);
+  });
+});
+
+describe("migrate from a database the current release (0.1.x, schema version 2) created", () => {
+  it("adds per-key limits and the allowances table, keeping every key and usage row", async () => {
+    const schema = uniqueSchema("up2");
+    const db = await pglite.get();
+    await db.query(`CREATE SCHEMA "${schema}"`);
+    await db.query(
+      `CREATE TABLE "${schema}"."keyward_migrations" (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    for (const { version, name, statements } of migrationStatements({ schema }).slice(0, 2)) {
+      for (const statement of statements) await db.query(statement);
+      await db.query(
+        `INSERT INTO "${schema}"."keyward_migrations" (version, name) VALUES ($1, $2)`,
+        [version, name],
+      );
+    }
+    // A row as the 0.1 store wrote it.
+    await db.query(
+      `INSERT INTO "${schema}"."keyward_keys" (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, owner_tier)
+       VALUES ('key_v2', 'alice', 'v2 key', '["profile:read"]', 'pro', $1, 'sk_live_…abcd', now(), 'pro')`,
+      [hash("b")],
+    );
+    await db.query(
+      `INSERT INTO "${schema}"."keyward_key_usage" (key_id, method, route, day, count, last_used_at)
+       VALUES ('key_v2', 'GET', '/profiles/:slug', '2026-01-01', 3, now())`,
+    );
+    expect(await migrate(db, { schema })).toEqual({ applied: [4], version: latestVersion });
+    const store = postgresStore({ client: db, schema, cache: false });
+    const key = await store.keys.findByHash(hash("b"));
+    expect(key).toMatchObject({ id: "key_v2", ownerTier: "pro" });
+    expect(key && "limits" in key).toBe(false);
+    expect((await store.usage.read("key_v2")).totalRequests).toBe(3);
+    const limits = { credits: { remaining: 5, grantedAt: 1 } };
+    expect((await store.keys.setLimits!("key_v2", limits))?.limits).toEqual(limits);
+    const layer = {
+      layer: "credits" as const,
+      bucket: "credits:key_v2",
+      cost: 2,
+      remaining: 5,
+      grantedAt: 1,
+    };
+    const spent = await store.allowances.consume({ owner: "user:alice", layers: [layer], now: 1 });
+    expect(spent.layers[0]).toMatchObject({ allowed: true, remaining: 3 });
   });
 });
 
@@ -164,13 +211,13 @@ describeOnServer("migrate on the real server", () => {
   it("applies exactly once when several instances start at the same moment", async () => {
     const results = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
     expect(results.filter((result) => result.applied.length > 0)).toEqual([
-      { applied: [1, 2], version: latestVersion },
+      { applied: [1, 2, 4], version: latestVersion },
     ]);
     expect(results.every((result) => result.version === latestVersion)).toBe(true);
     const { rows } = await pools[0]!.query(
       `SELECT count(*)::int AS n FROM "${schema}"."keyward_migrations"`,
     );
-    expect(rows[0].n).toBe(latestVersion);
+    expect(rows[0].n).toBe(migrationStatements().length);
     // And again, all at once: nothing left to do.
     const again = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
     expect(again.every((result) => result.applied.length === 0)).toBe(true);
