@@ -113,21 +113,40 @@ local function parse(text)
   return nil, nil
 end
 
--- Each key is read at most once per call and written at most once, at the end: the requests of a
--- call step through these in-script copies, as separate calls would through Redis.
-local cache, dirty, dirtyOrder = {}, {}, {}
-local function load(key)
-  local value = cache[key]
-  if value == nil then
-    value = redis.call('GET', key)
-    cache[key] = value
+-- Each key is read and parsed at most once per call, and written at most once, at the end: the
+-- requests of a call step through these in-script states, as separate calls would through Redis.
+-- An entry: { raw = stored text } until parsed; then { policy, e = expiresAt, s = state }.
+local entries, dirtyOrder = {}, {}
+local function entryOf(key)
+  local entry = entries[key]
+  if entry == nil then
+    local stored = redis.call('GET', key)
+    entry = { raw = stored or nil }
+    entries[key] = entry
   end
-  return value
+  return entry
 end
-local function store(key, value, ttl)
-  cache[key] = value
-  if not dirty[key] then dirtyOrder[#dirtyOrder + 1] = key end
-  dirty[key] = { value, ttl }
+local function store(key, policy, expiresAt, state, ttl)
+  local entry = entries[key]
+  if not entry.dirty then dirtyOrder[#dirtyOrder + 1] = key end
+  entry.raw, entry.parsed, entry.dirty = nil, true, true
+  entry.policy, entry.e, entry.s, entry.ttl = policy, expiresAt, state, ttl
+end
+-- The state of a rate or quota entry under policy (a rate layer's, or the empty string for a quota), or nil.
+local function stateOf(entry, policy)
+  if not entry.parsed then
+    entry.parsed = true
+    local raw = entry.raw
+    if raw then
+      local prefix = policy == '' and '' or policy .. ':'
+      if policy == '' or string.find(raw, prefix, 1, true) == 1 then
+        entry.e, entry.s = parse(string.sub(raw, #prefix + 1))
+        entry.policy = policy
+      end
+    end
+  end
+  if entry.s and entry.policy == policy and entry.e > now then return entry.s, entry.e end
+  return nil
 end
 local usageCounts, usageLast, usageOrder = {}, {}, {}
 
@@ -142,52 +161,46 @@ for _ = 1, tonumber(ARGV[3]) do
     local spec = ARGV[specs + i]
     local key = KEYS[keys + i]
     local kind = string.sub(spec, 1, 1)
-    local stored = load(key)
+    local entry = entryOf(key)
     local allowed, remaining, reset, retryAfter, write
     if kind == 'r' then
       local policy = string.sub(spec, 3)
       local algorithm, limit, windowMs = string.match(policy, '^([^:]+):([^:]+):([^:]+)$')
       local step = steps[algorithm]
       if not step then return redis.error_reply('ERR unknown rate-limit algorithm ' .. policy) end
-      limit, windowMs = tonumber(limit), tonumber(windowMs)
-      local state, expiresAt
-      local prefix = policy .. ':'
-      if stored and string.find(stored, prefix, 1, true) == 1 then
-        expiresAt, state = parse(string.sub(stored, #prefix + 1))
-        if expiresAt and expiresAt <= now then state = nil end
-      end
+      local state = stateOf(entry, policy)
       local nextExpiresAt, nextState
-      allowed, remaining, reset, retryAfter, nextExpiresAt, nextState = step(state, now, limit, windowMs)
+      allowed, remaining, reset, retryAfter, nextExpiresAt, nextState =
+        step(state, now, tonumber(limit), tonumber(windowMs))
       -- A read is the step of one request, not kept: what it would have left, plus that request.
       if not consume and allowed then remaining = remaining + 1 end
       if nextExpiresAt > now then
-        write = { prefix .. encode(nextExpiresAt, nextState), nextExpiresAt }
+        write = { policy, nextExpiresAt, nextState, nextExpiresAt }
       else
         write = { false }
       end
     elseif kind == 'q' then
       local limit, periodKind = string.match(spec, '^q (%d+) (%a+)$')
-      local state, expiresAt
-      if stored then
-        expiresAt, state = parse(stored)
-        if expiresAt and expiresAt <= now then state = nil end
-      end
+      local state = stateOf(entry, '')
       local untilAt, nextState
       allowed, remaining, reset, retryAfter, untilAt, nextState = quotaStep(state, tonumber(limit), periodKind)
-      write = { encode(untilAt, nextState), untilAt }
+      write = { '', untilAt, nextState, untilAt }
     else
       local cost, remainingGrant, grantedAt, amount, periodKind =
         string.match(spec, '^c (%d+) (%d+) (%d+) ?(%d*) ?(%a*)$')
       amount = tonumber(amount)
-      local state
-      if stored then
-        local a, rest = parse(stored)
-        if a then state = { a, rest[1], rest[2] } end
+      if not entry.parsed then
+        entry.parsed = true
+        if entry.raw then
+          local a, rest = parse(entry.raw)
+          if a then entry.policy, entry.e, entry.s = 'c', 0, { a, rest[1], rest[2] } end
+        end
       end
+      local state = entry.policy == 'c' and entry.s or nil
       local nextState
       allowed, remaining, reset, retryAfter, nextState =
         creditsStep(state, tonumber(cost), tonumber(remainingGrant), tonumber(grantedAt), amount, periodKind)
-      write = { string.format('%d:%d:%d', nextState[1], nextState[2], nextState[3]), nil }
+      write = { 'c', 0, nextState, nil }
     end
     if not allowed then allowedAll = false end
     writes[i] = write
@@ -203,9 +216,14 @@ for _ = 1, tonumber(ARGV[3]) do
     local ttlSlack = onCallerClock and 60000 or 0
     for i = 1, n do
       local write = writes[i]
-      local ttl = nil
-      if write[1] ~= false and write[2] then ttl = math.ceil(write[2] - now + ttlSlack) end
-      store(KEYS[keys + i], write[1], ttl)
+      local key = KEYS[keys + i]
+      if write[1] == false then
+        store(key, false, nil, nil, nil)
+      else
+        local ttl = nil
+        if write[4] then ttl = math.ceil(write[4] - now + ttlSlack) end
+        store(key, write[1], write[2], write[3], ttl)
+      end
     end
   end
 
@@ -237,13 +255,16 @@ for _ = 1, tonumber(ARGV[3]) do
 end
 
 for _, key in ipairs(dirtyOrder) do
-  local write = dirty[key]
-  if write[1] == false then
+  local entry = entries[key]
+  local policy, state = entry.policy, entry.s
+  if policy == false then
     redis.call('DEL', key)
-  elseif write[2] then
-    redis.call('SET', key, write[1], 'PX', write[2])
+  elseif policy == 'c' then
+    redis.call('SET', key, string.format('%d:%d:%d', state[1], state[2], state[3]))
   else
-    redis.call('SET', key, write[1])
+    local text = encode(entry.e, state)
+    if policy ~= '' then text = policy .. ':' .. text end
+    redis.call('SET', key, text, 'PX', entry.ttl)
   end
 end
 for _, usageKey in ipairs(usageOrder) do
