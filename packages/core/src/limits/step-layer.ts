@@ -34,10 +34,15 @@ export function stepLayer(
     case "key":
     case "owner": {
       const step = stepRateLimit(state, now, layer.policy);
+      const { allowed, limit, reset, retryAfter } = step.decision;
       // A read is the step of one request, not kept: what it would have left, plus that request.
-      const remaining =
-        !consume && step.decision.allowed ? step.decision.remaining + 1 : step.decision.remaining;
-      return { ...step, decision: { ...step.decision, layer: layer.layer, remaining } };
+      const remaining = !consume && allowed ? step.decision.remaining + 1 : step.decision.remaining;
+      // Written out rather than spread: this runs for every layer of every request.
+      return {
+        state: step.state,
+        decision: { layer: layer.layer, allowed, limit, remaining, reset, retryAfter },
+        expiresAt: step.expiresAt,
+      };
     }
     case "quota": {
       const start = periodStart(now, layer.period);
