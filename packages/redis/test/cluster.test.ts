@@ -5,7 +5,7 @@
  * tag; keys in their one slot), and verification through Keyward makes one script call per request
  * for rate limit and usage together, which a cluster refuses unless both keys share a slot.
  */
-import { createKeyward } from "@keyward/core";
+import { createKeyward, type KeyWithSecret } from "@keyward/core";
 import { memoryKeyStore } from "@keyward/core/toolkit";
 import { describeStorageConformance } from "@keyward/testing";
 import { Cluster } from "ioredis";
@@ -116,7 +116,7 @@ describe("redisStore on a 3-node Redis Cluster (ioredis Cluster)", () => {
     });
     // Many owners, so their hash tags land on every node; each with three keys.
     for (let owner = 0; owner < 12; owner++) {
-      const keys = [];
+      const keys: KeyWithSecret[] = [];
       for (let i = 0; i < 3; i++) {
         keys.push(
           await keyward.keys.create({
