@@ -19,7 +19,8 @@ export interface BannerOptions {
   title: string;
   /** Where the server answers, without a trailing slash: `http://localhost:3000`. */
   url: string;
-  config: Pick<DemoConfig, "tierLimits" | "usingDevelopmentSecret" | "developmentMode">;
+  config: Pick<DemoConfig, "tierLimits" | "usingDevelopmentSecret" | "developmentMode"> &
+    Partial<Pick<DemoConfig, "ownerLimits" | "quotas">>;
   /** Which backend holds what (`openDemoStore`'s description). */
   storage: string;
   /** The example's directory (absolute), where its `token` script runs. */
@@ -63,12 +64,29 @@ export function banner(options: BannerOptions): string {
     `  OpenAPI   ${url}/api/v1/api-keys/openapi.json`,
     `  Profiles  GET ${url}/api/v1/profiles/:slug needs profile:read, PUT needs profile:write`,
     `  Tiers     ${tiers}`,
+    ...layerLines(config),
     `  Storage   ${options.storage}`,
     `  JWT       ${config.usingDevelopmentSecret ? "the development secret (see the warning)" : "KEYWARD_JWT_SECRET"}`,
     "",
     walkthrough(options),
     "",
   ].join("\n");
+}
+
+/** The layered limits, when `KEYWARD_OWNER_LIMITS` or `KEYWARD_QUOTAS` set any (else no line). */
+function layerLines(config: BannerOptions["config"]): string[] {
+  const lines: string[] = [];
+  const owner = DEMO_TIER_NAMES.flatMap((tier) => {
+    const limit = config.ownerLimits?.[tier];
+    return limit === undefined ? [] : [`${tier} ${limit}/min`];
+  });
+  const quotas = DEMO_TIER_NAMES.flatMap((tier) => {
+    const quota = config.quotas?.[tier];
+    return quota === undefined ? [] : [`${tier} ${quota.limit}/${quota.period}`];
+  });
+  if (owner.length > 0) lines.push(`  Owners    ${owner.join(", ")} (shared by each owner's keys)`);
+  if (quotas.length > 0) lines.push(`  Quotas    ${quotas.join(", ")} (per owner, UTC)`);
+  return lines;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { DemoTierLimits } from "@keyward/testing/demo-contract";
+import { type OwnerLimits, parseOwnerLimits, parseQuotas, type Quotas } from "./layer-limits.js";
 import { checkStoreUrl } from "./store-urls.js";
 import { parseTierLimits } from "./tier-limits.js";
 
@@ -28,6 +29,10 @@ export interface DemoConfig {
   developmentMode: boolean;
   /** Requests a minute per tier, after `KEYWARD_TIER_LIMITS`. */
   tierLimits: DemoTierLimits;
+  /** `KEYWARD_OWNER_LIMITS`: requests a minute shared by an owner's keys, per tier; empty: none. */
+  ownerLimits: OwnerLimits;
+  /** `KEYWARD_QUOTAS`: requests per owner per UTC day or month, per tier; empty: none. */
+  quotas: Quotas;
   /** `DATABASE_URL`: keys and usage on PostgreSQL. */
   databaseUrl: string | undefined;
   /** `REDIS_URL`: rate limits (and usage, when there is no database) on Redis. */
@@ -86,6 +91,8 @@ export function loadDemoConfig(env: Environment = processEnvironment()): DemoCon
     usingDevelopmentSecret: secret === undefined,
     developmentMode: nonEmpty(env.NODE_ENV) !== "production",
     tierLimits: parseTierLimits(env.KEYWARD_TIER_LIMITS),
+    ownerLimits: parseOwnerLimits(env.KEYWARD_OWNER_LIMITS),
+    quotas: parseQuotas(env.KEYWARD_QUOTAS),
     databaseUrl: optionalUrl("DATABASE_URL", env.DATABASE_URL),
     redisUrl: optionalUrl("REDIS_URL", env.REDIS_URL),
     headersTimeoutMs,

@@ -37,7 +37,7 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
 export function demoKeywardOptions(config: DemoConfig): Omit<KeywardConfig, "store"> {
   return {
     scopes: DEMO_SCOPE_DESCRIPTIONS,
-    tiers: demoTiers(config.tierLimits),
+    tiers: demoTiers(config.tierLimits, { ownerLimits: config.ownerLimits, quotas: config.quotas }),
     jwt: { secret: config.jwtSecret },
     // DESIGN's demo contract v0.2: organization memberships from the JWT claim `orgs`.
     organizations: { memberships: demoMemberships },

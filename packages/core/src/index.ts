@@ -40,6 +40,19 @@ export { type ErrorDetail, isKeywardError, KeywardError } from "./errors/keyward
 export type { ValidationIssue } from "./errors/validation-issue.js";
 export type { KeywardConfig } from "./keyward/config.js";
 export { createKeyward, type Keyward } from "./keyward/create-keyward.js";
+export type {
+  CalendarPeriod,
+  CreditsConfig,
+  KeyLimitOverrides,
+  KeyLimits,
+  LayerDecision,
+  LayeredDecision,
+  LimitLayer,
+  LimitLayerName,
+  QuotaConfig,
+  StoredCredits,
+} from "./limits/types.js";
+export type { UsageLimits } from "./limits/usage-limits.js";
 export type { KeywardLogger } from "./logging/logger.js";
 export { type MemoryStoreOptions, memoryStore } from "./memory/memory-store.js";
 export type {

@@ -53,6 +53,10 @@ export {
   type SecretHasherOptions,
 } from "./keys/hash.js";
 export { isKeyId } from "./keys/key-id.js";
+export { periodEnd, periodStart } from "./limits/calendar-period.js";
+export { type LayeredLimiter, layeredLimiter } from "./limits/layered-limiter.js";
+export { ownerLimitKey } from "./limits/owner-limit-key.js";
+export { type LayerStep, stepLayer, stepLayers } from "./limits/step-layer.js";
 export {
   type StoreFailureReporter,
   storeFailureReporter,

@@ -18,6 +18,11 @@ export interface RequireApiKeyOptions {
    * with every scope), `"api-key"` (sessions get 401) or `"session"` (API keys get 403).
    */
   accept?: AcceptedCredentials;
+  /**
+   * Credits a request here spends from a key that has credits (`keys.setLimits`); default 1.
+   * Rate limits and quotas count one request whatever the cost.
+   */
+  cost?: number;
 }
 
 /**
@@ -46,6 +51,7 @@ export function requireApiKey(
   const accept = options.accept ? options.accept : undefined;
   // A scope nobody can hold would refuse every key: fail now, naming it.
   if (scopes) keyward.assertScopes(scopes);
+  const cost = options.cost;
   return (req, res, next) => {
     const template = options.route ?? routeTemplate(req);
     const route = routeWithMethod(req.method, template);
@@ -56,7 +62,7 @@ export function requireApiKey(
     const clientIp = req.ip;
     // A literal, not `{ ...fixed, route, clientIp }`: on V8 a spread followed by new properties
     // costs microseconds per request (docs/benchmarks.md, "HTTP"); unset options stay undefined.
-    const verifyOptions = { scopes, accept, route, clientIp };
+    const verifyOptions = { scopes, accept, route, clientIp, cost };
     // Without a bearer token, the host's session (a cookie) may stand for the user.
     const decided =
       authorization === undefined && keyward.hasSession

@@ -24,6 +24,11 @@ export interface RequireApiKeyOptions {
    * with every scope), `"api-key"` (sessions get 401) or `"session"` (API keys get 403).
    */
   accept?: AcceptedCredentials;
+  /**
+   * Credits a request here spends from a key that has credits (`keys.setLimits`); default 1.
+   * Rate limits and quotas count one request whatever the cost.
+   */
+  cost?: number;
 }
 
 declare module "fastify" {

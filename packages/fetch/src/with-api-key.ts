@@ -20,6 +20,11 @@ export interface WithApiKeyOptions<Context extends unknown[] = []> {
    */
   accept?: AcceptedCredentials;
   /**
+   * Credits a request here spends from a key that has credits (`keys.setLimits`); default 1.
+   * Rate limits and quotas count one request whatever the cost.
+   */
+  cost?: number;
+  /**
    * The client's address. A Fetch `Request` carries none, so each server has its own way; without
    * this option unknown keys are not limited per address (`failedLookups`). Behind a proxy, use
    * the address your proxy reports, never a header a client could set itself:
@@ -67,12 +72,13 @@ export function withApiKey<Context extends unknown[] = []>(
   const route = options.route;
   const scopes = options.scopes ? options.scopes : undefined;
   const accept = options.accept ? options.accept : undefined;
+  const cost = options.cost;
   const clientIpOf = options.clientIp;
   return async (request, ...context) => {
     // A literal, not a spread of fixed options plus `clientIp`: on V8 a spread followed by new
     // properties costs microseconds per request (docs/benchmarks.md, "HTTP").
     const clientIp = clientIpOf ? (clientIpOf(request, ...context) ?? undefined) : undefined;
-    const result = await keyward.authenticate(request, { route, scopes, accept, clientIp });
+    const result = await keyward.authenticate(request, { route, scopes, accept, clientIp, cost });
     if (!result.ok) return result.error.toResponse(result.headers);
     const response = await handler(request, result.principal, result.rateLimit);
     return withHeaders(response, result.headers);

@@ -2,7 +2,7 @@
  * `postgresStore`: keys and usage on PostgreSQL, assembled from the key store, the usage store,
  * the verification cache from `@keyward/core/toolkit` and the LISTEN/NOTIFY channel.
  */
-import type { KeyStore, StoreParts, UsageStore } from "@keyward/core";
+import type { AllowanceStore, KeyStore, StoreParts, UsageStore } from "@keyward/core";
 import {
   type CachedKeyStoreOptions,
   type CircuitBreakerOptions,
@@ -21,6 +21,7 @@ import {
   postgresInvalidationChannel,
 } from "./invalidation/postgres-invalidation-channel.js";
 import { postgresKeyStore } from "./keys/postgres-key-store.js";
+import { postgresAllowanceStore } from "./limits/postgres-allowance-store.js";
 import { type MigrationResult, migrate } from "./schema/migrate.js";
 import { type NamingOptions, resolveNaming } from "./schema/naming.js";
 import { bufferedUsageStore } from "./usage/buffered-usage-store.js";
@@ -81,10 +82,15 @@ export interface PostgresStoreOptions extends NamingOptions {
 export interface PostgresStore extends StoreParts {
   keys: KeyStore;
   usage: UsageStore;
+  /**
+   * Quotas and credits, exact across instances, when rate limits are per instance
+   * (`combineStores(store, memoryStore())`). Beside Redis, Redis keeps them instead.
+   */
+  allowances: AllowanceStore;
   /** Resolves once the verification cache is on (at once when there is none). */
   ready: Promise<void>;
   /** The quoted, schema-qualified table names, for your own queries and backups. */
-  tables: { keys: string; usage: string; migrations: string };
+  tables: { keys: string; usage: string; migrations: string; allowances: string };
   /** The NOTIFY channel this store's caches listen on (when the store built the channel). */
   channel: string | undefined;
   /** Applies pending migrations to this store's schema; see `migrate`. */
@@ -165,6 +171,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   return {
     keys: cache ?? storedKeys,
     usage: buffered ?? storedUsage,
+    allowances: postgresAllowanceStore(guarded, naming),
     ready: cache?.ready ?? Promise.resolve(),
     tables: { ...naming.tables },
     channel: ownChannel?.channel,

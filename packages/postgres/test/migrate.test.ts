@@ -18,14 +18,14 @@ describe("migrate on PGlite", () => {
     const db = await pglite.get();
     const schema = uniqueSchema("mig");
     expect(await migrate(db, { schema })).toEqual({
-      applied: [1, 2, 3, 4],
+      applied: [1, 2, 3, 4, 5],
       version: latestVersion,
     });
     expect(await migrate(db, { schema })).toEqual({ applied: [], version: latestVersion });
     const { rows } = await db.query<{ version: number }>(
       `SELECT version FROM "${schema}"."keyward_migrations"`,
     );
-    expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4]);
+    expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it("keeps schemas and prefixes apart", async () => {
@@ -38,9 +38,11 @@ describe("migrate on PGlite", () => {
       [schema],
     );
     expect(rows.map((row) => row.table_name)).toEqual([
+      "a_allowances",
       "a_key_usage",
       "a_keys",
       "a_migrations",
+      "b_allowances",
       "b_key_usage",
       "b_keys",
       "b_migrations",
@@ -149,7 +151,10 @@ describe("migrate from a database the previous release (0.0.x, schema version 1)
   it("adds the owner tier and keeps every key and usage row", async () => {
     const schema = uniqueSchema("up1");
     const db = await releasedDatabase(schema);
-    expect(await migrate(db, { schema })).toEqual({ applied: [2, 3, 4], version: latestVersion });
+    expect(await migrate(db, { schema })).toEqual({
+      applied: [2, 3, 4, 5],
+      version: latestVersion,
+    });
     const store = postgresStore({ client: db, schema, cache: false });
     const key = await store.keys.findByHash(hash("a"));
     expect(key).toMatchObject({ id: "key_old", tier: "pro", ownerTier: null, revokedAt: null });
@@ -188,10 +193,32 @@ describe("migrate from a database the current release (0.1.x, schema version 2) 
     return db;
   }
 
+  it("adds per-key limits and the allowances table, keeping every key and usage row", async () => {
+    const schema = uniqueSchema("up3");
+    const db = await releasedDatabase(schema);
+    expect(await migrate(db, { schema })).toEqual({ applied: [3, 4, 5], version: latestVersion });
+    const store = postgresStore({ client: db, schema, cache: false });
+    const key = await store.keys.findByHash(hash("b"));
+    expect(key).toMatchObject({ id: "key_live", ownerTier: "pro" });
+    expect(key && "limits" in key).toBe(false);
+    expect((await store.usage.read("key_live")).totalRequests).toBe(11);
+    const limits = { credits: { remaining: 5, grantedAt: 1 } };
+    expect((await store.keys.setLimits!("key_live", limits))?.limits).toEqual(limits);
+    const layer = {
+      layer: "credits" as const,
+      bucket: "credits:key_live",
+      cost: 2,
+      remaining: 5,
+      grantedAt: 1,
+    };
+    const spent = await store.allowances.consume({ owner: "user:acme", layers: [layer], now: 1 });
+    expect(spent.layers[0]).toMatchObject({ allowed: true, remaining: 3 });
+  });
+
   it("makes every existing key a user's own, created by that user, and loses nothing", async () => {
     const schema = uniqueSchema("up2");
     const db = await releasedDatabase(schema);
-    expect(await migrate(db, { schema })).toEqual({ applied: [3, 4], version: latestVersion });
+    expect(await migrate(db, { schema })).toEqual({ applied: [3, 4, 5], version: latestVersion });
     const store = postgresStore({ client: db, schema, cache: false });
     const alice = { type: "user", id: "acme" } as const;
     const listed = await store.keys.listByOwner(alice);
@@ -234,13 +261,13 @@ describeOnServer("migrate on the real server", () => {
   it("applies exactly once when several instances start at the same moment", async () => {
     const results = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
     expect(results.filter((result) => result.applied.length > 0)).toEqual([
-      { applied: [1, 2, 3, 4], version: latestVersion },
+      { applied: [1, 2, 3, 4, 5], version: latestVersion },
     ]);
     expect(results.every((result) => result.version === latestVersion)).toBe(true);
     const { rows } = await pools[0]!.query(
       `SELECT count(*)::int AS n FROM "${schema}"."keyward_migrations"`,
     );
-    expect(rows[0].n).toBe(latestVersion);
+    expect(rows[0].n).toBe(migrationStatements().length);
     // And again, all at once: nothing left to do.
     const again = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
     expect(again.every((result) => result.applied.length === 0)).toBe(true);

@@ -5,7 +5,7 @@
  * tag; keys in their one slot), and verification through Keyward makes one script call per request
  * for rate limit and usage together, which a cluster refuses unless both keys share a slot.
  */
-import { createKeyward } from "@keyward/core";
+import { createKeyward, type KeyWithSecret } from "@keyward/core";
 import { memoryKeyStore } from "@keyward/core/toolkit";
 import { describeStorageConformance } from "@keyward/testing";
 import { Cluster } from "ioredis";
@@ -95,6 +95,65 @@ describe("redisStore on a 3-node Redis Cluster (ioredis Cluster)", () => {
     expect(perNode.filter((count) => count > 0)).toHaveLength(3);
     // One hash per API key holds its usage and its rate-limit state.
     expect(perNode.reduce((sum, count) => sum + count, 0)).toBe(24);
+    await keyward.close();
+    for (const node of masters()) await deletePrefix(node, prefix);
+  });
+
+  it("keeps every layer of one owner in one slot: one script call per request, usage beside it", async () => {
+    const prefix = testPrefix("cluster-layers");
+    const redis = redisStore({ client, prefix, timeoutMs: 2_000 });
+    const keyward = createKeyward({
+      store: { keys: memoryKeyStore(), usage: redis.usage, rateLimits: redis.rateLimits },
+      scopes: { "profile:read": "Read profiles" },
+      tiers: {
+        free: {
+          rateLimit: { limit: 100, window: "1m" },
+          ownerRateLimit: { limit: 4, window: "1h", algorithm: "fixed-window" },
+          quota: { limit: 1_000, period: "month" },
+        },
+      },
+      logger: false,
+    });
+    // Many owners, so their hash tags land on every node; each with three keys.
+    for (let owner = 0; owner < 12; owner++) {
+      const keys: KeyWithSecret[] = [];
+      for (let i = 0; i < 3; i++) {
+        keys.push(
+          await keyward.keys.create({
+            ownerId: `owner-${owner}`,
+            accountTier: "free",
+            name: `key ${i}`,
+            scopes: ["profile:read"],
+            tier: "free",
+          }),
+        );
+      }
+      await keyward.keys.setLimits(keys[0]!.id, { credits: { remaining: 10 } });
+      const outcomes = [];
+      for (let i = 0; i < 6; i++) {
+        const result = await keyward.verify(`Bearer ${keys[i % 3]!.key}`, { route: "GET /p" });
+        outcomes.push(result.ok ? 200 : result.error.status);
+      }
+      // The shared allowance of 4 holds across the three keys: no CROSSSLOT, one atomic step.
+      expect(outcomes).toEqual([200, 200, 200, 200, 429, 429]);
+      // Usage lives in each key's own slot and is counted beside the script, refusals included.
+      await expect.poll(async () => (await redis.usage.read(keys[0]!.id)).totalRequests).toBe(2);
+      const report = await keyward.keys.usage(`owner-${owner}`, keys[0]!.id);
+      expect(report.quota?.remaining).toBe(996);
+      expect(report.credits?.remaining).toBe(8);
+    }
+    const layerKeys = await Promise.all(
+      masters().map(async (node) =>
+        Object.keys(await dumpPrefix(node, prefix)).filter((key) => key.includes("layer:")),
+      ),
+    );
+    // Every node holds some owners' layers, and each owner's layers sit on one node only.
+    expect(layerKeys.filter((keys) => keys.length > 0).length).toBeGreaterThan(1);
+    for (let owner = 0; owner < 12; owner++) {
+      const tag = `{user:owner-${owner}}`;
+      const nodesWithOwner = layerKeys.filter((keys) => keys.some((key) => key.includes(tag)));
+      expect(nodesWithOwner).toHaveLength(1);
+    }
     await keyward.close();
     for (const node of masters()) await deletePrefix(node, prefix);
   });

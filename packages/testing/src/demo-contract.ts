@@ -4,7 +4,7 @@
  * conformance suites' expectations are written against these values, and the examples are built
  * from them. This entry imports nothing from vitest, so a server may import it at run time.
  */
-import type { OpenApiRoute, TierConfig } from "@keyward/core";
+import type { OpenApiRoute, QuotaConfig, TierConfig } from "@keyward/core";
 
 export const DEMO_SCOPES = ["profile:read", "profile:write", "org:read", "org:write"] as const;
 export type DemoScope = (typeof DEMO_SCOPES)[number];
@@ -30,13 +30,27 @@ export type DemoTierLimits = Record<DemoTier, number>;
 /** The rate-limit window of every demo tier, in seconds. */
 export const DEMO_WINDOW_SECONDS = 60;
 
-/** The `tiers` option of `createKeyward` for the given per-minute allowances. */
+/**
+ * The `tiers` option of `createKeyward` for the given per-minute allowances, with an owner-shared
+ * allowance (per minute) and a quota for the tiers that have one (`KEYWARD_OWNER_LIMITS`,
+ * `KEYWARD_QUOTAS` in the demo; none by default).
+ */
 export function demoTiers(
   limits: Readonly<DemoTierLimits> = DEMO_TIER_LIMITS,
+  layers: {
+    ownerLimits?: Partial<Record<DemoTier, number>>;
+    quotas?: Partial<Record<DemoTier, QuotaConfig>>;
+  } = {},
 ): Record<DemoTier, TierConfig> {
   const tiers = {} as Record<DemoTier, TierConfig>;
   for (const tier of DEMO_TIER_NAMES) {
-    tiers[tier] = { rateLimit: { limit: limits[tier], window: "1m" } };
+    const owner = layers.ownerLimits?.[tier];
+    const quota = layers.quotas?.[tier];
+    tiers[tier] = {
+      rateLimit: { limit: limits[tier], window: "1m" },
+      ...(owner === undefined ? {} : { ownerRateLimit: { limit: owner, window: "1m" } }),
+      ...(quota === undefined ? {} : { quota }),
+    };
   }
   return tiers;
 }

@@ -3,6 +3,9 @@ import { internalError, KeywardError } from "../errors/keyward-error.js";
 import type { ValidationIssue } from "../errors/validation-issue.js";
 import { generateKeyId, isKeyId } from "../keys/key-id.js";
 import type { KeywardContext } from "../keyward/context.js";
+import { applyOverrides } from "../limits/check-limits.js";
+import type { KeyLimitOverrides, KeyLimits } from "../limits/types.js";
+import { type UsageLimits, usageLimits } from "../limits/usage-limits.js";
 import type { OrganizationAction } from "../organizations/membership.js";
 import { isOwnedBy, type Owner, toOwner, userOwner } from "../organizations/owner.js";
 import type { KeyMetadata, KeyUpdate, StoredKey } from "../storage/key-store.js";
@@ -78,7 +81,9 @@ export interface RevokedKey {
 }
 
 /** A key's usage as the API shows it: `KeyUsage` with `lastUsedAt` as an ISO 8601 string. */
-export type UsageReport = Omit<KeyUsage, "lastUsedAt"> & { lastUsedAt: string | null };
+export type UsageReport = Omit<KeyUsage, "lastUsedAt"> & {
+  lastUsedAt: string | null;
+} & UsageLimits;
 
 export interface RotateKeyOptions {
   /**
@@ -120,6 +125,17 @@ export interface KeysApi {
    * await keyward.keys.setAccountTier(userId, "free"); // after a downgrade
    */
   setAccountTier(owner: OwnerInput, tier: string): Promise<void>;
+  /**
+   * An operator's per-key limits (never reachable through the HTTP API): override any layer of the
+   * key's tier, or grant it credits. Fields given replace the key's current ones, `null` returns a
+   * layer to the tier's (credits: none), `false` turns a tier's layer off; `null` instead of an
+   * object clears every override. Applies on every instance within the revocation bound.
+   * Throws a `TypeError` for a malformed value, `KeywardError` 404 for an unknown key.
+   * @example
+   * await keyward.keys.setLimits(keyId, { credits: { remaining: 10_000, refill: { amount: 10_000, period: "month" } } });
+   * await keyward.keys.setLimits(keyId, { quota: { limit: 1_000_000, period: "month" } });
+   */
+  setLimits(keyId: string, overrides: KeyLimitOverrides | null): Promise<KeyLimits | null>;
 }
 
 /** The signed-in user behind a key-management request. */
@@ -416,6 +432,8 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       lastUsedAt: usage.lastUsedAt === null ? null : isoTime(usage.lastUsedAt),
       endpoints: usage.endpoints,
       daily: usage.daily,
+      // Only when the key has a quota or credits: a v0.1 body is unchanged.
+      ...(await usageLimits(ctx, key, ctx.clock.now())),
     };
   };
 
@@ -543,6 +561,29 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     },
 
     forCaller,
+
+    setLimits: async (keyId, overrides) => {
+      const setLimits = ctx.keys.setLimits;
+      if (!setLimits) {
+        throw new MisuseError("Keyward: this key store cannot store per-key limits (`setLimits`)");
+      }
+      const key = isKeyId(keyId) ? await guarded(() => ctx.keys.findById(keyId)) : null;
+      if (!key) throw new KeywardError("key_not_found", "API key not found");
+      let limits: KeyLimits | null;
+      try {
+        limits = applyOverrides(key.limits, overrides, ctx.clock.now());
+      } catch (error) {
+        throw new MisuseError(`Keyward: setLimits: ${(error as Error).message}`);
+      }
+      if (limits !== null && !ctx.layeredLimits) {
+        throw new MisuseError(
+          "Keyward: the store's rate limits cannot apply layered limits (`consumeLayers`)",
+        );
+      }
+      const updated = await guarded(() => setLimits.call(ctx.keys, key.id, limits));
+      if (!updated) throw new KeywardError("key_not_found", "API key not found");
+      return updated.limits ?? null;
+    },
   };
 }
 

@@ -69,6 +69,11 @@ export interface VerifyOptions {
    * (`failedLookups` in the config); without it, nothing is limited per address.
    */
   clientIp?: string | undefined;
+  /**
+   * Credits this request spends from a key that has credits (`keys.setLimits`); default 1. Keys
+   * without credits ignore it; rate limits and quotas count one request whatever the cost.
+   */
+  cost?: number;
 }
 
 export type VerifyResult =

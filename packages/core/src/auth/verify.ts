@@ -1,5 +1,8 @@
 import { internalError, KeywardError } from "../errors/keyward-error.js";
 import type { KeywardContext } from "../keyward/context.js";
+import { describedLayer, layeredHeaders, layerRefusal } from "../limits/layered-response.js";
+import { planKeyLimits } from "../limits/resolve-layers.js";
+import type { LayeredDecision } from "../limits/types.js";
 import { userOwner } from "../organizations/owner.js";
 import { bucketFor } from "../rate-limit/bucket.js";
 import { rateLimitHeaders } from "../rate-limit/headers.js";
@@ -65,6 +68,13 @@ export function createVerify(ctx: KeywardContext) {
   };
 
   const limiter = ctx.failedLookups;
+
+  /** The usage to count inside the rate-limit call, when the store does (else undefined). */
+  const usageHit = (keyId: string, routeLabel: string | undefined, now: number) => {
+    if (!ctx.rateLimits.recordsUsage) return undefined;
+    const { method, route } = splitRoute(routeLabel);
+    return { keyId, method, route, day: ctx.usageRecorder.dayOf(now) } satisfies UsageHit;
+  };
 
   /**
    * The lookup, within the client address's budget, once `peek` found nothing. What the store can
@@ -150,18 +160,57 @@ export function createVerify(ctx: KeywardContext) {
       // or not it may call this route, so probing routes it lacks the scope for is limited too.
       // The key runs at its own tier capped at its owner's current one (a downgrade applies).
       const tier = ctx.tiers.effective(key.tier, key.ownerTier);
-      const policy = ctx.tiers.policy(tier);
       if (options.route === undefined) warnNoRoute();
-      let usage: UsageHit | undefined;
-      if (ctx.rateLimits.recordsUsage) {
-        const { method, route } = splitRoute(options.route);
-        usage = { keyId: key.id, method, route, day: ctx.usageRecorder.dayOf(now) };
+      let decision: RateLimitDecision;
+      let headers: Record<string, string>;
+      if (key.limits == null && !ctx.tiers.layered) {
+        // v0.1's path, unchanged: one layer, one store call.
+        const policy = ctx.tiers.policy(tier);
+        const usage = usageHit(key.id, options.route, now);
+        decision = await ctx.rateLimits.consume(bucketFor.key(key.id), policy, now, usage);
+        // Counted only once the limiter answered: a request that fails here is a 500, not a use.
+        if (!usage) ctx.usageRecorder.record(key.id, options.route, now);
+        headers = headersFor(decision, policy, tier, now);
+        if (!decision.allowed) return rateLimited(decision, headers);
+      } else {
+        const cost = options.cost ?? 1;
+        if (!Number.isSafeInteger(cost) || cost < 0) {
+          throw new TypeError(`Keyward: verify's \`cost\` must be a whole number ≥ 0, got ${cost}`);
+        }
+        const plan = planKeyLimits(ctx.tiers, key, tier, cost);
+        const usage = usageHit(key.id, options.route, now);
+        if (!plan.layers) {
+          decision = await ctx.rateLimits.consume(bucketFor.key(key.id), plan.policy, now, usage);
+          if (!usage) ctx.usageRecorder.record(key.id, options.route, now);
+          headers = headersFor(decision, plan.policy, tier, now);
+          if (!decision.allowed) return rateLimited(decision, headers);
+        } else {
+          const limiter = ctx.layeredLimits;
+          if (!limiter) {
+            throw new TypeError(
+              "Keyward: this key has layered limits, but the store's rate limits cannot apply them (`consumeLayers`)",
+            );
+          }
+          const counted = limiter.recordsUsage ? usage : undefined;
+          const layered = await limiter.consume({
+            owner: plan.owner,
+            layers: plan.layers,
+            now,
+            usage: counted,
+          });
+          if (!counted) ctx.usageRecorder.record(key.id, options.route, now);
+          headers = layeredHeaders(layered, plan.layers, {
+            now,
+            ietf: ctx.ietfRateLimitHeaders,
+            tier,
+          });
+          decision = pickDecision(layered);
+          if (!layered.allowed) {
+            const error = layerRefusal(layered, plan.layers, headers);
+            return { ok: false, error, rateLimit: decision, headers };
+          }
+        }
       }
-      const decision = await ctx.rateLimits.consume(bucketFor.key(key.id), policy, now, usage);
-      // Counted only once the limiter answered: a request that fails here is a 500, not a use.
-      if (!usage) ctx.usageRecorder.record(key.id, options.route, now);
-      const headers = headersFor(decision, policy, tier, now);
-      if (!decision.allowed) return rateLimited(decision, headers);
       const required = options.scopes;
       if (required && required.length > 0) {
         const missing = ctx.scopes.missing(key.scopes, required);
@@ -299,6 +348,12 @@ function sessionClaims(user: SessionUser): JwtClaims {
     throw new TypeError("Keyward: `session` must resolve to { userId: string, ... } or null");
   }
   return { ...user.claims, sub: user.userId };
+}
+
+/** The layer `X-RateLimit-*` describes, as the single decision `VerifyResult.rateLimit` holds. */
+function pickDecision(layered: LayeredDecision): RateLimitDecision {
+  const { limit, remaining, reset, retryAfter } = layered.layers[describedLayer(layered)]!;
+  return { allowed: layered.allowed, limit, remaining, reset, retryAfter };
 }
 
 function failure(

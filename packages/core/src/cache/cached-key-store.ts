@@ -6,6 +6,7 @@
  * record.
  */
 import { type Clock, systemClock } from "../clock.js";
+import type { KeyLimits } from "../limits/types.js";
 import {
   type ReportsStoreFailures,
   storeFailureReporter,
@@ -322,6 +323,19 @@ export function cachedKeyStore(
       );
       return changed;
     },
+
+    // Only when the store behind can: a cache must not claim what it cannot pass on.
+    ...(inner.setLimits
+      ? {
+          async setLimits(id: string, limits: KeyLimits | null) {
+            const changed = await inner.setLimits!(id, limits);
+            // Announced like a rotation: cached records elsewhere hold the old limits.
+            forget(id, changed?.secretHash);
+            if (changed) await announce({ keyId: id, secretHash: changed.secretHash });
+            return changed;
+          },
+        }
+      : {}),
 
     clear: dropAll,
 

@@ -52,8 +52,12 @@ export const errorStatus = {
   body_too_large: 413,
   /** Field values violate the schema; `detail` is a list of issues. */
   validation_failed: 422,
-  /** A rate limit was hit. */
+  /** A rate limit was hit: the key's own, or the allowance shared by its owner's keys. */
   rate_limited: 429,
+  /** The owner's daily or monthly quota is used up. */
+  quota_exceeded: 429,
+  /** The key's credits are spent (until its next refill, if it has one). */
+  credits_exhausted: 429,
   /**
    * Too many keys that matched nothing from one client address (see `failedLookups`): further keys
    * the verification cache does not know are refused before any storage lookup.

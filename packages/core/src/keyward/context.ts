@@ -3,6 +3,7 @@ import type { JwtClaims } from "../auth/jwt.js";
 import type { Clock } from "../clock.js";
 import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
+import type { LayeredLimiter } from "../limits/layered-limiter.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import type { WarnOnce } from "../logging/warn-once.js";
 import type { OrganizationAccess } from "../organizations/organization-access.js";
@@ -23,6 +24,8 @@ export interface KeywardContext {
   keys: KeyStore;
   usage: UsageStore;
   rateLimits: RateLimitStore;
+  /** Applies a request's layers when a key has more than its own rate limit; see `limits/`. */
+  layeredLimits: LayeredLimiter | undefined;
   format: KeyFormat;
   hasher: SecretHasher;
   scopes: ScopeRegistry;

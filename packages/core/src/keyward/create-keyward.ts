@@ -10,6 +10,7 @@ import { createHandle, underBasePath } from "../http/handle.js";
 import { defaultBodyLimit } from "../http/read-json-body.js";
 import { createKeyFormat } from "../keys/format.js";
 import { createSecretHasher } from "../keys/hash.js";
+import { layeredLimiter } from "../limits/layered-limiter.js";
 import { consoleLogger, silentLogger } from "../logging/logger.js";
 import { repeatFilter } from "../logging/repeat-filter.js";
 import { warnOnce } from "../logging/warn-once.js";
@@ -116,6 +117,12 @@ export function createKeyward(config: KeywardConfig): Keyward {
   const random = config.random ?? cryptoRandom;
   const scopes = createScopeRegistry(config.scopes);
   const tiers = createTierLadder(config.tiers);
+  const layeredLimits = layeredLimiter(config.store.rateLimits, config.store.allowances);
+  if (tiers.layered && !layeredLimits) {
+    throw new TypeError(
+      "Keyward: a tier has `ownerRateLimit` or `quota`, but the store's rate limits cannot apply layered limits (`consumeLayers`). Use memoryStore(), redisStore() or combineStores(postgresStore(...), memoryStore()).",
+    );
+  }
   const logger = config.logger === false ? silentLogger : (config.logger ?? consoleLogger);
   warnAboutConfig(config, logger);
   const repeats = repeatFilter();
@@ -145,6 +152,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
     keys: config.store.keys,
     usage: config.store.usage,
     rateLimits: config.store.rateLimits,
+    layeredLimits,
     format: createKeyFormat({
       ...(config.keyPrefix === undefined ? {} : { prefix: config.keyPrefix }),
       random,
@@ -231,6 +239,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
         scopes: options.scopes,
         route: withMethod,
         clientIp: options.clientIp,
+        cost: options.cost,
         session: session ? () => session(request) : undefined,
       });
     },

@@ -95,6 +95,15 @@ export function memoryKeyStore(): KeyStore & {
       return changed;
     },
 
+    async setLimits(id, limits) {
+      const key = byId.get(id);
+      if (!key) return null;
+      // A copy: the caller's object must not change the stored record later.
+      const updated = freeze({ ...key, limits: limits === null ? null : structuredClone(limits) });
+      byId.set(id, updated);
+      return updated;
+    },
+
     /** Every stored record, for tests and debugging. */
     snapshot: () => [...byId.values()],
   };

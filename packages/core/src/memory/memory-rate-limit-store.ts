@@ -2,9 +2,11 @@
  * `RateLimitStore` in process memory, for one process: state per key in a `Map`, stepped with
  * `stepRateLimit`.
  */
+import { stepLayer } from "../limits/step-layer.js";
+import type { LayeredDecision, LimitLayer } from "../limits/types.js";
 import { stepRateLimit } from "../rate-limit/index.js";
-import type { RateLimitPolicy, RateLimitState } from "../rate-limit/types.js";
-import type { RateLimitStore } from "../storage/rate-limit-store.js";
+import type { RateLimitPolicy, RateLimitState, RateLimitStep } from "../rate-limit/types.js";
+import type { LayeredRead, RateLimitStore } from "../storage/rate-limit-store.js";
 
 export interface MemoryRateLimitStoreOptions {
   /**
@@ -18,6 +20,15 @@ export interface MemoryRateLimitStoreOptions {
 export interface MemoryRateLimitStore extends RateLimitStore {
   /** Entries currently held, expired ones not yet evicted included. */
   readonly size: number;
+  consumeLayers: NonNullable<RateLimitStore["consumeLayers"]>;
+  readLayers: NonNullable<RateLimitStore["readLayers"]>;
+  checkLayers: NonNullable<RateLimitStore["checkLayers"]>;
+}
+
+/** A quota's or credits' state: kept apart from rate state, never evicted by `maxKeys`. */
+interface AllowanceEntry {
+  state: RateLimitState;
+  expiresAt: number;
 }
 
 interface Entry {
@@ -60,6 +71,7 @@ export function memoryRateLimitStore(
   // With a cap, insertion order is the eviction order: an entry is re-inserted whenever it is
   // written, so the first entry is the least recently used.
   const entries = new Map<string, Entry>();
+  const allowances = new Map<string, AllowanceEntry>();
 
   // A Map iterator stays valid while the map changes: it skips deleted entries and reaches those
   // appended after it was created, so one cursor walks the map across calls, then starts over.
@@ -86,37 +98,93 @@ export function memoryRateLimitStore(
 
     async consume(key: string, policy: RateLimitPolicy, now: number) {
       const stored = entries.get(key);
-      const current =
-        stored &&
-        stored.expiresAt > now &&
-        stored.algorithm === policy.algorithm &&
-        stored.limit === policy.limit &&
-        stored.windowMs === policy.windowMs
-          ? stored.state
-          : undefined;
-      const { state, decision, expiresAt } = stepRateLimit(current, now, policy);
+      const step = stepRateLimit(currentState(stored, policy, now), now, policy);
+      writeRate(key, policy, step, now, stored);
+      return step.decision;
+    },
 
-      if (expiresAt <= now) {
-        if (stored) entries.delete(key);
-      } else if (stored && !bounded) {
-        // Updated in place: without a cap, recency order does not matter, and skipping the
-        // delete-and-reinsert keeps the hot path to one Map lookup.
-        stored.algorithm = policy.algorithm;
-        stored.limit = policy.limit;
-        stored.windowMs = policy.windowMs;
-        stored.state = state;
-        stored.expiresAt = expiresAt;
-      } else {
-        if (stored) entries.delete(key);
-        const { algorithm, limit, windowMs } = policy;
-        entries.set(key, { key, algorithm, limit, windowMs, state, expiresAt });
-      }
-      sweep(now);
-      if (bounded && entries.size > maxKeys) {
-        const oldest = entries.keys().next();
-        if (!oldest.done) entries.delete(oldest.value);
-      }
-      return decision;
+    // Synchronous from the first read to the last write: nothing else runs in between, so the
+    // layers of one request are one atomic step.
+    async consumeLayers(request) {
+      return stepAll(request, true);
+    },
+
+    checkLayers(request) {
+      return stepAll(request, false);
+    },
+
+    async readLayers({ layers, now }) {
+      return layers.map((layer) => stepLayer(readLayer(layer, now), now, layer, false).decision);
     },
   };
+
+  function currentState(stored: Entry | undefined, policy: RateLimitPolicy, now: number) {
+    return stored &&
+      stored.expiresAt > now &&
+      stored.algorithm === policy.algorithm &&
+      stored.limit === policy.limit &&
+      stored.windowMs === policy.windowMs
+      ? stored.state
+      : undefined;
+  }
+
+  /** `stored`: what `entries` holds for `key`, read by the caller within the same step. */
+  function writeRate(
+    key: string,
+    policy: RateLimitPolicy,
+    step: RateLimitStep,
+    now: number,
+    stored: Entry | undefined,
+  ) {
+    const { state, expiresAt } = step;
+    if (expiresAt <= now) {
+      if (stored) entries.delete(key);
+    } else if (stored && !bounded) {
+      // Updated in place: without a cap, recency order does not matter, and skipping the
+      // delete-and-reinsert keeps the hot path to one Map lookup.
+      stored.algorithm = policy.algorithm;
+      stored.limit = policy.limit;
+      stored.windowMs = policy.windowMs;
+      stored.state = state;
+      stored.expiresAt = expiresAt;
+    } else {
+      if (stored) entries.delete(key);
+      const { algorithm, limit, windowMs } = policy;
+      entries.set(key, { key, algorithm, limit, windowMs, state, expiresAt });
+    }
+    sweep(now);
+    if (bounded && entries.size > maxKeys) {
+      const oldest = entries.keys().next();
+      if (!oldest.done) entries.delete(oldest.value);
+    }
+  }
+
+  function readLayer(layer: LimitLayer, now: number): RateLimitState | undefined {
+    if (layer.layer === "key" || layer.layer === "owner") {
+      return currentState(entries.get(layer.bucket), layer.policy, now);
+    }
+    const stored = allowances.get(layer.bucket);
+    return stored && stored.expiresAt > now ? stored.state : undefined;
+  }
+
+  function stepAll({ layers, now }: LayeredRead, write: boolean): LayeredDecision {
+    let allowed = true;
+    const steps = layers.map((layer) => {
+      const step = stepLayer(readLayer(layer, now), now, layer);
+      if (!step.decision.allowed) allowed = false;
+      return step;
+    });
+    // All-or-nothing: a refused request leaves every layer as it was.
+    if (write && allowed) {
+      layers.forEach((layer, index) => {
+        const step = steps[index]!;
+        if (layer.layer === "key" || layer.layer === "owner") {
+          writeRate(layer.bucket, layer.policy, step, now, entries.get(layer.bucket));
+        } else {
+          allowances.set(layer.bucket, { state: step.state, expiresAt: step.expiresAt });
+        }
+      });
+    }
+    return { allowed, layers: steps.map((step) => step.decision) };
+  }
 }

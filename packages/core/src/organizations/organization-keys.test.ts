@@ -169,3 +169,42 @@ describe("the organizations option", () => {
     expect(response.status).toBe(201);
   });
 });
+
+describe("an organization's keys and the owner layers", () => {
+  it("share one owner allowance across members' keys, apart from a user with the same id", async () => {
+    const keyward = createKeyward({
+      store: memoryStore(),
+      scopes,
+      tiers: {
+        free: {
+          rateLimit: { limit: 100, window: "1m" },
+          ownerRateLimit: { limit: 3, window: "1m" },
+        },
+      },
+      clock: manualClock(Date.parse("2026-05-01T00:00:00Z")),
+      logger: false,
+    });
+    const made = (owner: { type: "user" | "organization"; id: string }, createdBy: string) =>
+      keyward.keys.create({
+        owner,
+        createdBy,
+        accountTier: "free",
+        name: "k",
+        scopes: ["profile:read"],
+        tier: "free",
+      });
+    const bobs = await made(acme, "bob");
+    const carols = await made(acme, "carol");
+    const theUserAcme = await made({ type: "user", id: "acme" }, "acme");
+    const statuses = [];
+    for (const key of [bobs, carols, bobs, carols]) {
+      const result = await keyward.verify(`Bearer ${key.key}`, { route: "GET /x" });
+      statuses.push(result.ok ? 200 : result.error.status);
+    }
+    // Three requests for the organization, whichever member made the key; the fourth is refused.
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    // The user "acme" has an allowance of their own.
+    const own = await keyward.verify(`Bearer ${theUserAcme.key}`, { route: "GET /x" });
+    expect(own.ok).toBe(true);
+  });
+});

@@ -48,6 +48,8 @@ export function combineStores(
   const usage = pick("usage");
   const rateLimits = pick("rateLimits");
   checkUsagePairing(rateLimits, usage, from.get("rateLimits")!, from.get("usage")!);
+  // Optional: the first store that keeps quotas and credits apart from its rate limits.
+  const allowances = stores.find((store) => store.allowances !== undefined)?.allowances;
 
   const closers = stores.flatMap((store) => (store.close ? [store] : []));
   let closing: Promise<void> | undefined;
@@ -55,6 +57,7 @@ export function combineStores(
     keys,
     usage,
     rateLimits,
+    ...(allowances ? { allowances } : {}),
     attachLogger(report) {
       for (const store of stores) attachStoreLogger(store, report);
     },

@@ -12,12 +12,18 @@ export type {
   ListByOwnerOptions,
   StoredKey,
 } from "./key-store.js";
-export type { RateLimitStore, UsageHit } from "./rate-limit-store.js";
+export type {
+  AllowanceStore,
+  LayeredConsume,
+  LayeredRead,
+  RateLimitStore,
+  UsageHit,
+} from "./rate-limit-store.js";
 export type { KeyUsage, UsageIncrement, UsageStore } from "./usage-store.js";
 
 import type { ReportsStoreFailures } from "../logging/store-failure-reporter.js";
 import type { KeyStore } from "./key-store.js";
-import type { RateLimitStore } from "./rate-limit-store.js";
+import type { AllowanceStore, RateLimitStore } from "./rate-limit-store.js";
 import type { UsageStore } from "./usage-store.js";
 
 /**
@@ -29,6 +35,11 @@ export interface StoreParts extends ReportsStoreFailures {
   keys?: KeyStore;
   usage?: UsageStore;
   rateLimits?: RateLimitStore;
+  /**
+   * Quotas and credits exact across instances when `rateLimits` is per instance (PostgreSQL's):
+   * see `AllowanceStore`. A shared `rateLimits` (Redis) keeps them itself.
+   */
+  allowances?: AllowanceStore;
   /** Releases connections, timers and subscriptions the store owns; never the client you gave it. */
   close(): Promise<void>;
 }
@@ -41,6 +52,8 @@ export interface KeywardStore extends ReportsStoreFailures {
   keys: KeyStore;
   usage: UsageStore;
   rateLimits: RateLimitStore;
+  /** Quotas and credits across instances beside per-instance rate limits; see `StoreParts`. */
+  allowances?: AllowanceStore;
   /** Releases connections, timers and subscriptions the store owns. */
   close?(): Promise<void>;
 }

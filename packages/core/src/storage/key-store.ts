@@ -1,3 +1,4 @@
+import type { KeyLimits } from "../limits/types.js";
 import type { Owner, OwnerType } from "../organizations/owner.js";
 
 /**
@@ -32,6 +33,11 @@ export interface StoredKey {
    * before it was recorded). A key never runs above it: see `TierLadder.effective`.
    */
   ownerTier: string | null;
+  /**
+   * An operator's per-key limit overrides and credits (`keys.setLimits`); absent or null: the
+   * tier's layers. Stores keep it as given (a JSON value).
+   */
+  limits?: KeyLimits | null;
   /** When the key was disabled (`enabled: false`), or null while enabled. Reversible, unlike `revokedAt`. */
   disabledAt: number | null;
   /** The host's own data about the key: a JSON object of at most 4 KiB serialized, or null. */
@@ -127,4 +133,10 @@ export interface KeyStore {
   revoke(id: string, revokedAt: number): Promise<StoredKey | null>;
   update(id: string, changes: KeyUpdate): Promise<StoredKey | null>;
   setOwnerTier(owner: Owner, tier: string): Promise<StoredKey[]>;
+  /**
+   * Optional: replaces the key's `limits` (null clears them), revoked keys included, and returns
+   * the changed record, or null for an unknown id. A store with a cache invalidates it, as for a
+   * rotation. Without it, `keys.setLimits` is refused.
+   */
+  setLimits?(id: string, limits: KeyLimits | null): Promise<StoredKey | null>;
 }

@@ -1,3 +1,4 @@
+import type { LayerDecision, LayeredDecision, LimitLayer } from "../limits/types.js";
 import type { RateLimitDecision, RateLimitPolicy } from "../rate-limit/types.js";
 import type { UsageStore } from "./usage-store.js";
 
@@ -39,4 +40,55 @@ export interface RateLimitStore {
    * checks it.
    */
   readonly usageStore?: UsageStore;
+  /**
+   * All layers of one request (`LimitLayer`: per key, shared per owner, quota, credits) in one
+   * atomic step, all-or-nothing: when any layer refuses, no layer's state changes. With
+   * `recordsUsage`, `usage` is counted in the same step (allowed or not), as with `consume`.
+   * Keyward calls it only when a key has layers beyond its own rate limit; without it such a
+   * configuration is refused at start. Decisions come back in the order of `layers`.
+   */
+  consumeLayers?(request: LayeredConsume): Promise<LayeredDecision>;
+  /** Where each layer stands at `now`, changing nothing: for usage reports. */
+  readLayers?(request: LayeredRead): Promise<LayerDecision[]>;
+  /**
+   * What `consumeLayers` would decide now, changing nothing. A store that keeps the state of one
+   * instance (memory) has it, so that quotas and credits on another store (`AllowanceStore`) are
+   * spent only when the rate layers admit the request.
+   */
+  checkLayers?(request: LayeredRead): LayeredDecision;
+  /**
+   * True when every instance sees the same state (Redis): quotas and credits then stay in this
+   * store, all layers in one step, even when an `AllowanceStore` is configured.
+   */
+  readonly shared?: boolean;
+}
+
+/** One request's layers, for `consumeLayers`. */
+export interface LayeredConsume {
+  /**
+   * Whose shared layers these are (`ownerLimitKey`): a store keeps one owner's state together, so
+   * one step reaches all of it (Redis: one hash slot).
+   */
+  owner: string;
+  layers: readonly LimitLayer[];
+  now: number;
+  usage?: UsageHit | undefined;
+}
+
+export type LayeredRead = Omit<LayeredConsume, "usage">;
+
+/**
+ * Quotas and credits kept exactly across instances by a store whose rate limits are not shared
+ * (PostgreSQL, beside per-instance rate limits in memory). Only `quota` and `credits` layers reach it.
+ *
+ * Contract:
+ * - `consume` is atomic and all-or-nothing over the layers given: either all are spent or none,
+ *   and concurrent calls from any number of instances never admit more than a layer allows.
+ * - `refund` undoes one admitted `consume` of the same layers (the rate layers refused it meanwhile).
+ * - `read` changes nothing.
+ */
+export interface AllowanceStore {
+  consume(request: LayeredRead): Promise<LayeredDecision>;
+  refund(request: LayeredRead): Promise<void>;
+  read(request: LayeredRead): Promise<LayerDecision[]>;
 }

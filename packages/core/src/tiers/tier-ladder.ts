@@ -1,8 +1,21 @@
+import { checkQuota } from "../limits/check-limits.js";
+import type { QuotaConfig } from "../limits/types.js";
 import { type RateLimitConfig, toPolicy } from "../rate-limit/duration.js";
 import type { RateLimitPolicy } from "../rate-limit/types.js";
 
 export interface TierConfig {
+  /** Per API key (and per user for session requests). */
   rateLimit: RateLimitConfig;
+  /** One allowance shared by every key of an owner, beside each key's own. Default: none. */
+  ownerRateLimit?: RateLimitConfig;
+  /** Requests per owner per UTC calendar day or month, across all their keys. Default: none. */
+  quota?: QuotaConfig;
+}
+
+/** A tier's layers beyond the per-key rate limit, resolved. */
+export interface TierLayers {
+  ownerPolicy: RateLimitPolicy | undefined;
+  quota: QuotaConfig | undefined;
 }
 
 /**
@@ -27,6 +40,10 @@ export interface TierLadder {
    */
   effective(keyTier: string, ownerTier: string | null): string;
   policy(tier: string): RateLimitPolicy;
+  /** The owner-level layers of a tier (both undefined when it has none). */
+  layers(tier: string): TierLayers;
+  /** Whether any tier has an owner-level layer. */
+  readonly layered: boolean;
 }
 
 /**
@@ -43,11 +60,17 @@ export function createTierLadder(tiers: Record<string, TierConfig>): TierLadder 
   if (lowest === undefined) throw new TypeError("Keyward: `tiers` must define at least one tier");
   const ranks = new Map(names.map((name, index) => [name, index]));
   const policies = new Map<string, RateLimitPolicy>();
+  const tierLayers = new Map<string, TierLayers>();
+  let layered = false;
   for (const name of names) {
     const config = tiers[name];
     if (!config?.rateLimit) throw new TypeError(`Keyward: tier "${name}" needs a \`rateLimit\``);
     try {
       policies.set(name, toPolicy(config.rateLimit));
+      const ownerPolicy = config.ownerRateLimit ? toPolicy(config.ownerRateLimit) : undefined;
+      const quota = config.quota ? checkQuota(config.quota) : undefined;
+      if (ownerPolicy || quota) layered = true;
+      tierLayers.set(name, { ownerPolicy, quota });
     } catch (error) {
       throw new TypeError(`Keyward: tier "${name}": ${(error as Error).message}`);
     }
@@ -72,5 +95,7 @@ export function createTierLadder(tiers: Record<string, TierConfig>): TierLadder 
       if (!policy) throw new TypeError(`Keyward: unknown tier "${tier}"`);
       return policy;
     },
+    layers: (tier) => tierLayers.get(tier) ?? { ownerPolicy: undefined, quota: undefined },
+    layered,
   };
 }

@@ -1,4 +1,4 @@
-import type { KeyMetadata, StoredKey } from "@keyward/core";
+import type { KeyLimits, KeyMetadata, StoredKey } from "@keyward/core";
 import { toEpochMs } from "../schema/epoch-ms.js";
 
 /** The select list every key query returns, shaped so each driver hands back the same values. */
@@ -20,6 +20,7 @@ export const keyColumns = [
   "owner_tier",
   `${toEpochMs("disabled_at")} AS disabled_at`,
   "metadata::text AS metadata",
+  "limits::text AS limits",
 ].join(", ");
 
 export interface KeyRow {
@@ -41,6 +42,7 @@ export interface KeyRow {
   disabled_at: number | string | null;
   /** jsonb as text, like `scopes`. */
   metadata: string | null;
+  limits: string | null;
 }
 
 const time = (value: number | string | null) => (value === null ? null : Number(value));
@@ -63,5 +65,7 @@ export function toStoredKey(row: KeyRow): StoredKey {
     ownerTier: row.owner_tier,
     disabledAt: time(row.disabled_at),
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as KeyMetadata),
+    // Absent unless set, so records without limits read exactly as before.
+    ...(row.limits === null ? {} : { limits: JSON.parse(row.limits) as KeyLimits }),
   };
 }

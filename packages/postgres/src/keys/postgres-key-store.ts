@@ -21,10 +21,10 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
   const sql = {
     create: `INSERT INTO ${keys}
       (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at, rotated_at,
-        owner_tier, owner_type, created_by, disabled_at, metadata)
+        owner_tier, owner_type, created_by, disabled_at, metadata, limits)
       VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, ${fromEpochMs("$8")}, ${fromEpochMs("$9")},
         ${fromEpochMs("$10")}, ${fromEpochMs("$11")}, $12, $13, $14, ${fromEpochMs("$15")},
-        $16::text::jsonb)`,
+        $16::text::jsonb, $17::text::jsonb)`,
     findByHash: `SELECT ${keyColumns} FROM ${keys} WHERE secret_hash = $1`,
     findById: `SELECT ${keyColumns} FROM ${keys} WHERE id = $1`,
     listByOwner: `SELECT ${keyColumns} FROM ${keys} WHERE owner_id = $1 AND owner_type = $2
@@ -50,6 +50,7 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
     setOwnerTier: `UPDATE ${keys} SET owner_tier = $3
       WHERE owner_id = $1 AND owner_type = $2 AND owner_tier IS DISTINCT FROM $3
       RETURNING ${keyColumns}`,
+    setLimits: `UPDATE ${keys} SET limits = $2::text::jsonb WHERE id = $1 RETURNING ${keyColumns}`,
   };
 
   return {
@@ -72,6 +73,7 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
         key.createdBy,
         epochMsParam(key.disabledAt, "disabledAt"),
         key.metadata === null ? null : JSON.stringify(key.metadata),
+        key.limits == null ? null : JSON.stringify(key.limits),
       ]);
     },
 
@@ -115,5 +117,8 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
       const rows = await queryRows<KeyRow>(client, sql.setOwnerTier, [owner.id, owner.type, tier]);
       return rows.map(toStoredKey);
     },
+
+    setLimits: async (id, limits) =>
+      one(sql.setLimits, [id, limits === null ? null : JSON.stringify(limits)]),
   };
 }

@@ -85,6 +85,20 @@ export const migrations: readonly Migration[] = [
         CHECK (metadata IS NULL OR jsonb_typeof(metadata) = 'object')`,
     ],
   },
+  {
+    version: 5,
+    name: "layered limits",
+    statements: ({ tables }) => [
+      // An operator's per-key overrides and credits grant (`keys.setLimits`); NULL: the tier's.
+      `ALTER TABLE ${tables.keys} ADD COLUMN limits jsonb CHECK (jsonb_typeof(limits) = 'object')`,
+      // The live state of quotas (per owner) and credits (per key): the tuple `stepLayer` keeps,
+      // e.g. {periodStart, count} or {grantedAt, balance, refilledAt}; '{}' is a row just locked.
+      `CREATE TABLE ${tables.allowances} (
+        bucket text COLLATE "C" PRIMARY KEY,
+        state bigint[] NOT NULL
+      )`,
+    ],
+  },
 ];
 
 export const latestVersion = migrations.at(-1)!.version;

@@ -14,7 +14,7 @@ export interface Naming {
   schema: string;
   tablePrefix: string;
   /** Quoted, schema-qualified table names, ready to put into SQL. */
-  tables: { keys: string; usage: string; migrations: string };
+  tables: { keys: string; usage: string; migrations: string; allowances: string };
   /** Quoted schema name. */
   quotedSchema: string;
   /** A quoted index name (indexes live in their table's schema, so they are not qualified). */
@@ -63,7 +63,12 @@ export function resolveNaming({
     schema,
     tablePrefix,
     quotedSchema: quote(schema),
-    tables: { keys: table("keys"), usage: table("key_usage"), migrations: table("migrations") },
+    tables: {
+      keys: table("keys"),
+      usage: table("key_usage"),
+      migrations: table("migrations"),
+      allowances: table("allowances"),
+    },
     index: (name) => quote(`${tablePrefix}${name}`),
     channel,
     lockKey: [lockClass, stringHash(schema)],

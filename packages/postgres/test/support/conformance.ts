@@ -11,8 +11,9 @@ type ConformanceStore = KeywardStore & {
 };
 
 /**
- * Runs `@keyward/testing`'s storage suite on `postgresStore`. Postgres holds keys and usage only,
- * so rate limits come from memory and their section is skipped. The probe reads the tables
+ * Runs `@keyward/testing`'s storage suite on `postgresStore`. Postgres holds keys, usage, quotas
+ * and credits; rate limits come from memory, so their section is skipped (the layered section runs,
+ * its rate layers in memory and its quotas and credits in the database). The probe reads the tables
  * directly: `dump` returns every row of every table in the schema.
  */
 export function describePostgresConformance(
@@ -29,6 +30,7 @@ export function describePostgresConformance(
         keys: store.keys,
         usage: store.usage,
         rateLimits: memoryRateLimitStore(),
+        allowances: store.allowances,
         close: () => store.close(),
         pg: store,
         client,

@@ -4,7 +4,7 @@
  * own keys, created by their owner, and read back so (no migration rewrites them). `ownerType` is
  * written only for an organization's key, so a user's record keeps exactly its old shape.
  */
-import type { KeyMetadata, KeyUpdate, StoredKey } from "@keyward/core";
+import type { KeyLimits, KeyMetadata, KeyUpdate, StoredKey } from "@keyward/core";
 
 export function toKeyFields(key: StoredKey): string[] {
   const fields = [
@@ -34,6 +34,7 @@ export function toKeyFields(key: StoredKey): string[] {
   }
   if (key.ownerTier !== null) fields.push("ownerTier", key.ownerTier);
   if (key.metadata !== null) fields.push("metadata", JSON.stringify(key.metadata));
+  if (key.limits != null) fields.push("limits", JSON.stringify(key.limits));
   return fields;
 }
 
@@ -60,6 +61,8 @@ export function fromKeyFields(flat: readonly string[] | null | undefined): Store
     ownerTier: fields.ownerTier ?? null,
     disabledAt: time("disabledAt"),
     metadata: fields.metadata === undefined ? null : (JSON.parse(fields.metadata) as KeyMetadata),
+    // Absent unless set, so records without limits read exactly as before.
+    ...(fields.limits === undefined ? {} : { limits: JSON.parse(fields.limits) as KeyLimits }),
   };
 }
 

@@ -14,6 +14,7 @@ import {
   listKeysByOwnerScript,
   revokeKeyScript,
   rotateKeyScript,
+  setKeyLimitsScript,
   setOwnerTierScript,
   updateKeyScript,
 } from "../lua/keys.js";
@@ -93,6 +94,12 @@ export function redisKeyStore(
         [names.keyRecordPrefix, tier],
       )) as string[][];
       return records.map((flat) => fromKeyFields(flat)!);
+    },
+
+    async setLimits(id, limits) {
+      const json = limits === null ? "" : JSON.stringify(limits);
+      const flat = await run(setKeyLimitsScript, [names.keyRecord(id)], [json]);
+      return fromKeyFields(flat as string[] | null);
     },
   };
 }

@@ -120,3 +120,19 @@ if #ARGV > 1 + setCount then redis.call('HDEL', KEYS[1], unpack(ARGV, 2 + setCou
 return redis.call('HGETALL', KEYS[1])
 `,
 );
+
+/**
+ * KEYS[1] the record; ARGV[1] the limits as JSON, or "" to remove them. The record, or nil if missing.
+ */
+export const setKeyLimitsScript = luaScript(
+  "set-key-limits",
+  `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+if ARGV[1] == '' then
+  redis.call('HDEL', KEYS[1], 'limits')
+else
+  redis.call('HSET', KEYS[1], 'limits', ARGV[1])
+end
+return redis.call('HGETALL', KEYS[1])
+`,
+);

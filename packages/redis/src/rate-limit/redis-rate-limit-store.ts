@@ -5,10 +5,19 @@
  * still share one limit. Steps requested in the same turn of the event loop share a call
  * (`step-batcher.ts`).
  */
-import type { RateLimitDecision, RateLimitStore, UsageHit, UsageStore } from "@keyward/core";
+import type {
+  LayeredConsume,
+  LayeredDecision,
+  RateLimitDecision,
+  RateLimitStore,
+  UsageHit,
+  UsageStore,
+} from "@keyward/core";
 import { bucketFor, type CallGuard, rateLimitAlgorithms } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
+import { layerBatcher } from "./layer-batcher.js";
+import { layersOnRedis } from "./redis-layers.js";
 import { stepsOnRedis, type TimeSource } from "./redis-steps.js";
 import { stepBatcher } from "./step-batcher.js";
 import type { UsageBacklog } from "./usage-backlog.js";
@@ -31,7 +40,11 @@ export function redisRateLimitStore(
   usage: UsageStore,
   backlog: UsageBacklog,
   options: RedisRateLimitStoreOptions,
-): RateLimitStore & { readonly recordsUsage: boolean } {
+): RateLimitStore & {
+  readonly recordsUsage: boolean;
+  consumeLayers: NonNullable<RateLimitStore["consumeLayers"]>;
+  readLayers: NonNullable<RateLimitStore["readLayers"]>;
+} {
   const { time, insurance, recordsUsage } = options;
   const failOpen = options.onStoreError === "fail-open";
   const batcher = stepBatcher(
@@ -43,8 +56,39 @@ export function redisRateLimitStore(
     usage.record([{ ...hit, count: 1, lastUsedAt: now }]).catch(() => backlog.add(hit, now));
   };
 
+  // On a cluster a key's usage hash is in the key's slot, not its owner's: counted by a call of its own.
+  const usageTogether = !connection.cluster;
+  const layers = layerBatcher(
+    (requests) => guard.run(() => layersOnRedis(connection, names, time, "consume", requests)),
+    { cluster: connection.cluster },
+  );
+
   return {
     recordsUsage,
+    shared: true,
+
+    async consumeLayers(request: LayeredConsume): Promise<LayeredDecision> {
+      const hit = recordsUsage ? request.usage : undefined;
+      let decision: LayeredDecision;
+      try {
+        decision = await layers.step({ ...request, usage: usageTogether ? hit : undefined });
+      } catch (error) {
+        if (!failOpen || !insurance.consumeLayers) throw error;
+        if (hit) backlog.add(hit, request.now);
+        return insurance.consumeLayers({ ...request, usage: undefined });
+      }
+      if (hit && !usageTogether) recordApart(hit, request.now);
+      if (backlog.size > 0) void backlog.flush();
+      return decision;
+    },
+
+    async readLayers(request) {
+      const [decision] = await guard.run(() =>
+        layersOnRedis(connection, names, time, "read", [{ ...request, usage: undefined }]),
+      );
+      return decision!.layers;
+    },
+
     // What this store counts is read back from `usage`: `combineStores` checks the two go together.
     ...(recordsUsage ? { usageStore: usage } : {}),
 

@@ -13,6 +13,8 @@ import { rawRequest } from "./raw-request.js";
 export interface GuardOptions {
   scopes?: readonly string[];
   accept?: "any" | "api-key" | "session";
+  /** Credits each request spends from a key that has credits. */
+  cost?: number;
 }
 
 export interface GuardOptionsSuiteOptions {
@@ -71,11 +73,12 @@ export function describeGuardOptions(name: string, options: GuardOptionsSuiteOpt
         tier: "free",
       });
       const token = await mintJwt(jwtSecret, { sub: userId, tier: "free" });
+      const keyId = (await keyward.keys.list(userId))[0]!.id;
       const get = async (headers: Record<string, string>) => {
         const reply = await rawRequest(server.origin, { method: "GET", path: "/guarded", headers });
         return { status: reply.status, body: reply.json as Record<string, unknown> };
       };
-      return { userId, key, token, get };
+      return { userId, key, token, get, keyward, keyId };
     };
 
     it("refuses at creation a scope that is not configured, naming it", async () => {
@@ -121,6 +124,18 @@ export function describeGuardOptions(name: string, options: GuardOptionsSuiteOpt
         expect(refused.status).toBe(401);
         expect(refused.body.detail).toEqual(expect.any(String));
       }
+    });
+
+    it("spends `cost` credits per request from a key with credits", async () => {
+      const { key, get, keyward, keyId } = await setup({ scopes: ["profile:read"], cost: 3 });
+      await keyward.keys.setLimits(keyId, { credits: { remaining: 7 } });
+      expect((await get({ authorization: `Bearer ${key}` })).status).toBe(200);
+      expect((await get({ authorization: `Bearer ${key}` })).status).toBe(200);
+      // 1 credit left, 3 needed.
+      expect(await get({ authorization: `Bearer ${key}` })).toEqual({
+        status: 429,
+        body: { detail: "API key has no credits left", code: "credits_exhausted" },
+      });
     });
 
     it('takes sessions only with accept: "session": API keys get 403', async () => {

@@ -1,6 +1,7 @@
 import type { KeywardStore } from "@keyward/core";
 import { describe } from "vitest";
 import { keyStoreSuite } from "./key-store-suite.js";
+import { layeredLimitsSuite } from "./layered-limits-suite.js";
 import type { StorageSuiteOptions } from "./options.js";
 import { rateLimitStoreSuite } from "./rate-limit-store-suite.js";
 import { secretsSuite } from "./secrets-suite.js";
@@ -10,7 +11,7 @@ export type { StorageProbe, StorageSuiteOptions } from "./options.js";
 
 /**
  * Registers the storage conformance suite with vitest. Every store Keyward ships runs it, and so
- * should yours: it checks atomicity (rotation compare-and-set, revocation, rate-limit steps), the
+ * should yours: it checks atomicity (rotation compare-and-set, revocation, rate-limit steps, layered limits all-or-nothing), the
  * ordering and shapes of reads, and, through the probe's raw reads, that what is persisted matches
  * what the getters report and that no secret is ever persisted.
  *
@@ -40,6 +41,7 @@ export function describeStorageConformance<S extends KeywardStore>(
     if (!options.skipKeys) keyStoreSuite(options);
     usageStoreSuite(options);
     if (!options.skipRateLimits) rateLimitStoreSuite(options);
+    if (!options.skipLayers) layeredLimitsSuite(options);
     if (!options.skipKeys) secretsSuite(options);
   });
 }

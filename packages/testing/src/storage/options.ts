@@ -18,6 +18,11 @@ export interface StorageSuiteOptions<S extends KeywardStore = KeywardStore> {
   probe: StorageProbe<S>;
   /** Skip the rate-limit section (for a package that provides only keys and usage). */
   skipRateLimits?: boolean;
+  /**
+   * Skip the layered-limits section, for a store whose rate limits have no `consumeLayers` and
+   * that provides no `allowances`.
+   */
+  skipLayers?: boolean;
   /** Skip the key section (for a package that provides only rate limits and usage). */
   skipKeys?: boolean;
 }

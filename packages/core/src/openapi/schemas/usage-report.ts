@@ -22,6 +22,17 @@ export const usageReportType = type({
   })
     .array()
     .describe("Per UTC day, oldest first"),
+  "quota?": type({
+    limit: count,
+    remaining: count,
+    period: "'day' | 'month'",
+    resetsAt: isoDateTime,
+  }).describe("The owner's quota as this key counts against it; present when the tier has one"),
+  "credits?": type({
+    remaining: count,
+    refill: type({ amount: count, period: "'day' | 'month'" }).or("null"),
+    refillsAt: isoDateTime.or("null"),
+  }).describe("The key's credits; present when the key has them"),
 });
 
 export type UsageReportTypeMatchesTheApi = Expect<
