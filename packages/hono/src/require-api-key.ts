@@ -30,6 +30,11 @@ export interface RequireApiKeyOptions extends ClientAddressOptions {
    * with every scope), `"api-key"` (sessions get 401) or `"session"` (API keys get 403).
    */
   accept?: AcceptedCredentials;
+  /**
+   * Credits this route spends per request from a key that has credits (default 1); see
+   * docs/limits.md. Rate limits and quotas count one request whatever the cost.
+   */
+  cost?: number;
 }
 
 /**
@@ -58,10 +63,10 @@ export function requireApiKey(
 ): MiddlewareHandler<KeywardEnv> {
   const own = isKeyward(first) ? first : undefined;
   const options = (own ? second : (first as RequireApiKeyOptions | undefined)) ?? {};
-  const { scopes, accept } = options;
+  const { scopes, accept, cost } = options;
   // A scope nobody can hold would refuse every key: fail now, naming it.
   if (own && scopes) own.assertScopes(scopes);
-  const fixed: VerifyOptions = { ...(scopes ? { scopes } : {}), ...(accept ? { accept } : {}) };
+  const fixed: VerifyOptions = { scopes, accept, cost };
   const checked = new WeakSet<Keyward>();
   const ownClientIp =
     options.getConnInfo || options.clientIp ? clientAddressResolver(options) : undefined;
@@ -74,8 +79,12 @@ export function requireApiKey(
       keyward.assertScopes(scopes);
       checked.add(keyward);
     }
+    // A literal, not `{ ...fixed, route, clientIp }`: on V8 a spread followed by new properties
+    // costs microseconds per request (docs/benchmarks.md, "HTTP"); unset options stay undefined.
     const result = await keyward.authenticate(c.req.raw, {
-      ...fixed,
+      scopes: fixed.scopes,
+      accept: fixed.accept,
+      cost: fixed.cost,
       route: routeWithMethod(c.req.method, options.route ?? routePath(c)),
       clientIp: clientIp(c) ?? undefined,
     });
