@@ -21,4 +21,6 @@ describeHttpConformance("@keyward/hono on @hono/node-server", {
   jwtSecret,
   organizations: true,
   keyUpdates: true,
+  // Every answer must match the document `keyward.openapi()` generates.
+  openapi: keyward.openapi(),
 });
