@@ -2,7 +2,7 @@ import { createKeyward } from "@keyward/core";
 import { describe, expect, it } from "vitest";
 import { banner } from "../src/banner.js";
 import { loadDemoConfig } from "../src/config.js";
-import { demoScopes, demoTiers } from "../src/contract.js";
+import { DEMO_SCOPE_DESCRIPTIONS, demoTiers } from "@keyward/testing/demo-contract";
 import { parseOwnerLimits, parseQuotas } from "../src/layer-limits.js";
 import { openDemoStore } from "../src/store.js";
 
@@ -69,7 +69,7 @@ describe("KEYWARD_OWNER_LIMITS and KEYWARD_QUOTAS", () => {
     const store = await openDemoStore({ databaseUrl: undefined, redisUrl: undefined });
     const keyward = createKeyward({
       store: store.storage,
-      scopes: demoScopes,
+      scopes: DEMO_SCOPE_DESCRIPTIONS,
       tiers: demoTiers(config.tierLimits, config),
       jwt: false,
       logger: false,

@@ -360,6 +360,25 @@ export interface components {
             keyId: string;
             lastUsedAt: string | null;
             totalRequests: number;
+            /** @description The key's credits; present when the key has them */
+            credits?: {
+                refill: {
+                    amount: number;
+                    /** @enum {unknown} */
+                    period: "day" | "month";
+                } | null;
+                refillsAt: string | null;
+                remaining: number;
+            };
+            /** @description The owner's quota as this key counts against it; present when the tier has one */
+            quota?: {
+                limit: number;
+                /** @enum {unknown} */
+                period: "day" | "month";
+                remaining: number;
+                /** Format: date-time */
+                resetsAt: string;
+            };
         };
         ValidationIssue: {
             /** @description Where the problem is: "body", then the field and any index */
@@ -381,7 +400,7 @@ export interface components {
         };
         Error: {
             /** @enum {unknown} */
-            code: "api_key_not_allowed" | "api_key_required" | "body_too_large" | "cross_site_request" | "failed_lookups_limited" | "headers_too_large" | "http_error" | "insufficient_scope" | "internal" | "invalid_api_key" | "invalid_token" | "key_gone" | "key_not_found" | "malformed_body" | "malformed_request" | "method_not_allowed" | "missing_credentials" | "not_member" | "not_owner" | "rate_limited" | "request_timeout" | "role_not_permitted" | "rotation_conflict" | "route_not_found" | "tier_not_allowed" | "too_many_keys" | "unsupported_media_type" | "validation_failed";
+            code: "api_key_not_allowed" | "api_key_required" | "body_too_large" | "credits_exhausted" | "cross_site_request" | "failed_lookups_limited" | "headers_too_large" | "http_error" | "insufficient_scope" | "internal" | "invalid_api_key" | "invalid_token" | "key_gone" | "key_not_found" | "malformed_body" | "malformed_request" | "method_not_allowed" | "missing_credentials" | "not_member" | "not_owner" | "quota_exceeded" | "rate_limited" | "request_timeout" | "role_not_permitted" | "rotation_conflict" | "route_not_found" | "tier_not_allowed" | "too_many_keys" | "unsupported_media_type" | "validation_failed";
             detail: string | {
                 /** @description Where the problem is: "body", then the field and any index */
                 loc: (string | number)[];
@@ -591,7 +610,7 @@ export interface components {
             content: {
                 "application/json": {
                     /** @enum {unknown} */
-                    code: "failed_lookups_limited" | "rate_limited";
+                    code: "credits_exhausted" | "failed_lookups_limited" | "quota_exceeded" | "rate_limited";
                     detail: string;
                 };
             };
