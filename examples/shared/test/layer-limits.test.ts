@@ -1,8 +1,8 @@
 import { createKeyward } from "@keyward/core";
+import { DEMO_SCOPE_DESCRIPTIONS, demoTiers } from "@keyward/testing/demo-contract";
 import { describe, expect, it } from "vitest";
 import { banner } from "../src/banner.js";
 import { loadDemoConfig } from "../src/config.js";
-import { DEMO_SCOPE_DESCRIPTIONS, demoTiers } from "@keyward/testing/demo-contract";
 import { parseOwnerLimits, parseQuotas } from "../src/layer-limits.js";
 import { openDemoStore } from "../src/store.js";
 
