@@ -437,6 +437,16 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     };
   };
 
+  /**
+   * Whose keys a listing shows: the caller's own, or (with `organizations`) the named
+   * organization's, once the caller's role there may read them.
+   */
+  const readableOwner = async (caller: Caller, organizationId: string | undefined) => {
+    if (organizationId === undefined || !ctx.organizations) return userOwner(caller.userId);
+    await ctx.organizations.require(caller.claims, organizationId, "read", "not_member");
+    return { type: "organization", id: organizationId } satisfies Owner;
+  };
+
   const forCaller: KeysApiForCaller = {
     create: (caller, body) =>
       guarded(() =>
@@ -459,22 +469,10 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       ),
 
     list: (caller, organizationId) =>
-      guarded(async () => {
-        if (organizationId === undefined || !ctx.organizations) {
-          return list(userOwner(caller.userId));
-        }
-        await ctx.organizations.require(caller.claims, organizationId, "read", "not_member");
-        return list({ type: "organization", id: organizationId });
-      }),
+      guarded(async () => list(await readableOwner(caller, organizationId))),
 
     listPage: (caller, organizationId, options) =>
-      guarded(async () => {
-        if (organizationId === undefined || !ctx.organizations) {
-          return listPage(userOwner(caller.userId), options);
-        }
-        await ctx.organizations.require(caller.claims, organizationId, "read", "not_member");
-        return listPage({ type: "organization", id: organizationId }, options);
-      }),
+      guarded(async () => listPage(await readableOwner(caller, organizationId), options)),
 
     update: (caller, keyId, body) =>
       guarded(async () => update((await callersKey(caller, keyId, "manage")).key, body)),
