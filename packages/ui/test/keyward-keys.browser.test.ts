@@ -228,13 +228,15 @@ describe.runIf(runBrowserTests)("<keyward-keys> in Chromium against the demo ser
     // Open, and leave with Escape: focus returns to the button.
     await tabTo(page, "Create key");
     await page.keyboard.press("Enter");
-    expect(await focusedName(page)).toBe("key-name");
+    // The dialog moves focus once it has rendered: wait for it, as for every other focus move.
+    await expect.poll(() => focusedName(page)).toBe("key-name");
     await page.keyboard.press("Escape");
     await expect.poll(() => focusedName(page)).toBe("Create key");
 
     // Create: name, a scope with Space, submit with Enter on the button.
     await page.keyboard.press("Enter");
-    expect(await focusedName(page)).toBe("key-name");
+    // The dialog moves focus once it has rendered: wait for it, as for every other focus move.
+    await expect.poll(() => focusedName(page)).toBe("key-name");
     await page.keyboard.type("Keyboard key");
     await page.keyboard.press("Tab");
     await page.keyboard.press("Space");
