@@ -4,12 +4,14 @@
  * - keyward: `keyward.verify()` of an API key (parse, hash, key lookup in memory, scope check) whose
  *   rate limit (the default sliding window) and usage (endpoint, day, last use) are one script call
  *   on `redisStore`'s ioredis connection.
+ * - keyward with layers: the same, with the owner's shared allowance and a monthly quota added
+ *   (64 keys of one account), all in one script call with the usage.
  * - rate-limiter-flexible: `RateLimiterRedis.consume(key)` on its own ioredis connection: a rate
  *   limit only (a fixed-window counter), no key verification, no usage.
  *
  * Each runs as a closed loop with 64 calls in flight for a fixed duration, in two scenarios: every
- * call with the same key (one hot key), and each of the 64 callers with a key of its own. The two
- * libraries alternate round after round and the median of the rounds is reported. Limits are high
+ * call with the same key (one hot key), and each of the 64 callers with a key of its own. The three
+ * alternate round after round and the median of the rounds is reported. Limits are high
  * enough that nothing is refused. Needs Redis (`REDIS_URL`, default redis://127.0.0.1:6379);
  * without one it is skipped. mitata is not used: it times one call at a time.
  *
@@ -64,17 +66,35 @@ async function benchmark() {
     scopes: { "profile:read": "Read profiles" },
     tiers: { pro: { rateLimit: { limit: 1_000_000_000, window: "1m" } } },
   });
-  const headers: string[] = [];
-  for (let i = 0; i < 64; i++) {
-    const { key } = await keyward.keys.create({
-      ownerId: "bench",
-      accountTier: "pro",
-      name: `bench ${i}`,
-      scopes: ["profile:read"],
-      tier: "pro",
-    });
-    headers.push(`Bearer ${key}`);
-  }
+  // The same with every layer of the limits: the owner's shared allowance and a monthly quota,
+  // counted for one account's 64 keys (one owner: its layers are shared, as in real use).
+  const layered = createKeyward({
+    store: { keys: memoryKeyStore(), usage: redis.usage, rateLimits: redis.rateLimits },
+    scopes: { "profile:read": "Read profiles" },
+    tiers: {
+      pro: {
+        rateLimit: { limit: 1_000_000_000, window: "1m" },
+        ownerRateLimit: { limit: 1_000_000_000, window: "1m" },
+        quota: { limit: 1_000_000_000, period: "month" },
+      },
+    },
+  });
+  const createKeys = async (instance: typeof keyward, ownerId: string) => {
+    const created: string[] = [];
+    for (let i = 0; i < 64; i++) {
+      const { key } = await instance.keys.create({
+        ownerId,
+        accountTier: "pro",
+        name: `bench ${i}`,
+        scopes: ["profile:read"],
+        tier: "pro",
+      });
+      created.push(`Bearer ${key}`);
+    }
+    return created;
+  };
+  const headers = await createKeys(keyward, "bench");
+  const layeredHeaders = await createKeys(layered, "bench-layered");
   const options = { scopes: ["profile:read"], route: "GET /api/v1/profiles/:slug" };
   const limiter = new RateLimiterRedis({
     storeClient: flexibleClient,
@@ -90,14 +110,19 @@ async function benchmark() {
         const result = await keyward.verify(headers[next++ % keys], options);
         if (!result.ok) throw new Error(`keyward refused: ${String(result.error.detail)}`);
       },
+      layered: async () => {
+        const result = await layered.verify(layeredHeaders[next++ % keys], options);
+        if (!result.ok) throw new Error(`keyward refused: ${String(result.error.detail)}`);
+      },
       flexible: () => limiter.consume(`key-${next++ % keys}`),
     };
   };
 
   // Warm-up: scripts loaded, connections up, JIT settled.
   for (const { keys } of scenarios) {
-    const { keyward: verify, flexible: consume } = calls(keys);
+    const { keyward: verify, layered: verifyLayered, flexible: consume } = calls(keys);
     await closedLoop(verify, { concurrency, durationMs: 1_000 });
+    await closedLoop(verifyLayered, { concurrency, durationMs: 1_000 });
     await closedLoop(consume, { concurrency, durationMs: 1_000 });
   }
 
@@ -107,12 +132,18 @@ async function benchmark() {
   );
   const format = (value: number) => Math.round(value).toLocaleString("en-US");
   for (const { name, keys } of scenarios) {
-    const results = { keyward: [] as LoopResult[], flexible: [] as LoopResult[] };
+    const results = {
+      keyward: [] as LoopResult[],
+      layered: [] as LoopResult[],
+      flexible: [] as LoopResult[],
+    };
     const call = calls(keys);
     for (let round = 0; round < rounds; round++) {
-      // Alternate which goes first, so neither always runs on a warmer (or busier) machine.
+      // Alternate which goes first, so none always runs on a warmer (or busier) machine.
       const order =
-        round % 2 ? (["flexible", "keyward"] as const) : (["keyward", "flexible"] as const);
+        round % 2
+          ? (["flexible", "layered", "keyward"] as const)
+          : (["keyward", "layered", "flexible"] as const);
       for (const library of order) {
         results[library].push(await closedLoop(call[library], { concurrency, durationMs }));
       }
@@ -121,17 +152,20 @@ async function benchmark() {
       const rates = list.map((r) => r.opsPerSecond);
       return `| ${label} | ${format(median(rates))} | ${format(Math.min(...rates))}–${format(Math.max(...rates))} | ${median(list.map((r) => r.p50Ms)).toFixed(2)} | ${median(list.map((r) => r.p99Ms)).toFixed(2)} |`;
     };
-    const ratios = results.keyward.map(
-      (r, i) => r.opsPerSecond / results.flexible[i]!.opsPerSecond,
-    );
+    const ratiosOf = (list: LoopResult[]) =>
+      list.map((r, i) => r.opsPerSecond / results.flexible[i]!.opsPerSecond);
+    const ratios = ratiosOf(results.keyward);
+    const layeredRatios = ratiosOf(results.layered);
     console.log(`\n${name}:\n`);
     console.log("| 64 in flight | ops/s (median) | range | p50 ms | p99 ms |");
     console.log("|---|---:|---:|---:|---:|");
     console.log(row("keyward `verify` + rate limit + usage", results.keyward));
+    console.log(row("keyward `verify`, key + owner + quota + usage", results.layered));
     console.log(row("rate-limiter-flexible `consume()`", results.flexible));
-    console.log(
-      `\nkeyward / rate-limiter-flexible, ${name}: ${median(ratios).toFixed(2)}× (median of rounds; range ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}×)`,
-    );
+    const summary = (label: string, list: number[]) =>
+      `${label} / rate-limiter-flexible, ${name}: ${median(list).toFixed(2)}× (median of rounds; range ${Math.min(...list).toFixed(2)}–${Math.max(...list).toFixed(2)}×)`;
+    console.log(`\n${summary("keyward", ratios)}`);
+    console.log(summary("keyward with layers", layeredRatios));
   }
 
   const usage = await redis.usage.read((await keyward.keys.list("bench"))[0]!.id);
@@ -140,6 +174,7 @@ async function benchmark() {
   );
 
   await keyward.close();
+  await layered.close();
   const stream = keywardClient.scanStream({ match: `${prefix}*`, count: 1_000 });
   for await (const batch of stream)
     if ((batch as string[]).length > 0) await keywardClient.del(...(batch as string[]));

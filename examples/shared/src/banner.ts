@@ -142,6 +142,9 @@ export function walkthrough(
     "echo '6. Revoke: from now on the key gets 401.'",
     `curl -s -X DELETE "$BASE/api/v1/api-keys/$KEY_ID" ${session}; echo`,
     `curl -s -o /dev/null -w 'revoked key: %{http_code} (expected 401)\\n' ${profile} -H "Authorization: Bearer $NEW_KEY"`,
+    "",
+    "echo '7. The audit log of the key, newest first: revoked, rotated, created, each with who did it.'",
+    `curl -s "$BASE/api/v1/api-keys/$KEY_ID/events" ${session}; echo`,
     walkthroughEnd,
   ].join("\n");
 }

@@ -1,5 +1,6 @@
 import { createKeyward, type Keyward, type KeywardConfig } from "@keyward/core";
 import {
+  DEMO_ENVIRONMENTS,
   DEMO_OPENAPI_ROUTES,
   DEMO_SCOPE_DESCRIPTIONS,
   demoMemberships,
@@ -41,8 +42,16 @@ export function demoKeywardOptions(config: DemoConfig): Omit<KeywardConfig, "sto
     jwt: { secret: config.jwtSecret },
     // DESIGN's demo contract v0.2: organization memberships from the JWT claim `orgs`.
     organizations: { memberships: demoMemberships },
-    // PATCH /api/v1/api-keys/{key_id}: rename, metadata, disable and enable, narrow scopes.
+    // PATCH /api/v1/api-keys/{key_id}: rename, metadata, disable and enable, narrow scopes, and
+    // the IP allowlist, which every example checks against the socket's address (no proxy is
+    // trusted: a client cannot name its own address in a header).
     keyUpdates: true,
+    // Keys are live (`sk_live_`) unless created with "environment": "test" (`sk_test_`).
+    environments: { ...DEMO_ENVIRONMENTS },
+    // Rotation with `gracePeriodSeconds`: the old secret keeps working up to 7 days.
+    gracefulRotation: true,
+    // GET /api/v1/api-keys/{key_id}/events: every key change, with who made it, kept 90 days.
+    events: {},
     openapi: {
       serve: true,
       info: { title: "Keyward demo", version: "0.2.0" },

@@ -216,6 +216,10 @@ export function describeDemoContract(
           expect(output).toContain('"route":"/api/v1/profiles/:slug"');
           expect(output).toContain('"status":"revoked"');
           expect(output).toContain("revoked key: 401 (expected 401)");
+          expect(output).toMatch(
+            /"type":"key\.revoked".*"type":"key\.rotated".*"type":"key\.created"/,
+          );
+          expect(output).toContain('"actor":{"type":"user","id":"alice"}');
         },
         30_000,
       );
@@ -226,6 +230,11 @@ export function describeDemoContract(
         skipSlow: false, // key expiry takes under 2 s of real time
         organizations: true,
         keyUpdates: true,
+        environments: true,
+        // The examples check allowlists against the socket's address; the suite is on loopback.
+        ipAllowlists: true,
+        gracefulRotation: true,
+        events: true,
         // Every answer must match the document the demo serves (Demo contract, v0.2).
         openapi: demoDocument,
       });

@@ -7,6 +7,7 @@ import { createKeyward, memoryStore } from "@keyward/core";
 import { loadDemoConfig } from "@keyward/example-demo/config";
 import { type KeywardEnv, keyward, requireScopes } from "@keyward/hono";
 import {
+  DEMO_ENVIRONMENTS,
   DEMO_SCOPE_DESCRIPTIONS,
   demoMemberships,
   demoTiers,
@@ -26,9 +27,15 @@ function createHonoApp(env: WorkerEnvironment): Hono<KeywardEnv> {
     scopes: DEMO_SCOPE_DESCRIPTIONS,
     tiers: demoTiers(config.tierLimits),
     jwt: { secret: config.jwtSecret },
-    // DESIGN's demo contract v0.2: organizations from the `orgs` claim, PATCH on keys.
+    // DESIGN's demo contract v0.2: organizations from the `orgs` claim, PATCH on keys,
+    // environments live and test.
     organizations: { memberships: demoMemberships },
     keyUpdates: true,
+    environments: { ...DEMO_ENVIRONMENTS },
+    // Rotation with `gracePeriodSeconds`: the old secret keeps working up to 7 days.
+    gracefulRotation: true,
+    // GET /api/v1/api-keys/{key_id}/events, the audit log (pruned on a timer set on first use).
+    events: {},
   });
   const app = new Hono<KeywardEnv>();
   app.use(keyward(instance, { getConnInfo }));

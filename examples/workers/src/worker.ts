@@ -10,6 +10,7 @@
 import { createKeyward, memoryStore } from "@keyward/core";
 import { type DemoConfig, type Environment, loadDemoConfig } from "@keyward/example-demo/config";
 import {
+  DEMO_ENVIRONMENTS,
   DEMO_SCOPE_DESCRIPTIONS,
   demoMemberships,
   demoTiers,
@@ -50,9 +51,15 @@ function createWorkerApp(env: WorkerEnvironment): (request: Request) => Promise<
     scopes: DEMO_SCOPE_DESCRIPTIONS,
     tiers: demoTiers(config.tierLimits),
     jwt: { secret: config.jwtSecret },
-    // DESIGN's demo contract v0.2: organizations from the `orgs` claim, PATCH on keys.
+    // DESIGN's demo contract v0.2: organizations from the `orgs` claim, PATCH on keys, environments
+    // live and test. IP allowlists are checked against `cf-connecting-ip` (see app.ts).
     organizations: { memberships: demoMemberships },
     keyUpdates: true,
+    environments: { ...DEMO_ENVIRONMENTS },
+    // Rotation with `gracePeriodSeconds`: the old secret keeps working up to 7 days.
+    gracefulRotation: true,
+    // GET /api/v1/api-keys/{key_id}/events, the audit log (pruned on a timer set on first use).
+    events: {},
     onError: (error) => console.error("keyward:", error),
   });
   return createApp(keyward);

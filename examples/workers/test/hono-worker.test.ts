@@ -28,6 +28,9 @@ describeHttpConformance("@keyward/hono in workerd", {
   jwtSecret,
   organizations: true,
   keyUpdates: true,
+  environments: true,
+  gracefulRotation: true,
+  events: true,
 });
 
 it("logged no uncaught exception while serving the suite", () => {

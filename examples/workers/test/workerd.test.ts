@@ -29,6 +29,9 @@ describeHttpConformance("examples/workers in workerd", {
   jwtSecret,
   organizations: true,
   keyUpdates: true,
+  environments: true,
+  gracefulRotation: true,
+  events: true,
 });
 
 describe("examples/workers in workerd", () => {

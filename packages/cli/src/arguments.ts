@@ -28,7 +28,13 @@ export type Invocation =
       expiresAt: string | undefined;
       accountTier: string | undefined;
     } & CommonOptions)
-  | ({ command: "keys rotate" | "keys revoke" | "usage"; id: string } & CommonOptions)
+  | ({
+      command: "keys rotate";
+      id: string;
+      /** `--grace <seconds>`: how long the old secret keeps working; undefined for not at all. */
+      graceSeconds: number | undefined;
+    } & CommonOptions)
+  | ({ command: "keys revoke" | "usage"; id: string } & CommonOptions)
   | ({ command: "migrate" } & CommonOptions);
 
 const commands = ["keys list", "keys create", "keys rotate", "keys revoke", "usage", "migrate"];
@@ -82,7 +88,13 @@ export function parseInvocation(given: readonly string[]): Invocation {
         ...commonOf(values),
       };
     }
-    case "keys rotate":
+    case "keys rotate": {
+      const { values, positionals } = parse(rest, { grace: { type: "string" } }, 1);
+      if (values.help) return { command: "help" };
+      const id = positionals[0];
+      if (id === undefined) throw badInput(`${name} needs a key id: keyward ${name} <key id>`);
+      return { command: name, id, graceSeconds: graceSeconds(values.grace), ...commonOf(values) };
+    }
     case "keys revoke":
     case "usage": {
       const { values, positionals } = parse(rest, {}, 1);
@@ -97,6 +109,15 @@ export function parseInvocation(given: readonly string[]): Invocation {
       return { command: "migrate", ...commonOf(values) };
     }
   }
+}
+
+/** `--grace`: whole seconds, written as digits only (no "1h", no "1e3"), or absent. */
+function graceSeconds(value: string | boolean | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !/^\d{1,9}$/.test(value)) {
+    throw badInput(`--grace takes a whole number of seconds, e.g. --grace 3600, got "${value}"`);
+  }
+  return Number(value);
 }
 
 /**

@@ -17,6 +17,8 @@ export interface CliConfig {
   tiers: Record<string, TierConfig>;
   /** As in `createKeyward`; default `sk_live_`. */
   keyPrefix?: string;
+  /** As in `createKeyward`: the longest `--grace` of `keys rotate`; default `true` (7 days). */
+  gracefulRotation?: boolean | { maxGracePeriodSeconds?: number };
   /** Where `@keyward/postgres` keeps its tables (`postgresStore`'s naming options). */
   postgres?: { schema?: string; tablePrefix?: string };
   /** The prefix of every Redis key (`redisStore`'s `prefix`). */

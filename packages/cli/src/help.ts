@@ -5,7 +5,7 @@ Usage:
   keyward keys list   --owner <id>
   keyward keys create --owner <id> --name <name> --scopes <a,b> --tier <tier>
                       [--expires-at <ISO 8601>] [--account-tier <tier>]
-  keyward keys rotate <key id>
+  keyward keys rotate <key id> [--grace <seconds>]
   keyward keys revoke <key id>
   keyward usage <key id>
   keyward migrate

@@ -93,7 +93,7 @@ async function execute(invocation: Exclude<Invocation, { command: "help" }>, io:
           ...(invocation.expiresAt === undefined ? {} : { expiresAt: invocation.expiresAt }),
         });
       case "keys rotate":
-        return await keysRotate(context, invocation.id);
+        return await keysRotate(context, invocation.id, invocation.graceSeconds);
       case "keys revoke":
         return await keysRevoke(context, invocation.id);
       case "usage":
@@ -111,6 +111,8 @@ function keywardOptions(config: CliConfig, env: NodeJS.ProcessEnv) {
     scopes: config.scopes,
     tiers: config.tiers,
     ...(config.keyPrefix === undefined ? {} : { keyPrefix: config.keyPrefix }),
+    // The operator may give a grace up to the application's maximum (7 days unless configured).
+    gracefulRotation: config.gracefulRotation ?? true,
     ...(env.KEYWARD_PEPPER ? { pepper: env.KEYWARD_PEPPER } : {}),
   };
 }
@@ -121,6 +123,7 @@ const optionOfField: Record<string, string> = {
   scopes: "--scopes",
   tier: "--tier",
   expiresAt: "--expires-at",
+  gracePeriodSeconds: "--grace",
 };
 
 function asCliError(error: unknown): CliError {

@@ -166,6 +166,31 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
     expect(await verifies(rotated.key)).toBe(false);
   });
 
+  it("keys rotate --grace: the old secret keeps working until the deadline; bad values exit 1, rotating nothing", async () => {
+    const created = await create("graceful");
+    for (const bad of ["-5", "1h", "1.5"]) {
+      const refused = await keyward("keys", "rotate", created.id, "--grace", bad);
+      expect(refused.code, `--grace ${bad}`).toBe(1);
+      expect(refused.stderr).toContain("--grace");
+    }
+    const tooLong = await keyward("keys", "rotate", created.id, "--grace", "604801");
+    expect(tooLong).toMatchObject({ code: 1 });
+    expect(tooLong.stderr).toContain("--grace: Input should be less than or equal to 604800");
+    expect(await verifies(created.key)).toBe(true);
+
+    const result = await keyward("keys", "rotate", created.id, "--grace", "3600");
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^old secret until:\s+\d{4}-\d\d-\d\dT/m);
+    const secret = /^secret: (sk_live_\w+)$/m.exec(result.stdout)?.[1];
+    expect(await verifies(created.key)).toBe(true);
+    expect(await verifies(secret!)).toBe(true);
+    // Rotating again without --grace ends the grace at once.
+    const cut = await keyward("keys", "rotate", created.id, "--json");
+    expect(JSON.parse(cut.stdout)).not.toHaveProperty("previousSecretExpiresAt");
+    expect(await verifies(created.key)).toBe(false);
+    expect(await verifies(secret!)).toBe(false);
+  }, 60_000);
+
   it("keys revoke: final; the key still lists as revoked; a second revoke or a rotate exits 2", async () => {
     const created = await create("revoked");
     const result = await keyward("keys", "revoke", created.id);

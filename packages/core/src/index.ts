@@ -5,6 +5,7 @@
  * made of live on `@keyward/core/toolkit`.
  */
 
+export type { EventListOptions, EventPage, EventsApi } from "./api/events-api.js";
 export type { KeyRecord, KeyStatus, KeyWithSecret } from "./api/key-record.js";
 export type {
   CreateKeyFields,
@@ -38,6 +39,15 @@ export { type Clock, type ManualClock, manualClock, systemClock } from "./clock.
 export type { KeywardErrorCode } from "./errors/codes.js";
 export { type ErrorDetail, isKeywardError, KeywardError } from "./errors/keyward-error.js";
 export type { ValidationIssue } from "./errors/validation-issue.js";
+export type {
+  EventActor,
+  EventDataByType,
+  EventType,
+  KeywardEvent,
+  StoredEvent,
+} from "./events/event.js";
+export type { OnEvent } from "./events/event-hook.js";
+export type { EventsConfig } from "./events/events-config.js";
 export type { KeywardConfig } from "./keyward/config.js";
 export { createKeyward, type Keyward } from "./keyward/create-keyward.js";
 export type {

@@ -26,6 +26,9 @@ export { decodeInvalidation, encodeInvalidation } from "./cache/invalidation-pay
 export { errorStatus } from "./errors/codes.js";
 export { codeForStatus, errorBody } from "./errors/error-body.js";
 export { internalError } from "./errors/keyward-error.js";
+export { eventTypes, isEventType, toKeywardEvent } from "./events/event.js";
+export { isEventId } from "./events/event-id.js";
+export { matchesQuery, newestEventFirst } from "./events/event-order.js";
 export {
   type CallGuard,
   type CallGuardOptions,

@@ -23,6 +23,12 @@ export interface RequireApiKeyOptions {
    * Rate limits and quotas count one request whatever the cost.
    */
   cost?: number;
+  /**
+   * Only keys of this environment pass (`environments` in the config, e.g. `"live"`); a key of
+   * another is refused with 401 before any lookup. Default: every environment. An environment
+   * that is not configured throws when the guard is created.
+   */
+  environment?: string;
 }
 
 /**
@@ -36,7 +42,8 @@ export interface RequireApiKeyOptions {
  *
  * The client address is `req.ip`, so Express's `trust proxy` setting decides whether
  * `X-Forwarded-For` counts: set it to your proxies (e.g. `app.set("trust proxy", "loopback")`)
- * behind a load balancer, or every client shares the balancer's failed-lookup budget.
+ * behind a load balancer, or every client shares the balancer's failed-lookup budget and keys
+ * with an IP allowlist see the balancer's address.
  *
  * @example
  * app.get("/api/v1/profiles/:slug", requireApiKey(keyward, { scopes: ["profile:read"] }), (req, res) => {
@@ -52,6 +59,8 @@ export function requireApiKey(
   // A scope nobody can hold would refuse every key: fail now, naming it.
   if (scopes) keyward.assertScopes(scopes);
   const cost = options.cost;
+  const environment = options.environment;
+  if (environment !== undefined) keyward.assertEnvironment(environment);
   return (req, res, next) => {
     const template = options.route ?? routeTemplate(req);
     const route = routeWithMethod(req.method, template);
@@ -62,7 +71,7 @@ export function requireApiKey(
     const clientIp = req.ip;
     // A literal, not `{ ...fixed, route, clientIp }`: on V8 a spread followed by new properties
     // costs microseconds per request (docs/benchmarks.md, "HTTP"); unset options stay undefined.
-    const verifyOptions = { scopes, accept, route, clientIp, cost };
+    const verifyOptions = { scopes, accept, route, clientIp, cost, environment };
     // Without a bearer token, the host's session (a cookie) may stand for the user.
     const decided =
       authorization === undefined && keyward.hasSession

@@ -20,6 +20,8 @@ export function createRequireApiKey(
   // A scope nobody can hold would refuse every key: fail now, naming it.
   if (scopes) keyward.assertScopes(scopes);
   const cost = options.cost;
+  const environment = options.environment;
+  if (environment !== undefined) keyward.assertEnvironment(environment);
   return async (request, reply) => {
     // A not-found handler has no route: its requests are all one "*".
     const template = options.route ?? request.routeOptions.url ?? "*";
@@ -31,7 +33,7 @@ export function createRequireApiKey(
     const clientIp = request.ip;
     // A literal, not `{ ...fixed, route, clientIp }`: on V8 a spread followed by new properties
     // costs microseconds per request (docs/benchmarks.md, "HTTP"); unset options stay undefined.
-    const verifyOptions = { scopes, accept, route, clientIp, cost };
+    const verifyOptions = { scopes, accept, route, clientIp, cost, environment };
     // Without a bearer token, the host's session (a cookie) may stand for the user.
     const result =
       authorization === undefined && keyward.hasSession

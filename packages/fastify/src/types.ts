@@ -29,6 +29,12 @@ export interface RequireApiKeyOptions {
    * Rate limits and quotas count one request whatever the cost.
    */
   cost?: number;
+  /**
+   * Only keys of this environment pass (`environments` in the config, e.g. `"live"`); a key of
+   * another is refused with 401 before any lookup. Default: every environment. An environment
+   * that is not configured throws when the guard is created.
+   */
+  environment?: string;
 }
 
 declare module "fastify" {

@@ -25,8 +25,15 @@ export interface WithApiKeyOptions<Context extends unknown[] = []> {
    */
   cost?: number;
   /**
+   * Only keys of this environment pass (`environments` in the config, e.g. `"live"`); a key of
+   * another is refused with 401 before any lookup. Default: every environment. An environment
+   * that is not configured throws when the guard is created.
+   */
+  environment?: string;
+  /**
    * The client's address. A Fetch `Request` carries none, so each server has its own way; without
-   * this option unknown keys are not limited per address (`failedLookups`). Behind a proxy, use
+   * this option unknown keys are not limited per address (`failedLookups`) and keys with an IP allowlist
+   * are refused (403). Behind a proxy, use
    * the address your proxy reports, never a header a client could set itself:
    * - Bun: `(request, server) => server.requestIP(request)?.address`
    * - Deno: `(request, info) => info.remoteAddr.hostname`
@@ -73,12 +80,21 @@ export function withApiKey<Context extends unknown[] = []>(
   const scopes = options.scopes ? options.scopes : undefined;
   const accept = options.accept ? options.accept : undefined;
   const cost = options.cost;
+  const environment = options.environment;
+  if (environment !== undefined) keyward.assertEnvironment(environment);
   const clientIpOf = options.clientIp;
   return async (request, ...context) => {
     // A literal, not a spread of fixed options plus `clientIp`: on V8 a spread followed by new
     // properties costs microseconds per request (docs/benchmarks.md, "HTTP").
     const clientIp = clientIpOf ? (clientIpOf(request, ...context) ?? undefined) : undefined;
-    const result = await keyward.authenticate(request, { route, scopes, accept, clientIp, cost });
+    const result = await keyward.authenticate(request, {
+      route,
+      scopes,
+      accept,
+      clientIp,
+      cost,
+      environment,
+    });
     if (!result.ok) return result.error.toResponse(result.headers);
     const response = await handler(request, result.principal, result.rateLimit);
     return withHeaders(response, result.headers);

@@ -21,6 +21,11 @@ describeHttpConformance("@keyward/fetch on srvx", {
   jwtSecret,
   organizations: true,
   keyUpdates: true,
+  environments: true,
+  // Requests come from 127.0.0.1 and the host route passes the socket's address.
+  ipAllowlists: true,
+  gracefulRotation: true,
+  events: true,
   // Every answer must match the generated document, which the adapter also serves.
   openapi: keyward.openapi(),
 });

@@ -35,6 +35,12 @@ export interface RequireApiKeyOptions extends ClientAddressOptions {
    * docs/limits.md. Rate limits and quotas count one request whatever the cost.
    */
   cost?: number;
+  /**
+   * Only keys of this environment pass (`environments` in the config, e.g. `"live"`); a key of
+   * another is refused with 401 before any lookup. Default: every environment. An environment
+   * that is not configured throws when the guard is created.
+   */
+  environment?: string;
 }
 
 /**
@@ -63,10 +69,11 @@ export function requireApiKey(
 ): MiddlewareHandler<KeywardEnv> {
   const own = isKeyward(first) ? first : undefined;
   const options = (own ? second : (first as RequireApiKeyOptions | undefined)) ?? {};
-  const { scopes, accept, cost } = options;
-  // A scope nobody can hold would refuse every key: fail now, naming it.
+  const { scopes, accept, cost, environment } = options;
+  // A scope or environment nobody can hold would refuse every key: fail now, naming it.
   if (own && scopes) own.assertScopes(scopes);
-  const fixed: VerifyOptions = { scopes, accept, cost };
+  if (own && environment !== undefined) own.assertEnvironment(environment);
+  const fixed: VerifyOptions = { scopes, accept, cost, environment };
   const checked = new WeakSet<Keyward>();
   const ownClientIp =
     options.getConnInfo || options.clientIp ? clientAddressResolver(options) : undefined;
@@ -75,8 +82,9 @@ export function requireApiKey(
     const mounted = resolve(c, own);
     const { keyward } = mounted;
     const clientIp = ownClientIp ?? mounted.clientIp;
-    if (scopes && !checked.has(keyward)) {
-      keyward.assertScopes(scopes);
+    if ((scopes || environment !== undefined) && !checked.has(keyward)) {
+      if (scopes) keyward.assertScopes(scopes);
+      if (environment !== undefined) keyward.assertEnvironment(environment);
       checked.add(keyward);
     }
     // A literal, not `{ ...fixed, route, clientIp }`: on V8 a spread followed by new properties
@@ -85,6 +93,7 @@ export function requireApiKey(
       scopes: fixed.scopes,
       accept: fixed.accept,
       cost: fixed.cost,
+      environment: fixed.environment,
       route: routeWithMethod(c.req.method, options.route ?? routePath(c)),
       clientIp: clientIp(c) ?? undefined,
     });

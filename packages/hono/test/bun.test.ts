@@ -58,4 +58,6 @@ describeHttpConformance("@keyward/hono on Bun", {
   jwtSecret,
   organizations: true,
   keyUpdates: true,
+  gracefulRotation: true,
+  events: true,
 });

@@ -21,6 +21,11 @@ describeHttpConformance("@keyward/hono on @hono/node-server", {
   jwtSecret,
   organizations: true,
   keyUpdates: true,
+  environments: true,
+  // Requests come from 127.0.0.1 and the host route passes the socket's address.
+  ipAllowlists: true,
+  gracefulRotation: true,
+  events: true,
   // Every answer must match the document `keyward.openapi()` generates.
   openapi: keyward.openapi(),
 });

@@ -151,6 +151,29 @@ describeOnServer("verification cache on the real server", () => {
     }
   });
 
+  it("applies an allowlist set through one instance on the other through NOTIFY", async () => {
+    const a = await opened(postgresStore({ client: poolA, schema }));
+    const b = await opened(postgresStore({ client: poolB, schema }));
+    const delays: number[] = [];
+    for (let trial = 0; trial < 20; trial++) {
+      const key = storedKey();
+      await a.keys.create(key);
+      await b.keys.findByHash(key.secretHash); // now in b's cache, without an allowlist
+      expect((await b.keys.findByHash(key.secretHash))?.allowedIps ?? null).toBeNull();
+      await a.keys.update(key.id, { allowedIps: ["203.0.113.7"] });
+      delays.push(
+        await waitFor(
+          async () => (await b.keys.findByHash(key.secretHash))?.allowedIps?.[0] === "203.0.113.7",
+          2_000,
+        ),
+      );
+    }
+    console.info(
+      `[@keyward/postgres] in-process allowlist change → applied on B: p50 ${percentile(delays, 50).toFixed(2)} ms, p99 ${percentile(delays, 99).toFixed(2)} ms`,
+    );
+    expect(percentile(delays, 99)).toBeLessThan(50);
+  });
+
   it("drops its cache when the LISTEN connection dies, and listens again", async () => {
     const applicationName = `kw_listen_${schema}`.slice(0, 60);
     const states: ChannelState[] = [];

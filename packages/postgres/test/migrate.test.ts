@@ -1,3 +1,5 @@
+import { combineStores, createKeyward, memoryStore } from "@keyward/core";
+import { memoryRateLimitStore } from "@keyward/core/toolkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { latestVersion, migrate, migrationStatements, postgresStore } from "../src/index.js";
 import {
@@ -12,20 +14,25 @@ const pglite = sharedPGlite();
 afterAll(() => pglite.close());
 
 const hash = (fill: string) => fill.repeat(64).slice(0, 64);
+/** Every migration version from `first` on: what `migrate` applies to a database at `first - 1`. */
+const versionsFrom = (first: number) =>
+  migrationStatements()
+    .map(({ version }) => version)
+    .filter((version) => version >= first);
 
 describe("migrate on PGlite", () => {
   it("applies every migration once; a second run is a no-op", async () => {
     const db = await pglite.get();
     const schema = uniqueSchema("mig");
     expect(await migrate(db, { schema })).toEqual({
-      applied: [1, 2, 3, 4, 5],
+      applied: versionsFrom(1),
       version: latestVersion,
     });
     expect(await migrate(db, { schema })).toEqual({ applied: [], version: latestVersion });
     const { rows } = await db.query<{ version: number }>(
       `SELECT version FROM "${schema}"."keyward_migrations"`,
     );
-    expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5]);
+    expect(rows.map((row) => row.version)).toEqual(versionsFrom(1));
   });
 
   it("keeps schemas and prefixes apart", async () => {
@@ -39,10 +46,12 @@ describe("migrate on PGlite", () => {
     );
     expect(rows.map((row) => row.table_name)).toEqual([
       "a_allowances",
+      "a_events",
       "a_key_usage",
       "a_keys",
       "a_migrations",
       "b_allowances",
+      "b_events",
       "b_key_usage",
       "b_keys",
       "b_migrations",
@@ -111,6 +120,8 @@ describe("migrate on PGlite", () => {
         expiresAt: time,
         revokedAt: null,
         rotatedAt: time,
+        previousSecretHash: hash(`e${index}`),
+        previousSecretExpiresAt: time,
         ownerTier: index % 2 ? "pro" : null,
         disabledAt: null,
         metadata: null,
@@ -152,7 +163,7 @@ describe("migrate from a database the previous release (0.0.x, schema version 1)
     const schema = uniqueSchema("up1");
     const db = await releasedDatabase(schema);
     expect(await migrate(db, { schema })).toEqual({
-      applied: [2, 3, 4, 5],
+      applied: versionsFrom(2),
       version: latestVersion,
     });
     const store = postgresStore({ client: db, schema, cache: false });
@@ -196,7 +207,10 @@ describe("migrate from a database the current release (0.1.x, schema version 2) 
   it("adds per-key limits and the allowances table, keeping every key and usage row", async () => {
     const schema = uniqueSchema("up3");
     const db = await releasedDatabase(schema);
-    expect(await migrate(db, { schema })).toEqual({ applied: [3, 4, 5], version: latestVersion });
+    expect(await migrate(db, { schema })).toEqual({
+      applied: versionsFrom(3),
+      version: latestVersion,
+    });
     const store = postgresStore({ client: db, schema, cache: false });
     const key = await store.keys.findByHash(hash("b"));
     expect(key).toMatchObject({ id: "key_live", ownerTier: "pro" });
@@ -218,7 +232,10 @@ describe("migrate from a database the current release (0.1.x, schema version 2) 
   it("makes every existing key a user's own, created by that user, and loses nothing", async () => {
     const schema = uniqueSchema("up2");
     const db = await releasedDatabase(schema);
-    expect(await migrate(db, { schema })).toEqual({ applied: [3, 4, 5], version: latestVersion });
+    expect(await migrate(db, { schema })).toEqual({
+      applied: versionsFrom(3),
+      version: latestVersion,
+    });
     const store = postgresStore({ client: db, schema, cache: false });
     const alice = { type: "user", id: "acme" } as const;
     const listed = await store.keys.listByOwner(alice);
@@ -248,6 +265,189 @@ describe("migrate from a database the current release (0.1.x, schema version 2) 
     ]);
     await store.close();
   });
+
+  it("reads every existing key as its prefix's environment with no allowlist, and stores both for new ones", async () => {
+    const schema = uniqueSchema("up8");
+    const db = await releasedDatabase(schema);
+    expect(await migrate(db, { schema })).toEqual({
+      applied: versionsFrom(3),
+      version: latestVersion,
+    });
+    const store = postgresStore({ client: db, schema, cache: false });
+    const old = await store.keys.findByHash(hash("b"));
+    expect(old && ("environment" in old || "allowedIps" in old)).toBe(false);
+    const keyward = createKeyward({
+      store: { ...store, rateLimits: memoryRateLimitStore() },
+      scopes: { "profile:read": "Read", "profile:write": "Write" },
+      tiers: {
+        free: { rateLimit: { limit: 9, window: "1m" } },
+        pro: { rateLimit: { limit: 9, window: "1m" } },
+      },
+      jwt: false,
+      // Test first: the old keys are still live, as their hints' prefix says.
+      environments: { test: "sk_test_", live: "sk_live_" },
+    });
+    const listed = await keyward.keys.list("acme");
+    expect(listed.map((record) => [record.id, record.environment])).toEqual([
+      ["key_live", "live"],
+      ["key_gone", "live"],
+    ]);
+    const created = await keyward.keys.create({
+      ownerId: "acme",
+      accountTier: "pro",
+      name: "test key",
+      scopes: ["profile:read"],
+      tier: "pro",
+      environment: "live",
+      allowedIps: ["2001:db8::/32"],
+    });
+    const { rows } = await db.query<{ environment: string; allowed_ips: unknown }>(
+      `SELECT environment, allowed_ips FROM "${schema}"."keyward_keys" WHERE id = $1`,
+      [created.id],
+    );
+    expect(created.key).toMatch(/^sk_live_/);
+    expect(rows).toEqual([{ environment: "live", allowed_ips: ["2001:db8::/32"] }]);
+    // No row can hold an empty allowlist (none is NULL), whatever writes to the table.
+    await expect(
+      db.query(`UPDATE "${schema}"."keyward_keys" SET allowed_ips = '[]' WHERE id = $1`, [
+        created.id,
+      ]),
+    ).rejects.toThrow(/check constraint/);
+    await keyward.close();
+  });
+});
+
+describe("migrate from a database the 0.2 development line (schema version 5) created", () => {
+  /**
+   * Versions 1 to 5 as `migrate` left them before graceful rotation, with rows of every kind that
+   * schema could hold: a rotated key, a disabled one with metadata, an organization's, limits.
+   */
+  async function version5Database(schema: string) {
+    const db = await pglite.get();
+    const upTo5 = migrationStatements({ schema }).filter(({ version }) => version <= 5);
+    await db.query(`CREATE SCHEMA "${schema}"`);
+    await db.query(
+      `CREATE TABLE "${schema}"."keyward_migrations" (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    for (const { version, name, statements } of upTo5) {
+      for (const statement of statements) await db.query(statement);
+      await db.query(
+        `INSERT INTO "${schema}"."keyward_migrations" (version, name) VALUES ($1, $2)`,
+        [version, name],
+      );
+    }
+    await db.query(
+      `INSERT INTO "${schema}"."keyward_keys" (id, owner_id, owner_type, created_by, name, scopes, tier,
+         secret_hash, hint, created_at, rotated_at, disabled_at, metadata, limits, owner_tier)
+       VALUES ('key_rot', 'acme', 'user', NULL, 'rotated', '["profile:read"]', 'pro', $1, 'sk_live_…abcd',
+                now() - interval '2 days', now() - interval '1 day', NULL, NULL, NULL, 'pro'),
+              ('key_off', 'acme', 'user', 'acme', 'disabled', '["profile:read"]', 'free', $2, 'sk_live_…efgh',
+                now(), NULL, now(), '{"team":"ops"}', '{"credits":{"remaining":5,"grantedAt":1}}', 'pro'),
+              ('key_org', 'acme', 'organization', 'bob', 'org', '["profile:write"]', 'free', $3, 'sk_live_…ijkl',
+                now(), NULL, NULL, NULL, NULL, NULL)`,
+      [hash("1"), hash("2"), hash("3")],
+    );
+    return db;
+  }
+
+  it("adds the previous secret to every key as none, keeping every field", async () => {
+    const schema = uniqueSchema("up6");
+    const db = await version5Database(schema);
+    expect(await migrate(db, { schema })).toEqual({
+      applied: versionsFrom(6),
+      version: latestVersion,
+    });
+    const store = postgresStore({ client: db, schema, cache: false });
+    const keys = await Promise.all([hash("1"), hash("2"), hash("3")].map(store.keys.findByHash));
+    expect(keys.map((key) => key?.id)).toEqual(["key_rot", "key_off", "key_org"]);
+    for (const key of keys) {
+      expect(key).toMatchObject({ previousSecretHash: null, previousSecretExpiresAt: null });
+    }
+    expect(keys[0]).toMatchObject({ createdBy: "acme", ownerTier: "pro" });
+    expect(keys[0]?.rotatedAt).not.toBeNull();
+    expect(keys[1]).toMatchObject({
+      metadata: { team: "ops" },
+      limits: { credits: { remaining: 5 } },
+    });
+    expect(keys[1]?.disabledAt).not.toBeNull();
+    expect(keys[2]).toMatchObject({ ownerType: "organization", createdBy: "bob" });
+    await store.close();
+  });
+
+  it("rotates a migrated key with a grace period: both secrets found until the next rotation", async () => {
+    const schema = uniqueSchema("up6g");
+    const db = await version5Database(schema);
+    await migrate(db, { schema });
+    const store = postgresStore({ client: db, schema, cache: false });
+    const graceEnd = Date.parse("2030-01-01T00:00:00.000Z");
+    const rotated = await store.keys.rotate({
+      id: "key_rot",
+      expectedHash: hash("1"),
+      secretHash: hash("4"),
+      hint: "sk_live_…mnop",
+      rotatedAt: Date.now(),
+      previousSecretExpiresAt: graceEnd,
+    });
+    expect(rotated).toMatchObject({
+      previousSecretHash: hash("1"),
+      previousSecretExpiresAt: graceEnd,
+    });
+    expect((await store.keys.findByHash(hash("1")))?.id).toBe("key_rot");
+    expect((await store.keys.findByHash(hash("4")))?.id).toBe("key_rot");
+    // A malformed previous hash is refused by the column's check, like the current one's.
+    await expect(
+      db.query(
+        `UPDATE "${schema}"."keyward_keys" SET previous_secret_hash = 'x' WHERE id = 'key_org'`,
+      ),
+    ).rejects.toThrow();
+    await store.close();
+  });
+});
+
+describe("migrate from a database at schema version 5 (layered limits), before events", () => {
+  it("adds the events table; existing keys keep working and their next changes are recorded", async () => {
+    const db = await pglite.get();
+    const schema = uniqueSchema("up5");
+    await db.query(`CREATE SCHEMA "${schema}"`);
+    await db.query(
+      `CREATE TABLE "${schema}"."keyward_migrations" (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    for (const migration of migrationStatements({ schema }).filter((m) => m.version <= 5)) {
+      for (const statement of migration.statements) await db.query(statement);
+      await db.query(
+        `INSERT INTO "${schema}"."keyward_migrations" (version, name) VALUES ($1, $2)`,
+        [migration.version, migration.name],
+      );
+    }
+    await db.query(
+      `INSERT INTO "${schema}"."keyward_keys" (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, owner_tier)
+       VALUES ('key_before000000000000000000', 'acme', 'old key', '["profile:read"]', 'free', $1, 'sk_live_…abcd', now(), 'free')`,
+      [hash("e")],
+    );
+    expect(await migrate(db, { schema })).toEqual({
+      applied: versionsFrom(6),
+      version: latestVersion,
+    });
+
+    const store = postgresStore({ client: db, schema, cache: false });
+    const keyward = createKeyward({
+      store: combineStores(store, memoryStore()),
+      scopes: { "profile:read": "Read profiles" },
+      tiers: { free: { rateLimit: { limit: 60, window: "1m" } } },
+      jwt: false,
+      events: { pruneIntervalMs: false },
+    });
+    const revoked = await keyward.keys.revoke("acme", "key_before000000000000000000");
+    expect(revoked.status).toBe("revoked");
+    const { data } = await keyward.events.list({
+      owner: "acme",
+      keyId: "key_before000000000000000000",
+    });
+    expect(data.map((event) => [event.type, event.actor])).toEqual([
+      ["key.revoked", { type: "operator" }],
+    ]);
+    await keyward.close();
+  });
 });
 
 describeOnServer("migrate on the real server", () => {
@@ -261,7 +461,7 @@ describeOnServer("migrate on the real server", () => {
   it("applies exactly once when several instances start at the same moment", async () => {
     const results = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
     expect(results.filter((result) => result.applied.length > 0)).toEqual([
-      { applied: [1, 2, 3, 4, 5], version: latestVersion },
+      { applied: versionsFrom(1), version: latestVersion },
     ]);
     expect(results.every((result) => result.version === latestVersion)).toBe(true);
     const { rows } = await pools[0]!.query(

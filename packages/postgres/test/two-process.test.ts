@@ -3,8 +3,6 @@
  * through one is refused by the other, and the delay between the change returning on one and the
  * old secret being refused on the other is measured.
  */
-import { type ChildProcess, fork } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { migrate } from "../src/index.js";
 import {
@@ -12,57 +10,12 @@ import {
   dropSchema,
   percentile,
   serverPool,
-  serverUrl,
   uniqueSchema,
 } from "./support/databases.js";
-import type { Command, Reply } from "./two-process/instance.js";
+import { type Instance, startInstance, stopInstance } from "./two-process/start-instance.js";
 
 /** Per kind of change; with 100, the p99 is the second-worst trial rather than the worst. */
 const trials = 100;
-const packageDir = fileURLToPath(new URL("..", import.meta.url));
-const instanceFile = fileURLToPath(new URL("./two-process/instance.ts", import.meta.url));
-
-/** A child process running one instance, and a typed request/reply over IPC. */
-function startInstance(name: string, schema: string) {
-  const output: string[] = [];
-  const child: ChildProcess = fork(instanceFile, [], {
-    cwd: packageDir,
-    execArgv: ["--conditions=@keyward/source", "--import", "tsx"],
-    env: { ...process.env, KEYWARD_TEST_DATABASE_URL: serverUrl, KEYWARD_TEST_SCHEMA: schema },
-    stdio: ["ignore", "pipe", "pipe", "ipc"],
-  });
-  child.stdout?.on("data", (chunk) => output.push(String(chunk)));
-  child.stderr?.on("data", (chunk) => output.push(String(chunk)));
-  const waiting = new Map<number, { onReply: (reply: Reply) => void }>();
-  child.on("message", (reply: Reply) => waiting.get(reply.id)?.onReply(reply));
-  let nextId = 1;
-
-  const ready = new Promise<void>((resolve, reject) => {
-    waiting.set(0, { onReply: () => resolve() });
-    child.once("exit", (code) =>
-      reject(new Error(`${name} exited (${code}) before it was ready:\n${output.join("")}`)),
-    );
-  });
-
-  /** Sends a command; `onWatching` hears the intermediate reply of a watch. */
-  function request<T>(command: Command, onWatching?: (cacheHit: boolean) => void): Promise<T> {
-    const id = nextId++;
-    return new Promise<T>((resolve, reject) => {
-      waiting.set(id, {
-        onReply(reply) {
-          if (reply.type === "watching") return onWatching?.(reply.cacheHit);
-          waiting.delete(id);
-          if (reply.type === "error")
-            reject(new Error(`${name}: ${reply.message}\n${output.join("")}`));
-          else resolve(reply.value as T);
-        },
-      });
-      child.send({ id, command });
-    });
-  }
-  return { name, child, ready, request };
-}
-type Instance = ReturnType<typeof startInstance>;
 
 describeOnServer("two processes on one database", () => {
   const schema = uniqueSchema("twoproc");
@@ -76,13 +29,7 @@ describeOnServer("two processes on one database", () => {
   }, 60_000);
 
   afterAll(async () => {
-    for (const instance of instances ?? []) {
-      if (instance.child.exitCode === null && instance.child.connected) {
-        const closed = instance.request({ type: "close" }).catch(() => {});
-        await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-      }
-      if (instance.child.exitCode === null) instance.child.kill();
-    }
+    await Promise.all((instances ?? []).map(stopInstance));
     await dropSchema(pool, schema);
     await pool.end();
   });

@@ -6,19 +6,26 @@
  * |---|---|
  * | `<prefix>usage:{key:<id>}` | API key `<id>`: its usage, and its rate-limit state (field `rl`) |
  * | `<prefix>rl:{<bucket>}` | the rate-limit state of any other bucket (`user:<sub>`), with a TTL |
- * | `<prefix>layer:{<owner>}:<bucket>` | a layered limit's state (a key's, its owner's shared allowance and quota, a key's credits) |
+ * | `<prefix>layer:{<owner>}:<bucket>` | a layered limit's state (its owner's shared allowance and quota, a key's credits; a key's own limit on a cluster) |
  * | `<prefix>{keys}:id:<id>` | a key record (a hash) |
  * | `<prefix>{keys}:hash:<secretHash>` | the unique index from secret hash to id |
  * | `<prefix>{keys}:owner:<userId>` | the ids of a user's keys (a set) |
  * | `<prefix>{keys}:org:<organizationId>` | the ids of an organization's keys (a set) |
+ * | `<prefix>{keys}:event:<eventId>` | an event (a hash: its JSON and the two sets below that list it) |
+ * | `<prefix>{keys}:events` | every event, ordered by time (a sorted set of `<time>:<id>`, by lex) |
+ * | `<prefix>{keys}:events:owner:<type>:<id>` | an owner's events, likewise |
+ * | `<prefix>{keys}:events:key:<keyId>` | a key's events, likewise |
  *
  * Keyward limits an API key under the bucket `key:<id>` (`bucketFor.key` in `@keyward/core/toolkit`,
  * read back with `parseBucket`); its state sits in the key's usage hash so that one request reads
  * and writes one Redis key. That hash is kept for good (usage is), so the state field is overwritten by each request and ignored once expired rather than given a TTL.
  *
- * Layered limits are all tagged with the owner (`ownerLimitKey`, `user:<id>`), the key's own layer and
- * its credits included: every layer of one request is in one slot, so one script steps them all
- * atomically on a cluster too.
+ * Layered limits are all tagged with the owner (`ownerLimitKey`, `user:<id>`), a key's credits
+ * included: every layer of one request is in one slot, so one script steps them all atomically on a
+ * cluster too. A key's own layer is there on a cluster; on a single server, where any keys may
+ * share a script, it stays in the key's usage hash, as on the single-layer path.
+ *
+ * Events carry the key records' tag: a change and its events are written by one script.
  *
  * Key records share one tag on purpose: a rotation changes the record, the old index entry and the
  * new one atomically, which a cluster allows only within one slot. They are small and read through
@@ -36,8 +43,17 @@ export interface KeyNames {
   /** `keyRecord(id)` is `keyRecordPrefix + id` (for scripts that look a record up by id). */
   keyRecordPrefix: string;
   keyHash(secretHash: string): string;
+  /** `keyHash(hash)` is `keyHashPrefix + hash` (for scripts that find a hash's index in a record). */
+  keyHashPrefix: string;
   /** The set of an owner's key ids; a user's keeps the name it had before organizations. */
   owner(owner: Owner): string;
+  /** One event's hash; `eventRecord(id)` is `eventRecordPrefix + id`. */
+  eventRecord(id: string): string;
+  eventRecordPrefix: string;
+  /** Every event, in time order: where retention prunes from. */
+  allEvents: string;
+  ownerEvents(owner: Owner): string;
+  keyEvents(keyId: string): string;
   channel: string;
 }
 
@@ -49,17 +65,25 @@ export function keyNames(prefix: string): KeyNames {
     throw new TypeError(`@keyward/redis: prefix must be a string without braces, got ${prefix}`);
   }
   const keyRecordPrefix = `${prefix}{keys}:id:`;
+  const keyHashPrefix = `${prefix}{keys}:hash:`;
+  const eventRecordPrefix = `${prefix}{keys}:event:`;
   return {
     rateLimit: (bucket) => `${prefix}rl:{${bucket}}`,
     layer: (owner, bucket) => `${prefix}layer:{${owner}}:${bucket}`,
     usage: (keyId) => `${prefix}usage:{key:${keyId}}`,
     keyRecord: (id) => keyRecordPrefix + id,
     keyRecordPrefix,
-    keyHash: (secretHash) => `${prefix}{keys}:hash:${secretHash}`,
+    keyHash: (secretHash) => keyHashPrefix + secretHash,
+    keyHashPrefix,
     owner: (owner) =>
       owner.type === "user"
         ? `${prefix}{keys}:owner:${owner.id}`
         : `${prefix}{keys}:org:${owner.id}`,
+    eventRecord: (id) => eventRecordPrefix + id,
+    eventRecordPrefix,
+    allEvents: `${prefix}{keys}:events`,
+    ownerEvents: (owner) => `${prefix}{keys}:events:owner:${owner.type}:${owner.id}`,
+    keyEvents: (keyId) => `${prefix}{keys}:events:key:${keyId}`,
     channel: `${prefix}invalidations`,
   };
 }

@@ -1,10 +1,11 @@
 /**
  * Records written by the current release (0.1.x, before organizations) read back through this
- * one: Redis needs no migration step, because the fields added since (`ownerType`, `createdBy`)
- * have defaults that describe the old records exactly. The records are written here with raw
+ * one: Redis needs no migration step, because the fields added since (`ownerType`, `createdBy`,
+ * `environment`, `allowedIps`) have defaults that describe the old records exactly. The records are written here with raw
  * commands in that release's layout, not through the store, so the test keeps holding when the
  * store changes.
  */
+import { createKeyward, memoryStore } from "@keyward/core";
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
@@ -55,6 +56,8 @@ describe.skipIf(!redisAvailable)("a Redis database the previous release wrote", 
       expiresAt: null,
       revokedAt: null,
       rotatedAt: null,
+      previousSecretHash: null,
+      previousSecretExpiresAt: null,
       ownerTier: "pro",
       disabledAt: null,
       metadata: null,
@@ -68,6 +71,165 @@ describe.skipIf(!redisAvailable)("a Redis database the previous release wrote", 
     expect(changed).toEqual([{ ...expected, ownerTier: "free" }]);
     const revoked = await store.keys!.revoke("key_old", 1_767_225_700_000);
     expect(revoked).toMatchObject({ id: "key_old", ownerType: "user", createdBy: "acme" });
+    await store.close();
+  });
+
+  it("reads an old key as its prefix's environment, usable anywhere, and takes an allowlist", async () => {
+    const hash = "ce".repeat(32);
+    const id = "key_0ldEnvironmentKey0000000";
+    const record = `${prefix}{keys}:id:${id}`;
+    await client.hset(record, {
+      id,
+      ownerId: "bob",
+      name: "old key",
+      scopes: '["profile:read"]',
+      tier: "pro",
+      secretHash: hash,
+      hint: "sk_live_…wxyz",
+      createdAt: "1767225600000",
+      ownerTier: "pro",
+    });
+    await client.set(`${prefix}{keys}:hash:${hash}`, id);
+    await client.sadd(`${prefix}{keys}:owner:bob`, id);
+
+    const store = redisStore({ client, prefix, keys: true });
+    const keyward = createKeyward({
+      store,
+      scopes: { "profile:read": "Read" },
+      tiers: { pro: { rateLimit: { limit: 10, window: "1m" } } },
+      jwt: false,
+      environments: { test: "sk_test_", live: "sk_live_" },
+    });
+    const [listed] = await keyward.keys.list("bob");
+    expect(listed).toMatchObject({ id, environment: "live" });
+    expect(listed && "allowedIps" in listed).toBe(false);
+    const updated = await keyward.keys.update("bob", id, { allowedIps: ["::ffff:192.0.2.1"] });
+    expect(updated.allowedIps).toEqual(["192.0.2.1"]);
+    expect(await client.hget(record, "allowedIps")).toBe('["192.0.2.1"]');
+    // The record's other fields are as the old release wrote them: no environment was added.
+    expect(await client.hexists(record, "environment")).toBe(0);
+    await keyward.keys.update("bob", id, { allowedIps: null });
+    expect(await client.hexists(record, "allowedIps")).toBe(0);
+    await keyward.close();
+  });
+
+  it("rotates a record written before graceful rotation with a grace, and without one", async () => {
+    const hash = "c1".repeat(32);
+    // The layout this branch's predecessor wrote for an organization's disabled key with limits.
+    await client.hset(`${prefix}{keys}:id:key_org`, {
+      id: "key_org",
+      ownerId: "acme",
+      ownerType: "organization",
+      createdBy: "bob",
+      name: "org key",
+      scopes: '["profile:read"]',
+      tier: "free",
+      secretHash: hash,
+      hint: "sk_live_…efgh",
+      createdAt: "1767225600000",
+      rotatedAt: "1767225650000",
+      disabledAt: "1767225660000",
+      metadata: '{"team":"ops"}',
+      limits: '{"credits":{"remaining":5,"grantedAt":1}}',
+    });
+    await client.set(`${prefix}{keys}:hash:${hash}`, "key_org");
+    await client.sadd(`${prefix}{keys}:org:acme`, "key_org");
+
+    const store = redisStore({ client, prefix, keys: true });
+    const old = await store.keys!.findByHash(hash);
+    expect(old).toMatchObject({
+      ownerType: "organization",
+      createdBy: "bob",
+      metadata: { team: "ops" },
+      limits: { credits: { remaining: 5 } },
+      previousSecretHash: null,
+      previousSecretExpiresAt: null,
+    });
+    const next = "ef".repeat(32);
+    const rotated = await store.keys!.rotate({
+      id: "key_org",
+      expectedHash: hash,
+      secretHash: next,
+      hint: "sk_live_…ijkl",
+      rotatedAt: 1_767_225_700_000,
+      previousSecretExpiresAt: 1_767_225_760_000,
+    });
+    expect(rotated).toEqual({
+      ...old,
+      secretHash: next,
+      hint: "sk_live_…ijkl",
+      rotatedAt: 1_767_225_700_000,
+      previousSecretHash: hash,
+      previousSecretExpiresAt: 1_767_225_760_000,
+    });
+    expect((await store.keys!.findByHash(hash))?.id).toBe("key_org");
+    // The replaced secret's index expires on its own, a while after the grace.
+    const ttl = await client.pttl(`${prefix}{keys}:hash:${hash}`);
+    expect(ttl).toBeGreaterThan(60_000);
+    expect(ttl).toBeLessThanOrEqual(60_000 + 3_600_000);
+    expect(await client.pttl(`${prefix}{keys}:hash:${next}`)).toBe(-1);
+
+    const last = "01".repeat(32);
+    await store.keys!.rotate({
+      id: "key_org",
+      expectedHash: next,
+      secretHash: last,
+      hint: "sk_live_…mnop",
+      rotatedAt: 1_767_225_800_000,
+    });
+    expect(
+      await client.exists(`${prefix}{keys}:hash:${hash}`, `${prefix}{keys}:hash:${next}`),
+    ).toBe(0);
+    expect(
+      await client.hmget(
+        `${prefix}{keys}:id:key_org`,
+        "previousSecretHash",
+        "previousSecretExpiresAt",
+      ),
+    ).toEqual([null, null]);
+    await store.close();
+  });
+
+  it("turns events on over old records: their next change is recorded, nothing else moves", async () => {
+    const hash = "cd".repeat(32);
+    const id = "key_oldEvents000000000000000";
+    await client.hset(`${prefix}{keys}:id:${id}`, {
+      id,
+      ownerId: "umbrella",
+      name: "old key",
+      scopes: '["profile:read"]',
+      tier: "pro",
+      secretHash: hash,
+      hint: "sk_live_…wxyz",
+      createdAt: "1767225600000",
+      ownerTier: "pro",
+    });
+    await client.set(`${prefix}{keys}:hash:${hash}`, id);
+    await client.sadd(`${prefix}{keys}:owner:umbrella`, id);
+    const before = await client.hgetall(`${prefix}{keys}:id:${id}`);
+
+    // A deadline for a shared, busy test machine, not the 100 ms default.
+    const store = redisStore({ client, prefix, keys: true, timeoutMs: 2_000 });
+    const memory = memoryStore();
+    const keyward = createKeyward({
+      store: { keys: store.keys!, usage: memory.usage, rateLimits: memory.rateLimits },
+      scopes: { "profile:read": "Read profiles" },
+      tiers: { pro: { rateLimit: { limit: 60, window: "1m" } } },
+      jwt: false,
+      events: { pruneIntervalMs: false },
+    });
+    // No event for what happened before events existed.
+    expect((await keyward.events.list({ owner: "umbrella", keyId: id })).data).toEqual([]);
+    await keyward.keys.update("umbrella", id, { name: "renamed" });
+    const { data } = await keyward.events.list({ owner: "umbrella", keyId: id });
+    expect(data.map((event) => [event.type, event.data])).toEqual([
+      ["key.updated", { changes: { name: "renamed" } }],
+    ]);
+    expect(await client.hgetall(`${prefix}{keys}:id:${id}`)).toEqual({
+      ...before,
+      name: "renamed",
+    });
+    await keyward.close();
     await store.close();
   });
 });

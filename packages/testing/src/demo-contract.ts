@@ -69,6 +69,11 @@ export function demoKeywardConfig(jwtSecret: string) {
     jwt: { secret: jwtSecret },
     organizations: { memberships: demoMemberships },
     keyUpdates: true,
+    environments: { ...DEMO_ENVIRONMENTS },
+    // Rotation with `gracePeriodSeconds`, up to the default maximum of 7 days.
+    gracefulRotation: true,
+    // The audit log, `GET {basePath}/{key_id}/events`, with the default retention.
+    events: {},
     // Describes the host routes in `keyward.openapi()`; serving stays off, as in v0.1.
     openapi: { routes: DEMO_OPENAPI_ROUTES },
   };
@@ -89,6 +94,9 @@ export interface DemoMembership {
 export function demoMemberships(claims: Record<string, unknown>): readonly DemoMembership[] {
   return Array.isArray(claims.orgs) ? (claims.orgs as DemoMembership[]) : [];
 }
+
+/** The demo's environments (DESIGN, "Demo contract, v0.2"): `live` is the default, as in v0.1. */
+export const DEMO_ENVIRONMENTS = { live: "sk_live_", test: "sk_test_" } as const;
 
 /** The template every framework registers the profile routes under, and usage is recorded by. */
 export const PROFILE_ROUTE = "/api/v1/profiles/:slug";

@@ -6,6 +6,7 @@
 export {
   type CheckedReply,
   type ClientAddressSuiteOptions,
+  DEMO_ENVIRONMENTS,
   DEMO_OPENAPI_ROUTES,
   DEMO_SCOPE_DESCRIPTIONS,
   DEMO_SCOPES,

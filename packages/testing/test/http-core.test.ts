@@ -27,5 +27,9 @@ describeHttpConformance("core handle", {
   jwtSecret,
   organizations: true,
   keyUpdates: true,
+  environments: true,
+  ipAllowlists: true,
+  gracefulRotation: true,
+  events: true,
   openapi: keyward.openapi(),
 });

@@ -98,3 +98,52 @@ describe("openApiResponseCheck", () => {
     expect(problems.join()).toMatch(/a body where the document describes none/);
   });
 });
+
+describe("a 429 for credits without a refill, against the document", () => {
+  it("is described: it names the layer and carries no Retry-After, there being no time to promise", async () => {
+    const store = memoryStore();
+    const config = demoKeywardConfig("openapi-check-secret-of-at-least-32-bytes");
+    const withCredits = createKeyward({
+      ...config,
+      store,
+      logger: false,
+      openapi: { routes: DEMO_OPENAPI_ROUTES },
+    });
+    const [route] = DEMO_OPENAPI_ROUTES;
+    const tier = Object.keys(config.tiers)[0]!;
+    const { id, key } = await withCredits.keys.create({
+      ownerId: "credits-user",
+      accountTier: tier,
+      name: "metered",
+      scopes: [...(route!.scopes ?? [])],
+      tier,
+    });
+    await withCredits.keys.setLimits(id, { credits: { remaining: 1 } });
+    const path = route!.path.replace(/:([A-Za-z0-9_]+)/g, "x");
+    const answer = async () => {
+      const result = await withCredits.verify(`Bearer ${key}`, {
+        scopes: route!.scopes ?? [],
+        route: `${route!.method} ${route!.path}`,
+      });
+      if (result.ok)
+        return reply(
+          200,
+          { slug: "x", viewer: result.principal.userId },
+          { ...result.headers, "content-type": "application/json" },
+        );
+      const response = result.error.toResponse(result.headers);
+      const text = await response.text();
+      return { status: response.status, headers: response.headers, text, body: JSON.parse(text) };
+    };
+    const documented = openApiResponseCheck(withCredits.openapi());
+    expect(documented(route!.method, path, await answer())).toEqual([]);
+    const refused = await answer();
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({
+      detail: "API key has no credits left",
+      code: "credits_exhausted",
+    });
+    expect(refused.headers.get("retry-after")).toBeNull();
+    expect(documented(route!.method, path, refused)).toEqual([]);
+  });
+});

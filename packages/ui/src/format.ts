@@ -11,3 +11,20 @@ export function formatDateTime(iso: string | null, locale?: string): string {
 export function formatLastUse(iso: string | null, locale?: string): string {
   return iso ? formatDateTime(iso, locale) : "Never";
 }
+
+/** A grace period as people say it: "1 hour", "90 minutes", "7 days". */
+export function formatDuration(seconds: number): string {
+  const units: [number, string][] = [
+    [86_400, "day"],
+    [3_600, "hour"],
+    [60, "minute"],
+    [1, "second"],
+  ];
+  for (const [size, name] of units) {
+    if (seconds >= size && seconds % size === 0) {
+      const count = seconds / size;
+      return `${count} ${name}${count === 1 ? "" : "s"}`;
+    }
+  }
+  return `${seconds} seconds`;
+}

@@ -34,6 +34,7 @@ describe("KeysClient against a real Keyward server", () => {
         pro: { rateLimit: { limit: 600, window: "1m" } },
       },
       jwt: { secret },
+      gracefulRotation: { maxGracePeriodSeconds: 86_400 },
     });
     server = createServer(async (req, res) => {
       const response = await keyward.handle(
@@ -74,6 +75,22 @@ describe("KeysClient against a real Keyward server", () => {
     expect(await client.usage(created.id)).toMatchObject({ keyId: created.id, totalRequests: 0 });
     expect(await client.revoke(created.id)).toMatchObject({ id: created.id, status: "revoked" });
     expect(reads).toBe(6); // scopes, create, list, rotate, usage, revoke
+  });
+
+  it("rotates with a grace: the record says until when; a grace over the server's maximum is a 422", async () => {
+    const client = new KeysClient(basePath, await session("pro").then((token) => () => token));
+    const created = await client.create({ name: "ci", scopes: ["profile:read"], tier: "free" });
+    const before = Date.now();
+    const rotated = await client.rotate(created.id, 3600);
+    const until = Date.parse(rotated.previousSecretExpiresAt ?? "");
+    expect(until).toBeGreaterThanOrEqual(before + 3_600_000 - 1_000);
+    const error = await refusal(client.rotate(created.id, 86_401));
+    expect(error.status).toBe(422);
+    expect(error.messages).toEqual([
+      "gracePeriodSeconds: Input should be less than or equal to 86400",
+    ]);
+    // Without a grace, no body at all: the record has no deadline.
+    expect(await client.rotate(created.id)).not.toHaveProperty("previousSecretExpiresAt");
   });
 
   it("turns a 422 into one line per issue, naming the field", async () => {

@@ -19,6 +19,17 @@ import { keysStyles } from "./styles.js";
 import type { KeyRecord, KeyWithSecret, ScopeDescription, UsageReport } from "./types.js";
 import { usagePanel } from "./usage-panel.js";
 
+/** `grace-periods="3600, 86400"` → `[3600, 86400]`: whole positive seconds; anything else is dropped. */
+const secondsListAttribute = {
+  fromAttribute: (value: string | null) =>
+    (value ?? "")
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => /^\d+$/.test(item) && Number(item) > 0)
+      .map(Number),
+  toAttribute: (value: number[]) => value.join(","),
+};
+
 /** A comma-separated attribute as a list: `tiers="free, pro"` → `["free", "pro"]`. */
 const listAttribute = {
   fromAttribute: (value: string | null) =>
@@ -48,6 +59,7 @@ export class KeywardKeys extends LitElement {
     token: { type: String },
     getToken: { attribute: false },
     tiers: { converter: listAttribute },
+    gracePeriods: { attribute: "grace-periods", converter: secondsListAttribute },
     locale: { type: String },
     keys: { state: true },
     scopes: { state: true },
@@ -60,6 +72,7 @@ export class KeywardKeys extends LitElement {
     announcement: { state: true },
     usageKey: { state: true },
     usage: { state: true },
+    grace: { state: true },
   };
 
   /** Where the six endpoints live (`base-path`); default `/api/v1/api-keys`. */
@@ -72,6 +85,11 @@ export class KeywardKeys extends LitElement {
   declare tiers: string[];
   /** The locale dates are shown in (`locale`); default the browser's. */
   declare locale: string | undefined;
+  /**
+   * Grace periods offered when rotating, in seconds (`grace-periods="3600,86400"`); the server must
+   * have `gracefulRotation` on. None (the default): rotation cuts the old secret off at once.
+   */
+  declare gracePeriods: number[];
 
   declare private keys: KeyRecord[];
   declare private scopes: ScopeDescription[];
@@ -84,6 +102,8 @@ export class KeywardKeys extends LitElement {
   declare private announcement: string;
   declare private usageKey: KeyRecord | undefined;
   declare private usage: UsageReport | undefined;
+  /** The grace chosen in the rotate dialog, in seconds. */
+  declare private grace: number;
 
   /** The element focused when the dialog closes; null: the list heading. */
   private returnFocusTo: HTMLElement | null = null;
@@ -97,6 +117,8 @@ export class KeywardKeys extends LitElement {
     this.getToken = undefined;
     this.tiers = defaultTiers;
     this.locale = undefined;
+    this.gracePeriods = [];
+    this.grace = 0;
     this.keys = [];
     this.scopes = [];
     this.loading = false;
@@ -175,7 +197,11 @@ export class KeywardKeys extends LitElement {
                 this.keys,
                 {
                   usage: (key) => void this.openUsage(key),
-                  rotate: (key, opener) => this.openDialog({ kind: "confirm-rotate", key }, opener),
+                  rotate: (key, opener) => {
+                    // Every rotation starts from "at once": a grace is always a choice made now.
+                    this.grace = 0;
+                    this.openDialog({ kind: "confirm-rotate", key }, opener);
+                  },
                   revoke: (key, opener) => this.openDialog({ kind: "confirm-revoke", key }, opener),
                 },
                 this.locale,
@@ -220,7 +246,12 @@ export class KeywardKeys extends LitElement {
         return html`${errors}${confirmRotate({
           key: dialog.key,
           busy: this.busy,
-          confirm: () => void this.rotate(dialog.key),
+          gracePeriods: this.gracePeriods,
+          grace: this.grace,
+          chooseGrace: (seconds) => {
+            this.grace = seconds;
+          },
+          confirm: () => void this.rotate(dialog.key, this.grace),
           cancel,
         })}`;
       case "confirm-revoke":
@@ -234,6 +265,7 @@ export class KeywardKeys extends LitElement {
         return html`${errors}${reveal({
           key: dialog.key,
           action: dialog.action,
+          locale: this.locale,
           copied: this.copied,
           copy: () => void this.copySecret(dialog.key),
           done: cancel,
@@ -290,9 +322,9 @@ export class KeywardKeys extends LitElement {
     });
   }
 
-  private async rotate(key: KeyRecord): Promise<void> {
+  private async rotate(key: KeyRecord, graceSeconds: number): Promise<void> {
     await this.act(async () => {
-      const rotated = await this.client().rotate(key.id);
+      const rotated = await this.client().rotate(key.id, graceSeconds);
       this.showSecret(rotated, "rotated");
       this.emit("keyward-key-rotated", { key: withoutSecret(rotated) });
       await this.refresh();

@@ -15,6 +15,8 @@ export interface KeyRecord {
   expiresAt: string | null;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** Until when the secret a graceful rotation replaced still works; only while it does. */
+  previousSecretExpiresAt?: string;
 }
 
 /** What create and rotate answer: the record plus the full secret, this once. */

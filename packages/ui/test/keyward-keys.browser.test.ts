@@ -195,6 +195,52 @@ describe.runIf(runBrowserTests)("<keyward-keys> in Chromium against the demo ser
     await page.close();
   }, 120_000);
 
+  it("rotates with a grace period chosen in the dialog: both secrets work until the time it shows", async () => {
+    const page = await signedInPage("free");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByLabel("Name").fill("Nightly sync");
+    await dialog.getByRole("checkbox", { name: /profile:read/ }).check();
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    await expect.poll(() => dialog.getByText("you will not see this key again").count()).toBe(1);
+    const secret = await dialog.getByLabel("Secret key").inputValue();
+    await dialog.getByRole("button", { name: "Done, I have copied it" }).click();
+
+    // The choice starts at "at once"; choosing a day says so before anything happens.
+    await page.getByRole("button", { name: "Rotate Nightly sync" }).click();
+    const grace = dialog.getByLabel("Keep the current secret working");
+    expect(await grace.inputValue()).toBe("0");
+    expect(await grace.locator("option").allTextContents()).toEqual([
+      "No, stop it at once",
+      expect.stringMatching(/For 1 hour/),
+      expect.stringMatching(/For 1 day/),
+      expect.stringMatching(/For 7 days/),
+    ]);
+    await grace.selectOption("86400");
+    await expect.poll(() => dialog.getByText("keeps working for").count()).toBe(1);
+    await expectNoAxeViolations(page, "the rotate confirmation with a grace");
+    await dialog.getByRole("button", { name: "Rotate key" }).click();
+    await expect.poll(() => dialog.locator("#grace-note").count()).toBe(1);
+    expect(await dialog.locator("#grace-note").textContent()).toMatch(/keeps working until/);
+    const rotated = await dialog.getByLabel("Secret key").inputValue();
+    await dialog.getByRole("button", { name: "Done, I have copied it" }).click();
+    expect(await guarded("GET", secret)).toBe(200);
+    expect(await guarded("GET", rotated)).toBe(200);
+
+    // The next rotation starts from "at once" again, and ends the grace.
+    await page.getByRole("button", { name: "Rotate Nightly sync" }).click();
+    expect(await dialog.getByLabel("Keep the current secret working").inputValue()).toBe("0");
+    await dialog.getByRole("button", { name: "Rotate key" }).click();
+    await expect.poll(() => dialog.getByText("you will not see this key again").count()).toBe(1);
+    expect(await dialog.locator("#grace-note").count()).toBe(0);
+    const last = await dialog.getByLabel("Secret key").inputValue();
+    await dialog.getByRole("button", { name: "Done, I have copied it" }).click();
+    expect(await guarded("GET", secret)).toBe(401);
+    expect(await guarded("GET", rotated)).toBe(401);
+    expect(await guarded("GET", last)).toBe(200);
+    await page.close();
+  }, 120_000);
+
   it("shows the API's error details: a tier above the account's, and the validation issues", async () => {
     const page = await signedInPage("free");
     await page.getByRole("button", { name: "Create key" }).click();

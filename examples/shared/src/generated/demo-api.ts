@@ -64,7 +64,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a key
-         * @description Issues a new secret; id, name, scopes, tier, expiry and usage stay. The old secret fails at once.
+         * @description Issues a new secret; id, name, scopes, tier, expiry and usage stay. The old secret fails at once, or, with `gracePeriodSeconds`, keeps working until the record's `previousSecretExpiresAt`; a later rotation or a revocation ends that grace at once.
          */
         post: operations["rotateKey"];
         delete?: never;
@@ -124,9 +124,33 @@ export interface paths {
         head?: never;
         /**
          * Update a key
-         * @description Renames, narrows the scopes, replaces or removes the metadata, disables or enables a key; fields left out stay as they are. The secret does not change. Unknown fields are ignored.
+         * @description Renames, narrows the scopes, replaces or removes the metadata or the IP allowlist, disables or enables a key; fields left out stay as they are. The secret does not change. Unknown fields are ignored.
          */
         patch: operations["updateKey"];
+        trace?: never;
+    };
+    "/api/v1/api-keys/{key_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A key's audit log
+         * @description What happened to the key, newest first, one page at a time: creation, rotations, updates, disabling, enabling and revocation, each with who did it. Who may read the key's usage may read its events.
+         */
+        get: operations["keyEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * CORS preflight
+         * @description Answered before authentication: `Allow: GET, OPTIONS`. CORS headers are the host's to add.
+         */
+        options: operations["keyEventsPreflight"];
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/api-keys/openapi.json": {
@@ -188,6 +212,13 @@ export interface components {
             /** @description Configured scopes, at least one, without duplicates. */
             scopes: components["schemas"]["Scope"][];
             tier: components["schemas"]["Tier"];
+            /** @description The addresses and ranges the key may be used from (1–100, every bad entry reported at once); requests from elsewhere are refused with 403 `ip_not_allowed`. Omitted: anywhere. */
+            allowedIps?: string[];
+            /**
+             * @description The environment the key is for; its secret gets that environment's prefix. Omitted: the first configured.
+             * @enum {string}
+             */
+            environment?: "live" | "test";
             /** @description When the key stops working; omitted or null for never. */
             expiresAt?: string | null;
             /** @description Any JSON object, at most 4096 bytes as UTF-8 JSON; Keyward stores it and returns it on the key's record. */
@@ -198,6 +229,8 @@ export interface components {
             organizationId?: string;
         };
         UpdateKeyBody: {
+            /** @description Replaces the addresses and ranges the key may be used from (1–100); null removes the allowlist. */
+            allowedIps?: string[] | null;
             /** @description false disables the key (it is refused until enabled again); true enables it. */
             enabled?: boolean;
             /** @description Replaces the key's metadata; null removes it. */
@@ -208,6 +241,10 @@ export interface components {
             name?: string;
             /** @description The key's new scopes, at least one, without duplicates: a subset of those it has (scopes can be narrowed, never widened). */
             scopes?: components["schemas"]["Scope"][];
+        };
+        RotateKeyBody: {
+            /** @description How long the replaced secret keeps working, in whole seconds, at most 604800; 0 or omitted: it stops at once. */
+            gracePeriodSeconds?: number;
         };
         /** @description An API key as the API shows it: never the secret, never its hash */
         KeyRecord: {
@@ -224,8 +261,12 @@ export interface components {
             status: "active" | "disabled" | "expired" | "revoked";
             /** @enum {unknown} */
             tier: "enterprise" | "free" | "pro";
+            /** @description The IPv4/IPv6 addresses and CIDR ranges the key may be used from, in canonical form; present only when it has an allowlist */
+            allowedIps?: string[];
             /** @description The member who created the organization's key */
             createdBy?: string;
+            /** @description The key's environment; present only on a key outside the default environment (the first configured) */
+            environment?: "live" | "test";
             /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
             metadata?: {
                 [key: string]: unknown;
@@ -236,6 +277,11 @@ export interface components {
                 /** @enum {unknown} */
                 type: "organization" | "user";
             };
+            /**
+             * Format: date-time
+             * @description Until when the secret a graceful rotation replaced still works; present only while it does
+             */
+            previousSecretExpiresAt?: string;
         };
         /** @description The key record with its full secret: only create and rotate return one */
         KeyWithSecret: {
@@ -254,8 +300,12 @@ export interface components {
             status: "active" | "disabled" | "expired" | "revoked";
             /** @enum {unknown} */
             tier: "enterprise" | "free" | "pro";
+            /** @description The IPv4/IPv6 addresses and CIDR ranges the key may be used from, in canonical form; present only when it has an allowlist */
+            allowedIps?: string[];
             /** @description The member who created the organization's key */
             createdBy?: string;
+            /** @description The key's environment; present only on a key outside the default environment (the first configured) */
+            environment?: "live" | "test";
             /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
             metadata?: {
                 [key: string]: unknown;
@@ -266,6 +316,11 @@ export interface components {
                 /** @enum {unknown} */
                 type: "organization" | "user";
             };
+            /**
+             * Format: date-time
+             * @description Until when the secret a graceful rotation replaced still works; present only while it does
+             */
+            previousSecretExpiresAt?: string;
         };
         /** @description Newest first, revoked and expired included */
         KeyList: {
@@ -283,8 +338,12 @@ export interface components {
                 status: "active" | "disabled" | "expired" | "revoked";
                 /** @enum {unknown} */
                 tier: "enterprise" | "free" | "pro";
+                /** @description The IPv4/IPv6 addresses and CIDR ranges the key may be used from, in canonical form; present only when it has an allowlist */
+                allowedIps?: string[];
                 /** @description The member who created the organization's key */
                 createdBy?: string;
+                /** @description The key's environment; present only on a key outside the default environment (the first configured) */
+                environment?: "live" | "test";
                 /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
                 metadata?: {
                     [key: string]: unknown;
@@ -295,6 +354,11 @@ export interface components {
                     /** @enum {unknown} */
                     type: "organization" | "user";
                 };
+                /**
+                 * Format: date-time
+                 * @description Until when the secret a graceful rotation replaced still works; present only while it does
+                 */
+                previousSecretExpiresAt?: string;
             }[];
         };
         /** @description One page of `?limit=`, newest first, revoked and expired included */
@@ -313,8 +377,12 @@ export interface components {
                 status: "active" | "disabled" | "expired" | "revoked";
                 /** @enum {unknown} */
                 tier: "enterprise" | "free" | "pro";
+                /** @description The IPv4/IPv6 addresses and CIDR ranges the key may be used from, in canonical form; present only when it has an allowlist */
+                allowedIps?: string[];
                 /** @description The member who created the organization's key */
                 createdBy?: string;
+                /** @description The key's environment; present only on a key outside the default environment (the first configured) */
+                environment?: "live" | "test";
                 /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
                 metadata?: {
                     [key: string]: unknown;
@@ -325,6 +393,11 @@ export interface components {
                     /** @enum {unknown} */
                     type: "organization" | "user";
                 };
+                /**
+                 * Format: date-time
+                 * @description Until when the secret a graceful rotation replaced still works; present only while it does
+                 */
+                previousSecretExpiresAt?: string;
             }[];
             /** @description Pass as `cursor` for the next page; null after the last */
             nextCursor: string | null;
@@ -380,6 +453,366 @@ export interface components {
                 resetsAt: string;
             };
         };
+        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked. Never a secret or a hash. More types will come: ignore those you do not know. */
+        Event: {
+            /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            };
+            /** @description Nothing beyond the event's own fields */
+            data: Record<string, never>;
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "key.disabled";
+        } | {
+            /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            };
+            /** @description Nothing beyond the event's own fields */
+            data: Record<string, never>;
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "key.enabled";
+        } | {
+            /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            };
+            /** @description Nothing beyond the event's own fields */
+            data: Record<string, never>;
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "key.revoked";
+        } | {
+            /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            };
+            /** @description The fields the change set that differ from before, with their new values */
+            data: {
+                changes: {
+                    /** @description The new IP allowlist; null when it was removed */
+                    allowedIps?: string[] | null;
+                    metadata?: {
+                        [key: string]: unknown;
+                    } | null;
+                    name?: string;
+                    scopes?: string[];
+                };
+            };
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "key.updated";
+        } | {
+            /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            };
+            data: {
+                createdBy: string;
+                expiresAt: string | null;
+                hint: string;
+                name: string;
+                scopes: string[];
+                tier: string;
+                /** @description The key's IP allowlist, when created with one */
+                allowedIps?: string[];
+                /** @description The key's environment, with environments configured */
+                environment?: string;
+                /** @description The key's metadata, as set */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+            };
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "key.created";
+        } | {
+            /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            };
+            data: {
+                hint: string;
+                previousHint: string;
+            };
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "key.rotated";
+        };
+        /** @description One page of the key's events, newest first */
+        EventPage: {
+            data: ({
+                /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                };
+                /** @description Nothing beyond the event's own fields */
+                data: Record<string, never>;
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "key.disabled";
+            } | {
+                /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                };
+                /** @description Nothing beyond the event's own fields */
+                data: Record<string, never>;
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "key.enabled";
+            } | {
+                /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                };
+                /** @description Nothing beyond the event's own fields */
+                data: Record<string, never>;
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "key.revoked";
+            } | {
+                /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                };
+                /** @description The fields the change set that differ from before, with their new values */
+                data: {
+                    changes: {
+                        /** @description The new IP allowlist; null when it was removed */
+                        allowedIps?: string[] | null;
+                        metadata?: {
+                            [key: string]: unknown;
+                        } | null;
+                        name?: string;
+                        scopes?: string[];
+                    };
+                };
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "key.updated";
+            } | {
+                /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                };
+                data: {
+                    createdBy: string;
+                    expiresAt: string | null;
+                    hint: string;
+                    name: string;
+                    scopes: string[];
+                    tier: string;
+                    /** @description The key's IP allowlist, when created with one */
+                    allowedIps?: string[];
+                    /** @description The key's environment, with environments configured */
+                    environment?: string;
+                    /** @description The key's metadata, as set */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "key.created";
+            } | {
+                /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                };
+                data: {
+                    hint: string;
+                    previousHint: string;
+                };
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "key.rotated";
+            })[];
+            /** @description Pass as `cursor` for the next page; null after the last */
+            nextCursor: string | null;
+        };
         ValidationIssue: {
             /** @description Where the problem is: "body", then the field and any index */
             loc: (string | number)[];
@@ -400,7 +833,7 @@ export interface components {
         };
         Error: {
             /** @enum {unknown} */
-            code: "api_key_not_allowed" | "api_key_required" | "body_too_large" | "credits_exhausted" | "cross_site_request" | "failed_lookups_limited" | "headers_too_large" | "http_error" | "insufficient_scope" | "internal" | "invalid_api_key" | "invalid_token" | "key_gone" | "key_not_found" | "malformed_body" | "malformed_request" | "method_not_allowed" | "missing_credentials" | "not_member" | "not_owner" | "quota_exceeded" | "rate_limited" | "request_timeout" | "role_not_permitted" | "rotation_conflict" | "route_not_found" | "tier_not_allowed" | "too_many_keys" | "unsupported_media_type" | "validation_failed";
+            code: "api_key_not_allowed" | "api_key_required" | "body_too_large" | "credits_exhausted" | "cross_site_request" | "failed_lookups_limited" | "headers_too_large" | "http_error" | "insufficient_scope" | "internal" | "invalid_api_key" | "invalid_token" | "ip_not_allowed" | "key_gone" | "key_not_found" | "malformed_body" | "malformed_request" | "method_not_allowed" | "missing_credentials" | "not_member" | "not_owner" | "quota_exceeded" | "rate_limited" | "request_timeout" | "role_not_permitted" | "rotation_conflict" | "route_not_found" | "tier_not_allowed" | "too_many_keys" | "unsupported_media_type" | "validation_failed";
             detail: string | {
                 /** @description Where the problem is: "body", then the field and any index */
                 loc: (string | number)[];
@@ -445,7 +878,7 @@ export interface components {
                 };
             };
         };
-        /** @description Authenticated, but not permitted: an API key where a session is needed, another owner's key, a tier above the account's, and (as configured) an organization the caller is not a member of, a role that may not, or the per-owner key limit */
+        /** @description Authenticated, but not permitted: an API key where a session is needed, another owner's key, a tier above the account's, a key used from an address its allowlist does not hold, and (as configured) an organization the caller is not a member of, a role that may not, or the per-owner key limit */
         Forbidden: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -456,7 +889,7 @@ export interface components {
             content: {
                 "application/json": {
                     /** @enum {unknown} */
-                    code: "api_key_not_allowed" | "cross_site_request" | "insufficient_scope" | "not_member" | "not_owner" | "role_not_permitted" | "tier_not_allowed" | "too_many_keys";
+                    code: "api_key_not_allowed" | "cross_site_request" | "insufficient_scope" | "ip_not_allowed" | "not_member" | "not_owner" | "role_not_permitted" | "tier_not_allowed" | "too_many_keys";
                     detail: string;
                 };
             };
@@ -603,8 +1036,8 @@ export interface components {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                 "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                /** @description Seconds to wait before retrying */
-                "Retry-After": number;
+                /** @description Seconds to wait before retrying. Every 429 carries it except `credits_exhausted` for credits without a refill, which come back only when the operator grants more */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -831,7 +1264,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateKeyBody"];
+            };
+        };
         responses: {
             /** @description The key with its new secret */
             200: {
@@ -850,11 +1287,15 @@ export interface operations {
                     "application/json": components["schemas"]["KeyWithSecret"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             410: components["responses"]["Gone"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -1029,6 +1470,68 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    keyEvents: {
+        parameters: {
+            query?: {
+                /** @description Events per page; default 100. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page; omitted for the first. */
+                cursor?: string;
+                /** @description Only events of these types: repeat the parameter, or separate types with commas. */
+                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked")[];
+            };
+            header?: never;
+            path: {
+                /** @description The key's id, as its record shows it */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the key's events */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window at the caller's tier */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix epoch second at which the allowance is back (on a 429: when a retry is admitted) */
+                    "X-RateLimit-Reset": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    keyEventsPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods this path takes */
+            204: {
+                headers: {
+                    /** @description The methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     getOpenApiDocument: {

@@ -63,7 +63,7 @@ export function demoPageHtml(options: { canMintSessions: boolean }): string {
   ${actAs}
   <p id="signed-in" role="status"></p>
   <p id="session-error" role="alert"></p>
-  <keyward-keys base-path="/api/v1/api-keys" tiers="${demoTierNames.join(",")}"></keyward-keys>
+  <keyward-keys base-path="/api/v1/api-keys" tiers="${demoTierNames.join(",")}" grace-periods="3600,86400,604800"></keyward-keys>
 </main>
 <script type="module" src="${uiScriptPath}"></script>
 <script type="module">

@@ -25,6 +25,9 @@ export function keyTable(records: readonly KeyRecord[]): string {
 }
 
 export function keyFields(record: KeyRecord): string {
+  const grace: [string, string][] = record.previousSecretExpiresAt
+    ? [["old secret until", record.previousSecretExpiresAt]]
+    : [];
   return formatFields([
     ["id", record.id],
     ["name", record.name],
@@ -36,6 +39,7 @@ export function keyFields(record: KeyRecord): string {
     ["expires", record.expiresAt ?? dash],
     ["last used", record.lastUsedAt ?? dash],
     ["revoked", record.revokedAt ?? dash],
+    ...grace,
   ]);
 }
 

@@ -24,6 +24,18 @@ export interface KeyRecord {
   owner?: Owner;
   /** The member who created an organization's key; present with `owner`. */
   createdBy?: string;
+  /**
+   * The key's environment (`test`); present only on a key outside the default environment (the
+   * first of `environments`), as `owner` is only on an organization's key.
+   */
+  environment?: string;
+  /** The addresses and ranges the key may be used from; present only when it has an allowlist. */
+  allowedIps?: string[];
+  /**
+   * Until when the secret a graceful rotation replaced still works; present only while it does
+   * (a later rotation or a revocation ends it).
+   */
+  previousSecretExpiresAt?: string;
 }
 
 /** A key record together with its full secret: only the create and rotate responses carry one. */
@@ -40,7 +52,16 @@ export function keyStatus(key: StoredKey, now: number): KeyStatus {
   return "active";
 }
 
-export function toKeyRecord(key: StoredKey, now: number, lastUsedAt: number | null): KeyRecord {
+/**
+ * @param environment the key's environment, given only for a key outside the default one (so a
+ *   record keeps exactly the contract's fields until a key is made in another environment)
+ */
+export function toKeyRecord(
+  key: StoredKey,
+  now: number,
+  lastUsedAt: number | null,
+  environment?: string,
+): KeyRecord {
   const record: KeyRecord = {
     id: key.id,
     name: key.name,
@@ -54,11 +75,23 @@ export function toKeyRecord(key: StoredKey, now: number, lastUsedAt: number | nu
     revokedAt: key.revokedAt === null ? null : isoTime(key.revokedAt),
   };
   if (key.metadata !== null) record.metadata = key.metadata;
+  if (inGrace(key, now)) record.previousSecretExpiresAt = isoTime(key.previousSecretExpiresAt!);
   if (key.ownerType === "organization") {
     record.owner = { type: key.ownerType, id: key.ownerId };
     record.createdBy = key.createdBy;
   }
+  if (environment !== undefined) record.environment = environment;
+  if (key.allowedIps != null) record.allowedIps = [...key.allowedIps];
   return record;
+}
+
+/** Whether the secret a graceful rotation replaced still works at `now`. */
+export function inGrace(key: StoredKey, now: number): boolean {
+  return (
+    key.previousSecretExpiresAt !== null &&
+    key.revokedAt === null &&
+    now < key.previousSecretExpiresAt
+  );
 }
 
 export function isoTime(epochMs: number): string {

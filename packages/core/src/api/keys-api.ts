@@ -1,9 +1,11 @@
 import type { Principal } from "../auth/principal.js";
 import { internalError, KeywardError } from "../errors/keyward-error.js";
 import type { ValidationIssue } from "../errors/validation-issue.js";
+import { type EventActor, operatorActor, userActor } from "../events/event-actor.js";
 import { generateKeyId, isKeyId } from "../keys/key-id.js";
 import type { KeywardContext } from "../keyward/context.js";
 import { applyOverrides } from "../limits/check-limits.js";
+import { hasLimits, limitsAfter, limitsNotAllowed, takeLimits } from "../limits/limits-change.js";
 import type { KeyLimitOverrides, KeyLimits } from "../limits/types.js";
 import { type UsageLimits, usageLimits } from "../limits/usage-limits.js";
 import type { OrganizationAction } from "../organizations/membership.js";
@@ -12,6 +14,7 @@ import type { KeyMetadata, KeyUpdate, StoredKey } from "../storage/key-store.js"
 import type { KeyUsage } from "../storage/usage-store.js";
 import { validateCreateKeyBody } from "../validation/create-key-body.js";
 import { ownerIdProblem } from "../validation/owner-id.js";
+import { validateRotateKeyBody } from "../validation/rotate-key-body.js";
 import { validateUpdateKeyBody } from "../validation/update-key-body.js";
 import {
   isoTime,
@@ -48,6 +51,10 @@ export interface CreateKeyFields {
   expiresAt?: string | Date | null;
   /** The host's own data about the key: a JSON object, at most 4 KiB serialized. */
   metadata?: KeyMetadata;
+  /** The environment the key is for, with `environments` configured; default the first. */
+  environment?: string;
+  /** The IPv4/IPv6 addresses and CIDR ranges the key may be used from; omitted: anywhere. */
+  allowedIps?: string[];
 }
 
 /** What `keys.update` changes; fields left out stay as they are. */
@@ -59,6 +66,14 @@ export interface KeyChanges {
   enabled?: boolean;
   /** A subset of the key's scopes: a key's scopes can be narrowed, never widened. */
   scopes?: string[];
+  /** A new IP allowlist (addresses and CIDR ranges), or null to remove it. */
+  allowedIps?: string[] | null;
+  /**
+   * The operator's per-key limits, as `keys.setLimits` takes them (fields given replace the key's,
+   * `null` returns a layer to the tier's, `false` turns it off; `null` clears them all), stored in
+   * the same write as the other changes. Never settable through the HTTP API (PATCH answers 422).
+   */
+  limits?: KeyLimitOverrides | null;
 }
 
 /** One page of an owner's keys, and where the next one starts (null after the last). */
@@ -91,6 +106,11 @@ export interface RotateKeyOptions {
    * a key whose tier is above it is not rotated: 403, as on create.
    */
   accountTier?: string;
+  /**
+   * How long the replaced secret keeps working, in whole seconds, up to the configured maximum
+   * (`gracefulRotation`); 0 or omitted: it fails at once. Needs `gracefulRotation`.
+   */
+  gracePeriodSeconds?: number;
 }
 
 /**
@@ -104,8 +124,11 @@ export interface KeysApi {
   rotate(owner: OwnerInput, keyId: string, options?: RotateKeyOptions): Promise<KeyWithSecret>;
   revoke(owner: OwnerInput, keyId: string): Promise<RevokedKey>;
   /**
-   * Changes a key's name, metadata, enabled state or (narrowing only) scopes: 422 for bad values
-   * (all at once), 410 for a revoked key. Disabling reaches every instance like a revocation.
+   * Changes a key's name, metadata, enabled state, (narrowing only) scopes or per-key limits: 422
+   * for bad values (all at once), 410 for a revoked key. Disabling and new limits reach every
+   * instance like a revocation.
+   * @example
+   * await keyward.keys.update(ownerId, keyId, { name: "CI", limits: { quota: { limit: 5_000_000, period: "month" } } });
    */
   update(owner: OwnerInput, keyId: string, changes: KeyChanges): Promise<KeyRecord>;
   /** One page of the owner's keys, newest first; `nextCursor` fetches the next. */
@@ -127,7 +150,8 @@ export interface KeysApi {
   setAccountTier(owner: OwnerInput, tier: string): Promise<void>;
   /**
    * An operator's per-key limits (never reachable through the HTTP API): override any layer of the
-   * key's tier, or grant it credits. Fields given replace the key's current ones, `null` returns a
+   * key's tier, or grant it credits. The same change as `keys.update(owner, keyId, { limits })`, by
+   * key id alone (what a billing system holds) and on revoked keys too. Fields given replace the key's current ones, `null` returns a
    * layer to the tier's (credits: none), `false` turns a tier's layer off; `null` instead of an
    * object clears every override. Applies on every instance within the revocation bound.
    * Throws a `TypeError` for a malformed value, `KeywardError` 404 for an unknown key.
@@ -155,7 +179,8 @@ export interface KeysApiForCaller {
     options: ListPageOptions,
   ): Promise<KeyPage>;
   update(caller: Caller, keyId: string, body: unknown): Promise<KeyRecord>;
-  rotate(caller: Caller, keyId: string): Promise<KeyWithSecret>;
+  /** `body`: the raw request body (`{}` when there was none); read only with `gracefulRotation`. */
+  rotate(caller: Caller, keyId: string, body: unknown): Promise<KeyWithSecret>;
   revoke(caller: Caller, keyId: string): Promise<RevokedKey>;
   usage(caller: Caller, keyId: string): Promise<UsageReport>;
 }
@@ -166,6 +191,18 @@ export interface KeysApiForCaller {
  */
 export interface InternalKeysApi extends KeysApi {
   forCaller: KeysApiForCaller;
+  /** The ownership and permission checks, for other APIs about keys (events). */
+  access: KeyAccess;
+}
+
+/** Who may see a key: the checks `usage` makes, for the APIs that read about a key as it does. */
+export interface KeyAccess {
+  /** An owner as the host's code names it, checked (a `TypeError` for a malformed one). */
+  owner(owner: OwnerInput): Owner;
+  /** The key, when it is this owner's: 404 for an unknown id, 403 for another owner's key. */
+  owned(owner: Owner, keyId: string): Promise<StoredKey>;
+  /** The key, when the caller may read it (their own, or an organization's with a read role). */
+  readable(caller: Caller, keyId: string): Promise<StoredKey>;
 }
 
 export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
@@ -216,9 +253,21 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     return { key, accountTier: membership.tier };
   };
 
-  const newSecret = () => {
-    const secret = ctx.format.generate();
+  /** A secret with `prefix`: the key's environment's. */
+  const newSecret = (prefix: string) => {
+    const secret = ctx.format.generate(prefix);
     return { secret, secretHash: ctx.hasher.hash(secret), hint: ctx.format.hint(secret) };
+  };
+
+  /**
+   * The environment a record shows: only a key outside the default environment has one, as only
+   * an organization's key has an `owner`, so records stay the contract's until a key is made
+   * elsewhere (and a v0.1 configuration's always do).
+   */
+  const environmentOf = (key: StoredKey) => {
+    if (!ctx.environments.configured) return undefined;
+    const environment = ctx.environments.ofKey(key);
+    return environment === ctx.environments.defaultName ? undefined : environment;
   };
 
   const requireTierAllowed = (keyTier: string, accountTier: string) => {
@@ -234,7 +283,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
   /**
    * Creation from an unvalidated body: the one place the create body is validated. `decideOwner`
    * runs after validation (a 422 comes before a 403, as on every endpoint), and says whose key it
-   * is and the account tier that caps it.
+   * is, the account tier that caps it, and who is acting (for the event).
    */
   const createValidated = async (
     body: unknown,
@@ -242,11 +291,14 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       owner: Owner;
       createdBy: string;
       accountTier: string;
+      actor: EventActor;
     }>,
   ) => {
     const checked = validateCreateKeyBody(ctx.createKeyBody, body);
     if (!checked.ok) throw new KeywardError("validation_failed", checked.issues);
-    const { owner, createdBy, accountTier } = await decideOwner(checked.value.organizationId);
+    const { owner, createdBy, accountTier, actor } = await decideOwner(
+      checked.value.organizationId,
+    );
     await refuseOverKeyLimit(owner);
     const resolvedTier = ctx.tiers.resolveAccountTier(accountTier);
     if (!ctx.tiers.allows(resolvedTier, checked.value.tier)) {
@@ -255,7 +307,8 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         `Tier '${checked.value.tier}' is above the account's tier '${resolvedTier}'`,
       );
     }
-    const { secret, secretHash, hint } = newSecret();
+    const environment = checked.value.environment ?? ctx.environments.defaultName;
+    const { secret, secretHash, hint } = newSecret(ctx.environments.prefixOf(environment)!);
     const key: StoredKey = {
       id: generateKeyId(ctx.random),
       ownerType: owner.type,
@@ -270,12 +323,19 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       expiresAt: checked.expiresAt,
       revokedAt: null,
       rotatedAt: null,
+      previousSecretHash: null,
+      previousSecretExpiresAt: null,
       ownerTier: resolvedTier,
       disabledAt: null,
       metadata: checked.value.metadata ?? null,
+      // Only when used: a v0.1 configuration stores exactly the record it always has.
+      ...(ctx.environments.configured ? { environment } : {}),
+      ...(checked.value.allowedIps ? { allowedIps: checked.value.allowedIps } : {}),
     };
-    await ctx.keys.create(key);
-    return { ...toKeyRecord(key, key.createdAt, null), key: secret };
+    const events = ctx.events?.build.created(key, actor);
+    await ctx.keys.create(key, events);
+    if (events) ctx.events?.committed(events);
+    return { ...toKeyRecord(key, key.createdAt, null, environmentOf(key)), key: secret };
   };
 
   /**
@@ -304,7 +364,9 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
   const records = async (keys: StoredKey[]) => {
     const lastUsed = keys.length ? await ctx.usage.lastUsed(keys.map((key) => key.id)) : new Map();
     const now = ctx.clock.now();
-    return keys.map((key) => toKeyRecord(key, now, lastUsed.get(key.id) ?? null));
+    return keys.map((key) =>
+      toKeyRecord(key, now, lastUsed.get(key.id) ?? null, environmentOf(key)),
+    );
   };
 
   const list = async (owner: Owner) => records(await ctx.keys.listByOwner(owner));
@@ -328,30 +390,47 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     };
   };
 
-  const update = async (key: StoredKey, body: unknown): Promise<KeyRecord> => {
-    const checked = validateUpdateKeyBody(ctx.updateKeyBody, body);
+  /**
+   * @param actor who asks: the operator (`keys.update`, the host's own code) may also change
+   *   `limits`; a user through the PATCH endpoint may not (the body is the key owner's).
+   */
+  const update = async (key: StoredKey, body: unknown, actor: EventActor): Promise<KeyRecord> => {
+    const operator = actor.type === "operator";
+    const { rest, limits: overrides } = operator
+      ? takeLimits(body)
+      : { rest: body, limits: undefined };
+    const checked = validateUpdateKeyBody(ctx.updateKeyBody, rest);
     const issues = checked.ok ? [] : [...checked.issues];
-    issues.push(...widenedScopeIssues(key, body));
+    issues.push(...widenedScopeIssues(key, rest));
+    if (!operator && hasLimits(body)) issues.push(limitsNotAllowed);
+    const now = ctx.clock.now();
+    const next = overrides === undefined ? undefined : limitsAfter(key.limits, overrides, now);
+    if (next && "issue" in next) issues.push(next.issue);
     if (issues.length > 0 || !checked.ok) throw new KeywardError("validation_failed", issues);
     if (key.revokedAt !== null) throw revokedError();
-    const { name, scopes, metadata, enabled } = checked.value;
-    const now = ctx.clock.now();
+    const limits = next && "limits" in next ? next.limits : undefined;
+    if (limits !== undefined) requireLimitsSupport(limits);
+    const { name, scopes, metadata, enabled, allowedIps } = checked.value;
     const changes: KeyUpdate = {
       ...(name === undefined ? {} : { name }),
       ...(scopes === undefined ? {} : { scopes }),
       ...(metadata === undefined ? {} : { metadata }),
+      ...(allowedIps === undefined ? {} : { allowedIps }),
       // Disabling a disabled key keeps the time it was first disabled.
       ...(enabled === undefined ? {} : { disabledAt: enabled ? null : (key.disabledAt ?? now) }),
+      ...(limits === undefined ? {} : { limits }),
     };
-    const updated = await ctx.keys.update(key.id, changes);
+    const events = ctx.events?.build.updated(key, changes, now, actor);
+    const updated = await ctx.keys.update(key.id, changes, events);
     if (!updated) {
       // Revoked (or deleted by hand) between the read and the write.
       const current = await ctx.keys.findById(key.id);
       if (!current) throw new KeywardError("key_not_found", "API key not found");
       throw revokedError();
     }
+    if (events) ctx.events?.committed(events);
     const lastUsed = await ctx.usage.lastUsed([key.id]);
-    return toKeyRecord(updated, now, lastUsed.get(key.id) ?? null);
+    return toKeyRecord(updated, now, lastUsed.get(key.id) ?? null, environmentOf(updated));
   };
 
   /**
@@ -375,30 +454,68 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     return issues;
   };
 
-  const revokeAll = async (owner: Owner) => {
+  /** Limits can be stored and applied here: else a host's misconfiguration, thrown as a `TypeError`. */
+  const requireLimitsSupport = (limits: KeyLimits | null) => {
+    if (!ctx.keys.setLimits) {
+      throw new MisuseError("Keyward: this key store cannot store per-key limits (`setLimits`)");
+    }
+    if (limits !== null && !ctx.layeredLimits) {
+      throw new MisuseError(
+        "Keyward: the store's rate limits cannot apply layered limits (`consumeLayers`)",
+      );
+    }
+  };
+
+  const revokeAll = async (owner: Owner, actor: EventActor) => {
     let revoked = 0;
     for (const key of await ctx.keys.listByOwner(owner)) {
       if (key.revokedAt !== null) continue;
-      // null: revoked concurrently by someone else; it counts for them.
-      if (await ctx.keys.revoke(key.id, ctx.clock.now())) revoked++;
+      const now = ctx.clock.now();
+      const events = ctx.events?.build.revoked(key, now, actor);
+      // null: revoked concurrently by someone else; it counts for them (and so does the event).
+      if (await ctx.keys.revoke(key.id, now, events)) {
+        revoked++;
+        if (events) ctx.events?.committed(events);
+      }
     }
     return { revoked };
   };
 
-  const rotate = async (key: StoredKey, accountTier: string | undefined) => {
+  /** The grace a rotate body asks for, in seconds: 422 with every problem for a bad one. */
+  const gracePeriodOf = (body: unknown): number => {
+    if (!ctx.gracefulRotation) return 0;
+    const checked = validateRotateKeyBody(ctx.gracefulRotation.body, body);
+    if (!checked.ok) throw new KeywardError("validation_failed", checked.issues);
+    return checked.value.gracePeriodSeconds ?? 0;
+  };
+
+  const rotate = async (
+    key: StoredKey,
+    accountTier: string | undefined,
+    graceSeconds: number,
+    actor: EventActor,
+  ) => {
     const now = ctx.clock.now();
     refuseIfGone(key, now);
     if (accountTier !== undefined) {
       requireTierAllowed(key.tier, ctx.tiers.resolveAccountTier(accountTier));
     }
-    const { secret, secretHash, hint } = newSecret();
-    const rotated = await ctx.keys.rotate({
-      id: key.id,
-      expectedHash: key.secretHash,
-      secretHash,
-      hint,
-      rotatedAt: now,
-    });
+    // The new secret stays in the key's environment.
+    const { secret, secretHash, hint } = newSecret(ctx.environments.prefixForKey(key));
+    // No grace drops any earlier one too: the contract's immediate cut-off, for both secrets.
+    const previousSecretExpiresAt = graceSeconds > 0 ? now + graceSeconds * 1000 : null;
+    const events = ctx.events?.build.rotated(key, hint, now, actor, previousSecretExpiresAt);
+    const rotated = await ctx.keys.rotate(
+      {
+        id: key.id,
+        expectedHash: key.secretHash,
+        secretHash,
+        hint,
+        rotatedAt: now,
+        previousSecretExpiresAt,
+      },
+      events,
+    );
     if (!rotated) {
       // The compare-and-set lost: the key was revoked, or another rotation replaced the
       // secret first. Handing out this secret would give the caller a key that never works.
@@ -409,15 +526,22 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         "The API key was rotated by a concurrent request; no new secret was issued",
       );
     }
+    if (events) ctx.events?.committed(events);
     const lastUsed = await ctx.usage.lastUsed([key.id]);
-    return { ...toKeyRecord(rotated, now, lastUsed.get(key.id) ?? null), key: secret };
+    return {
+      ...toKeyRecord(rotated, now, lastUsed.get(key.id) ?? null, environmentOf(rotated)),
+      key: secret,
+    };
   };
 
-  const revoke = async (key: StoredKey): Promise<RevokedKey> => {
+  const revoke = async (key: StoredKey, actor: EventActor): Promise<RevokedKey> => {
     if (key.revokedAt !== null) throw revokedError();
-    const revoked = await ctx.keys.revoke(key.id, ctx.clock.now());
+    const now = ctx.clock.now();
+    const events = ctx.events?.build.revoked(key, now, actor);
+    const revoked = await ctx.keys.revoke(key.id, now, events);
     // null: a concurrent revoke won; the outcome the caller asked for holds, but not by this call.
     if (!revoked || revoked.revokedAt === null) throw revokedError();
+    if (events) ctx.events?.committed(events);
     return { id: revoked.id, status: "revoked", revokedAt: isoTime(revoked.revokedAt) };
   };
 
@@ -451,9 +575,10 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     create: (caller, body) =>
       guarded(() =>
         createValidated(body, async (organizationId) => {
+          const actor = userActor(caller);
           if (organizationId === undefined || !ctx.organizations) {
             const owner = userOwner(caller.userId);
-            return { owner, createdBy: caller.userId, accountTier: caller.tier };
+            return { owner, createdBy: caller.userId, accountTier: caller.tier, actor };
           }
           const membership = await ctx.organizations.require(
             caller.claims,
@@ -464,7 +589,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
           const owner: Owner = { type: "organization", id: organizationId };
           // The organization's tier as its member's session reports it caps all its keys.
           await ctx.accountTiers.record(owner, membership.tier);
-          return { owner, createdBy: caller.userId, accountTier: membership.tier };
+          return { owner, createdBy: caller.userId, accountTier: membership.tier, actor };
         }),
       ),
 
@@ -475,16 +600,22 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       guarded(async () => listPage(await readableOwner(caller, organizationId), options)),
 
     update: (caller, keyId, body) =>
-      guarded(async () => update((await callersKey(caller, keyId, "manage")).key, body)),
+      guarded(async () =>
+        update((await callersKey(caller, keyId, "manage")).key, body, userActor(caller)),
+      ),
 
-    rotate: (caller, keyId) =>
+    rotate: (caller, keyId, body) =>
       guarded(async () => {
+        // The body first: a bad one changes nothing, and costs no lookup.
+        const graceSeconds = gracePeriodOf(body);
         const { key, accountTier } = await callersKey(caller, keyId, "manage");
-        return rotate(key, accountTier);
+        return rotate(key, accountTier, graceSeconds, userActor(caller));
       }),
 
     revoke: (caller, keyId) =>
-      guarded(async () => revoke((await callersKey(caller, keyId, "manage")).key)),
+      guarded(async () =>
+        revoke((await callersKey(caller, keyId, "manage")).key, userActor(caller)),
+      ),
 
     usage: (caller, keyId) =>
       guarded(async () => usage((await callersKey(caller, keyId, "read")).key)),
@@ -506,14 +637,24 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       // What the caller says the account's tier is now applies to the owner's other keys too.
       const accountTier = ctx.tiers.resolveAccountTier(input.accountTier);
       await guarded(() => ctx.accountTiers.record(owner, accountTier));
+      if (input.environment !== undefined && !ctx.environments.configured) {
+        throw new MisuseError(
+          `Keyward: keys.create got environment ${JSON.stringify(input.environment)}, but no \`environments\` are configured`,
+        );
+      }
       const body = {
         name,
         scopes,
         tier,
         ...(expiresAt == null ? {} : { expiresAt: dateTimeText(expiresAt) }),
         ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
+        ...(input.environment === undefined ? {} : { environment: input.environment }),
+        ...(input.allowedIps === undefined ? {} : { allowedIps: input.allowedIps }),
       };
-      return guarded(() => createValidated(body, async () => ({ owner, createdBy, accountTier })));
+      const actor = operatorActor;
+      return guarded(() =>
+        createValidated(body, async () => ({ owner, createdBy, accountTier, actor })),
+      );
     },
 
     list: (owner) =>
@@ -524,12 +665,25 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       }),
 
     rotate: (owner, keyId, options = {}) =>
-      guarded(async () => rotate(await ownedKey(toOwner(owner), keyId), options.accountTier)),
+      guarded(async () => {
+        const { gracePeriodSeconds } = options;
+        if (gracePeriodSeconds !== undefined && gracePeriodSeconds !== 0 && !ctx.gracefulRotation) {
+          throw new MisuseError(
+            "Keyward: keys.rotate with `gracePeriodSeconds` needs `gracefulRotation` in the configuration",
+          );
+        }
+        const graceSeconds = gracePeriodOf(
+          gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds },
+        );
+        const key = await ownedKey(toOwner(owner), keyId);
+        return rotate(key, options.accountTier, graceSeconds, operatorActor);
+      }),
 
-    revoke: (owner, keyId) => guarded(async () => revoke(await ownedKey(toOwner(owner), keyId))),
+    revoke: (owner, keyId) =>
+      guarded(async () => revoke(await ownedKey(toOwner(owner), keyId), operatorActor)),
 
     update: (owner, keyId, changes) =>
-      guarded(async () => update(await ownedKey(toOwner(owner), keyId), changes)),
+      guarded(async () => update(await ownedKey(toOwner(owner), keyId), changes, operatorActor)),
 
     listPage: (owner, options) =>
       guarded(async () => {
@@ -542,7 +696,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       guarded(async () => {
         const resolved = toOwner(owner);
         requireOwner(resolved);
-        return revokeAll(resolved);
+        return revokeAll(resolved, operatorActor);
       }),
 
     usage: (owner, keyId) => guarded(async () => usage(await ownedKey(toOwner(owner), keyId))),
@@ -560,11 +714,19 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
 
     forCaller,
 
+    access: {
+      owner(owner) {
+        const resolved = toOwner(owner);
+        requireOwner(resolved);
+        return resolved;
+      },
+      owned: (owner, keyId) => guarded(() => ownedKey(owner, keyId)),
+      readable: (caller, keyId) =>
+        guarded(async () => (await callersKey(caller, keyId, "read")).key),
+    },
+
     setLimits: async (keyId, overrides) => {
-      const setLimits = ctx.keys.setLimits;
-      if (!setLimits) {
-        throw new MisuseError("Keyward: this key store cannot store per-key limits (`setLimits`)");
-      }
+      requireLimitsSupport(null); // the store can keep limits at all: checked before any lookup
       const key = isKeyId(keyId) ? await guarded(() => ctx.keys.findById(keyId)) : null;
       if (!key) throw new KeywardError("key_not_found", "API key not found");
       let limits: KeyLimits | null;
@@ -573,12 +735,8 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       } catch (error) {
         throw new MisuseError(`Keyward: setLimits: ${(error as Error).message}`);
       }
-      if (limits !== null && !ctx.layeredLimits) {
-        throw new MisuseError(
-          "Keyward: the store's rate limits cannot apply layered limits (`consumeLayers`)",
-        );
-      }
-      const updated = await guarded(() => setLimits.call(ctx.keys, key.id, limits));
+      requireLimitsSupport(limits);
+      const updated = await guarded(() => ctx.keys.setLimits!(key.id, limits));
       if (!updated) throw new KeywardError("key_not_found", "API key not found");
       return updated.limits ?? null;
     },

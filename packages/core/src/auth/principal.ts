@@ -18,6 +18,8 @@ export type Principal =
       createdBy: string;
       /** The key's metadata (`keys.update`, or the create call), or null. */
       metadata: KeyMetadata | null;
+      /** The key's environment: `live` unless `environments` are configured. */
+      environment: string;
       keyId: string;
       name: string;
       scopes: readonly string[];
@@ -74,6 +76,11 @@ export interface VerifyOptions {
    * without credits ignore it; rate limits and quotas count one request whatever the cost.
    */
   cost?: number;
+  /**
+   * Only keys of this environment (`environments` in the config) pass; a key of another is refused
+   * with 401 `invalid_api_key`, before any lookup. Default: every environment. Sessions ignore it.
+   */
+  environment?: string | undefined;
 }
 
 export type VerifyResult =

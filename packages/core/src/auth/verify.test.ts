@@ -56,6 +56,7 @@ describe("verify with an API key", () => {
         owner: { type: "user", id: "alice" },
         createdBy: "alice",
         metadata: null,
+        environment: "live",
         keyId: id,
         name: "k",
         scopes: ["profile:read"],

@@ -1,3 +1,4 @@
+import { compiledAllowlist } from "../allowlists/ip-allowlist.js";
 import { internalError, KeywardError } from "../errors/keyward-error.js";
 import type { KeywardContext } from "../keyward/context.js";
 import { describedLayer, layeredHeaders, layerRefusal } from "../limits/layered-response.js";
@@ -21,8 +22,10 @@ const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, st
 /**
  * The hot path. From a raw `Authorization` value to a decision, in this order, each step cheaper
  * than the next and none reached if an earlier one fails:
- * bearer parsing → (API key) shape and checksum → hash → (with a client address: cache peek →
- * the address's failed-lookup budget) → lookup → revoked / expired → rate limit (+ usage) → scopes;
+ * bearer parsing → (API key) shape and checksum → (with `environment`) the prefix's environment →
+ * hash → (with a client address: cache peek → the address's failed-lookup budget) → lookup →
+ * revoked / expired / disabled → (a key with an allowlist) the client's address → rate limit
+ * (+ usage) → scopes;
  * or (anything else) JWT or the host's session → rate limit per user.
  * It never throws: failures come back as `{ ok: false, error }`.
  */
@@ -68,6 +71,54 @@ export function createVerify(ctx: KeywardContext) {
   };
 
   const limiter = ctx.failedLookups;
+  // Without `environments` every key is in the one environment: no lookup per request.
+  const onlyEnvironment = ctx.environments.configured ? undefined : ctx.environments.defaultName;
+
+  /**
+   * A key of another environment than the route takes: refused from its prefix alone, before the
+   * hash or any lookup. 401 rather than 403: the key does not authenticate here at all (as a key
+   * of another service would not), and the fix is another key, not another permission.
+   */
+  const otherEnvironment = (token: string, wanted: string): VerifyResult | undefined => {
+    if (!ctx.environments.has(wanted)) {
+      throw new TypeError(
+        `Keyward: verify's \`environment\` ${JSON.stringify(wanted)} is not a configured environment (${ctx.environments.names.join(", ")})`,
+      );
+    }
+    const actual = ctx.environments.nameOfPrefix(ctx.format.prefixOf(token) ?? "");
+    if (actual === wanted) return undefined;
+    return failure(
+      "invalid_api_key",
+      `API key is for the ${actual} environment; this endpoint takes ${wanted} keys`,
+    );
+  };
+
+  const warnNoClientIp = () =>
+    ctx.warnOnce(
+      "allowlist-without-client-ip",
+      () =>
+        "a key with an IP allowlist was refused because verify() was given no `clientIp`. Pass the client's address as your framework resolves it (the adapters do), e.g. { clientIp: req.ip }.",
+    );
+
+  /**
+   * A key with an allowlist, used from outside it: 403 before the rate limiter, so requests from
+   * addresses the key may not be used from (a leaked key, most likely) spend nothing of its
+   * owner's limits, quota or credits. No client address: refused too, never waved through.
+   */
+  const outsideAllowlist = (
+    allowedIps: readonly string[],
+    clientIp: string | undefined,
+  ): VerifyResult | undefined => {
+    if (clientIp === undefined || clientIp === "") {
+      warnNoClientIp();
+      return failure(
+        "ip_not_allowed",
+        "This API key may only be used from the addresses it allows, and the client's address is unknown",
+      );
+    }
+    if (compiledAllowlist(allowedIps).allows(clientIp)) return undefined;
+    return failure("ip_not_allowed", "This API key may not be used from this client address");
+  };
 
   /** The usage to count inside the rate-limit call, when the store does (else undefined). */
   const usageHit = (keyId: string, routeLabel: string | undefined, now: number) => {
@@ -136,6 +187,10 @@ export function createVerify(ctx: KeywardContext) {
   const verifyApiKey = async (token: string, options: VerifyOptions): Promise<VerifyResult> => {
     try {
       if (!ctx.format.isWellFormed(token)) return failure("invalid_api_key", "Invalid API key");
+      if (options.environment !== undefined) {
+        const refused = otherEnvironment(token, options.environment);
+        if (refused) return refused;
+      }
       const secretHash = ctx.hasher.hash(token);
       let key: StoredKey | null;
       if (limiter && options.clientIp) {
@@ -151,11 +206,21 @@ export function createVerify(ctx: KeywardContext) {
       }
       if (!key) return failure("invalid_api_key", "Invalid API key");
       const now = ctx.clock.now();
+      // Found by the secret a graceful rotation replaced: it works until the grace ends, then it is
+      // as unknown as any other replaced secret. (Null for almost every key: one comparison.)
+      if (key.previousSecretHash === secretHash && !(now < key.previousSecretExpiresAt!)) {
+        return failure("invalid_api_key", "Invalid API key");
+      }
       if (key.revokedAt !== null) return failure("invalid_api_key", "API key has been revoked");
       if (key.expiresAt !== null && key.expiresAt <= now) {
         return failure("invalid_api_key", "API key has expired");
       }
       if (key.disabledAt !== null) return failure("invalid_api_key", "API key is disabled");
+      const allowedIps = key.allowedIps;
+      if (allowedIps != null) {
+        const refused = outsideAllowlist(allowedIps, options.clientIp);
+        if (refused) return refused;
+      }
       // From here the key is valid: every request made with it is rate limited and counted, whether
       // or not it may call this route, so probing routes it lacks the scope for is limited too.
       // The key runs at its own tier capped at its owner's current one (a downgrade applies).
@@ -229,6 +294,7 @@ export function createVerify(ctx: KeywardContext) {
         owner: { type: key.ownerType, id: key.ownerId },
         createdBy: key.createdBy,
         metadata: key.metadata,
+        environment: onlyEnvironment ?? ctx.environments.ofKey(key),
         keyId: key.id,
         name: key.name,
         scopes: key.scopes,

@@ -21,6 +21,8 @@ const storedKey = (overrides: Partial<StoredKey> = {}): StoredKey => ({
   expiresAt: null,
   revokedAt: null,
   rotatedAt: null,
+  previousSecretHash: null,
+  previousSecretExpiresAt: null,
   ownerTier: null,
   disabledAt: null,
   metadata: null,

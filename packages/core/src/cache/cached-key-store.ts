@@ -285,13 +285,13 @@ export function cachedKeyStore(
     findById: (id) => inner.findById(id),
     listByOwner: (owner, options) => inner.listByOwner(owner, options),
 
-    async create(key) {
-      await inner.create(key);
+    async create(key, events) {
+      await inner.create(key, events);
       missing.delete(key.secretHash);
     },
 
-    async rotate(rotation: KeyRotation) {
-      const rotated = await inner.rotate(rotation);
+    async rotate(rotation: KeyRotation, events) {
+      const rotated = await inner.rotate(rotation, events);
       // Evict even when the compare-and-set lost: the key changed under us, so what we hold is stale.
       forget(rotation.id, rotation.expectedHash);
       missing.delete(rotation.secretHash);
@@ -299,15 +299,15 @@ export function cachedKeyStore(
       return rotated;
     },
 
-    async revoke(id, revokedAt) {
-      const revoked = await inner.revoke(id, revokedAt);
+    async revoke(id, revokedAt, events) {
+      const revoked = await inner.revoke(id, revokedAt, events);
       forget(id, revoked?.secretHash);
       if (revoked) await announce({ keyId: id, secretHash: revoked.secretHash });
       return revoked;
     },
 
-    async update(id, changes) {
-      const updated = await inner.update(id, changes);
+    async update(id, changes, events) {
+      const updated = await inner.update(id, changes, events);
       // Announced like a revocation: a disabled key must stop working on every instance.
       forget(id, updated?.secretHash);
       if (updated) await announce({ keyId: id, secretHash: updated.secretHash });
@@ -336,6 +336,9 @@ export function cachedKeyStore(
           },
         }
       : {}),
+
+    // Events are read from the store itself: the audit log is never cached.
+    ...(inner.events ? { events: inner.events } : {}),
 
     clear: dropAll,
 

@@ -27,6 +27,8 @@ export const errorStatus = {
   role_not_permitted: 403,
   /** Creating a key beyond `maxKeysPerOwner` live keys for one owner. */
   too_many_keys: 403,
+  /** An API key with an IP allowlist, used from an address outside it (or an unknown one). */
+  ip_not_allowed: 403,
   /** Unknown key id. */
   key_not_found: 404,
   /** Rotating or revoking a key that is already revoked; rotating an expired key. */

@@ -136,6 +136,30 @@ describe("handle: routing", () => {
     expect(res.status).toBe(404);
   });
 
+  it("answers GET /{key_id}/events as v0.1 did (404) unless events are configured", async () => {
+    const created = await keyward.keys.create({
+      ownerId: "alice",
+      accountTier: "pro",
+      name: "k",
+      scopes: ["profile:read"],
+      tier: "free",
+    });
+    const off = await call("GET", `/api/v1/api-keys/${created.id}/events`);
+    expect(off.status).toBe(404);
+    expect(off.body).toEqual({ detail: "Not Found", code: "route_not_found" });
+    expect((await call("OPTIONS", `/api/v1/api-keys/${created.id}/events`)).status).toBe(404);
+
+    const withEvents = createKeyward({ store, scopes, tiers, jwt: { secret }, events: {} });
+    const on = await call("GET", `/api/v1/api-keys/${created.id}/events`, { as: withEvents });
+    expect(on.status).toBe(200);
+    // Changes made before events were turned on have none.
+    expect(on.body).toEqual({ data: [], nextCursor: null });
+    const post = await call("POST", `/api/v1/api-keys/${created.id}/events`, { as: withEvents });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET");
+    await withEvents.close();
+  });
+
   it("decodes an escaped key id", async () => {
     const created = await keyward.keys.create({
       ownerId: "alice",

@@ -1,3 +1,4 @@
+import type { InternalEventsApi } from "../api/events-api.js";
 import type { InternalKeysApi } from "../api/keys-api.js";
 import type { createVerify } from "../auth/verify.js";
 import { internalError, isKeywardError, KeywardError } from "../errors/keyward-error.js";
@@ -26,11 +27,12 @@ export interface HandleOptions {
 export function createHandle(
   context: KeywardContext,
   keys: InternalKeysApi,
+  events: InternalEventsApi,
   verify: ReturnType<typeof createVerify>,
   options: HandleOptions,
 ) {
   const { basePath } = options;
-  const routerOptions = { updates: context.keyUpdates };
+  const routerOptions = { updates: context.keyUpdates, events: context.events !== undefined };
 
   // Every 500's cause (a database error, say) is reported; the response reveals none of it.
   // Verification reports its own, so a failed session check is not reported twice.
@@ -83,6 +85,7 @@ export function createHandle(
         user: result.principal,
         keyId: match.keyId ?? "",
         keys,
+        events,
         context,
         bodyLimit: options.bodyLimit,
         headers,

@@ -1,6 +1,14 @@
 import { KeywardError } from "../errors/keyward-error.js";
 
-export type EndpointName = "list" | "create" | "scopes" | "rotate" | "usage" | "revoke" | "update";
+export type EndpointName =
+  | "list"
+  | "create"
+  | "scopes"
+  | "rotate"
+  | "usage"
+  | "revoke"
+  | "update"
+  | "events";
 
 export type RouteMatch =
   | { endpoint: EndpointName; keyId?: string }
@@ -13,6 +21,8 @@ const collection = { GET: "list", POST: "create" } as const;
 const scopes = { GET: "scopes" } as const;
 const rotate = { POST: "rotate" } as const;
 const usage = { GET: "usage" } as const;
+/** With `events`: a key's audit log. */
+const events = { GET: "events" } as const;
 const item = { DELETE: "revoke" } as const;
 /** With `keyUpdates`: `PATCH` on a key too (listed after `DELETE`, so `Allow` only grows). */
 const updatableItem = { DELETE: "revoke", PATCH: "update" } as const;
@@ -20,6 +30,8 @@ const updatableItem = { DELETE: "revoke", PATCH: "update" } as const;
 export interface RouterOptions {
   /** Whether `PATCH /{key_id}` is served (`keyUpdates` in the config). */
   updates: boolean;
+  /** Whether `GET /{key_id}/events` is served (`events` in the config); otherwise it is 404. */
+  events?: boolean;
 }
 
 /**
@@ -44,6 +56,8 @@ export function matchRoute(
     [methods, keyId] = [rotate, segments[0]];
   else if (segments.length === 2 && segments[1] === "usage")
     [methods, keyId] = [usage, segments[0]];
+  else if (segments.length === 2 && segments[1] === "events" && options.events)
+    [methods, keyId] = [events, segments[0]];
   if (!methods) return { error: new KeywardError("route_not_found", "Not Found") };
 
   const endpoint = methods[method];

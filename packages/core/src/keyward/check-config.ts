@@ -4,6 +4,8 @@
  * some later request. Each part's own factory checks its details (scope names, rate limits, JWT
  * keys); this file catches what those cannot see: the wrong kind of value for an option.
  */
+import { checkEnvironmentsOption } from "../environments/environments.js";
+import { checkEventsConfig } from "../events/events-config.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import type { KeywardConfig } from "./config.js";
 
@@ -50,12 +52,15 @@ export function checkConfig(config: KeywardConfig): void {
       `Keyward: \`keyUpdates\` must be a boolean, got ${kindOf(config.keyUpdates)}`,
     );
   }
+  checkGracefulRotation(config.gracefulRotation);
   const maxKeys = config.maxKeysPerOwner;
   if (maxKeys !== undefined && maxKeys !== false && !(Number.isInteger(maxKeys) && maxKeys > 0)) {
     throw new TypeError(
       `Keyward: \`maxKeysPerOwner\` must be a positive whole number or false, got ${kindOf(maxKeys)}`,
     );
   }
+  checkEnvironmentsOption(config.environments, config.keyPrefix);
+  checkEventsConfig(config.events, store.keys.events !== undefined);
   if (config.pepper !== undefined) checkPepper(config.pepper);
   const usage = config.usage ?? {};
   for (const name of ["flushIntervalMs", "maxBuffered"] as const) {
@@ -63,6 +68,20 @@ export function checkConfig(config: KeywardConfig): void {
     if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
       throw new TypeError(`Keyward: \`usage.${name}\` must be a positive number, got ${value}`);
     }
+  }
+}
+
+function checkGracefulRotation(option: KeywardConfig["gracefulRotation"]): void {
+  if (option === undefined || typeof option === "boolean") return;
+  const max = typeof option === "object" && option !== null ? option.maxGracePeriodSeconds : option;
+  if (
+    typeof option !== "object" ||
+    option === null ||
+    (max !== undefined && !(Number.isSafeInteger(max) && (max as number) >= 0))
+  ) {
+    throw new TypeError(
+      `Keyward: \`gracefulRotation\` must be true, false or { maxGracePeriodSeconds: a whole number of seconds, 0 or more }, got ${kindOf(option)}`,
+    );
   }
 }
 

@@ -2,6 +2,7 @@ import type { FailedLookupsConfig } from "../auth/failed-lookup-limiter.js";
 import type { JwtClaims, JwtOptions } from "../auth/jwt.js";
 import type { SessionUser } from "../auth/principal.js";
 import type { Clock } from "../clock.js";
+import type { EventsConfig } from "../events/events-config.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import type { OpenApiOptions } from "../openapi/options.js";
 import type { OrganizationsConfig } from "../organizations/membership.js";
@@ -62,17 +63,48 @@ export interface KeywardConfig {
    */
   keyUpdates?: boolean;
   /**
+   * Graceful rotation (opt-in): `POST {basePath}/{key_id}/rotate` takes `{ "gracePeriodSeconds": n }`
+   * and the replaced secret keeps working for those seconds, on every instance, while the new one
+   * works at once; another rotation or a revocation ends the grace. `true` allows graces up to 7
+   * days; `{ maxGracePeriodSeconds }` sets the cap. Without it the rotate body is ignored, as in
+   * v0.1, and `keys.rotate` refuses a grace. See docs/lifecycle.md.
+   * @example
+   * gracefulRotation: { maxGracePeriodSeconds: 24 * 60 * 60 },
+   */
+  gracefulRotation?: boolean | { maxGracePeriodSeconds?: number };
+  /**
    * The most keys an owner (a user or an organization) may hold at once; revoked and expired keys
    * do not count. Creating one more is refused with 403 `too_many_keys`. Default 100; `false` for
    * no limit.
    */
   maxKeysPerOwner?: number | false;
+  /**
+   * Events (opt-in): every key change (created, rotated, updated, disabled, enabled, revoked) is
+   * written with an event in the same atomic step, kept `retainDays` (default 90), listed by
+   * `keyward.events.list` and `GET {basePath}/{key_id}/events`, and passed to `onEvent` once
+   * committed. The key store must be able to write them (memory, PostgreSQL, Redis). See
+   * docs/events.md.
+   * @example
+   * events: { retainDays: 30, onEvent: (event) => queue.push(event) },
+   */
+  events?: EventsConfig | false;
   /** Where the six endpoints live; default `/api/v1/api-keys`. */
   basePath?: string;
   /** Largest accepted request body in bytes; default 64 KiB. */
   bodyLimit?: number;
-  /** Key prefix; default `sk_live_`. Use e.g. `sk_test_` for a test environment. */
+  /**
+   * Key prefix; default `sk_live_`. Use e.g. `sk_test_` for a separate test instance, or
+   * `environments` for several prefixes in one instance.
+   */
   keyPrefix?: string;
+  /**
+   * Several environments in one instance, each with its key prefix, the default first (opt-in):
+   * `{ live: "sk_live_", test: "sk_test_" }`. Keys are created in one (`"environment"` on create),
+   * records and principals name it, and `verify(…, { environment })` refuses keys of the others.
+   * No prefix may start another. Without it, one environment, `live`, with `keyPrefix`.
+   * See docs/lifecycle.md.
+   */
+  environments?: Record<string, string>;
   /**
    * A server-side secret of at least 32 bytes mixed into every key hash (HMAC-SHA-256). With a
    * pepper, a stolen database alone cannot confirm a guessed key. Changing it invalidates every key.

@@ -1,6 +1,8 @@
 import type { FailedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import type { JwtClaims } from "../auth/jwt.js";
 import type { Clock } from "../clock.js";
+import type { Environments } from "../environments/environments.js";
+import type { EventsRuntime } from "../events/events-runtime.js";
 import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
 import type { LayeredLimiter } from "../limits/layered-limiter.js";
@@ -16,6 +18,7 @@ import type { AccountTierSync } from "../tiers/account-tier-sync.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
 import type { UsageRecorder } from "../usage/usage-recorder.js";
 import type { createKeyBodySchema } from "../validation/create-key-body.js";
+import type { rotateKeyBodySchema } from "../validation/rotate-key-body.js";
 import type { updateKeyBodySchema } from "../validation/update-key-body.js";
 import type { KeywardConfig } from "./config.js";
 
@@ -26,7 +29,9 @@ export interface KeywardContext {
   rateLimits: RateLimitStore;
   /** Applies a request's layers when a key has more than its own rate limit; see `limits/`. */
   layeredLimits: LayeredLimiter | undefined;
+  /** Every configured environment's prefix, the default first. */
   format: KeyFormat;
+  environments: Environments;
   hasher: SecretHasher;
   scopes: ScopeRegistry;
   tiers: TierLadder;
@@ -46,6 +51,13 @@ export interface KeywardContext {
   usageRecorder: UsageRecorder;
   /** Whether `PATCH /{key_id}` is served (`keyUpdates`). */
   keyUpdates: boolean;
+  /**
+   * The longest grace a rotation may give, in seconds, and the rotate body's schema for it;
+   * undefined when `gracefulRotation` is off (the body is ignored, `keys.rotate` refuses a grace).
+   */
+  gracefulRotation:
+    | { maxGracePeriodSeconds: number; body: ReturnType<typeof rotateKeyBodySchema> }
+    | undefined;
   /** The most live keys an owner may hold; undefined for no limit. */
   maxKeysPerOwner: number | undefined;
   /** Validates `PATCH` bodies and `keys.update` changes. */
@@ -58,6 +70,8 @@ export interface KeywardContext {
   warnOnce: WarnOnce;
   /** Reports a failure Keyward answered for: to `logger.error` and to the `onError` hook. */
   reportFailure(message: string, cause: unknown, request?: Request): void;
+  /** Events of key changes; undefined when `events` is not configured (then none is built). */
+  events: EventsRuntime | undefined;
   /** Lookups of unknown keys per client address; undefined when `failedLookups: false`. */
   failedLookups: FailedLookupLimiter | undefined;
 }

@@ -1,14 +1,17 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
+import { createEventsApi, type EventsApi } from "../api/events-api.js";
 import { createKeysApi, type KeysApi } from "../api/keys-api.js";
 import { failedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import { createJwtVerifier } from "../auth/jwt.js";
 import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
 import { createVerify } from "../auth/verify.js";
 import { systemClock } from "../clock.js";
+import { createEnvironments } from "../environments/environments.js";
 import { KeywardError } from "../errors/keyward-error.js";
+import { eventsRuntime } from "../events/events-runtime.js";
 import { createHandle, underBasePath } from "../http/handle.js";
 import { defaultBodyLimit } from "../http/read-json-body.js";
-import { createKeyFormat } from "../keys/format.js";
+import { createKeyFormat, DEFAULT_KEY_PREFIX, type KeyFormat } from "../keys/format.js";
 import { createSecretHasher } from "../keys/hash.js";
 import { layeredLimiter } from "../limits/layered-limiter.js";
 import { consoleLogger, silentLogger } from "../logging/logger.js";
@@ -29,6 +32,7 @@ import {
   createKeyBodySchema,
   keyFieldSchemas,
 } from "../validation/create-key-body.js";
+import { rotateKeyBodySchema } from "../validation/rotate-key-body.js";
 import { updateKeyBodySchema } from "../validation/update-key-body.js";
 import { checkConfig, warnAboutConfig } from "./check-config.js";
 import type { KeywardConfig } from "./config.js";
@@ -37,6 +41,8 @@ import type { KeywardContext } from "./context.js";
 export interface Keyward {
   /** Key management: the same outcomes as the six HTTP endpoints, as async functions. */
   readonly keys: KeysApi;
+  /** The audit log, with `events` configured (otherwise its calls throw a `TypeError`). */
+  readonly events: EventsApi;
   /**
    * The hot path: a raw `Authorization` header value in, a decision out. Never throws.
    * @example
@@ -61,6 +67,11 @@ export interface Keyward {
    * keyward.assertScopes(["profile:raed"]); // TypeError: … not a configured scope …
    */
   assertScopes(scopes: readonly string[]): void;
+  /**
+   * Throws a `TypeError` unless `environment` is a configured environment (`live` without
+   * `environments`). Guards given an `environment` call it when they are created.
+   */
+  assertEnvironment(environment: string): void;
   /** Whether a `session` hook is configured (adapters then pass requests without a bearer token). */
   readonly hasSession: boolean;
   /** The six key-management endpoints: a Fetch `Request` in, a `Response` out. */
@@ -143,6 +154,18 @@ export function createKeyward(config: KeywardConfig): Keyward {
     : async () => {
         throw new KeywardError("invalid_token", "JWT authentication is not configured");
       };
+  const environments = createEnvironments(
+    config.environments,
+    config.keyPrefix ?? DEFAULT_KEY_PREFIX,
+  );
+  let format: KeyFormat;
+  try {
+    format = createKeyFormat({ prefixes: environments.prefixes, random });
+  } catch (error) {
+    // The format names the prefix; the option it came from is what the host has to fix.
+    const option = config.environments === undefined ? "keyPrefix" : "environments";
+    throw new TypeError(`Keyward: \`${option}\`: ${(error as Error).message}`);
+  }
   const usageRecorder = createUsageRecorder(config.store.usage, {
     ...config.usage,
     onError: (error: unknown) => reportFailure("writing usage failed; it will be retried", error),
@@ -153,10 +176,8 @@ export function createKeyward(config: KeywardConfig): Keyward {
     usage: config.store.usage,
     rateLimits: config.store.rateLimits,
     layeredLimits,
-    format: createKeyFormat({
-      ...(config.keyPrefix === undefined ? {} : { prefix: config.keyPrefix }),
-      random,
-    }),
+    format,
+    environments,
     hasher: createSecretHasher(config.pepper === undefined ? {} : { pepper: config.pepper }),
     scopes,
     tiers,
@@ -171,9 +192,11 @@ export function createKeyward(config: KeywardConfig): Keyward {
       tiers,
       clock,
       organizations: config.organizations !== undefined,
+      environments: environments.configured ? environments.names : undefined,
     }),
     updateKeyBody: updateKeyBodySchema(keyFieldSchemas({ scopes, tiers, clock })),
     keyUpdates: config.keyUpdates === true,
+    gracefulRotation: gracefulRotation(config.gracefulRotation),
     maxKeysPerOwner:
       config.maxKeysPerOwner === false
         ? undefined
@@ -192,9 +215,14 @@ export function createKeyward(config: KeywardConfig): Keyward {
       config.failedLookups === false
         ? undefined
         : failedLookupLimiter(config.failedLookups ?? {}, clock),
+    events:
+      config.events && config.store.keys.events
+        ? eventsRuntime(config.events, config.store.keys.events, { clock, random, reportFailure })
+        : undefined,
   };
 
   const keys = createKeysApi(context);
+  const events = createEventsApi(context, keys);
   const verify = createVerify(context);
   const openapiOptions = config.openapi ?? {};
   // Built on first use and kept: the configuration it describes cannot change.
@@ -205,10 +233,17 @@ export function createKeyward(config: KeywardConfig): Keyward {
         basePath,
         scopes,
         tiers,
-        keyPrefix: context.format.prefix,
+        keyPrefixes: context.format.prefixes,
+        environments: environments.names,
+        environmentsConfigured: environments.configured,
         createKeyBody: context.createKeyBody,
         updateKeyBody: context.updateKeyBody,
         keyUpdates: context.keyUpdates,
+        rotateKeyBody: context.gracefulRotation && {
+          schema: context.gracefulRotation.body,
+          maxGracePeriodSeconds: context.gracefulRotation.maxGracePeriodSeconds,
+        },
+        events: context.events !== undefined,
         organizations: context.organizations !== undefined,
         maxKeysPerOwner: context.maxKeysPerOwner !== undefined,
         ietfRateLimitHeaders: context.ietfRateLimitHeaders,
@@ -218,7 +253,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
     return openapiJson;
   };
   if (openapiOptions.serve) documentJson(); // a bad `openapi.routes` entry throws at start
-  const handle = createHandle(context, keys, verify, {
+  const handle = createHandle(context, keys, events, verify, {
     basePath,
     bodyLimit,
     ...(openapiOptions.serve ? { openapiDocument: documentJson } : {}),
@@ -227,6 +262,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
   let closed: Promise<void> | undefined;
   return {
     keys,
+    events,
     verify: (authorization, options) => verify(authorization, options),
     authenticate: (request, options = {}) => {
       const route = options.route;
@@ -240,6 +276,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
         route: withMethod,
         clientIp: options.clientIp,
         cost: options.cost,
+        environment: options.environment,
         session: session ? () => session(request) : undefined,
       });
     },
@@ -252,6 +289,13 @@ export function createKeyward(config: KeywardConfig): Keyward {
         );
       }
     },
+    assertEnvironment(environment) {
+      if (!environments.has(environment)) {
+        throw new TypeError(
+          `Keyward: ${JSON.stringify(environment)} is not a configured environment; configured: ${environments.names.join(", ")}. Add it to \`environments\` or fix the guard.`,
+        );
+      }
+    },
     hasSession: config.session !== undefined,
     openapi: () => JSON.parse(documentJson()) as OpenApiDocument,
     serves: (pathname) => underBasePath(pathname, basePath) !== null,
@@ -260,6 +304,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
     schemas: { createKey: context.createKeyBody as StandardSchemaV1<unknown, CreateKeyBody> },
     close: () => {
       closed ??= (async () => {
+        context.events?.retention.close();
         await usageRecorder.close();
         await config.store.close?.();
       })();
@@ -273,4 +318,16 @@ function normaliseBasePath(path: string): string {
     throw new TypeError('Keyward: `basePath` must start with "/"');
   }
   return path.replace(/\/+$/, "");
+}
+
+/** Seven days: long enough for a weekly deploy train to pick up a new secret. */
+const defaultMaxGracePeriodSeconds = 7 * 24 * 60 * 60;
+
+function gracefulRotation(option: KeywardConfig["gracefulRotation"]) {
+  if (option === undefined || option === false) return undefined;
+  const max =
+    option === true
+      ? defaultMaxGracePeriodSeconds
+      : (option.maxGracePeriodSeconds ?? defaultMaxGracePeriodSeconds);
+  return { maxGracePeriodSeconds: max, body: rotateKeyBodySchema(max) };
 }

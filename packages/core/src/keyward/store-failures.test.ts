@@ -93,6 +93,8 @@ describe("a store's background failures", () => {
       expiresAt: null,
       revokedAt: null,
       rotatedAt: null,
+      previousSecretHash: null,
+      previousSecretExpiresAt: null,
       ownerTier: null,
       disabledAt: null,
       metadata: null,

@@ -1,16 +1,20 @@
+import type { StoredEvent } from "../events/event.js";
 import { ownerLabel, ownerOfKey } from "../organizations/owner.js";
 import { frozenKey } from "../storage/frozen-key.js";
 import { newestKeyFirst, pageOfKeys } from "../storage/key-order.js";
 import type { KeyRotation, KeyStore, KeyUpdate, StoredKey } from "../storage/key-store.js";
+import { memoryEventLog } from "./memory-event-log.js";
 
 /**
  * `KeyStore` in process memory. Every operation is synchronous inside its promise, so the
  * compare-and-set of `rotate` and the check-then-set of `revoke` cannot interleave with another
  * call. Records are copied once on the way in and frozen, so they can be handed out without a copy
  * per lookup (verification reads one on every request) and still never change under a caller.
+ * A change's events are appended in the same synchronous step as the change.
  */
 export function memoryKeyStore(): KeyStore & {
   peek(secretHash: string): StoredKey | null;
+  events: ReturnType<typeof memoryEventLog>;
   snapshot(): StoredKey[];
 } {
   const byId = new Map<string, StoredKey>();
@@ -25,18 +29,24 @@ export function memoryKeyStore(): KeyStore & {
 
   // A copy on the way in (the caller's object may change after the call), frozen for sharing.
   const freeze = (key: StoredKey): StoredKey => frozenKey({ ...key });
+  const events = memoryEventLog();
+  const record = (changed: readonly StoredEvent[] | undefined) => {
+    if (changed?.length) events.append(changed);
+  };
 
   return {
-    async create(key) {
+    async create(key, changeEvents) {
       if (byId.has(key.id)) throw new Error(`A key with id ${key.id} already exists`);
       if (idByHash.has(key.secretHash))
         throw new Error("A key with this secret hash already exists");
       byId.set(key.id, freeze(key));
       idByHash.set(key.secretHash, key.id);
+      if (key.previousSecretHash !== null) idByHash.set(key.previousSecretHash, key.id);
       const owner = ownerLabel(ownerOfKey(key));
       const owned = idsByOwner.get(owner);
       if (owned) owned.add(key.id);
       else idsByOwner.set(owner, new Set([key.id]));
+      record(changeEvents);
     },
 
     async findByHash(secretHash) {
@@ -56,30 +66,48 @@ export function memoryKeyStore(): KeyStore & {
       return pageOfKeys(keys.sort(newestKeyFirst), options);
     },
 
-    async rotate({ id, expectedHash, secretHash, hint, rotatedAt }: KeyRotation) {
+    async rotate(rotation: KeyRotation, changeEvents) {
+      const { id, expectedHash, secretHash, hint, rotatedAt } = rotation;
+      const previousSecretExpiresAt = rotation.previousSecretExpiresAt ?? null;
       const key = byId.get(id);
       if (!key || key.revokedAt !== null || key.secretHash !== expectedHash) return null;
       if (idByHash.has(secretHash)) throw new Error("A key with this secret hash already exists");
-      idByHash.delete(key.secretHash);
-      const rotated = freeze({ ...key, secretHash, hint, rotatedAt });
+      // The secret an earlier grace kept alive ends now, whatever this rotation's grace.
+      if (key.previousSecretHash !== null) idByHash.delete(key.previousSecretHash);
+      const graceful = previousSecretExpiresAt !== null;
+      if (!graceful) idByHash.delete(key.secretHash);
+      const rotated = freeze({
+        ...key,
+        secretHash,
+        hint,
+        rotatedAt,
+        previousSecretHash: graceful ? key.secretHash : null,
+        previousSecretExpiresAt,
+      });
       byId.set(id, rotated);
       idByHash.set(secretHash, id);
+      record(changeEvents);
       return rotated;
     },
 
-    async revoke(id, revokedAt) {
+    async revoke(id, revokedAt, changeEvents) {
       const key = byId.get(id);
       if (!key || key.revokedAt !== null) return null;
       const revoked = freeze({ ...key, revokedAt });
       byId.set(id, revoked);
+      record(changeEvents);
       return revoked;
     },
 
-    async update(id, changes: KeyUpdate) {
+    async update(id, changes: KeyUpdate, changeEvents) {
       const key = byId.get(id);
       if (!key || key.revokedAt !== null) return null;
-      const updated = freeze({ ...key, ...definedFields(changes) });
+      const fields = definedFields(changes);
+      // A copy, as in setLimits: the caller's object must not change the stored record later.
+      if (changes.limits) fields.limits = structuredClone(changes.limits);
+      const updated = freeze({ ...key, ...fields });
       byId.set(id, updated);
+      record(changeEvents);
       return updated;
     },
 
@@ -103,6 +131,8 @@ export function memoryKeyStore(): KeyStore & {
       byId.set(id, updated);
       return updated;
     },
+
+    events,
 
     /** Every stored record, for tests and debugging. */
     snapshot: () => [...byId.values()],

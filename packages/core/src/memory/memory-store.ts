@@ -28,6 +28,10 @@ export function memoryStore(options: MemoryStoreOptions = {}) {
     rateLimits,
     async close() {},
     /** Everything the store holds, as plain data: for tests that inspect what is persisted. */
-    snapshot: () => ({ keys: keys.snapshot(), usage: usage.snapshot() }),
+    snapshot: () => ({
+      keys: keys.snapshot(),
+      usage: usage.snapshot(),
+      events: keys.events.snapshot(),
+    }),
   } satisfies KeywardStore & StoreParts & { snapshot(): unknown };
 }

@@ -6,7 +6,11 @@ import type { Type } from "arktype";
 import type { OpenApiBuildContext } from "./build-context.js";
 import type { JsonSchema, OpenApiDocument } from "./document-types.js";
 import { errorResponseComponents, headerComponents } from "./responses.js";
-import { createKeyBodyJsonSchema, updateKeyBodyJsonSchema } from "./schemas/create-key-body.js";
+import {
+  createKeyBodyJsonSchema,
+  rotateKeyBodyJsonSchema,
+  updateKeyBodyJsonSchema,
+} from "./schemas/create-key-body.js";
 import {
   codeIsConfigured,
   errorBodyType,
@@ -14,6 +18,7 @@ import {
   validationErrorBodyType,
   validationIssueType,
 } from "./schemas/error-body.js";
+import { eventTypesSchema } from "./schemas/event.js";
 import { keyRecordTypes } from "./schemas/key-record.js";
 import { scopeTypes } from "./schemas/scope-list.js";
 import { usageReportType } from "./schemas/usage-report.js";
@@ -25,13 +30,30 @@ export function buildComponents(context: OpenApiBuildContext): OpenApiDocument["
   const scopes = context.scopes.names;
   const tiers = context.tiers.names;
   const { scope, tier, list: scopeList } = scopeTypes(scopes, tiers);
-  const keys = keyRecordTypes({ scopes, tiers, keyPrefix: context.keyPrefix });
+  const keys = keyRecordTypes({
+    scopes,
+    tiers,
+    keyPrefixes: context.keyPrefixes,
+    environments: context.environments,
+  });
+  const prefixes = context.keyPrefixes.map((prefix) => `\`${prefix}\``).join(" or ");
   const schemas: Record<string, JsonSchema> = {
     Scope: inConfiguredOrder(toJson(scope), scopes),
     Tier: inConfiguredOrder(toJson(tier), tiers),
-    CreateKeyBody: createKeyBodyJsonSchema(context.createKeyBody),
+    CreateKeyBody: createKeyBodyJsonSchema(
+      context.createKeyBody,
+      context.environmentsConfigured ? context.environments : undefined,
+    ),
     ...(context.keyUpdates
       ? { UpdateKeyBody: updateKeyBodyJsonSchema(context.updateKeyBody) }
+      : {}),
+    ...(context.rotateKeyBody
+      ? {
+          RotateKeyBody: rotateKeyBodyJsonSchema(
+            context.rotateKeyBody.schema,
+            context.rotateKeyBody.maxGracePeriodSeconds,
+          ),
+        }
       : {}),
     KeyRecord: toJson(keys.record),
     KeyWithSecret: toJson(keys.withSecret),
@@ -40,6 +62,7 @@ export function buildComponents(context: OpenApiBuildContext): OpenApiDocument["
     RevokedKey: toJson(keys.revoked),
     ScopeList: toJson(scopeList),
     UsageReport: toJson(usageReportType),
+    ...(context.events ? eventComponents() : {}),
     ValidationIssue: toJson(validationIssueType),
     ValidationError: toJson(validationErrorBodyType),
     Error: toJson(errorBodyType(errorCodes.filter((code) => codeIsConfigured(code, context)))),
@@ -68,8 +91,8 @@ export function buildComponents(context: OpenApiBuildContext): OpenApiDocument["
       [securitySchemeNames.apiKey]: {
         type: "http",
         scheme: "bearer",
-        bearerFormat: `API key (${context.keyPrefix}…)`,
-        description: `An API key, \`${context.keyPrefix}\` followed by 36 base62 characters. The roles listed on an operation are the scopes the key needs.`,
+        bearerFormat: `API key (${context.keyPrefixes.map((prefix) => `${prefix}…`).join(", ")})`,
+        description: `An API key, ${prefixes} followed by 36 base62 characters. The roles listed on an operation are the scopes the key needs. A key with an IP allowlist is refused (403 \`ip_not_allowed\`) from any other address.`,
       },
     },
   };
@@ -86,6 +109,11 @@ function inConfiguredOrder(schema: JsonSchema, names: readonly string[]): JsonSc
   if (!same) throw new Error(`unreachable: enumeration ${JSON.stringify(schema)} is not ${names}`);
   const { const: _single, ...rest } = schema;
   return { ...rest, enum: [...names] };
+}
+
+function eventComponents(): Record<string, JsonSchema> {
+  const { event, page } = eventTypesSchema();
+  return { Event: toJson(event), EventPage: toJson(page) };
 }
 
 function toJson(schema: Type): JsonSchema {

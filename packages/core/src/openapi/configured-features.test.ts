@@ -49,11 +49,32 @@ describe("keyward.openapi() with organizations and key updates", () => {
       properties: Record<string, unknown>;
       required?: unknown;
     };
-    expect(Object.keys(body.properties).sort()).toEqual(["enabled", "metadata", "name", "scopes"]);
+    expect(Object.keys(body.properties).sort()).toEqual([
+      "allowedIps",
+      "enabled",
+      "metadata",
+      "name",
+      "scopes",
+    ]);
     expect(body.required).toBeUndefined();
     expect(body.properties.enabled).toMatchObject({ type: "boolean" });
     expect(body.properties.metadata).toMatchObject({
       anyOf: [{ type: "object" }, { type: "null" }],
+    });
+  });
+
+  it("describes the rotate body only with gracefulRotation, with its configured maximum", () => {
+    const without = documentWith();
+    expect(without.components.schemas.RotateKeyBody).toBeUndefined();
+    expect(without.paths["/api/v1/api-keys/{key_id}/rotate"]?.post?.requestBody).toBeUndefined();
+    const document = documentWith({ gracefulRotation: { maxGracePeriodSeconds: 3600 } });
+    expect(document.paths["/api/v1/api-keys/{key_id}/rotate"]?.post?.requestBody).toMatchObject({
+      required: false,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/RotateKeyBody" } } },
+    });
+    expect(document.components.schemas.RotateKeyBody).toMatchObject({
+      type: "object",
+      properties: { gracePeriodSeconds: { type: "integer", minimum: 0, maximum: 3600 } },
     });
   });
 
@@ -112,6 +133,7 @@ describe("keyward.openapi() with organizations and key updates", () => {
         "api_key_not_allowed",
         "cross_site_request",
         "insufficient_scope",
+        "ip_not_allowed",
         "not_owner",
         "tier_not_allowed",
       ],
@@ -121,6 +143,7 @@ describe("keyward.openapi() with organizations and key updates", () => {
         "api_key_not_allowed",
         "cross_site_request",
         "insufficient_scope",
+        "ip_not_allowed",
         "not_member",
         "not_owner",
         "role_not_permitted",
@@ -143,5 +166,62 @@ describe("keyward.openapi() with organizations and key updates", () => {
     expect(record.properties.createdBy).toMatchObject({ type: "string" });
     expect(record.required).not.toContain("metadata");
     expect(record.required).not.toContain("owner");
+  });
+});
+
+describe("keyward.openapi() with environments and IP allowlists", () => {
+  const environments = { live: "sk_live_", test: "sk_test_" };
+  type Schema = { properties: Record<string, Record<string, unknown>> };
+  const schema = (document: ReturnType<typeof documentWith>, name: string) =>
+    document.components.schemas[name] as unknown as Schema;
+
+  it("is a valid OpenAPI 3.1 document with environments", async () => {
+    const result = await new Validator().validate(
+      documentWith({ environments, keyUpdates: true }) as never,
+    );
+    expect(result.errors).toBeUndefined();
+  });
+
+  it("names the environments on create, and every prefix in the secret's pattern and the scheme", () => {
+    const document = documentWith({ environments });
+    expect(schema(document, "CreateKeyBody").properties.environment).toMatchObject({
+      type: "string",
+      enum: ["live", "test"],
+    });
+    const recordEnvironment = JSON.stringify(schema(document, "KeyRecord").properties.environment);
+    expect(recordEnvironment).toContain('"live"');
+    expect(recordEnvironment).toContain('"test"');
+    expect(JSON.stringify(schema(document, "KeyWithSecret"))).toContain(
+      '"pattern":"^(?:sk_live_|sk_test_)[0-9A-Za-z]{36}$"',
+    );
+    expect(document.components.securitySchemes.apiKey).toMatchObject({
+      bearerFormat: "API key (sk_live_…, sk_test_…)",
+    });
+  });
+
+  it("has no environment on create without environments, and keeps v0.1's secret pattern", () => {
+    const document = documentWith();
+    expect(schema(document, "CreateKeyBody").properties.environment).toBeUndefined();
+    expect(JSON.stringify(schema(document, "KeyWithSecret"))).toContain(
+      '"pattern":"^sk_live_[0-9A-Za-z]{36}$"',
+    );
+  });
+
+  it("describes allowedIps on create and on PATCH (null removes it), and the 403 it causes", () => {
+    const document = documentWith({ keyUpdates: true });
+    expect(schema(document, "CreateKeyBody").properties.allowedIps).toMatchObject({
+      type: "array",
+      minItems: 1,
+      maxItems: 100,
+      uniqueItems: true,
+      items: { type: "string" },
+    });
+    expect(schema(document, "UpdateKeyBody").properties.allowedIps).toMatchObject({
+      anyOf: [{ type: "array", minItems: 1 }, { type: "null" }],
+    });
+    expect(schema(document, "KeyRecord").properties.allowedIps).toMatchObject({ type: "array" });
+    expect(forbiddenCodes(document)).toMatchObject({
+      enum: expect.arrayContaining(["ip_not_allowed"]),
+    });
   });
 });

@@ -130,9 +130,13 @@ describe("keyward.openapi()", () => {
     expect(components.responses.Unauthorized?.headers?.["WWW-Authenticate"]).toMatchObject({
       required: true,
     });
-    expect(components.responses.TooManyRequests?.headers?.["Retry-After"]).toMatchObject({
-      required: true,
-    });
+    // Every 429 but one carries Retry-After: credits without a refill have no time to promise.
+    const retryAfter = components.responses.TooManyRequests?.headers?.["Retry-After"] as {
+      required?: boolean;
+      description: string;
+    };
+    expect(retryAfter.required).toBeUndefined();
+    expect(retryAfter.description).toContain("`credits_exhausted` for credits without a refill");
   });
 
   it("puts the rate-limit headers on guarded answers, the IETF fields when configured", () => {

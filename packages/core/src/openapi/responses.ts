@@ -123,7 +123,7 @@ export type ErrorStatus = keyof typeof errorResponseNames;
 const errorDescriptions: Record<ErrorStatus, string> = {
   400: "Malformed JSON, or a request the server could not parse",
   401: "No bearer token, or one that fails verification",
-  403: "Authenticated, but not permitted: an API key where a session is needed, another owner's key, a tier above the account's, and (as configured) an organization the caller is not a member of, a role that may not, or the per-owner key limit",
+  403: "Authenticated, but not permitted: an API key where a session is needed, another owner's key, a tier above the account's, a key used from an address its allowlist does not hold, and (as configured) an organization the caller is not a member of, a role that may not, or the per-owner key limit",
   404: "No such key, or no such route",
   405: "The path exists, not with this method",
   408: "The request did not arrive in time",
@@ -158,7 +158,13 @@ export function errorResponseComponents(
       headers.Allow = requiredHeader(context, "Allow");
     }
     if (status === 429) {
-      headers["Retry-After"] = requiredHeader(context, "Retry-After");
+      // Not `required`: credits without a refill come back only when the operator grants more,
+      // so that refusal has no time to promise (DESIGN: Retry-After at the next period or refill).
+      headers["Retry-After"] = {
+        schema: { type: "integer", minimum: 1 },
+        description:
+          "Seconds to wait before retrying. Every 429 carries it except `credits_exhausted` for credits without a refill, which come back only when the operator grants more",
+      };
     }
     responses[name] = {
       description: errorDescriptions[status],

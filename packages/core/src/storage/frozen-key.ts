@@ -7,11 +7,20 @@ import type { StoredKey } from "./key-store.js";
  * records come back as they are.
  */
 export function frozenKey(key: StoredKey): StoredKey {
-  if (Object.isFrozen(key) && Object.isFrozen(key.scopes) && isDeepFrozen(key.metadata)) return key;
+  if (
+    Object.isFrozen(key) &&
+    Object.isFrozen(key.scopes) &&
+    isDeepFrozen(key.metadata) &&
+    (key.allowedIps == null || Object.isFrozen(key.allowedIps))
+  ) {
+    return key;
+  }
   return Object.freeze({
     ...key,
     scopes: Object.freeze([...key.scopes]),
     metadata: key.metadata === null ? null : deepFreeze(structuredClone(key.metadata)),
+    // Only when present: a record without an allowlist keeps exactly the fields it had.
+    ...(key.allowedIps == null ? {} : { allowedIps: Object.freeze([...key.allowedIps]) }),
   });
 }
 

@@ -1,5 +1,7 @@
+import type { StoredEvent } from "../events/event.js";
 import type { KeyLimits } from "../limits/types.js";
 import type { Owner, OwnerType } from "../organizations/owner.js";
+import type { EventLog } from "./event-log.js";
 
 /**
  * A stored API key. It never holds the secret: only `secretHash`, the hash of the current secret
@@ -28,6 +30,14 @@ export interface StoredKey {
   /** When the secret was last replaced, or null if it never was. */
   rotatedAt: number | null;
   /**
+   * The hash of the secret a graceful rotation replaced, which keeps working until
+   * `previousSecretExpiresAt`; null when the last rotation had no grace period (or there was none).
+   * A later rotation replaces it, so at most one earlier secret is ever valid.
+   */
+  previousSecretHash: string | null;
+  /** Until when (exclusive) the previous secret is accepted; null exactly when `previousSecretHash` is. */
+  previousSecretExpiresAt: number | null;
+  /**
    * The owner's account tier as Keyward last saw it (from a session token, a create call or
    * `keys.setAccountTier`), shared by all the owner's keys; null when never seen (keys stored
    * before it was recorded). A key never runs above it: see `TierLadder.effective`.
@@ -42,6 +52,16 @@ export interface StoredKey {
   disabledAt: number | null;
   /** The host's own data about the key: a JSON object of at most 4 KiB serialized, or null. */
   metadata: KeyMetadata | null;
+  /**
+   * The environment the key was made in, when `environments` are configured (its secret carries
+   * that environment's prefix); absent or null for a key made without them.
+   */
+  environment?: string | null;
+  /**
+   * The addresses and CIDR ranges the key may be used from, in canonical text
+   * (`allowlists/ip-allowlist.ts`); absent or null: from anywhere. Never an empty list.
+   */
+  allowedIps?: readonly string[] | null;
 }
 
 /** A JSON value, as metadata holds it. */
@@ -63,6 +83,10 @@ export interface KeyUpdate {
   metadata?: KeyMetadata | null;
   /** A time to disable the key, or null to enable it. */
   disabledAt?: number | null;
+  /** A new allowlist, or null to remove it (the key works from anywhere again). */
+  allowedIps?: readonly string[] | null;
+  /** The key's per-key limits (`keys.update`'s `limits`, applied to what it had), or null to clear them. */
+  limits?: KeyLimits | null;
 }
 
 /** Where a page of `listByOwner` starts: after this key in the listing order. */
@@ -86,6 +110,11 @@ export interface KeyRotation {
   secretHash: string;
   hint: string;
   rotatedAt: number;
+  /**
+   * A grace period's end: the replaced secret (`expectedHash`) becomes the record's previous secret,
+   * valid until then. Absent or null: no grace, and any earlier previous secret is dropped too.
+   */
+  previousSecretExpiresAt?: number | null;
 }
 
 /**
@@ -94,11 +123,17 @@ export interface KeyRotation {
  * Contract every implementation keeps (checked by `@keyward/testing`'s storage suite):
  * - `create` rejects (throws) when the id or the secret hash already exists.
  * - Lookups return `null` for a missing record, never throw for it.
- * - `findByHash` answers only for the *current* secret: once a rotation succeeds, the old hash finds
- *   nothing. Revoked and expired keys are still returned; the caller decides what they mean.
+ * - `findByHash` answers for the *current* secret and for the record's `previousSecretHash`, and for
+ *   no other: once a rotation without grace succeeds, the old hash finds nothing; after a graceful
+ *   one it finds the record until a later rotation replaces it. (Whether the grace has run out is
+ *   the caller's check, against `previousSecretExpiresAt`; a store may stop answering for the
+ *   previous hash once it has.) Revoked and expired keys are still returned; the caller decides
+ *   what they mean.
  * - `rotate` is one atomic compare-and-set: it replaces the hash only if the key exists, is not
  *   revoked, and its current hash equals `expectedHash`. Of many concurrent rotations that read the
- *   same hash, exactly one succeeds; the others get `null`.
+ *   same hash, exactly one succeeds; the others get `null`. With `previousSecretExpiresAt` the
+ *   replaced hash becomes `previousSecretHash`; without, both previous fields become null. Either
+ *   way the secret that was previous before this rotation stops being found at once.
  * - `revoke` sets `revokedAt` only if it is unset, atomically; a second revoke gets `null`.
  *   Revocation is permanent: nothing clears `revokedAt`.
  * - `update` sets the given fields in one atomic write, only if the key exists and is not revoked,
@@ -108,9 +143,13 @@ export interface KeyRotation {
  * - `setOwnerTier` sets `ownerTier` on every key of the owner whose value differs (revoked keys
  *   included) and returns the changed records; none changed → an empty array. Other fields are
  *   left as they are.
+ * - Events (only a store that has `events`): `create`, `rotate`, `revoke` and `update` take an
+ *   optional last argument, the events of the change, and write them in the same atomic step as the
+ *   change, only when it happens (see `EventLog`). Keyward passes events only to a store with
+ *   `events`, and only when events are configured; without them every method works as before.
  */
 export interface KeyStore {
-  create(key: StoredKey): Promise<void>;
+  create(key: StoredKey, events?: readonly StoredEvent[]): Promise<void>;
   findByHash(secretHash: string): Promise<StoredKey | null>;
   /**
    * Optional: what `findByHash` would answer, if this store can tell without any I/O — the record,
@@ -129,14 +168,25 @@ export interface KeyStore {
    * only the keys that come after that position; with `limit`, at most that many (a page).
    */
   listByOwner(owner: Owner, options?: ListByOwnerOptions): Promise<StoredKey[]>;
-  rotate(rotation: KeyRotation): Promise<StoredKey | null>;
-  revoke(id: string, revokedAt: number): Promise<StoredKey | null>;
-  update(id: string, changes: KeyUpdate): Promise<StoredKey | null>;
+  rotate(rotation: KeyRotation, events?: readonly StoredEvent[]): Promise<StoredKey | null>;
+  revoke(id: string, revokedAt: number, events?: readonly StoredEvent[]): Promise<StoredKey | null>;
+  update(
+    id: string,
+    changes: KeyUpdate,
+    events?: readonly StoredEvent[],
+  ): Promise<StoredKey | null>;
   setOwnerTier(owner: Owner, tier: string): Promise<StoredKey[]>;
   /**
    * Optional: replaces the key's `limits` (null clears them), revoked keys included, and returns
    * the changed record, or null for an unknown id. A store with a cache invalidates it, as for a
-   * rotation. Without it, `keys.setLimits` is refused.
+   * rotation. Without it, `keys.setLimits` and `keys.update`'s `limits` are refused. A store that
+   * has it also sets `limits` in `update`, in the same atomic write as the other fields.
    */
   setLimits?(id: string, limits: KeyLimits | null): Promise<StoredKey | null>;
+  /**
+   * Optional: the events this store writes with its changes, to read back and prune. Its presence
+   * says the write methods honour their `events` argument; without it, `events` in Keyward's
+   * configuration is refused at start.
+   */
+  events?: EventLog;
 }

@@ -5,8 +5,9 @@ import type { ValidationIssue } from "../errors/validation-issue.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { KeyMetadata } from "../storage/key-store.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
+import { allowedIpsSchema } from "./allowed-ips.js";
 import { parseIsoDateTime } from "./iso-date-time.js";
-import { pydanticMeta, toValidationIssues } from "./issues.js";
+import { notAnObjectIssue, pydanticMeta, toValidationIssues } from "./issues.js";
 import { validation } from "./jitless.js";
 import { checkKeyName } from "./key-name.js";
 import { metadataSchema } from "./metadata.js";
@@ -25,6 +26,10 @@ export interface CreateKeyBody {
   metadata?: KeyMetadata | undefined;
   /** The organization the key is for (only when `organizations` is configured). */
   organizationId?: string | undefined;
+  /** The environment the key is for (only when `environments` are configured). */
+  environment?: string | undefined;
+  /** The addresses and CIDR ranges the key may be used from, canonical; omitted: anywhere. */
+  allowedIps?: string[] | undefined;
 }
 
 export type CreateKeyValidation =
@@ -42,6 +47,8 @@ export function createKeyBodySchema(options: {
   clock: Clock;
   /** Accept `organizationId` (the `organizations` option); otherwise the field is ignored. */
   organizations?: boolean;
+  /** The configured environments' names (`environments`); otherwise `environment` is ignored. */
+  environments?: readonly string[] | undefined;
 }) {
   const { name, scopes: scopeList, tier, expiresAt } = keyFieldSchemas(options);
   const fields = {
@@ -50,13 +57,37 @@ export function createKeyBodySchema(options: {
     tier,
     "expiresAt?": expiresAt,
     "metadata?": metadataSchema({ nullable: false }),
+    "allowedIps?": allowedIpsSchema({ nullable: false }),
   };
-  // Typed as the same schema either way: `organizationId` is an optional field of the result.
-  return (
-    options.organizations
-      ? validation.type({ ...fields, "organizationId?": organizationIdSchema })
-      : validation.type(fields)
-  ) as ReturnType<typeof type<typeof fields & { "organizationId?": typeof organizationIdSchema }>>;
+  const environment = environmentSchema(options.environments ?? []);
+  // Typed as the same schema whatever is configured: the optional fields are optional in the result.
+  return validation.type({
+    ...fields,
+    ...(options.organizations ? { "organizationId?": organizationIdSchema } : {}),
+    ...(options.environments ? { "environment?": environment } : {}),
+  }) as unknown as ReturnType<
+    typeof type<
+      typeof fields & {
+        "organizationId?": typeof organizationIdSchema;
+        "environment?": typeof environment;
+      }
+    >
+  >;
+}
+
+/** One of the configured environments' names. */
+function environmentSchema(names: readonly string[]) {
+  return validation.type("unknown").narrow((value, ctx) => {
+    if (typeof value === "string" && names.includes(value)) return true;
+    return ctx.reject({
+      expected: "a configured environment",
+      actual: typeof value === "string" ? JSON.stringify(value) : typeof value,
+      meta:
+        typeof value === "string"
+          ? pydanticMeta("literal_error", `Input should be ${quoteList(names)}`)
+          : pydanticMeta("string_type", "Input should be a valid string"),
+    });
+  }) as unknown as Type<string>;
 }
 
 /** The field schemas that create and update share, for one deployment's scopes, tiers and clock. */
@@ -205,20 +236,8 @@ export function validateCreateKeyBody(
   schema: ReturnType<typeof createKeyBodySchema>,
   input: unknown,
 ): CreateKeyValidation {
-  // arktype treats an array as an object with missing fields; Pydantic, and so the contract, call
-  // it what it is: not an object.
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    return {
-      ok: false,
-      issues: [
-        {
-          loc: ["body"],
-          msg: "Input should be a valid dictionary or object to extract fields from",
-          type: "model_attributes_type",
-        },
-      ],
-    };
-  }
+  const notAnObject = notAnObjectIssue(input);
+  if (notAnObject) return { ok: false, issues: notAnObject };
   const result = schema(input);
   if (result instanceof type.errors)
     return { ok: false, issues: toValidationIssues(result, "body") };
@@ -237,6 +256,8 @@ export function validateCreateKeyBody(
       ...(typeof result.organizationId === "string"
         ? { organizationId: result.organizationId }
         : {}),
+      ...(typeof result.environment === "string" ? { environment: result.environment } : {}),
+      ...(Array.isArray(result.allowedIps) ? { allowedIps: result.allowedIps } : {}),
     },
     expiresAt,
   };

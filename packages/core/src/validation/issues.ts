@@ -17,6 +17,21 @@ export function toValidationIssues(
 }
 
 /**
+ * The issue for a request body that is not a JSON object, or null when it is one. arktype treats an
+ * array as an object with missing fields; Pydantic, and so the contract, call it what it is.
+ */
+export function notAnObjectIssue(input: unknown): ValidationIssue[] | null {
+  if (typeof input === "object" && input !== null && !Array.isArray(input)) return null;
+  return [
+    {
+      loc: ["body"],
+      msg: "Input should be a valid dictionary or object to extract fields from",
+      type: "model_attributes_type",
+    },
+  ];
+}
+
+/**
  * Marks a custom arktype rejection with the Pydantic type and message it maps to. arktype keeps
  * `meta` on the error; the cast avoids widening arktype's global `ArkEnv.meta` for every user.
  */
@@ -48,6 +63,21 @@ function describe(error: ArkError): { type: string; msg: string } {
       return typeof error.data === "string"
         ? { type: "string_too_long", msg: `String should have at most ${bound(error)} characters` }
         : { type: "too_long", msg: `List should have at most ${bound(error)} items` };
+    case "divisor":
+      return {
+        type: "int_from_float",
+        msg: "Input should be a valid integer, got a number with a fractional part",
+      };
+    case "min":
+      return {
+        type: "greater_than_equal",
+        msg: `Input should be greater than or equal to ${bound(error)}`,
+      };
+    case "max":
+      return {
+        type: "less_than_equal",
+        msg: `Input should be less than or equal to ${bound(error)}`,
+      };
     default:
       return { type: "value_error", msg: `Value error, ${error.problem}` };
   }
@@ -56,6 +86,7 @@ function describe(error: ArkError): { type: string; msg: string } {
 function describeWrongType(expected: string): { type: string; msg: string } {
   if (expected.includes("string"))
     return { type: "string_type", msg: "Input should be a valid string" };
+  if (expected === "a number") return { type: "int_type", msg: "Input should be a valid integer" };
   if (expected.includes("array")) return { type: "list_type", msg: "Input should be a valid list" };
   if (expected.includes("object")) {
     return {

@@ -1,8 +1,9 @@
 import { type Type, type } from "arktype";
 import type { ValidationIssue } from "../errors/validation-issue.js";
 import type { KeyMetadata } from "../storage/key-store.js";
+import { allowedIpsSchema } from "./allowed-ips.js";
 import type { keyFieldSchemas } from "./create-key-body.js";
-import { pydanticMeta, toValidationIssues } from "./issues.js";
+import { notAnObjectIssue, pydanticMeta, toValidationIssues } from "./issues.js";
 import { validation } from "./jitless.js";
 import { metadataSchema } from "./metadata.js";
 
@@ -14,6 +15,8 @@ export interface UpdateKeyBody {
   /** A new metadata object, or null to remove it. */
   metadata?: KeyMetadata | null;
   enabled?: boolean;
+  /** A new allowlist in canonical text, or null to remove it. */
+  allowedIps?: string[] | null;
 }
 
 export type UpdateKeyValidation =
@@ -27,8 +30,11 @@ export function updateKeyBodySchema(fields: ReturnType<typeof keyFieldSchemas>) 
     "scopes?": fields.scopes,
     "metadata?": metadataOrNull,
     "enabled?": enabled,
+    "allowedIps?": allowedIpsOrNull,
   });
 }
+
+const allowedIpsOrNull = allowedIpsSchema({ nullable: true }) as unknown as Type<string[] | null>;
 
 const metadataOrNull = metadataSchema({ nullable: true }) as unknown as Type<Record<
   string,
@@ -49,18 +55,8 @@ export function validateUpdateKeyBody(
   schema: ReturnType<typeof updateKeyBodySchema>,
   input: unknown,
 ): UpdateKeyValidation {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    return {
-      ok: false,
-      issues: [
-        {
-          loc: ["body"],
-          msg: "Input should be a valid dictionary or object to extract fields from",
-          type: "model_attributes_type",
-        },
-      ],
-    };
-  }
+  const notAnObject = notAnObjectIssue(input);
+  if (notAnObject) return { ok: false, issues: notAnObject };
   const result = schema(input);
   if (result instanceof type.errors) {
     return { ok: false, issues: toValidationIssues(result, "body") };
@@ -70,5 +66,6 @@ export function validateUpdateKeyBody(
   if (result.scopes !== undefined) value.scopes = result.scopes;
   if (result.metadata !== undefined) value.metadata = result.metadata as KeyMetadata | null;
   if (result.enabled !== undefined) value.enabled = result.enabled;
+  if (result.allowedIps !== undefined) value.allowedIps = result.allowedIps;
   return { ok: true, value };
 }

@@ -17,10 +17,14 @@ export const keyColumns = [
   `${toEpochMs("expires_at")} AS expires_at`,
   `${toEpochMs("revoked_at")} AS revoked_at`,
   `${toEpochMs("rotated_at")} AS rotated_at`,
+  "previous_secret_hash",
+  `${toEpochMs("previous_secret_expires_at")} AS previous_secret_expires_at`,
   "owner_tier",
   `${toEpochMs("disabled_at")} AS disabled_at`,
   "metadata::text AS metadata",
   "limits::text AS limits",
+  "environment",
+  "allowed_ips::text AS allowed_ips",
 ].join(", ");
 
 export interface KeyRow {
@@ -38,11 +42,16 @@ export interface KeyRow {
   expires_at: number | string | null;
   revoked_at: number | string | null;
   rotated_at: number | string | null;
+  previous_secret_hash: string | null;
+  previous_secret_expires_at: number | string | null;
   owner_tier: string | null;
   disabled_at: number | string | null;
   /** jsonb as text, like `scopes`. */
   metadata: string | null;
   limits: string | null;
+  environment: string | null;
+  /** jsonb as text, like `scopes`. */
+  allowed_ips: string | null;
 }
 
 const time = (value: number | string | null) => (value === null ? null : Number(value));
@@ -62,10 +71,14 @@ export function toStoredKey(row: KeyRow): StoredKey {
     expiresAt: time(row.expires_at),
     revokedAt: time(row.revoked_at),
     rotatedAt: time(row.rotated_at),
+    previousSecretHash: row.previous_secret_hash,
+    previousSecretExpiresAt: time(row.previous_secret_expires_at),
     ownerTier: row.owner_tier,
     disabledAt: time(row.disabled_at),
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as KeyMetadata),
     // Absent unless set, so records without limits read exactly as before.
     ...(row.limits === null ? {} : { limits: JSON.parse(row.limits) as KeyLimits }),
+    ...(row.environment === null ? {} : { environment: row.environment }),
+    ...(row.allowed_ips === null ? {} : { allowedIps: JSON.parse(row.allowed_ips) as string[] }),
   };
 }

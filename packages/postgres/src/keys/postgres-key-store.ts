@@ -4,28 +4,59 @@
  * revocation one that matches only a key not yet revoked. Under READ COMMITTED, concurrent
  * UPDATEs of one row wait for each other and re-check their WHERE against the committed row, so
  * of many rotations that read the same hash exactly one matches.
+ *
+ * A change that comes with events (Keyward's `events` option) runs in one transaction: the
+ * statement above, then, only if it changed a row, the INSERT of its events; a failure anywhere
+ * rolls both back. Without events, each change is the single statement it always was.
  */
-import type { KeyRotation, KeyStore, StoredKey } from "@keyward/core";
-import { type PostgresClient, queryRows } from "../client.js";
+import type { KeyRotation, KeyStore, StoredEvent, StoredKey } from "@keyward/core";
+import { type PostgresClient, queryRows, type TransactionalClient } from "../client.js";
+import { insertEvents, insertEventsSql, postgresEventLog } from "../events/postgres-event-log.js";
 import { epochMsParam, fromEpochMs } from "../schema/epoch-ms.js";
 import type { Naming } from "../schema/naming.js";
 import { type KeyRow, keyColumns, toStoredKey } from "./key-row.js";
 
-export function postgresKeyStore(client: PostgresClient, { tables }: Naming): KeyStore {
-  const keys = tables.keys;
-  const one = async (text: string, params: unknown[]): Promise<StoredKey | null> => {
-    const [row] = await queryRows<KeyRow>(client, text, params);
+export function postgresKeyStore(client: TransactionalClient, naming: Naming): KeyStore {
+  const keys = naming.tables.keys;
+  const insertEventsStatement = insertEventsSql(naming);
+
+  /**
+   * Runs `change` on its own when there are no events; otherwise in a transaction with the INSERT
+   * of the events, which runs only if `change` changed something (answered non-null).
+   */
+  const withEvents = async <T>(
+    events: readonly StoredEvent[] | undefined,
+    change: (on: PostgresClient) => Promise<T | null>,
+  ): Promise<T | null> => {
+    if (!events?.length) return change(client);
+    return client.transaction(async (transaction) => {
+      const changed = await change(transaction);
+      if (changed !== null) await insertEvents(transaction, insertEventsStatement, events);
+      return changed;
+    });
+  };
+
+  const oneOn = async (
+    on: PostgresClient,
+    text: string,
+    params: unknown[],
+  ): Promise<StoredKey | null> => {
+    const [row] = await queryRows<KeyRow>(on, text, params);
     return row ? toStoredKey(row) : null;
   };
+  const one = (text: string, params: unknown[]) => oneOn(client, text, params);
 
   const sql = {
     create: `INSERT INTO ${keys}
       (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at, rotated_at,
-        owner_tier, owner_type, created_by, disabled_at, metadata, limits)
+        owner_tier, owner_type, created_by, disabled_at, metadata, limits, previous_secret_hash,
+        previous_secret_expires_at, environment, allowed_ips)
       VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, ${fromEpochMs("$8")}, ${fromEpochMs("$9")},
         ${fromEpochMs("$10")}, ${fromEpochMs("$11")}, $12, $13, $14, ${fromEpochMs("$15")},
-        $16::text::jsonb, $17::text::jsonb)`,
-    findByHash: `SELECT ${keyColumns} FROM ${keys} WHERE secret_hash = $1`,
+        $16::text::jsonb, $17::text::jsonb, $18, ${fromEpochMs("$19")}, $20, $21::text::jsonb)`,
+    // Two unique indexes, one row at most: the current secret's, or the one a grace keeps alive.
+    findByHash: `SELECT ${keyColumns} FROM ${keys}
+      WHERE secret_hash = $1 OR previous_secret_hash = $1`,
     findById: `SELECT ${keyColumns} FROM ${keys} WHERE id = $1`,
     listByOwner: `SELECT ${keyColumns} FROM ${keys} WHERE owner_id = $1 AND owner_type = $2
       ORDER BY created_at DESC, id DESC LIMIT $3`,
@@ -38,10 +69,15 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
         name = CASE WHEN $2::boolean THEN $3 ELSE name END,
         scopes = CASE WHEN $4::boolean THEN $5::text::jsonb ELSE scopes END,
         metadata = CASE WHEN $6::boolean THEN $7::text::jsonb ELSE metadata END,
-        disabled_at = CASE WHEN $8::boolean THEN ${fromEpochMs("$9")} ELSE disabled_at END
+        disabled_at = CASE WHEN $8::boolean THEN ${fromEpochMs("$9")} ELSE disabled_at END,
+        limits = CASE WHEN $10::boolean THEN $11::text::jsonb ELSE limits END,
+        allowed_ips = CASE WHEN $12::boolean THEN $13::text::jsonb ELSE allowed_ips END
       WHERE id = $1 AND revoked_at IS NULL
       RETURNING ${keyColumns}`,
-    rotate: `UPDATE ${keys} SET secret_hash = $3, hint = $4, rotated_at = ${fromEpochMs("$5")}
+    // On the right of SET, secret_hash is the value before this UPDATE: the replaced secret.
+    rotate: `UPDATE ${keys} SET secret_hash = $3, hint = $4, rotated_at = ${fromEpochMs("$5")},
+        previous_secret_hash = CASE WHEN $6::bigint IS NULL THEN NULL ELSE secret_hash END,
+        previous_secret_expires_at = ${fromEpochMs("$6")}
       WHERE id = $1 AND secret_hash = $2 AND revoked_at IS NULL
       RETURNING ${keyColumns}`,
     revoke: `UPDATE ${keys} SET revoked_at = ${fromEpochMs("$2")}
@@ -54,27 +90,34 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
   };
 
   return {
-    async create(key) {
+    async create(key, events) {
       // A duplicate id or hash fails the primary key or the unique index: the error propagates.
-      await client.query(sql.create, [
-        key.id,
-        key.ownerId,
-        key.name,
-        JSON.stringify(key.scopes),
-        key.tier,
-        key.secretHash,
-        key.hint,
-        epochMsParam(key.createdAt, "createdAt"),
-        epochMsParam(key.expiresAt, "expiresAt"),
-        epochMsParam(key.revokedAt, "revokedAt"),
-        epochMsParam(key.rotatedAt, "rotatedAt"),
-        key.ownerTier,
-        key.ownerType,
-        key.createdBy,
-        epochMsParam(key.disabledAt, "disabledAt"),
-        key.metadata === null ? null : JSON.stringify(key.metadata),
-        key.limits == null ? null : JSON.stringify(key.limits),
-      ]);
+      await withEvents(events, async (on) => {
+        await on.query(sql.create, [
+          key.id,
+          key.ownerId,
+          key.name,
+          JSON.stringify(key.scopes),
+          key.tier,
+          key.secretHash,
+          key.hint,
+          epochMsParam(key.createdAt, "createdAt"),
+          epochMsParam(key.expiresAt, "expiresAt"),
+          epochMsParam(key.revokedAt, "revokedAt"),
+          epochMsParam(key.rotatedAt, "rotatedAt"),
+          key.ownerTier,
+          key.ownerType,
+          key.createdBy,
+          epochMsParam(key.disabledAt, "disabledAt"),
+          key.metadata === null ? null : JSON.stringify(key.metadata),
+          key.limits == null ? null : JSON.stringify(key.limits),
+          key.previousSecretHash,
+          epochMsParam(key.previousSecretExpiresAt, "previousSecretExpiresAt"),
+          key.environment ?? null,
+          key.allowedIps == null ? null : JSON.stringify(key.allowedIps),
+        ]);
+        return true;
+      });
     },
 
     findByHash: (secretHash) => one(sql.findByHash, [secretHash]),
@@ -95,23 +138,39 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
       return rows.map(toStoredKey);
     },
 
-    update: async (id, changes) =>
-      one(sql.update, [
-        id,
-        changes.name !== undefined,
-        changes.name ?? null,
-        changes.scopes !== undefined,
-        changes.scopes === undefined ? null : JSON.stringify(changes.scopes),
-        changes.metadata !== undefined,
-        changes.metadata == null ? null : JSON.stringify(changes.metadata),
-        changes.disabledAt !== undefined,
-        changes.disabledAt === undefined ? null : epochMsParam(changes.disabledAt, "disabledAt"),
-      ]),
+    update: async (id, changes, events) =>
+      withEvents(events, (on) =>
+        oneOn(on, sql.update, [
+          id,
+          changes.name !== undefined,
+          changes.name ?? null,
+          changes.scopes !== undefined,
+          changes.scopes === undefined ? null : JSON.stringify(changes.scopes),
+          changes.metadata !== undefined,
+          changes.metadata == null ? null : JSON.stringify(changes.metadata),
+          changes.disabledAt !== undefined,
+          changes.disabledAt === undefined ? null : epochMsParam(changes.disabledAt, "disabledAt"),
+          changes.limits !== undefined,
+          changes.limits == null ? null : JSON.stringify(changes.limits),
+          changes.allowedIps !== undefined,
+          changes.allowedIps == null ? null : JSON.stringify(changes.allowedIps),
+        ]),
+      ),
 
-    rotate: async ({ id, expectedHash, secretHash, hint, rotatedAt }: KeyRotation) =>
-      one(sql.rotate, [id, expectedHash, secretHash, hint, epochMsParam(rotatedAt, "rotatedAt")]),
+    rotate: async (rotation: KeyRotation, events) =>
+      withEvents(events, (on) =>
+        oneOn(on, sql.rotate, [
+          rotation.id,
+          rotation.expectedHash,
+          rotation.secretHash,
+          rotation.hint,
+          epochMsParam(rotation.rotatedAt, "rotatedAt"),
+          epochMsParam(rotation.previousSecretExpiresAt ?? null, "previousSecretExpiresAt"),
+        ]),
+      ),
 
-    revoke: async (id, revokedAt) => one(sql.revoke, [id, epochMsParam(revokedAt, "revokedAt")]),
+    revoke: async (id, revokedAt, events) =>
+      withEvents(events, (on) => oneOn(on, sql.revoke, [id, epochMsParam(revokedAt, "revokedAt")])),
 
     async setOwnerTier(owner, tier) {
       const rows = await queryRows<KeyRow>(client, sql.setOwnerTier, [owner.id, owner.type, tier]);
@@ -120,5 +179,7 @@ export function postgresKeyStore(client: PostgresClient, { tables }: Naming): Ke
 
     setLimits: async (id, limits) =>
       one(sql.setLimits, [id, limits === null ? null : JSON.stringify(limits)]),
+
+    events: postgresEventLog(client, naming),
   };
 }

@@ -99,6 +99,60 @@ export const migrations: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 6,
+    name: "graceful rotation",
+    statements: ({ tables, index }) => [
+      // Both nullable, no default: adding them rewrites no row, and every existing key reads as
+      // one without a previous secret.
+      `ALTER TABLE ${tables.keys} ADD COLUMN previous_secret_hash text COLLATE "C"
+        CHECK (previous_secret_hash ~ '^[0-9a-f]{64}$')`,
+      `ALTER TABLE ${tables.keys} ADD COLUMN previous_secret_expires_at timestamptz`,
+      `ALTER TABLE ${tables.keys} ADD CONSTRAINT ${index("keys_previous_secret_pair")}
+        CHECK ((previous_secret_hash IS NULL) = (previous_secret_expires_at IS NULL))`,
+      // The second arm of the lookup on every verification; partial, since almost every key has
+      // no previous secret, and unique like the current hash.
+      `CREATE UNIQUE INDEX ${index("keys_previous_secret_hash_key")} ON ${tables.keys}
+        (previous_secret_hash) WHERE previous_secret_hash IS NOT NULL`,
+    ],
+  },
+  {
+    version: 7,
+    name: "events",
+    statements: ({ tables, index }) => [
+      // Written in the transaction of the key change they record (see postgresKeyStore). No
+      // foreign key, as for usage: an event outlives nothing it refers to, and must not fail.
+      // `actor` and `data` hold no secret and no hash, only what the change set.
+      `CREATE TABLE ${tables.events} (
+        id text COLLATE "C" PRIMARY KEY,
+        type text COLLATE "C" NOT NULL,
+        occurred_at timestamptz NOT NULL,
+        owner_type text NOT NULL CHECK (owner_type IN ('user', 'organization')),
+        owner_id text COLLATE "C" NOT NULL,
+        key_id text COLLATE "C",
+        actor jsonb NOT NULL CHECK (jsonb_typeof(actor) = 'object'),
+        data jsonb NOT NULL CHECK (jsonb_typeof(data) = 'object')
+      )`,
+      // The audit log: an owner's events, or a key's, newest first, read straight off an index.
+      `CREATE INDEX ${index("events_owner_idx")} ON ${tables.events}
+        (owner_id, owner_type, occurred_at DESC, id DESC)`,
+      `CREATE INDEX ${index("events_key_idx")} ON ${tables.events} (key_id, occurred_at DESC, id DESC)`,
+      // Retention deletes by age.
+      `CREATE INDEX ${index("events_time_idx")} ON ${tables.events} (occurred_at)`,
+    ],
+  },
+  {
+    version: 8,
+    name: "environments and IP allowlists",
+    statements: ({ tables }) => [
+      // Both nullable, no default: adding them rewrites no row. A key stored before reads as the
+      // environment its hint's prefix names, from anywhere (no allowlist).
+      `ALTER TABLE ${tables.keys} ADD COLUMN environment text COLLATE "C"`,
+      // Canonical address and range texts; never an empty list (no allowlist is NULL).
+      `ALTER TABLE ${tables.keys} ADD COLUMN allowed_ips jsonb CHECK (allowed_ips IS NULL OR
+        (jsonb_typeof(allowed_ips) = 'array' AND jsonb_array_length(allowed_ips) > 0))`,
+    ],
+  },
 ];
 
 export const latestVersion = migrations.at(-1)!.version;

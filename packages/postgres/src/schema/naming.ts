@@ -14,7 +14,7 @@ export interface Naming {
   schema: string;
   tablePrefix: string;
   /** Quoted, schema-qualified table names, ready to put into SQL. */
-  tables: { keys: string; usage: string; migrations: string; allowances: string };
+  tables: { keys: string; usage: string; migrations: string; allowances: string; events: string };
   /** Quoted schema name. */
   quotedSchema: string;
   /** A quoted index name (indexes live in their table's schema, so they are not qualified). */
@@ -68,6 +68,7 @@ export function resolveNaming({
       usage: table("key_usage"),
       migrations: table("migrations"),
       allowances: table("allowances"),
+      events: table("events"),
     },
     index: (name) => quote(`${tablePrefix}${name}`),
     channel,

@@ -1,7 +1,8 @@
 /**
  * One Keyward instance in its own Node process, driven by the two-process test over IPC. Run as
  * `node --conditions=@keyward/source --import tsx instance.ts` with KEYWARD_TEST_DATABASE_URL and
- * KEYWARD_TEST_SCHEMA set.
+ * KEYWARD_TEST_SCHEMA set. With KEYWARD_TEST_REDIS_PREFIX, rate limits and usage live in the local
+ * Redis under that prefix (keys stay in PostgreSQL), as in a deployment on both.
  */
 import { createKeyward } from "@keyward/core";
 import {
@@ -9,12 +10,15 @@ import {
   createSecretHasher,
   memoryRateLimitStore,
 } from "@keyward/core/toolkit";
+import { redisStore } from "@keyward/redis";
+import IORedis from "ioredis";
 import pg from "pg";
 import { postgresStore } from "../../src/index.js";
 
 export type Command =
   | { type: "create"; ownerId: string }
-  | { type: "rotate"; ownerId: string; keyId: string }
+  | { type: "rotate"; ownerId: string; keyId: string; gracePeriodSeconds?: number }
+  | { type: "usage"; ownerId: string; keyId: string }
   | { type: "revoke"; ownerId: string; keyId: string }
   | { type: "disable"; ownerId: string; keyId: string }
   | { type: "enable"; ownerId: string; keyId: string }
@@ -34,13 +38,24 @@ const pool = new pg.Pool({ connectionString: process.env.KEYWARD_TEST_DATABASE_U
 pool.on("error", () => {});
 const store = postgresStore({ client: pool, schema: process.env.KEYWARD_TEST_SCHEMA! });
 await store.ready;
+const redisPrefix = process.env.KEYWARD_TEST_REDIS_PREFIX;
+const redisClient = redisPrefix ? new IORedis({ host: "127.0.0.1", port: 6379 }) : undefined;
+redisClient?.on("error", () => {});
+// A generous deadline: this test measures propagation on a machine that may be busy, not faults.
+const redis =
+  redisClient && redisStore({ client: redisClient, prefix: redisPrefix, timeoutMs: 2_000 });
 const keyward = createKeyward({
   store: {
     keys: store.keys,
-    usage: store.usage,
-    rateLimits: memoryRateLimitStore(),
-    close: store.close,
+    usage: redis?.usage ?? store.usage,
+    rateLimits: redis?.rateLimits ?? memoryRateLimitStore(),
+    close: async () => {
+      await redis?.close();
+      redisClient?.disconnect();
+      await store.close();
+    },
   },
+  gracefulRotation: true,
   scopes: { "profile:read": "Read profiles" },
   // Limits far out of reach: the watch loop verifies thousands of times a second.
   tiers: { free: { rateLimit: { limit: 1_000_000_000, window: "1m" } } },
@@ -90,8 +105,19 @@ async function handle(id: number, command: Command): Promise<unknown> {
     }
     case "rotate": {
       const startedAt = now();
-      const rotated = await keyward.keys.rotate(command.ownerId, command.keyId);
-      return { startedAt, returnedAt: now(), secret: rotated.key };
+      const rotated = await keyward.keys.rotate(command.ownerId, command.keyId, {
+        gracePeriodSeconds: command.gracePeriodSeconds ?? 0,
+      });
+      return {
+        startedAt,
+        returnedAt: now(),
+        secret: rotated.key,
+        previousSecretExpiresAt: rotated.previousSecretExpiresAt ?? null,
+      };
+    }
+    case "usage": {
+      const usage = await keyward.keys.usage(command.ownerId, command.keyId);
+      return { totalRequests: usage.totalRequests };
     }
     case "revoke": {
       const startedAt = now();

@@ -16,6 +16,8 @@ const key: StoredKey = {
   expiresAt: null,
   revokedAt: null,
   rotatedAt: null,
+  previousSecretHash: null,
+  previousSecretExpiresAt: null,
   ownerTier: null,
   disabledAt: null,
   metadata: null,
@@ -28,6 +30,17 @@ describe("key hash fields", () => {
     expect(fromKeyFields(fields)).toEqual(key);
     const full = { ...key, expiresAt: 1, revokedAt: 2, rotatedAt: 3 };
     expect(fromKeyFields(toKeyFields(full))).toEqual(full);
+  });
+
+  it("round-trips an environment and an allowlist, and writes neither for keys without them", () => {
+    expect(toKeyFields(key)).not.toContain("environment");
+    expect(toKeyFields(key)).not.toContain("allowedIps");
+    const withBoth = {
+      ...key,
+      environment: "test",
+      allowedIps: ["203.0.113.0/24", "2001:db8::/32"],
+    };
+    expect(fromKeyFields(toKeyFields(withBoth))).toEqual(withBoth);
   });
 
   it("reads an empty or missing reply as no key", () => {

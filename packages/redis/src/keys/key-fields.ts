@@ -2,7 +2,9 @@
  * A `StoredKey` as the fields of a Redis hash, and back. Null times and tiers are absent fields.
  * Records written before organizations have no `ownerType` and no `createdBy`: they were users'
  * own keys, created by their owner, and read back so (no migration rewrites them). `ownerType` is
- * written only for an organization's key, so a user's record keeps exactly its old shape.
+ * written only for an organization's key, so a user's record keeps exactly its old shape. Likewise
+ * `environment` and `allowedIps` exist only on keys that have them: records written before read as
+ * a key of the environment its hint's prefix names, usable from anywhere.
  */
 import type { KeyLimits, KeyMetadata, KeyUpdate, StoredKey } from "@keyward/core";
 
@@ -28,13 +30,22 @@ export function toKeyFields(key: StoredKey): string[] {
     key.createdBy,
   ];
   if (key.ownerType !== "user") fields.push("ownerType", key.ownerType);
-  for (const field of ["expiresAt", "revokedAt", "rotatedAt", "disabledAt"] as const) {
+  for (const field of [
+    "expiresAt",
+    "revokedAt",
+    "rotatedAt",
+    "disabledAt",
+    "previousSecretExpiresAt",
+  ] as const) {
     const value = key[field];
     if (value !== null) fields.push(field, String(value));
   }
   if (key.ownerTier !== null) fields.push("ownerTier", key.ownerTier);
+  if (key.previousSecretHash !== null) fields.push("previousSecretHash", key.previousSecretHash);
   if (key.metadata !== null) fields.push("metadata", JSON.stringify(key.metadata));
   if (key.limits != null) fields.push("limits", JSON.stringify(key.limits));
+  if (key.environment != null) fields.push("environment", key.environment);
+  if (key.allowedIps != null) fields.push("allowedIps", JSON.stringify(key.allowedIps));
   return fields;
 }
 
@@ -58,17 +69,23 @@ export function fromKeyFields(flat: readonly string[] | null | undefined): Store
     expiresAt: time("expiresAt"),
     revokedAt: time("revokedAt"),
     rotatedAt: time("rotatedAt"),
+    previousSecretHash: fields.previousSecretHash ?? null,
+    previousSecretExpiresAt: time("previousSecretExpiresAt"),
     ownerTier: fields.ownerTier ?? null,
     disabledAt: time("disabledAt"),
     metadata: fields.metadata === undefined ? null : (JSON.parse(fields.metadata) as KeyMetadata),
     // Absent unless set, so records without limits read exactly as before.
     ...(fields.limits === undefined ? {} : { limits: JSON.parse(fields.limits) as KeyLimits }),
+    ...(fields.environment === undefined ? {} : { environment: fields.environment }),
+    ...(fields.allowedIps === undefined
+      ? {}
+      : { allowedIps: JSON.parse(fields.allowedIps) as string[] }),
   };
 }
 
 /**
  * An update as two flat lists for the update script: fields to set (name/value pairs) and fields
- * to delete (null metadata or an enabled key: absent fields, as in `toKeyFields`).
+ * to delete (null metadata, an enabled key, no allowlist: absent fields, as in `toKeyFields`).
  */
 export function toUpdateFields(changes: KeyUpdate): { set: string[]; unset: string[] } {
   const set: string[] = [];
@@ -82,6 +99,14 @@ export function toUpdateFields(changes: KeyUpdate): { set: string[]; unset: stri
   if (changes.disabledAt !== undefined) {
     if (changes.disabledAt === null) unset.push("disabledAt");
     else set.push("disabledAt", String(changes.disabledAt));
+  }
+  if (changes.allowedIps !== undefined) {
+    if (changes.allowedIps === null) unset.push("allowedIps");
+    else set.push("allowedIps", JSON.stringify(changes.allowedIps));
+  }
+  if (changes.limits !== undefined) {
+    if (changes.limits === null) unset.push("limits");
+    else set.push("limits", JSON.stringify(changes.limits));
   }
   return { set, unset };
 }

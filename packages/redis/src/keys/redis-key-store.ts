@@ -2,11 +2,15 @@
  * `KeyStore` on Redis, for deployments that keep everything in Redis. Each operation is one
  * script, so `create`'s uniqueness checks, `rotate`'s compare-and-set and `revoke`'s set-once are
  * atomic: Redis runs one script at a time. Persist Redis (AOF) if keys must survive a restart.
+ * A change that comes with events runs the script's `withEvents` variant, which writes them in the
+ * same script, only if the change happened.
  */
-import type { KeyRotation, KeyStore, StoredKey } from "@keyward/core";
+import type { KeyRotation, KeyStore, StoredEvent, StoredKey } from "@keyward/core";
 import { type CallGuard, newestKeyFirst, ownerOfKey, pageOfKeys } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
+import { eventWrites, redisEventLog } from "../events/redis-event-log.js";
 import type { KeyNames } from "../key-names.js";
+import { withEvents } from "../lua/events.js";
 import {
   createKeyScript,
   findKeyByHashScript,
@@ -20,6 +24,16 @@ import {
 } from "../lua/keys.js";
 import { fromKeyFields, toKeyFields, toUpdateFields } from "./key-fields.js";
 
+/**
+ * How long the index of a secret in its grace is kept: the grace, measured from the rotation, plus
+ * an hour for clocks that disagree. Past it the lookup finds nothing, which is what verification
+ * decides from the record's deadline anyway.
+ */
+function previousIndexTtlMs(rotatedAt: number, graceEnd: number | null): number {
+  if (graceEnd === null) return 0;
+  return Math.max(graceEnd - rotatedAt, 0) + 3_600_000;
+}
+
 export function redisKeyStore(
   connection: RedisConnection,
   names: KeyNames,
@@ -27,14 +41,33 @@ export function redisKeyStore(
 ): KeyStore {
   const run = (script: typeof createKeyScript, keys: string[], args: string[]) =>
     guard.run(() => connection.run(script, keys, args));
+  const eventVariants = new Map(
+    [createKeyScript, rotateKeyScript, revokeKeyScript, updateKeyScript].map((script) => [
+      script,
+      withEvents(script),
+    ]),
+  );
+  /** `run`, with the events' keys and arguments after the script's own when there are any. */
+  const change = (
+    script: typeof createKeyScript,
+    keys: string[],
+    args: string[],
+    events: readonly StoredEvent[] | undefined,
+  ) => {
+    if (!events?.length) return run(script, keys, args);
+    const writes = eventWrites(names, events);
+    return run(eventVariants.get(script)!, [...keys, ...writes.keys], [...args, ...writes.args]);
+  };
 
   return {
-    async create(key: StoredKey) {
-      const outcome = await run(
-        createKeyScript,
-        [names.keyRecord(key.id), names.keyHash(key.secretHash), names.owner(ownerOfKey(key))],
-        [key.id, ...toKeyFields(key)],
-      );
+    async create(key: StoredKey, events) {
+      const keys = [
+        names.keyRecord(key.id),
+        names.keyHash(key.secretHash),
+        names.owner(ownerOfKey(key)),
+      ];
+      if (key.previousSecretHash !== null) keys.push(names.keyHash(key.previousSecretHash));
+      const outcome = await change(createKeyScript, keys, [key.id, ...toKeyFields(key)], events);
       if (outcome === 1) throw new Error(`A key with id ${key.id} already exists`);
       if (outcome === 2) throw new Error("A key with this secret hash already exists");
     },
@@ -45,7 +78,12 @@ export function redisKeyStore(
         [names.keyHash(secretHash)],
         [names.keyRecordPrefix],
       );
-      return fromKeyFields(flat as string[] | null);
+      const key = fromKeyFields(flat as string[] | null);
+      // Only the current secret and a grace's previous one find the record (the script unindexes
+      // every other); checked here too, so no index left behind by hand could ever answer.
+      if (key && key.secretHash !== secretHash && key.previousSecretHash !== secretHash)
+        return null;
+      return key;
     },
 
     async findById(id) {
@@ -62,27 +100,44 @@ export function redisKeyStore(
       return pageOfKeys(records.map((flat) => fromKeyFields(flat)!).sort(newestKeyFirst), options);
     },
 
-    async rotate({ id, expectedHash, secretHash, hint, rotatedAt }: KeyRotation) {
-      const outcome = await run(
+    async rotate({ id, expectedHash, secretHash, hint, rotatedAt, ...rest }: KeyRotation, events) {
+      const graceEnd = rest.previousSecretExpiresAt ?? null;
+      const outcome = await change(
         rotateKeyScript,
         [names.keyRecord(id), names.keyHash(expectedHash), names.keyHash(secretHash)],
-        [expectedHash, secretHash, hint, String(rotatedAt), id],
+        [
+          expectedHash,
+          secretHash,
+          hint,
+          String(rotatedAt),
+          id,
+          graceEnd === null ? "" : String(graceEnd),
+          String(previousIndexTtlMs(rotatedAt, graceEnd)),
+          names.keyHashPrefix,
+        ],
+        events,
       );
       if (outcome === 1) throw new Error("A key with this secret hash already exists");
       return fromKeyFields(outcome as string[] | null);
     },
 
-    async revoke(id, revokedAt) {
-      const flat = await run(revokeKeyScript, [names.keyRecord(id)], [String(revokedAt)]);
+    async revoke(id, revokedAt, events) {
+      const flat = await change(
+        revokeKeyScript,
+        [names.keyRecord(id)],
+        [String(revokedAt)],
+        events,
+      );
       return fromKeyFields(flat as string[] | null);
     },
 
-    async update(id, changes) {
+    async update(id, changes, events) {
       const { set, unset } = toUpdateFields(changes);
-      const flat = await run(
+      const flat = await change(
         updateKeyScript,
         [names.keyRecord(id)],
         [String(set.length), ...set, ...unset],
+        events,
       );
       return fromKeyFields(flat as string[] | null);
     },
@@ -101,5 +156,7 @@ export function redisKeyStore(
       const flat = await run(setKeyLimitsScript, [names.keyRecord(id)], [json]);
       return fromKeyFields(flat as string[] | null);
     },
+
+    events: redisEventLog(connection, names, guard),
   };
 }

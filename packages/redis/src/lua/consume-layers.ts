@@ -4,28 +4,41 @@
  * `stepLayer` of `@keyward/core` (`src/limits/step-layer.ts`) transcribed; the rate layers reuse the
  * algorithms of `consume.ts`, and the UTC calendar uses Howard Hinnant's civil-from-days.
  *
- * Cluster: KEYS 1..n are the layers' states, all named under the owner's hash tag
- * (`KeyNames.layer`), so one slot holds them. KEYS[n+1], the key's usage hash, is given only when
- * it may share the call (a single server): on a cluster it lives in the key's own slot and the
- * store counts usage in a call of its own.
+ * Several requests may share a call (those of one turn of the event loop, `layer-batcher.ts`),
+ * grouped by the layers they pass through (in practice: by key; usage is counted per group). Each is stepped after the one
+ * before, all-or-nothing on its own, exactly as separate calls would be that arrived in that order:
+ * a group's requests in their order, the groups one after another (requests that were all in flight
+ * at once have no order of their own to keep). What the requests of a call have in common is sent
+ * and worked out once: each Redis key is named once in KEYS, read at most once and written at most
+ * once; each spec is sent and parsed once; each group's layers are resolved once, and its usage is
+ * counted once. A request is then only its steps.
  *
- * Several requests may share a call (those of one turn of the event loop, `layer-batcher.ts`); each
- * is stepped after the one before, all-or-nothing on its own, exactly as separate calls would be.
+ * Where a state lives (`redis-layers.ts` decides):
+ *   a string key, "<policy>:<state>" for a rate layer and "<state>" for a quota, with a TTL, and
+ *     "<grantedAt>:<balance>:<refilledAt>" for credits, kept for good;
+ *   or, for a key's own rate layer on a single server, the fields `rp` (policy) and `rl` (state) of
+ *     the key's usage hash, exactly as `consume.ts` keeps them: one hash per key holds its own limit
+ *     and its usage, and the key's count carries over between the layered and the single-layer path.
  *
- * ARGV[1] "redis" | "caller" (whose clock), ARGV[2] "consume" | "read", ARGV[3] the number of
- * requests; then per request a header "<now> <n> <f>" (the caller's time, its n layers, and f usage
- * hash fields to add one to, 0 without usage), its n layer specs, then its f fields:
+ * Cluster: every key of a call is in one slot (one owner's, `KeyNames.layer`); the usage hash is in
+ * the key's slot, so there usage is counted by a call of its own and the key's layer is a string.
+ *
+ * ARGV[1] "redis" | "caller" (whose clock), ARGV[2] "consume" | "read";
+ * then s, the number of layer specs, and the s specs:
  *   "r <algorithm>:<limit>:<windowMs>"                        a rate layer
  *   "q <limit> <day|month>"                                   a quota
  *   "c <cost> <remaining> <grantedAt> [<amount> <period>]"    credits (with a refill)
- * KEYS: per request, its n layers' states, then its usage hash when f > 0.
+ * then f, the number of usage hash fields ("e:<METHOD> <route>", "d:<YYYY-MM-DD>"), and the f fields;
+ * then per group one argument "<n> <lastUsedAt> <usage> <layer>…": its n requests, the latest of
+ *   their callers' times with usage (epoch ms, for the usage hash's `last`; "-" without), <usage>
+ *   the hashes and fields they count in, "<key>:<field>:<field>x<count>" joined by commas (each of
+ *   <count> requests adds one to both fields) or "-", and each <layer> as "<key>.<spec>" (a string
+ *   state) or "<key>#<spec>" (a state in a hash), indexes into KEYS and the specs above; followed
+ *   with "caller" by the n requests' times.
  *
- * States: rate "<policy>:<expiresAt>:<a>:<b>[:<c>]" (as `consume.ts` keeps a user's), quota
- * "<expiresAt>:<periodStart>:<count>", both with a TTL; credits "<grantedAt>:<balance>:<refilledAt>",
- * kept for good.
- *
- * Returns, per request: per layer allowed (1/0), remaining, reset, retryAfter; then allowed
- * overall (1/0).
+ * Returns, per request in the order of the groups: 1 if it was admitted, then for each layer its
+ * remaining and reset (every layer allowed it, with no wait); or 0, then for each layer allowed
+ * (1/0), remaining, reset and retryAfter.
  */
 import { luaScript } from "../client/lua-script.js";
 import { luaHelpers, luaRateSteps } from "./rate-steps.js";
@@ -47,10 +60,13 @@ ${luaRateSteps}
 local dayMs = 86400000
 local monthDays = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 }
 
--- The UTC period holding t: its first and its next period's first millisecond.
+-- The UTC period holding t: its first and its next period's first millisecond. The requests of a
+-- call mostly fall in one month (on Redis's clock all at one time), so the last month is kept.
+local lastDay, lastFirst, lastNext
 local function period(t, kind)
   local day = floor(t / dayMs)
   if kind == 'day' then return day * dayMs, (day + 1) * dayMs end
+  if day == lastDay then return lastFirst, lastNext end
   -- civil_from_days: the day of the month and the month of this day.
   local z = day + 719468
   local era = floor(z / 146097)
@@ -65,7 +81,8 @@ local function period(t, kind)
   local length = monthDays[m]
   if m == 2 and ((fmod(y, 4) == 0 and fmod(y, 100) ~= 0) or fmod(y, 400) == 0) then length = 29 end
   local first = day - d + 1
-  return first * dayMs, (first + length) * dayMs
+  lastDay, lastFirst, lastNext = day, first * dayMs, (first + length) * dayMs
+  return lastFirst, lastNext
 end
 
 local function quotaStep(state, limit, kind)
@@ -106,6 +123,34 @@ local function creditsStep(state, cost, remaining, grantedAt, amount, kind)
   return allowed, left, reset, retryAfter, { grantedAt, left, refilledAt }
 end
 
+-- The specs, parsed once for the whole call.
+local specs, cursor = {}, 4
+for i = 1, tonumber(ARGV[3]) do
+  local text = ARGV[cursor]
+  cursor = cursor + 1
+  local kind = string.sub(text, 1, 1)
+  if kind == 'r' then
+    local policy = string.sub(text, 3)
+    local algorithm, limit, windowMs = string.match(policy, '^([^:]+):([^:]+):([^:]+)$')
+    local step = steps[algorithm]
+    if not step then return redis.error_reply('ERR unknown rate-limit algorithm ' .. policy) end
+    specs[i] = { kind = kind, policy = policy, step = step, limit = tonumber(limit), windowMs = tonumber(windowMs) }
+  elseif kind == 'q' then
+    local limit, periodKind = string.match(text, '^q (%d+) (%a+)$')
+    specs[i] = { kind = kind, policy = '', limit = tonumber(limit), period = periodKind }
+  else
+    local cost, remaining, grantedAt, amount, periodKind =
+      string.match(text, '^c (%d+) (%d+) (%d+) ?(%d*) ?(%a*)$')
+    specs[i] = {
+      kind = 'c', policy = 'c', cost = tonumber(cost), remaining = tonumber(remaining),
+      grantedAt = tonumber(grantedAt), amount = tonumber(amount), period = periodKind,
+    }
+  end
+end
+local fields = {}
+for i = 1, tonumber(ARGV[cursor]) do fields[i] = ARGV[cursor + i] end
+cursor = cursor + tonumber(ARGV[cursor]) + 1
+
 local function parse(text)
   local e, a, b, c = string.match(text, '^([^:]+):([^:]+):([^:]+):?([^:]*)$')
   e, a, b = tonumber(e), tonumber(a), tonumber(b)
@@ -113,166 +158,184 @@ local function parse(text)
   return nil, nil
 end
 
--- Each key is read and parsed at most once per call, and written at most once, at the end: the
+-- One entry per Redis key of the call, read on first use and written once at the end: the
 -- requests of a call step through these in-script states, as separate calls would through Redis.
--- An entry: { raw = stored text } until parsed; then { policy, e = expiresAt, s = state }.
-local entries, dirtyOrder = {}, {}
-local function entryOf(key)
-  local entry = entries[key]
+-- An entry holds what was stored (raw; in a hash also storedPolicy and last), then once parsed the
+-- state in use: policy ('' for a quota, 'c' for credits), e = expiresAt, s = the state's tuple.
+local entries, touched = {}, {}
+local function entryOf(index, inHash)
+  local entry = entries[index]
   if entry == nil then
-    local stored = redis.call('GET', key)
-    entry = { raw = stored or nil }
-    entries[key] = entry
+    if inHash then
+      local values = redis.call('HMGET', KEYS[index], 'rp', 'rl', 'last')
+      entry = { inHash = true, storedPolicy = values[1] or nil, raw = values[2] or nil, last = values[3] or nil }
+    else
+      entry = { raw = redis.call('GET', KEYS[index]) or nil }
+    end
+    entries[index] = entry
+    touched[#touched + 1] = index
   end
   return entry
 end
-local function store(key, policy, expiresAt, state, ttl)
-  local entry = entries[key]
-  if not entry.dirty then dirtyOrder[#dirtyOrder + 1] = key end
-  entry.raw, entry.parsed, entry.dirty = nil, true, true
-  entry.policy, entry.e, entry.s, entry.ttl = policy, expiresAt, state, ttl
-end
--- The state of a rate or quota entry under policy (a rate layer's, or the empty string for a quota), or nil.
-local function stateOf(entry, policy)
-  if not entry.parsed then
-    entry.parsed = true
-    local raw = entry.raw
-    if raw then
-      local prefix = policy == '' and '' or policy .. ':'
-      if policy == '' or string.find(raw, prefix, 1, true) == 1 then
-        entry.e, entry.s = parse(string.sub(raw, #prefix + 1))
-        entry.policy = policy
-      end
-    end
-  end
-  if entry.s and entry.policy == policy and entry.e > now then return entry.s, entry.e end
-  return nil
-end
-local usageCounts, usageLast, usageOrder = {}, {}, {}
 
-local replies, cursor, keyIndex = {}, 4, 1
-for _ = 1, tonumber(ARGV[3]) do
-  local callerNow, n, f = string.match(ARGV[cursor], '^(%d+) (%d+) (%d+)$')
-  n, f = tonumber(n), tonumber(f)
-  now = onCallerClock and tonumber(callerNow) or serverNow
-  local specs, keys = cursor, keyIndex - 1
-  local writes, allowedAll = {}, true
-  for i = 1, n do
-    local spec = ARGV[specs + i]
-    local key = KEYS[keys + i]
-    local kind = string.sub(spec, 1, 1)
-    local entry = entryOf(key)
-    local allowed, remaining, reset, retryAfter, write
-    if kind == 'r' then
-      local policy = string.sub(spec, 3)
-      local algorithm, limit, windowMs = string.match(policy, '^([^:]+):([^:]+):([^:]+)$')
-      local step = steps[algorithm]
-      if not step then return redis.error_reply('ERR unknown rate-limit algorithm ' .. policy) end
-      local state = stateOf(entry, policy)
-      local nextExpiresAt, nextState
-      allowed, remaining, reset, retryAfter, nextExpiresAt, nextState =
-        step(state, now, tonumber(limit), tonumber(windowMs))
-      -- A read is the step of one request, not kept: what it would have left, plus that request.
-      if not consume and allowed then remaining = remaining + 1 end
-      if nextExpiresAt > now then
-        write = { policy, nextExpiresAt, nextState, nextExpiresAt }
+-- Reads what the entry holds as the state of policy (state kept under another policy is none).
+local function parseEntry(entry, policy)
+  entry.parsed = true
+  local raw = entry.raw
+  if not raw then return end
+  if policy == 'c' then
+    local grantedAt, rest = parse(raw)
+    if grantedAt then entry.policy, entry.e, entry.s = 'c', 0, { grantedAt, rest[1], rest[2] } end
+    return
+  end
+  local text
+  if entry.inHash then
+    if entry.storedPolicy == policy then text = raw end
+  elseif policy == '' then
+    text = raw
+  elseif string.find(raw, policy .. ':', 1, true) == 1 then
+    text = string.sub(raw, #policy + 2)
+  end
+  if text then
+    entry.e, entry.s = parse(text)
+    entry.policy = policy
+  end
+end
+
+local replies, r = {}, 0
+-- A refused request's layers: allowed and retryAfter (an admitted one sends neither).
+local decided, waits = {}, {}
+
+while cursor <= #ARGV do
+  local count, lastUsedAt, usage, layers = string.match(ARGV[cursor], '^(%d+) (%S+) (%S+)(.*)$')
+  count = tonumber(count)
+  local times = cursor
+  cursor = cursor + 1 + (onCallerClock and count or 0)
+  local plan = {}
+  -- The usage of the group's requests: per hash and pair of fields, how many requests add one.
+  local uses = {}
+  for keyIndex, endpoint, day, requests in string.gmatch(usage, '(%d+):(%d+):(%d+)x(%d+)') do
+    uses[#uses + 1] = { tonumber(keyIndex), tonumber(endpoint), tonumber(day), tonumber(requests) }
+  end
+  for keyIndex, where, specIndex in string.gmatch(layers, ' (%d+)([.#])(%d+)') do
+    local spec = specs[tonumber(specIndex)]
+    local entry = entryOf(tonumber(keyIndex), where == '#')
+    if not entry.parsed then parseEntry(entry, spec.policy) end
+    -- Every field set here, so the table is built once at its size. e and s: the next state.
+    plan[#plan + 1] = { entry = entry, spec = spec, policy = spec.policy, kind = spec.kind, e = 0, s = false }
+  end
+  local n = #plan
+
+  for request = 1, count do
+    if onCallerClock then now = tonumber(ARGV[times + request]) else now = serverNow end
+    -- Each layer's reply goes out as remaining and reset; a refusal adds the rest below.
+    local allowedAll, flag = true, r + 1
+    r = flag
+    for i = 1, n do
+      local layer = plan[i]
+      local entry, spec, kind, policy = layer.entry, layer.spec, layer.kind, layer.policy
+      local state = entry.s
+      if state and (entry.policy ~= policy or (kind ~= 'c' and entry.e <= now)) then state = nil end
+      local allowed, remaining, reset, retryAfter, expiresAt, nextState
+      if kind == 'r' then
+        allowed, remaining, reset, retryAfter, expiresAt, nextState =
+          spec.step(state, now, spec.limit, spec.windowMs)
+        -- A read is the step of one request, not kept: what it would have left, plus that request.
+        if not consume and allowed then remaining = remaining + 1 end
+        -- A step may leave no state behind: then the layer's key is dropped.
+        if expiresAt <= now then nextState = nil end
+      elseif kind == 'q' then
+        allowed, remaining, reset, retryAfter, expiresAt, nextState = quotaStep(state, spec.limit, spec.period)
       else
-        write = { false }
+        allowed, remaining, reset, retryAfter, nextState =
+          creditsStep(state, spec.cost, spec.remaining, spec.grantedAt, spec.amount, spec.period)
+        expiresAt = 0
       end
-    elseif kind == 'q' then
-      local limit, periodKind = string.match(spec, '^q (%d+) (%a+)$')
-      local state = stateOf(entry, '')
-      local untilAt, nextState
-      allowed, remaining, reset, retryAfter, untilAt, nextState = quotaStep(state, tonumber(limit), periodKind)
-      write = { '', untilAt, nextState, untilAt }
-    else
-      local cost, remainingGrant, grantedAt, amount, periodKind =
-        string.match(spec, '^c (%d+) (%d+) (%d+) ?(%d*) ?(%a*)$')
-      amount = tonumber(amount)
-      if not entry.parsed then
-        entry.parsed = true
-        if entry.raw then
-          local a, rest = parse(entry.raw)
-          if a then entry.policy, entry.e, entry.s = 'c', 0, { a, rest[1], rest[2] } end
+      if not allowed then allowedAll = false end
+      layer.e, layer.s = expiresAt, nextState
+      decided[i], waits[i] = allowed, retryAfter
+      replies[r + 1], replies[r + 2] = remaining, reset
+      r = r + 2
+    end
+
+    if allowedAll then
+      replies[flag] = 1
+      -- All-or-nothing: only an admitted request changes any layer.
+      if consume then
+        for i = 1, n do
+          local layer = plan[i]
+          local entry = layer.entry
+          entry.dirty, entry.policy, entry.e, entry.s, entry.at = true, layer.policy, layer.e, layer.s, now
         end
       end
-      local state = entry.policy == 'c' and entry.s or nil
-      local nextState
-      allowed, remaining, reset, retryAfter, nextState =
-        creditsStep(state, tonumber(cost), tonumber(remainingGrant), tonumber(grantedAt), amount, periodKind)
-      write = { 'c', 0, nextState, nil }
-    end
-    if not allowed then allowedAll = false end
-    writes[i] = write
-    local r = #replies
-    replies[r + 1] = allowed and 1 or 0
-    replies[r + 2] = remaining
-    replies[r + 3] = reset
-    replies[r + 4] = retryAfter
-  end
-
-  -- All-or-nothing: only an admitted request changes any layer.
-  if consume and allowedAll then
-    local ttlSlack = onCallerClock and 60000 or 0
-    for i = 1, n do
-      local write = writes[i]
-      local key = KEYS[keys + i]
-      if write[1] == false then
-        store(key, false, nil, nil, nil)
-      else
-        local ttl = nil
-        if write[4] then ttl = math.ceil(write[4] - now + ttlSlack) end
-        store(key, write[1], write[2], write[3], ttl)
+    else
+      -- Spread out to allowed, remaining, reset, retryAfter per layer, from the last one back.
+      replies[flag] = 0
+      for i = n, 1, -1 do
+        local at = flag + 4 * (i - 1)
+        local remaining, reset = replies[flag + 2 * i - 1], replies[flag + 2 * i]
+        replies[at + 1], replies[at + 2], replies[at + 3], replies[at + 4] =
+          decided[i] and 1 or 0, remaining, reset, waits[i]
       end
+      r = flag + 4 * n
     end
   end
 
   -- Usage counts every request that presented a valid key, admitted or not, as consume.ts does.
-  cursor = specs + n + 1
-  keyIndex = keys + n + 1
-  if f > 0 then
-    local usageKey = KEYS[keyIndex]
-    keyIndex = keyIndex + 1
-    if consume then
-      local counts = usageCounts[usageKey]
+  if consume then
+    for _, use in ipairs(uses) do
+      local entry = entryOf(use[1], true)
+      local counts = entry.counts
       if not counts then
-        counts = { fields = {}, order = {} }
-        usageCounts[usageKey] = counts
-        usageOrder[#usageOrder + 1] = usageKey
+        counts = {}
+        entry.counts = counts
       end
-      for field = cursor, cursor + f - 1 do
-        local name = ARGV[field]
-        if not counts.fields[name] then counts.order[#counts.order + 1] = name end
-        counts.fields[name] = (counts.fields[name] or 0) + 1
-      end
-      if not usageLast[usageKey] or tonumber(usageLast[usageKey]) < tonumber(callerNow) then
-        usageLast[usageKey] = callerNow
-      end
+      counts[use[2]] = (counts[use[2]] or 0) + use[4]
+      counts[use[3]] = (counts[use[3]] or 0) + use[4]
+      local at = tonumber(lastUsedAt)
+      if not entry.latest or entry.latest < at then entry.latest, entry.latestText = at, lastUsedAt end
     end
-    cursor = cursor + f
   end
-  replies[#replies + 1] = allowedAll and 1 or 0
 end
 
-for _, key in ipairs(dirtyOrder) do
-  local entry = entries[key]
+-- On the callers' clocks Redis's own clock only collects garbage (the stored expiresAt decides), so
+-- a state is kept a minute longer than it lasts.
+local ttlSlack = onCallerClock and 60000 or 0
+for _, index in ipairs(touched) do
+  local entry, key = entries[index], KEYS[index]
   local policy, state = entry.policy, entry.s
-  if policy == false then
-    redis.call('DEL', key)
-  elseif policy == 'c' then
-    redis.call('SET', key, string.format('%d:%d:%d', state[1], state[2], state[3]))
-  else
-    local text = encode(entry.e, state)
-    if policy ~= '' then text = policy .. ':' .. text end
-    redis.call('SET', key, text, 'PX', entry.ttl)
-  end
-end
-for _, usageKey in ipairs(usageOrder) do
-  local counts = usageCounts[usageKey]
-  for _, name in ipairs(counts.order) do redis.call('HINCRBY', usageKey, name, counts.fields[name]) end
-  local last = redis.call('HGET', usageKey, 'last')
-  if not last or tonumber(last) < tonumber(usageLast[usageKey]) then
-    redis.call('HSET', usageKey, 'last', usageLast[usageKey])
+  if entry.inHash then
+    if entry.counts then
+      for field, count in pairs(entry.counts) do redis.call('HINCRBY', key, fields[field], count) end
+    end
+    local changes = {}
+    if entry.dirty then
+      if state then
+        changes[#changes + 1] = 'rl'
+        changes[#changes + 1] = encode(entry.e, state)
+        if entry.storedPolicy ~= policy then
+          changes[#changes + 1] = 'rp'
+          changes[#changes + 1] = policy
+        end
+      elseif entry.raw or entry.storedPolicy then
+        redis.call('HDEL', key, 'rl', 'rp')
+      end
+    end
+    if entry.latest and (not entry.last or tonumber(entry.last) < entry.latest) then
+      changes[#changes + 1] = 'last'
+      changes[#changes + 1] = entry.latestText
+    end
+    if #changes > 0 then redis.call('HSET', key, unpack(changes)) end
+  elseif entry.dirty then
+    if not state then
+      redis.call('DEL', key)
+    elseif policy == 'c' then
+      redis.call('SET', key, string.format('%d:%d:%d', state[1], state[2], state[3]))
+    else
+      local text = encode(entry.e, state)
+      if policy ~= '' then text = policy .. ':' .. text end
+      redis.call('SET', key, text, 'PX', math.ceil(entry.e - entry.at + ttlSlack))
+    end
   end
 end
 return replies

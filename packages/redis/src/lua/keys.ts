@@ -6,7 +6,8 @@
 import { luaScript } from "../client/lua-script.js";
 
 /**
- * KEYS: record, hash index, owner set. ARGV[1] the id, then field/value pairs.
+ * KEYS: record, hash index, owner set, and (for a record that already has a previous secret) that
+ * secret's index. ARGV[1] the id, then field/value pairs.
  * Returns 0, or 1 for a duplicate id, 2 for a duplicate hash (nothing written).
  */
 export const createKeyScript = luaScript(
@@ -14,8 +15,10 @@ export const createKeyScript = luaScript(
   `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 1 end
 if redis.call('EXISTS', KEYS[2]) == 1 then return 2 end
+if KEYS[4] and redis.call('EXISTS', KEYS[4]) == 1 then return 2 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 redis.call('SET', KEYS[2], ARGV[1])
+if KEYS[4] then redis.call('SET', KEYS[4], ARGV[1]) end
 redis.call('SADD', KEYS[3], ARGV[1])
 return 0
 `,
@@ -55,17 +58,31 @@ return records
 
 /**
  * The compare-and-set. KEYS: record, index of the expected hash, index of the new hash.
- * ARGV: expected hash, new hash, hint, rotatedAt, id.
+ * ARGV: expected hash, new hash, hint, rotatedAt, id, the grace's end ("" for none), how long the
+ * replaced secret's index is kept (ms), the hash index prefix.
  * Returns the new record; nil when the key is missing, revoked or no longer has the expected hash;
  * 1 when the new hash belongs to a key already (nothing written).
+ *
+ * An earlier grace's secret is unindexed whatever this rotation's grace: at most one previous
+ * secret is ever found. The replaced secret's index is kept for the grace plus a margin, by a TTL
+ * relative to now rather than the grace's end as a time, so that neither skew between the
+ * application's clock and Redis's nor a test's fake clock can end a grace early; the deadline itself
+ * is checked by verification against the record's previousSecretExpiresAt.
  */
 export const rotateKeyScript = luaScript(
   "rotate-key",
   `
-local current = redis.call('HMGET', KEYS[1], 'secretHash', 'revokedAt')
+local current = redis.call('HMGET', KEYS[1], 'secretHash', 'revokedAt', 'previousSecretHash')
 if not current[1] or current[2] or current[1] ~= ARGV[1] then return false end
 if redis.call('EXISTS', KEYS[3]) == 1 then return 1 end
-redis.call('DEL', KEYS[2])
+if current[3] then redis.call('DEL', ARGV[8] .. current[3]) end
+if ARGV[6] == '' then
+  redis.call('DEL', KEYS[2])
+  redis.call('HDEL', KEYS[1], 'previousSecretHash', 'previousSecretExpiresAt')
+else
+  redis.call('PEXPIRE', KEYS[2], ARGV[7])
+  redis.call('HSET', KEYS[1], 'previousSecretHash', ARGV[1], 'previousSecretExpiresAt', ARGV[6])
+end
 redis.call('SET', KEYS[3], ARGV[5])
 redis.call('HSET', KEYS[1], 'secretHash', ARGV[2], 'hint', ARGV[3], 'rotatedAt', ARGV[4])
 return redis.call('HGETALL', KEYS[1])

@@ -1,6 +1,6 @@
 /**
- * One script call for all layers of one request (`lua/consume-layers.ts`): the arguments it takes
- * and the decisions it returns.
+ * One script call for the layers of several requests (`lua/consume-layers.ts`): the arguments it
+ * takes and the decisions it returns.
  */
 import type {
   LayerDecision,
@@ -9,6 +9,7 @@ import type {
   LimitLayer,
   UsageHit,
 } from "@keyward/core";
+import { parseBucket } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
 import { consumeLayersScript } from "../lua/consume-layers.js";
@@ -48,47 +49,150 @@ export interface LayerRequest extends LayeredRead {
   usage?: UsageHit | undefined;
 }
 
+/** Where one layer's state lives and what the script is told about it. */
+interface LayerWire {
+  key: string;
+  /** In a hash's `rp`/`rl` fields (a key's own limit in its usage hash), else a string key. */
+  inHash: boolean;
+  /** The key whose usage hash `key` is, when `inHash`. */
+  keyId?: string;
+  spec: string;
+}
+
 /**
- * Steps the requests one after another in one atomic call (all on one slot on a cluster: one
- * owner's, without usage). Resolves with one decision per request, in order.
+ * Sends requests' layers to Redis. Where each layer lives and its spec are worked out once per
+ * list of layers: Keyward plans a key's layers once per record (`planKeyLimits`), so on the hot
+ * path this is one `WeakMap` lookup instead of building four strings per request.
+ *
+ * @param keyLayerInUsage the key's own layer lives in its usage hash (`rp`/`rl`, where the
+ *   single-layer path keeps it): true on a single server. On a cluster every layer of a request must
+ *   share the owner's slot, so it is a key of its own under the owner's hash tag.
  */
-export async function layersOnRedis(
+export function redisLayers(
   connection: RedisConnection,
   names: KeyNames,
   time: TimeSource,
-  mode: "consume" | "read",
-  requests: readonly LayerRequest[],
-): Promise<LayeredDecision[]> {
-  const keys: string[] = [];
-  const args = [time, mode, String(requests.length)];
-  for (const { owner, layers, now, usage } of requests) {
-    args.push(`${Math.round(now)} ${layers.length} ${usage ? 2 : 0}`);
-    for (const layer of layers) {
-      keys.push(names.layer(owner, layer.bucket));
-      args.push(specOf(layer));
-    }
-    if (usage) {
-      keys.push(names.usage(usage.keyId));
-      args.push(endpointField(usage.method, usage.route), dayField(usage.day));
-    }
-  }
-  const reply = (await connection.run(consumeLayersScript, keys, args)) as number[];
-  let offset = 0;
-  return requests.map(({ layers }) => {
-    const decisions: LayerDecision[] = layers.map((layer) => {
-      const decision: LayerDecision = {
-        layer: layer.layer,
-        allowed: reply[offset] === 1,
-        limit: limitOf(layer),
-        remaining: Number(reply[offset + 1]),
-        reset: Number(reply[offset + 2]),
-        retryAfter: Number(reply[offset + 3]),
-      };
-      offset += 4;
-      return decision;
+  { keyLayerInUsage }: { keyLayerInUsage: boolean },
+) {
+  const wires = new WeakMap<readonly LimitLayer[], { owner: string; wire: LayerWire[] }>();
+
+  const wireOf = (owner: string, layers: readonly LimitLayer[]): LayerWire[] => {
+    const cached = wires.get(layers);
+    if (cached && cached.owner === owner) return cached.wire;
+    const wire = layers.map((layer): LayerWire => {
+      const keyId = layer.layer === "key" ? keyIdOf(layer.bucket) : undefined;
+      return keyLayerInUsage && keyId !== undefined
+        ? { key: names.usage(keyId), inHash: true, keyId, spec: specOf(layer) }
+        : { key: names.layer(owner, layer.bucket), inHash: false, spec: specOf(layer) };
     });
-    const allowed = reply[offset] === 1;
-    offset += 1;
-    return { allowed, layers: decisions };
-  });
+    wires.set(layers, { owner, wire });
+    return wire;
+  };
+
+  /**
+   * Steps the requests one after another in one atomic call (all on one slot on a cluster: one
+   * owner's, without usage), grouped by their layers and usage as the script takes them. Resolves
+   * with one decision per request, in the order given.
+   */
+  return async function layersOnRedis(
+    mode: "consume" | "read",
+    requests: readonly LayerRequest[],
+  ): Promise<LayeredDecision[]> {
+    const keys = new Map<string, number>();
+    const specs = new Map<string, number>();
+    const fieldIndex = new Map<string, number>();
+    const indexIn = (table: Map<string, number>, name: string) => {
+      let index = table.get(name);
+      if (index === undefined) {
+        index = table.size + 1;
+        table.set(name, index);
+      }
+      return index;
+    };
+    /** Requests by their layers (as indexes): the script resolves each group's layers once. */
+    const groups = new Map<string, { positions: number[]; usage: Map<string, number> }>();
+    requests.forEach(({ owner, layers, usage }, position) => {
+      const wire = wireOf(owner, layers);
+      let line = "";
+      for (const { key, inHash, spec } of wire) {
+        line += ` ${indexIn(keys, key)}${inHash ? "#" : "."}${indexIn(specs, spec)}`;
+      }
+      let group = groups.get(line);
+      if (!group) {
+        group = { positions: [], usage: new Map() };
+        groups.set(line, group);
+      }
+      group.positions.push(position);
+      if (usage) {
+        // Usage is the key's own: on a single server, the hash its layer already names.
+        const usageKey = wire[0]?.keyId === usage.keyId ? wire[0].key : names.usage(usage.keyId);
+        const fields = `${indexIn(keys, usageKey)}:${indexIn(fieldIndex, endpointField(usage.method, usage.route))}:${indexIn(fieldIndex, dayField(usage.day))}`;
+        group.usage.set(fields, (group.usage.get(fields) ?? 0) + 1);
+      }
+    });
+    const args = [
+      time,
+      mode,
+      String(specs.size),
+      ...specs.keys(),
+      String(fieldIndex.size),
+      ...fieldIndex.keys(),
+    ];
+    for (const [line, { positions, usage }] of groups) {
+      let lastUsedAt = Number.NEGATIVE_INFINITY;
+      for (const position of positions) {
+        const request = requests[position]!;
+        if (request.usage) lastUsedAt = Math.max(lastUsedAt, request.now);
+      }
+      const counted =
+        usage.size === 0
+          ? "- -"
+          : `${Math.round(lastUsedAt)} ${[...usage].map(([fields, count]) => `${fields}x${count}`).join(",")}`;
+      args.push(`${positions.length} ${counted}${line}`);
+      if (time === "caller") {
+        for (const position of positions) args.push(String(Math.round(requests[position]!.now)));
+      }
+    }
+    const reply = (await connection.run(consumeLayersScript, [...keys.keys()], args)) as number[];
+
+    const decisions: LayeredDecision[] = new Array(requests.length);
+    let offset = 0;
+    for (const { positions } of groups.values()) {
+      for (const position of positions) {
+        const allowed = reply[offset++] === 1;
+        const layers = requests[position]!.layers.map((layer): LayerDecision => {
+          const limit = limitOf(layer);
+          if (allowed) {
+            const decision = {
+              layer: layer.layer,
+              allowed,
+              limit,
+              remaining: Number(reply[offset]),
+              reset: Number(reply[offset + 1]),
+              retryAfter: 0,
+            };
+            offset += 2;
+            return decision;
+          }
+          const decision = {
+            layer: layer.layer,
+            allowed: reply[offset] === 1,
+            limit,
+            remaining: Number(reply[offset + 1]),
+            reset: Number(reply[offset + 2]),
+            retryAfter: Number(reply[offset + 3]),
+          };
+          offset += 4;
+          return decision;
+        });
+        decisions[position] = { allowed, layers };
+      }
+    }
+    return decisions;
+  };
+}
+
+function keyIdOf(bucket: string): string | undefined {
+  const owner = parseBucket(bucket);
+  return owner?.kind === "key" ? owner.keyId : undefined;
 }

@@ -17,7 +17,7 @@ import { bucketFor, type CallGuard, rateLimitAlgorithms } from "@keyward/core/to
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
 import { layerBatcher } from "./layer-batcher.js";
-import { layersOnRedis } from "./redis-layers.js";
+import { redisLayers } from "./redis-layers.js";
 import { stepsOnRedis, type TimeSource } from "./redis-steps.js";
 import { stepBatcher } from "./step-batcher.js";
 import type { UsageBacklog } from "./usage-backlog.js";
@@ -58,10 +58,10 @@ export function redisRateLimitStore(
 
   // On a cluster a key's usage hash is in the key's slot, not its owner's: counted by a call of its own.
   const usageTogether = !connection.cluster;
-  const layers = layerBatcher(
-    (requests) => guard.run(() => layersOnRedis(connection, names, time, "consume", requests)),
-    { cluster: connection.cluster },
-  );
+  const layersOnRedis = redisLayers(connection, names, time, { keyLayerInUsage: usageTogether });
+  const layers = layerBatcher((requests) => guard.run(() => layersOnRedis("consume", requests)), {
+    cluster: connection.cluster,
+  });
 
   return {
     recordsUsage,
@@ -84,7 +84,7 @@ export function redisRateLimitStore(
 
     async readLayers(request) {
       const [decision] = await guard.run(() =>
-        layersOnRedis(connection, names, time, "read", [{ ...request, usage: undefined }]),
+        layersOnRedis("read", [{ ...request, usage: undefined }]),
       );
       return decision!.layers;
     },

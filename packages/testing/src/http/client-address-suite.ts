@@ -1,8 +1,8 @@
 /**
  * What an adapter must get right about the client's address: it passes `verify` the address its
  * framework resolves — the socket's, unless the host trusts a proxy — so that forged-key floods are
- * limited per real client (`failedLookups`) and a client cannot pick its own address with a
- * header. Needs Linux's loopback (all of 127.0.0.0/8): requests come from 127.0.0.2 and 127.0.0.3
+ * limited per real client (`failedLookups`), IP allowlists see the real client, and a client
+ * cannot pick its own address with a header. Needs Linux's loopback (all of 127.0.0.0/8): requests come from 127.0.0.2 and 127.0.0.3
  * to a server listening on 127.0.0.1.
  */
 import { createKeyward, type Keyward, memoryStore, type VerifyOptions } from "@keyward/core";
@@ -103,6 +103,53 @@ export function describeClientAddress(name: string, options: ClientAddressSuiteO
       const origin = await serve(recording, true);
       await getProfile(origin, forged(), "127.0.0.2", { "x-forwarded-for": "203.0.113.9" });
       expect(addresses).toEqual(["203.0.113.9"]);
+    });
+
+    /** A key of a fresh user that may be used only from `allowedIps`. */
+    const pinnedKey = async (keyward: Keyward, allowedIps: string[]) => {
+      const created = await keyward.keys.create({
+        ownerId: `user_${crypto.randomUUID()}`,
+        accountTier: "free",
+        name: "pinned",
+        scopes: ["profile:read"],
+        tier: "free",
+        allowedIps,
+      });
+      return `Bearer ${created.key}`;
+    };
+
+    it("checks a key's IP allowlist against the socket's address; X-Forwarded-For cannot pass it", async () => {
+      const keyward = createKeyward({ store: memoryStore(), ...demoKeywardConfig(jwtSecret) });
+      const origin = await serve(keyward, false);
+      // 127.0.0.4 written as IPv4-mapped IPv6: it matches the IPv4 client, whichever form the
+      // framework reports the socket in.
+      const key = await pinnedKey(keyward, ["127.0.0.2", "::ffff:127.0.0.4"]);
+      expect((await getProfile(origin, key, "127.0.0.2")).status).toBe(200);
+      expect((await getProfile(origin, key, "127.0.0.4")).status).toBe(200);
+      const refused = await getProfile(origin, key, "127.0.0.3");
+      expect(refused.status).toBe(403);
+      expect(refused.json).toEqual({ detail: expect.any(String), code: "ip_not_allowed" });
+      // The header names an allowed address; without a trusted proxy it counts for nothing.
+      const spoofed = await getProfile(origin, key, "127.0.0.3", {
+        "x-forwarded-for": "127.0.0.2",
+      });
+      expect(spoofed.status).toBe(403);
+    });
+
+    it("checks it against the address a trusted proxy forwards: IPv4, IPv6 and IPv4-mapped IPv6", async () => {
+      const keyward = createKeyward({ store: memoryStore(), ...demoKeywardConfig(jwtSecret) });
+      const origin = await serve(keyward, true);
+      const key = await pinnedKey(keyward, ["203.0.113.0/24", "2001:db8::/32"]);
+      const from = async (forwarded: string) =>
+        (await getProfile(origin, key, "127.0.0.2", { "x-forwarded-for": forwarded })).status;
+      expect(await from("203.0.113.9")).toBe(200);
+      expect(await from("2001:db8:0:1::7")).toBe(200);
+      expect(await from("::ffff:203.0.113.9")).toBe(200);
+      expect(await from("198.51.100.1")).toBe(403);
+      expect(await from("2001:db9::7")).toBe(403);
+      expect(await from("::ffff:198.51.100.1")).toBe(403);
+      // The proxy's own address is not the client's.
+      expect((await getProfile(origin, key, "127.0.0.2")).status).toBe(403);
     });
 
     it("limits unknown keys per address: 429 for the flooding one, others and cached keys pass", async () => {

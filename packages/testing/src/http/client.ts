@@ -142,8 +142,12 @@ export function createSuiteClient(options: HttpSuiteOptions) {
       send<{ data: { name: string; description: string }[] }>("GET", `${basePath}/scopes`, {
         token,
       }),
-    rotateKey: (token: string, id: string) =>
-      send<KeyWithSecret>("POST", `${keyPath(id)}/rotate`, { token }),
+    /** Rotates with no body, as v0.1 does; `json` sends one (`gracePeriodSeconds`). */
+    rotateKey: (token: string, id: string, json?: unknown) =>
+      send<KeyWithSecret>("POST", `${keyPath(id)}/rotate`, {
+        token,
+        ...(json === undefined ? {} : { json }),
+      }),
     keyUsage: (token: string, id: string) =>
       send<UsageReport>("GET", `${keyPath(id)}/usage`, { token }),
     revokeKey: (token: string, id: string) => send<RevokedKey>("DELETE", keyPath(id), { token }),

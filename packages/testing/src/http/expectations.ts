@@ -43,7 +43,12 @@ export const PYDANTIC_ERROR_TYPES = [
   "datetime_future",
   "timezone_aware",
   "less_than_equal",
+  "greater_than_equal",
+  "int_type",
+  "int_from_float",
   "json_invalid",
+  // A field the body may not carry (PATCH's `limits`, which only the operator sets).
+  "extra_forbidden",
 ];
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;

@@ -1,7 +1,8 @@
 /**
  * What an adapter's guard must do with its options: take only the credentials the route accepts
- * (`accept`), ask the host's `session` hook when a request has no bearer token, and refuse at
- * creation a scope that is not configured (so a typo fails at start, not on every request).
+ * (`accept`) and the keys of its `environment`, ask the host's `session` hook when a request has
+ * no bearer token, and refuse at creation a scope or an environment that is not configured (so a
+ * typo fails at start, not on every request). The demo contract has environments `live` and `test`.
  */
 import { createKeyward, type Keyward, memoryStore } from "@keyward/core";
 import { afterEach, describe, expect, it } from "vitest";
@@ -15,6 +16,8 @@ export interface GuardOptions {
   accept?: "any" | "api-key" | "session";
   /** Credits each request spends from a key that has credits. */
   cost?: number;
+  /** Only keys of this environment pass (`environments` in the config). */
+  environment?: string;
 }
 
 export interface GuardOptionsSuiteOptions {
@@ -93,6 +96,37 @@ export function describeGuardOptions(name: string, options: GuardOptionsSuiteOpt
         /"profile:raed" is not a configured scope/,
       );
       await expect(create({ scopes: ["profile:read"] })).resolves.toBeDefined();
+      await expect(create({ environment: "staging" })).rejects.toThrow(
+        /"staging" is not a configured environment/,
+      );
+      await expect(create({ environment: "test" })).resolves.toBeDefined();
+    });
+
+    it("takes keys of its `environment` only: a key of another gets 401, sessions pass", async () => {
+      const { userId, key, token, get, keyward } = await setup({
+        scopes: ["profile:read"],
+        environment: "test",
+      });
+      const testKey = await keyward.keys.create({
+        ownerId: userId,
+        accountTier: "free",
+        name: "test environment",
+        scopes: ["profile:read"],
+        tier: "free",
+        environment: "test",
+      });
+      expect(await get({ authorization: `Bearer ${testKey.key}` })).toEqual({
+        status: 200,
+        body: { kind: "key", userId },
+      });
+      expect(await get({ authorization: `Bearer ${key}` })).toEqual({
+        status: 401,
+        body: {
+          detail: "API key is for the live environment; this endpoint takes test keys",
+          code: "invalid_api_key",
+        },
+      });
+      expect((await get({ authorization: `Bearer ${token}` })).status).toBe(200);
     });
 
     it("takes an API key, a session token and the host's cookie by default", async () => {

@@ -8,7 +8,11 @@ import { describe } from "vitest";
 import { authenticationSuite } from "./authentication-suite.js";
 import { authorizationSuite } from "./authorization-suite.js";
 import { createSuiteClient } from "./client.js";
+import { environmentsSuite } from "./environments-suite.js";
+import { eventsSuite } from "./events-suite.js";
+import { gracefulRotationSuite } from "./graceful-rotation-suite.js";
 import { hostRoutesSuite } from "./host-routes-suite.js";
+import { ipAllowlistsSuite } from "./ip-allowlists-suite.js";
 import { lifecycleSuite } from "./lifecycle-suite.js";
 import { managementSuite } from "./management-suite.js";
 import { openApiSuite } from "./openapi-suite.js";
@@ -22,6 +26,7 @@ import { validationSuite } from "./validation-suite.js";
 export { mintJwt, type Reply, readReply, unsecuredJwt } from "./client.js";
 export { type ClientAddressSuiteOptions, describeClientAddress } from "./client-address-suite.js";
 export {
+  DEMO_ENVIRONMENTS,
   DEMO_OPENAPI_ROUTES,
   DEMO_SCOPE_DESCRIPTIONS,
   DEMO_SCOPES,
@@ -87,7 +92,12 @@ export function describeHttpConformance(name: string, options: HttpSuiteOptions)
     hostRoutesSuite(client);
     if (options.organizations) organizationsSuite(client);
     if (options.keyUpdates) lifecycleSuite(client);
+    if (options.environments) environmentsSuite(client);
+    if (options.ipAllowlists)
+      ipAllowlistsSuite(client, { keyUpdates: options.keyUpdates === true });
+    if (options.gracefulRotation) gracefulRotationSuite(client, options);
     paginationSuite(client);
+    if (options.events) eventsSuite(client, options);
     if (options.openapi) openApiSuite(client, options.openapi);
   });
 }

@@ -94,6 +94,17 @@ export function lifecycleSuite(client: SuiteClient): void {
       expect(listed.body.data[0]).not.toHaveProperty("metadata");
     });
 
+    it("refuses per-key limits in the body (422): they are the operator's, through keys.update", async () => {
+      const user = await client.newUser();
+      const key = await client.createKeyFor(user);
+      for (const limits of [{ credits: { remaining: 1_000_000 } }, null]) {
+        const reply = await client.updateKey(user.token, key.id, { name: "unlimited", limits });
+        expect(issueLocs(reply)).toEqual(['["body","limits"]']);
+      }
+      const listed = await client.listKeys(user.token);
+      expect(listed.body.data[0]!.name).toBe("conformance key");
+    });
+
     it("answers 410 for a revoked key, 404 for an unknown one, 403 for another user's", async () => {
       const user = await client.newUser();
       const key = await client.createKeyFor(user);

@@ -63,6 +63,28 @@ export interface HttpSuiteOptions {
    */
   keyUpdates?: boolean;
   /**
+   * Also check environments: the implementation is configured with
+   * `environments: { live: "sk_live_", test: "sk_test_" }` (DESIGN's demo contract v0.2), and its
+   * host route takes keys of both.
+   */
+  environments?: boolean;
+  /**
+   * Also check IP allowlists (`allowedIps` on create, and on PATCH with `keyUpdates`): the host
+   * route passes `verify` the client's address as the framework resolves it, and the suite's
+   * requests reach it from a loopback address (127.0.0.1 or ::1), not through a proxy it trusts.
+   */
+  ipAllowlists?: boolean;
+  /**
+   * Also check graceful rotation (`gracePeriodSeconds` on rotate): the implementation is configured
+   * with `gracefulRotation`, whose maximum this gives (`true`: the default, 7 days).
+   */
+  gracefulRotation?: boolean | { maxGracePeriodSeconds: number };
+  /**
+   * Also check `GET {basePath}/{key_id}/events`, the audit log: the implementation is configured
+   * with `events` (the demo contract turns it on).
+   */
+  events?: boolean;
+  /**
    * The implementation's OpenAPI document (`keyward.openapi()`). When given, every answer the suite
    * gets must match it: a status the operation describes, its required headers, a body valid
    * against its schema. An answer the document does not describe fails the test.

@@ -31,6 +31,8 @@ export function storedKey(overrides: Partial<StoredKey> = {}): StoredKey {
     expiresAt: null,
     revokedAt: null,
     rotatedAt: null,
+    previousSecretHash: null,
+    previousSecretExpiresAt: null,
     ownerTier: null,
     disabledAt: null,
     metadata: null,

@@ -1,5 +1,6 @@
 import type { KeywardStore } from "@keyward/core";
 import { describe } from "vitest";
+import { eventLogSuite } from "./event-log-suite.js";
 import { keyStoreSuite } from "./key-store-suite.js";
 import { layeredLimitsSuite } from "./layered-limits-suite.js";
 import type { StorageSuiteOptions } from "./options.js";
@@ -43,5 +44,6 @@ export function describeStorageConformance<S extends KeywardStore>(
     if (!options.skipRateLimits) rateLimitStoreSuite(options);
     if (!options.skipLayers) layeredLimitsSuite(options);
     if (!options.skipKeys) secretsSuite(options);
+    if (!options.skipKeys && !options.skipEvents) eventLogSuite(options);
   });
 }

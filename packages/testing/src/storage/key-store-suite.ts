@@ -149,6 +149,107 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
       expect(await keys.findById(key.id)).toEqual(rotated);
     });
 
+    it("keeps the replaced secret findable through a graceful rotation's previous hash", async () => {
+      const { keys } = await open();
+      const key = storedKey();
+      await keys.create(key);
+      const second = fakeHash();
+      const graceful = await keys.rotate({
+        id: key.id,
+        expectedHash: key.secretHash,
+        secretHash: second,
+        hint: "sk_live_…wxyz",
+        rotatedAt: 5_000,
+        previousSecretExpiresAt: 65_000,
+      });
+      const expected = {
+        ...key,
+        secretHash: second,
+        hint: "sk_live_…wxyz",
+        rotatedAt: 5_000,
+        previousSecretHash: key.secretHash,
+        previousSecretExpiresAt: 65_000,
+      };
+      expect(graceful).toEqual(expected);
+      // Both secrets find the one record; the deadline is the caller's to check.
+      expect(await keys.findByHash(key.secretHash)).toEqual(expected);
+      expect(await keys.findByHash(second)).toEqual(expected);
+      expect(await keys.findById(key.id)).toEqual(expected);
+
+      // A second graceful rotation: the first secret is gone at once, the second is the previous.
+      const third = fakeHash();
+      const again = await keys.rotate({
+        id: key.id,
+        expectedHash: second,
+        secretHash: third,
+        hint: "sk_live_…3333",
+        rotatedAt: 6_000,
+        previousSecretExpiresAt: 66_000,
+      });
+      expect(again).toMatchObject({ previousSecretHash: second, previousSecretExpiresAt: 66_000 });
+      expect(await keys.findByHash(key.secretHash)).toBeNull();
+      expect((await keys.findByHash(second))?.id).toBe(key.id);
+      expect((await keys.findByHash(third))?.id).toBe(key.id);
+      // The previous secret is no current one: a compare-and-set against it fails.
+      const stale = {
+        id: key.id,
+        expectedHash: second,
+        secretHash: fakeHash(),
+        hint: "h",
+        rotatedAt: 7,
+      };
+      expect(await keys.rotate(stale)).toBeNull();
+
+      // A rotation without grace ends every earlier secret: only the newest one finds the key.
+      const fourth = fakeHash();
+      const cut = await keys.rotate({
+        id: key.id,
+        expectedHash: third,
+        secretHash: fourth,
+        hint: "sk_live_…4444",
+        rotatedAt: 7_000,
+      });
+      expect(cut).toMatchObject({ previousSecretHash: null, previousSecretExpiresAt: null });
+      for (const gone of [key.secretHash, second, third]) {
+        expect(await keys.findByHash(gone)).toBeNull();
+      }
+      expect((await keys.findByHash(fourth))?.id).toBe(key.id);
+    });
+
+    it("keeps a graceful rotation's previous secret on the record through revoke, update and tier changes", async () => {
+      const { keys } = await open();
+      const key = storedKey();
+      await keys.create(key);
+      const next = fakeHash();
+      await keys.rotate({
+        id: key.id,
+        expectedHash: key.secretHash,
+        secretHash: next,
+        hint: "h",
+        rotatedAt: 5_000,
+        previousSecretExpiresAt: 65_000,
+      });
+      const previous = { previousSecretHash: key.secretHash, previousSecretExpiresAt: 65_000 };
+      expect(await keys.update(key.id, { name: "renamed" })).toMatchObject(previous);
+      expect(await keys.setOwnerTier({ type: "user", id: key.ownerId }, "pro")).toMatchObject([
+        previous,
+      ]);
+      // Revoked: the record says so whichever secret finds it, so both fail (the caller's check).
+      const revoked = await keys.revoke(key.id, 9_000);
+      expect(revoked).toMatchObject({ ...previous, revokedAt: 9_000 });
+      expect((await keys.findByHash(key.secretHash))?.revokedAt).toBe(9_000);
+      expect((await keys.findByHash(next))?.revokedAt).toBe(9_000);
+    });
+
+    it("stores a record created with a previous secret, found by either hash", async () => {
+      const { keys } = await open();
+      const key = storedKey({ previousSecretHash: fakeHash(), previousSecretExpiresAt: 70_000 });
+      await keys.create(key);
+      expect(await keys.findById(key.id)).toEqual(key);
+      expect(await keys.findByHash(key.previousSecretHash!)).toEqual(key);
+      expect(await keys.findByHash(key.secretHash)).toEqual(key);
+    });
+
     it("refuses a rotation with a stale hash, of a revoked key, or of a missing key", async () => {
       const { keys } = await open();
       const key = storedKey();
@@ -293,6 +394,61 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
         ...key,
         scopes: ["profile:read", "profile:write"],
       });
+      // The allowlist too: verification trusts the record it is handed.
+      const pinned = storedKey({ allowedIps: ["192.0.2.7"] });
+      await keys.create(pinned);
+      (pinned.allowedIps as string[]).push("0.0.0.0/0");
+      const foundPinned = (await keys.findById(pinned.id))!;
+      attempt(() => (foundPinned.allowedIps as string[]).push("0.0.0.0/0"));
+      expect((await keys.findById(pinned.id))!.allowedIps).toEqual(["192.0.2.7"]);
+    });
+
+    it("keeps a key's environment and allowlist, and reads keys without them as without", async () => {
+      const { keys } = await open();
+      const ownerId = uniqueId("owner");
+      const plain = storedKey({ ownerId, createdAt: 1_000 });
+      const pinned = storedKey({
+        ownerId,
+        createdAt: 2_000,
+        hint: "sk_test_…abcd",
+        environment: "test",
+        allowedIps: ["203.0.113.0/24", "2001:db8::/32", "192.0.2.7"],
+      });
+      for (const key of [plain, pinned]) await keys.create(key);
+      expect(await keys.findById(pinned.id)).toEqual(pinned);
+      expect(await keys.findByHash(pinned.secretHash)).toEqual(pinned);
+      expect(await keys.listByOwner({ type: "user", id: ownerId })).toEqual([pinned, plain]);
+      const found = (await keys.findById(plain.id))!;
+      // Absent or null: both mean "no environment recorded" and "from anywhere".
+      expect(found.environment ?? null).toBeNull();
+      expect(found.allowedIps ?? null).toBeNull();
+    });
+
+    it("sets, replaces and removes an allowlist by update; rotation and revocation keep both fields", async () => {
+      const { keys } = await open();
+      const key = storedKey({ environment: "live" });
+      await keys.create(key);
+      const set = await keys.update(key.id, { allowedIps: ["198.51.100.0/24"] });
+      expect(set).toEqual({ ...key, allowedIps: ["198.51.100.0/24"] });
+      const renamed = await keys.update(key.id, { name: "renamed" });
+      expect(renamed?.allowedIps).toEqual(["198.51.100.0/24"]);
+      const next = fakeHash();
+      const rotated = await keys.rotate({
+        id: key.id,
+        expectedHash: key.secretHash,
+        secretHash: next,
+        hint: "sk_live_…wxyz",
+        rotatedAt: 5_000,
+      });
+      expect(rotated).toMatchObject({ environment: "live", allowedIps: ["198.51.100.0/24"] });
+      const removed = (await keys.update(key.id, { allowedIps: null }))!;
+      expect(removed.allowedIps ?? null).toBeNull();
+      expect((await keys.findByHash(next))!.allowedIps ?? null).toBeNull();
+      await keys.update(key.id, { allowedIps: ["::1"] });
+      const revoked = await keys.revoke(key.id, 6_000);
+      expect(revoked).toMatchObject({ environment: "live", allowedIps: ["::1"] });
+      // A revoked key's allowlist is final, like the rest of it.
+      expect(await keys.update(key.id, { allowedIps: null })).toBeNull();
     });
 
     it("persists what its getters report (read through the probe)", async () => {

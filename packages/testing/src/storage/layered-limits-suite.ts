@@ -162,5 +162,32 @@ export function layeredLimitsSuite<S extends KeywardStore>(options: StorageSuite
       expect((await keys.findById(key.id))?.limits ?? null).toBeNull();
       expect(await keys.setLimits(uniqueId("missing"), limits)).toBeNull();
     });
+
+    it("sets a key's limits in update, with the other fields, when the key store has setLimits", async () => {
+      const { keys } = await open();
+      if (!keys.setLimits) return;
+      const key = storedKey();
+      await keys.create(key);
+      const limits = {
+        rateLimit: { limit: 9, window: "1m" },
+        quota: false as const,
+        credits: { remaining: 4, grantedAt: 11 },
+      };
+      const updated = await keys.update(key.id, { name: "metered", limits, disabledAt: 5_000 });
+      const expected = { ...key, name: "metered", limits, disabledAt: 5_000 };
+      expect(updated).toEqual(expected);
+      expect(await keys.findById(key.id)).toEqual(expected);
+      expect(await keys.findByHash(key.secretHash)).toEqual(expected);
+      // Left out, they stay; null clears them.
+      expect((await keys.update(key.id, { name: "renamed" }))?.limits).toEqual(limits);
+      const cleared = await keys.update(key.id, { limits: null });
+      expect(cleared?.limits ?? null).toBeNull();
+      expect(cleared?.name).toBe("renamed");
+      expect((await keys.findById(key.id))?.limits ?? null).toBeNull();
+      // A revoked key's update changes nothing, its limits included.
+      await keys.revoke(key.id, 6_000);
+      expect(await keys.update(key.id, { limits })).toBeNull();
+      expect((await keys.findById(key.id))?.limits ?? null).toBeNull();
+    });
   });
 }

@@ -23,6 +23,11 @@ export interface StorageSuiteOptions<S extends KeywardStore = KeywardStore> {
    * that provides no `allowances`.
    */
   skipLayers?: boolean;
+  /**
+   * Skip the events section, for a key store without `events` (one that cannot write events
+   * atomically with its changes). With it, Keyward refuses `events` in its configuration.
+   */
+  skipEvents?: boolean;
   /** Skip the key section (for a package that provides only rate limits and usage). */
   skipKeys?: boolean;
 }

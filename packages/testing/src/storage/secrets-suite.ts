@@ -17,11 +17,11 @@ export function secretsSuite<S extends KeywardStore>(options: StorageSuiteOption
     const openStore = openStores(options);
     const open = async () => {
       const store = await openStore();
-      return { store, keyward: createKeyward({ store, scopes, tiers }) };
+      return { store, keyward: createKeyward({ store, scopes, tiers, gracefulRotation: true }) };
     };
 
     const probe = options.probe;
-    it("never persists a full secret, or its random part, after creates and rotations", async () => {
+    it("never persists a full secret, or its random part, after creates and rotations with and without grace", async () => {
       const { store, keyward } = await open();
       const ownerId = uniqueId("owner");
       const secrets: string[] = [];
@@ -41,11 +41,17 @@ export function secretsSuite<S extends KeywardStore>(options: StorageSuiteOption
         secrets.push((await keyward.keys.rotate(ownerId, id)).key);
         secrets.push((await keyward.keys.rotate(ownerId, id)).key);
       }
+      // A graceful rotation keeps the replaced secret working: stored as its hash, like the current.
+      const graced = secrets[3]!;
+      const graceful = await keyward.keys.rotate(ownerId, ids[3]!, { gracePeriodSeconds: 3600 });
+      secrets.push(graceful.key);
       const strings = collectStrings(await probe.dump(store));
       // The walk must see the data, or finding nothing would prove nothing.
       const hasher = createSecretHasher();
       const currentHash = hasher.hash(secrets.at(-1)!);
       expect(strings.some((value) => value.includes(currentHash))).toBe(true);
+      const previousHash = hasher.hash(graced);
+      expect(strings.some((value) => value.includes(previousHash))).toBe(true);
       for (const secret of secrets) {
         const randomPart = secret.slice("sk_live_".length, "sk_live_".length + 30);
         const leaks = strings.filter(

@@ -11,7 +11,11 @@ export interface HostRoute {
   scopes: { GET: string; PUT: string };
 }
 
-export function guardedHost(keyward: Keyward, route: HostRoute) {
+/**
+ * @param clientIp the address every request stands for: in process there is no socket, so the
+ *   suite's loopback client is named here, as a server would resolve it
+ */
+export function guardedHost(keyward: Keyward, route: HostRoute, clientIp = "127.0.0.1") {
   const pattern = new RegExp(`^${route.template.replace(/:[a-z]+/i, "([^/]+)")}$`);
   const scopes: Record<string, string> = route.scopes;
   return async (request: Request): Promise<Response> => {
@@ -28,7 +32,11 @@ export function guardedHost(keyward: Keyward, route: HostRoute) {
         { status: 405, headers: { Allow: "GET, PUT" } },
       );
     }
-    const result = await keyward.authenticate(request, { scopes: [scope], route: route.template });
+    const result = await keyward.authenticate(request, {
+      scopes: [scope],
+      route: route.template,
+      clientIp,
+    });
     if (!result.ok) return result.error.toResponse(result.headers);
     const user = result.principal.userId;
     const body =

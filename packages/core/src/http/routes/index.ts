@@ -1,5 +1,6 @@
 import type { EndpointName } from "../router.js";
 import { createKey } from "./create-key.js";
+import { keyEvents } from "./key-events.js";
 import { keyUsage } from "./key-usage.js";
 import { listKeys } from "./list-keys.js";
 import { listScopes } from "./list-scopes.js";
@@ -16,4 +17,5 @@ export const endpoints: Record<EndpointName, EndpointHandler> = {
   usage: keyUsage,
   revoke: revokeKey,
   update: updateKey,
+  events: keyEvents,
 };

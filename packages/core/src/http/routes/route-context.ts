@@ -1,3 +1,4 @@
+import type { InternalEventsApi } from "../../api/events-api.js";
 import type { InternalKeysApi } from "../../api/keys-api.js";
 import type { Principal } from "../../auth/principal.js";
 import type { KeywardContext } from "../../keyward/context.js";
@@ -8,6 +9,7 @@ export interface RouteContext {
   user: Extract<Principal, { kind: "user" }>;
   keyId: string;
   keys: InternalKeysApi;
+  events: InternalEventsApi;
   context: KeywardContext;
   bodyLimit: number;
   /** Rate-limit headers for the response. */

@@ -1,4 +1,5 @@
 import { createKeyPath } from "./create-key.js";
+import { keyEventsPath } from "./key-events.js";
 import { keyUsagePath } from "./key-usage.js";
 import { listKeysPath } from "./list-keys.js";
 import { listScopesPath } from "./list-scopes.js";
@@ -20,5 +21,6 @@ export const pathBuilders: readonly PathBuilder[] = [
   keyUsagePath,
   revokeKeyPath,
   updateKeyPath,
+  keyEventsPath,
   openapiDocumentPath,
 ];

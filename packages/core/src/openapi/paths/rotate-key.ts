@@ -1,4 +1,5 @@
 import { errorResponses, guardedErrors, successResponse } from "../responses.js";
+import { componentRef } from "../schemas/component-ref.js";
 import { keyIdParameter, type PathBuilder, sessionOnly } from "./path-builder.js";
 
 export const rotateKeyPath: PathBuilder = {
@@ -7,16 +8,27 @@ export const rotateKeyPath: PathBuilder = {
   build: (context) => ({
     operationId: "rotateKey",
     summary: "Rotate a key",
-    description:
-      "Issues a new secret; id, name, scopes, tier, expiry and usage stay. The old secret fails at once.",
+    description: context.rotateKeyBody
+      ? "Issues a new secret; id, name, scopes, tier, expiry and usage stay. The old secret fails at once, or, with `gracePeriodSeconds`, keeps working until the record's `previousSecretExpiresAt`; a later rotation or a revocation ends that grace at once."
+      : "Issues a new secret; id, name, scopes, tier, expiry and usage stay. The old secret fails at once.",
     tags: ["API keys"],
     security: sessionOnly,
     parameters: [keyIdParameter],
+    ...(context.rotateKeyBody
+      ? {
+          requestBody: {
+            required: false,
+            content: { "application/json": { schema: componentRef("RotateKeyBody") } },
+          },
+        }
+      : {}),
     responses: {
       "200": successResponse(context, "The key with its new secret", "KeyWithSecret", {
         noStore: true,
       }),
-      ...errorResponses(404, 409, 410, ...guardedErrors),
+      ...(context.rotateKeyBody
+        ? errorResponses(400, 404, 409, 410, 413, 415, 422, ...guardedErrors)
+        : errorResponses(404, 409, 410, ...guardedErrors)),
     },
   }),
 };

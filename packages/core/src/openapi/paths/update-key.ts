@@ -11,7 +11,7 @@ export const updateKeyPath: PathBuilder = {
     operationId: "updateKey",
     summary: "Update a key",
     description:
-      "Renames, narrows the scopes, replaces or removes the metadata, disables or enables a key; fields left out stay as they are. The secret does not change. Unknown fields are ignored.",
+      "Renames, narrows the scopes, replaces or removes the metadata or the IP allowlist, disables or enables a key; fields left out stay as they are. The secret does not change. Unknown fields are ignored.",
     tags: ["API keys"],
     security: sessionOnly,
     parameters: [keyIdParameter],

@@ -14,6 +14,7 @@
  * never silently claim less than the validator checks.
  */
 import type { Type } from "arktype";
+import { maxAllowlistEntries } from "../../allowlists/ip-allowlist.js";
 import { maxKeyNameLength } from "../../validation/key-name.js";
 import { maxMetadataBytes } from "../../validation/metadata.js";
 import { maxOwnerIdLength } from "../../validation/owner-id.js";
@@ -27,6 +28,19 @@ const metadataObject: JsonSchema = {
   // Any members (`{}`, as arktype writes it for records): clients type it as a map of JSON values.
   additionalProperties: {},
   description: `Any JSON object, at most ${maxMetadataBytes} bytes as UTF-8 JSON; Keyward stores it and returns it on the key's record.`,
+};
+
+const allowlist: JsonSchema = {
+  type: "array",
+  items: {
+    type: "string",
+    maxLength: 64,
+    description:
+      "An IPv4 or IPv6 address (`203.0.113.7`, `2001:db8::1`) or CIDR range (`203.0.113.0/24`, `2001:db8::/32`); no zone ids, no bits set past the prefix length. IPv4-mapped IPv6 is read as IPv4.",
+  },
+  minItems: 1,
+  maxItems: maxAllowlistEntries,
+  uniqueItems: true,
 };
 
 const keyName: Refinement = (converted) => ({
@@ -59,6 +73,17 @@ const createKeyFields: Record<string, Refinement> = {
     description: "When the key stops working; omitted or null for never.",
   }),
   metadata: () => metadataObject,
+  allowedIps: () => ({
+    ...allowlist,
+    description: `The addresses and ranges the key may be used from (1–${maxAllowlistEntries}, every bad entry reported at once); requests from elsewhere are refused with 403 \`ip_not_allowed\`. Omitted: anywhere.`,
+  }),
+  // Only with `environments`: the schema then names them (see `createKeyBodyJsonSchema`).
+  environment: (converted) => ({
+    ...converted,
+    type: "string",
+    description:
+      "The environment the key is for; its secret gets that environment's prefix. Omitted: the first configured.",
+  }),
   organizationId: () => ({
     type: "string",
     minLength: 1,
@@ -85,17 +110,50 @@ const updateKeyFields: Record<string, Refinement> = {
     type: "boolean",
     description: "false disables the key (it is refused until enabled again); true enables it.",
   }),
+  allowedIps: () => ({
+    anyOf: [allowlist, { type: "null" }],
+    description: `Replaces the addresses and ranges the key may be used from (1–${maxAllowlistEntries}); null removes the allowlist.`,
+  }),
 };
 
 /** Marks the schemas arktype produced for a narrow, so the refinement pass can find them all. */
 const narrowed = new WeakSet<JsonSchema>();
 
-export function createKeyBodyJsonSchema(schema: Type): JsonSchema {
-  return requestBodyJsonSchema(schema, createKeyFields, "create-key");
+/** @param environments the configured environments' names, when `environments` is configured */
+export function createKeyBodyJsonSchema(
+  schema: Type,
+  environments?: readonly string[] | undefined,
+): JsonSchema {
+  const fields = environments
+    ? {
+        ...createKeyFields,
+        environment: (converted: JsonSchema) => ({
+          ...createKeyFields.environment!(converted),
+          enum: [...environments],
+        }),
+      }
+    : createKeyFields;
+  return requestBodyJsonSchema(schema, fields, "create-key");
 }
 
 export function updateKeyBodyJsonSchema(schema: Type): JsonSchema {
   return requestBodyJsonSchema(schema, updateKeyFields, "update-key");
+}
+
+/** The rotate body (`gracefulRotation`): its one field's narrow, as the range it checks. */
+export function rotateKeyBodyJsonSchema(schema: Type, maxGracePeriodSeconds: number): JsonSchema {
+  return requestBodyJsonSchema(
+    schema,
+    {
+      gracePeriodSeconds: () => ({
+        type: "integer",
+        minimum: 0,
+        maximum: maxGracePeriodSeconds,
+        description: `How long the replaced secret keeps working, in whole seconds, at most ${maxGracePeriodSeconds}; 0 or omitted: it stops at once.`,
+      }),
+    },
+    "rotate-key",
+  );
 }
 
 function requestBodyJsonSchema(

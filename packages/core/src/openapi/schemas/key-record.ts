@@ -12,7 +12,8 @@ import { type Expect, isoDateTime, type SameShape } from "./shared.js";
 export function keyRecordTypes(options: {
   scopes: readonly string[];
   tiers: readonly string[];
-  keyPrefix: string;
+  keyPrefixes: readonly string[];
+  environments: readonly string[];
 }) {
   const record = type({
     id: "string",
@@ -31,9 +32,22 @@ export function keyRecordTypes(options: {
       id: "string",
     }).describe("The organization that owns the key; only an organization's key has one"),
     "createdBy?": type("string").describe("The member who created the organization's key"),
+    "environment?": type
+      .enumerated(...options.environments)
+      .describe(
+        "The key's environment; present only on a key outside the default environment (the first configured)",
+      ),
+    "allowedIps?": type("string")
+      .array()
+      .describe(
+        "The IPv4/IPv6 addresses and CIDR ranges the key may be used from, in canonical form; present only when it has an allowlist",
+      ),
+    "previousSecretExpiresAt?": isoDateTime.describe(
+      "Until when the secret a graceful rotation replaced still works; present only while it does",
+    ),
   }).describe("An API key as the API shows it: never the secret, never its hash");
   const secret = type("string")
-    .matching(`^${escapeRegExp(options.keyPrefix)}[0-9A-Za-z]{36}$`)
+    .matching(`^${prefixPattern(options.keyPrefixes)}[0-9A-Za-z]{36}$`)
     .describe("The full secret, shown this once");
   const withSecret = record
     .and({ key: secret })
@@ -77,6 +91,12 @@ export type KeyRecordTypesMatchTheApi = [
 const metadata = type("Record<string, unknown>").describe(
   `The host's data about the key, a JSON object of at most ${maxMetadataBytes} bytes; present only when set`,
 );
+
+/** One prefix as itself (the pattern of a v0.1 document); several as alternatives. */
+function prefixPattern(prefixes: readonly string[]): string {
+  const escaped = prefixes.map(escapeRegExp);
+  return escaped.length === 1 ? escaped[0]! : `(?:${escaped.join("|")})`;
+}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -1,0 +1,199 @@
+/**
+ * The audit log: `keyward.events.list` for the host's own code, and the steps of
+ * `GET {basePath}/{key_id}/events`, which checks the caller as the usage endpoint does.
+ */
+import { internalError, KeywardError } from "../errors/keyward-error.js";
+import {
+  type EventType,
+  eventTypes,
+  isEventType,
+  type KeywardEvent,
+  toKeywardEvent,
+} from "../events/event.js";
+import type { EventsRuntime } from "../events/events-runtime.js";
+import type { KeywardContext } from "../keyward/context.js";
+import type { Owner } from "../organizations/owner.js";
+import type { Caller, InternalKeysApi, OwnerInput } from "./keys-api.js";
+import { decodeListCursor, encodeListCursor, parsePageSize } from "./list-cursor.js";
+
+/** Events per page when no `limit` is given. */
+export const defaultEventPageSize = 100;
+
+export interface EventListOptions {
+  /** Whose events: a user id, or `{ type: "organization", id }`. */
+  owner: OwnerInput;
+  /** Only this key's events; the key must be the owner's (404 unknown, 403 another owner's). */
+  keyId?: string;
+  /** Only these types; omitted: every type. */
+  types?: EventType[];
+  /** The `nextCursor` of the previous page; omitted for the first. */
+  after?: string | null;
+  /** Events per page, 1 to 1,000; default 100. */
+  limit?: number;
+}
+
+/** One page of the audit log, newest first, and where the next one starts (null after the last). */
+export interface EventPage {
+  data: KeywardEvent[];
+  nextCursor: string | null;
+}
+
+export interface EventsApi {
+  /**
+   * The audit log, newest first: an owner's events, or one key's. Throws a `TypeError` when
+   * `events` is not configured.
+   * @example
+   * const { data, nextCursor } = await keyward.events.list({ owner: userId, keyId, limit: 20 });
+   */
+  list(options: EventListOptions): Promise<EventPage>;
+  /**
+   * Deletes events older than `events.retainDays` now, for hosts that prune on a schedule of their
+   * own (`pruneIntervalMs: false`). Resolves with how many were deleted.
+   */
+  prune(): Promise<{ pruned: number }>;
+}
+
+/** The endpoint's query, as text from the URL. */
+export interface EventQueryText {
+  limit: string | null;
+  cursor: string | null;
+  types: string[];
+}
+
+export interface InternalEventsApi extends EventsApi {
+  /** `GET {basePath}/{key_id}/events`: the key's events, when the caller may read its usage. */
+  forCaller(caller: Caller, keyId: string, query: EventQueryText): Promise<EventPage>;
+}
+
+export function createEventsApi(ctx: KeywardContext, keys: InternalKeysApi): InternalEventsApi {
+  const running = (): EventsRuntime => {
+    if (ctx.events) return ctx.events;
+    throw new TypeError(
+      "Keyward: events are not configured; add `events: {}` (or `{ retainDays }`) to createKeyward's configuration",
+    );
+  };
+
+  const page = async (
+    events: EventsRuntime,
+    query: { owner: Owner; keyId?: string; types?: readonly EventType[] },
+    limit: number,
+    after: string | null | undefined,
+  ): Promise<EventPage> => {
+    // The keys listing's cursor format, a time and an id, read here as `occurredAt` and event id.
+    const position = after === undefined || after === null ? undefined : decodeListCursor(after);
+    events.retention.start();
+    let found: Awaited<ReturnType<EventsRuntime["log"]["list"]>>;
+    try {
+      // One more than the page: whether it exists says if there is a next page, without a count.
+      found = await events.log.list({
+        ...query,
+        limit: limit + 1,
+        ...(position ? { after: { occurredAt: position.createdAt, id: position.id } } : {}),
+      });
+    } catch (error) {
+      throw internalError(error);
+    }
+    const data = found.slice(0, limit);
+    const last = data.at(-1);
+    return {
+      data: data.map(toKeywardEvent),
+      nextCursor:
+        found.length > limit && last
+          ? encodeListCursor({ createdAt: last.occurredAt, id: last.id })
+          : null,
+    };
+  };
+
+  return {
+    async list(options) {
+      const events = running();
+      if (typeof options !== "object" || options === null) {
+        throw new TypeError("Keyward: events.list takes { owner, keyId?, types?, after?, limit? }");
+      }
+      const owner = keys.access.owner(options.owner);
+      const limit = parsePageSize(options.limit ?? defaultEventPageSize);
+      const types = options.types === undefined ? undefined : checkedTypes(options.types);
+      if (options.keyId !== undefined) await keys.access.owned(owner, options.keyId);
+      return page(
+        events,
+        {
+          owner,
+          ...(options.keyId === undefined ? {} : { keyId: options.keyId }),
+          ...(types ? { types } : {}),
+        },
+        limit,
+        options.after,
+      );
+    },
+
+    async prune() {
+      const events = running();
+      try {
+        return { pruned: await events.retention.prune() };
+      } catch (error) {
+        throw internalError(error);
+      }
+    },
+
+    async forCaller(caller, keyId, query) {
+      const events = running();
+      // Query problems first (422, all at once), then the key (404, 403), as on every endpoint.
+      const problems: KeywardError[] = [];
+      const attempt = <T>(work: () => T): T | undefined => {
+        try {
+          return work();
+        } catch (error) {
+          if (!(error instanceof KeywardError)) throw error;
+          problems.push(error);
+          return undefined;
+        }
+      };
+      const limit =
+        query.limit === null ? defaultEventPageSize : attempt(() => parsePageSize(query.limit));
+      const types = query.types.length === 0 ? undefined : attempt(() => checkedTypes(query.types));
+      if (query.cursor !== null) attempt(() => decodeListCursor(query.cursor as string));
+      if (problems.length > 0) {
+        const issues = problems.flatMap((problem) =>
+          Array.isArray(problem.detail) ? problem.detail : [],
+        );
+        throw new KeywardError("validation_failed", issues);
+      }
+      const key = await keys.access.readable(caller, keyId);
+      return page(
+        events,
+        {
+          owner: { type: key.ownerType, id: key.ownerId },
+          keyId: key.id,
+          ...(types ? { types } : {}),
+        },
+        limit as number,
+        query.cursor,
+      );
+    },
+  };
+}
+
+/** The types asked for, or a 422 at `["query", "types", i]` for each one that is not a type. */
+function checkedTypes(types: unknown): EventType[] {
+  const list: unknown[] = Array.isArray(types) ? types : [types];
+  const issues = list.flatMap((type, index) =>
+    isEventType(type)
+      ? []
+      : [
+          {
+            loc: ["query", "types", index],
+            msg: `Input should be one of the event types: ${eventTypes.join(", ")}`,
+            type: "literal_error",
+          },
+        ],
+  );
+  if (issues.length > 0 || list.length === 0) {
+    throw new KeywardError(
+      "validation_failed",
+      issues.length > 0
+        ? issues
+        : [{ loc: ["query", "types"], msg: "List should have at least 1 item", type: "too_short" }],
+    );
+  }
+  return [...new Set(list as EventType[])];
+}

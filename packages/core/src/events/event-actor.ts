@@ -1,0 +1,12 @@
+import type { Principal } from "../auth/principal.js";
+import type { EventActor } from "./event.js";
+
+export type { EventActor } from "./event.js";
+
+/** The host's own code, through `keyward.keys.*`. */
+export const operatorActor: EventActor = Object.freeze({ type: "operator" });
+
+/** A signed-in user, through the HTTP endpoints. */
+export function userActor(caller: Extract<Principal, { kind: "user" }>): EventActor {
+  return { type: "user", id: caller.userId };
+}

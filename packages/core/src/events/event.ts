@@ -1,0 +1,105 @@
+/**
+ * Events: what happened to a key, who did it and when. One is written with every state change, in
+ * the same atomic write as the change (see `KeyStore`), and read back as the audit log
+ * (`keyward.events.list`, `GET {basePath}/{key_id}/events`). An event never holds a secret or a
+ * hash: only ids, names, hints and the values a change set.
+ */
+
+import type { Owner } from "../organizations/owner.js";
+import type { KeyMetadata } from "../storage/key-store.js";
+
+/**
+ * Who made a change.
+ * - `user`: a signed-in user through the HTTP endpoints (a session token or the host's session);
+ *   on an organization's key, the member who acted, while `owner` names the organization.
+ * - `operator`: the host's own code through the programmatic API (`keyward.keys.*`), which names no
+ *   user. Later event types may add actor types (the system, a secret scanner): treat an unknown
+ *   `type` as "someone else".
+ */
+export type EventActor = { type: "user"; id: string } | { type: "operator" };
+
+/** What each event type carries in `data`. Times are ISO 8601 UTC strings. */
+export interface EventDataByType {
+  /** The key as created: every field the creation set (never the secret, never its hash). */
+  "key.created": {
+    name: string;
+    scopes: string[];
+    tier: string;
+    expiresAt: string | null;
+    hint: string;
+    createdBy: string;
+    /** Present when the key was created with metadata. */
+    metadata?: KeyMetadata;
+    /** Present when `environments` are configured: the environment the key was made in. */
+    environment?: string;
+    /** Present when the key was created with an IP allowlist (canonical entries). */
+    allowedIps?: string[];
+  };
+  /** The secret was replaced: the hints of the secret it replaced and of the new one. */
+  /**
+   * `previousSecretExpiresAt`: until when the replaced secret keeps working (a graceful rotation),
+   * present only then.
+   */
+  "key.rotated": { previousHint: string; hint: string; previousSecretExpiresAt?: string };
+  /** The fields the change set that differ from what they were, with their new values. */
+  "key.updated": {
+    changes: {
+      name?: string;
+      scopes?: string[];
+      metadata?: KeyMetadata | null;
+      /** A new IP allowlist, or null when it was removed. */
+      allowedIps?: string[] | null;
+    };
+  };
+  "key.disabled": Record<string, never>;
+  "key.enabled": Record<string, never>;
+  "key.revoked": Record<string, never>;
+}
+
+/**
+ * Every event type written today. `key.expiring`, `key.leaked`, `quota.threshold` and
+ * `credits.exhausted` are planned: a consumer should ignore types it does not know.
+ */
+export type EventType = keyof EventDataByType;
+
+export const eventTypes: readonly EventType[] = [
+  "key.created",
+  "key.rotated",
+  "key.updated",
+  "key.disabled",
+  "key.enabled",
+  "key.revoked",
+];
+
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === "string" && (eventTypes as readonly string[]).includes(value);
+}
+
+interface EventFields<T extends EventType> {
+  /** `evt_` and 24 base62 characters: stable, unique, the id a webhook delivery will carry. */
+  id: string;
+  type: T;
+  /** Whose key it concerns: a user or an organization. */
+  owner: Owner;
+  /** The key it concerns. */
+  keyId: string;
+  actor: EventActor;
+  data: EventDataByType[T];
+}
+
+/** An event as the API shows it (the audit log, the `onEvent` hook): `occurredAt` in ISO 8601 UTC. */
+export type KeywardEvent = {
+  [T in EventType]: EventFields<T> & { occurredAt: string };
+}[EventType];
+
+/**
+ * An event as stores keep it: `occurredAt` in milliseconds since the Unix epoch, the unit of every
+ * stored time. Stores keep `actor` and `data` as given (JSON values).
+ */
+export type StoredEvent = {
+  [T in EventType]: EventFields<T> & { occurredAt: number };
+}[EventType];
+
+export function toKeywardEvent(event: StoredEvent): KeywardEvent {
+  return { ...event, occurredAt: new Date(event.occurredAt).toISOString() } as KeywardEvent;
+}

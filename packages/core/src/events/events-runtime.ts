@@ -1,0 +1,46 @@
+import type { Clock } from "../clock.js";
+import type { RandomSource } from "../random.js";
+import type { EventLog } from "../storage/event-log.js";
+import type { StoredEvent } from "./event.js";
+import { eventHook } from "./event-hook.js";
+import { type EventRetention, eventRetention } from "./event-retention.js";
+import { defaultPruneIntervalMs, defaultRetainDays, type EventsConfig } from "./events-config.js";
+import { type KeyEventBuilder, keyEventBuilder } from "./key-events.js";
+
+/** Events as one Keyward instance runs them, when `events` is configured. */
+export interface EventsRuntime {
+  build: KeyEventBuilder;
+  /** The key store's events, to list. */
+  log: EventLog;
+  /** Told about every change's events once the change is committed: runs `onEvent`. */
+  committed(events: readonly StoredEvent[]): void;
+  retention: EventRetention;
+}
+
+export function eventsRuntime(
+  config: EventsConfig,
+  log: EventLog,
+  options: {
+    clock: Clock;
+    random: RandomSource;
+    reportFailure(message: string, cause: unknown): void;
+  },
+): EventsRuntime {
+  const hook = config.onEvent && eventHook(config.onEvent, options.reportFailure);
+  const retention = eventRetention({
+    log,
+    clock: options.clock,
+    retainDays: config.retainDays ?? defaultRetainDays,
+    intervalMs: config.pruneIntervalMs ?? defaultPruneIntervalMs,
+    onError: (error) => options.reportFailure("pruning old events failed", error),
+  });
+  return {
+    build: keyEventBuilder(options.random),
+    log,
+    committed(events) {
+      retention.start();
+      if (hook && events.length > 0) hook(events);
+    },
+    retention,
+  };
+}

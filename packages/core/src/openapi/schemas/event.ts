@@ -1,0 +1,72 @@
+/**
+ * An event and a page of the audit log as arktype types, converted to JSON Schema for the document.
+ * One variant per event type, so a client generator sees each type's `data`.
+ */
+import { type } from "arktype";
+import { eventTypes } from "../../events/event.js";
+import { isoDateTime } from "./shared.js";
+
+export function eventTypesSchema() {
+  // Plain strings, not the configured enums: an event outlives a scope or tier removed later.
+  const scopes = type("string[]");
+  const metadata = type("Record<string, unknown>").describe("The key's metadata, as set");
+  const common = {
+    id: type("string").describe("`evt_` and 24 base62 characters; stable and unique"),
+    occurredAt: isoDateTime,
+    owner: type({ type: "'user' | 'organization'", id: "string" }).describe("Whose key it is"),
+    keyId: "string",
+    actor: type({ type: "'user'", id: "string" })
+      .or({ type: "'operator'" })
+      .describe("Who made the change: a signed-in user, or the host's own code (operator)"),
+  } as const;
+  const empty = type({}).describe("Nothing beyond the event's own fields");
+  const event = type({
+    ...common,
+    type: "'key.created'",
+    data: type({
+      name: "string",
+      scopes,
+      tier: "string",
+      expiresAt: isoDateTime.or("null"),
+      hint: "string",
+      createdBy: "string",
+      "metadata?": metadata,
+      "environment?": type("string").describe(
+        "The key's environment, with environments configured",
+      ),
+      "allowedIps?": type("string[]").describe("The key's IP allowlist, when created with one"),
+    }),
+  })
+    .or({
+      ...common,
+      type: "'key.rotated'",
+      data: type({ previousHint: "string", hint: "string" }),
+    })
+    .or({
+      ...common,
+      type: "'key.updated'",
+      data: type({
+        changes: type({
+          "name?": "string",
+          "scopes?": scopes,
+          "metadata?": metadata.or("null"),
+          "allowedIps?": type("string[]")
+            .or("null")
+            .describe("The new IP allowlist; null when it was removed"),
+        }),
+      }).describe("The fields the change set that differ from before, with their new values"),
+    })
+    .or({ ...common, type: "'key.disabled'", data: empty })
+    .or({ ...common, type: "'key.enabled'", data: empty })
+    .or({ ...common, type: "'key.revoked'", data: empty })
+    .describe(
+      `Something that happened to a key: ${eventTypes.join(", ")}. Never a secret or a hash. More types will come: ignore those you do not know.`,
+    );
+  const page = type({
+    data: event.array(),
+    nextCursor: type("string")
+      .or("null")
+      .describe("Pass as `cursor` for the next page; null after the last"),
+  }).describe("One page of the key's events, newest first");
+  return { event, page };
+}

@@ -1,0 +1,86 @@
+/**
+ * Events on Redis. A change and its events are written by one script: each key script has a
+ * variant (`withEvents`) that runs the script's own body, then, only if it changed something,
+ * stores the events it was given. Each event is a hash (its JSON, and the names of the sets that
+ * list it) and a member `<time>:<id>` of three sorted sets (every event, the owner's, the key's),
+ * all scored 0 and read by lex, so they order by time and then id, as the audit log does. Every
+ * key carries the `{keys}` tag, so this is atomic on a cluster too.
+ */
+import { type LuaScript, luaScript } from "../client/lua-script.js";
+
+/**
+ * `script`'s body, then its events. The events' keys and arguments come after the script's own, and
+ * are taken off `KEYS` and `ARGV` before the body runs, so it sees exactly what it always did:
+ * per event, KEYS event hash, all events, owner's events, key's events; ARGV the JSON and the
+ * member; then ARGV's last, the number of events. A body changed something when it answered 0
+ * (create) or a record (rotate, revoke, update).
+ */
+export function withEvents(script: LuaScript): LuaScript {
+  return luaScript(
+    `${script.name}-with-events`,
+    `
+local eventCount = tonumber(table.remove(ARGV))
+local eventArgs, eventKeys = {}, {}
+for i = eventCount * 2, 1, -1 do eventArgs[i] = table.remove(ARGV) end
+for i = eventCount * 4, 1, -1 do eventKeys[i] = table.remove(KEYS) end
+local function change()
+${script.source}
+end
+local result = change()
+if result == 0 or type(result) == 'table' then
+  for i = 0, eventCount - 1 do
+    local record, all, owner, key = eventKeys[i * 4 + 1], eventKeys[i * 4 + 2], eventKeys[i * 4 + 3], eventKeys[i * 4 + 4]
+    local json, member = eventArgs[i * 2 + 1], eventArgs[i * 2 + 2]
+    redis.call('HSET', record, 'json', json, 'owner', owner, 'key', key, 'member', member)
+    redis.call('ZADD', all, 0, member)
+    redis.call('ZADD', owner, 0, member)
+    redis.call('ZADD', key, 0, member)
+  end
+end
+return result
+`,
+  );
+}
+
+/**
+ * KEYS[1] a sorted set of events; ARGV[1] the upper bound (`+`, or `(<member>` to start after a
+ * cursor), ARGV[2] how many, ARGV[3] the event hash prefix. Newest first: member, JSON, member,
+ * JSON… (an event pruned meanwhile is left out).
+ */
+export const readEventsScript = luaScript(
+  "read-events",
+  `
+local members = redis.call('ZREVRANGEBYLEX', KEYS[1], ARGV[1], '-', 'LIMIT', 0, tonumber(ARGV[2]))
+local found = {}
+for _, member in ipairs(members) do
+  local id = string.sub(member, string.find(member, ':', 1, true) + 1)
+  local json = redis.call('HGET', ARGV[3] .. id, 'json')
+  if json then
+    found[#found + 1] = member
+    found[#found + 1] = json
+  end
+end
+return found
+`,
+);
+
+/**
+ * KEYS[1] every event; ARGV[1] the exclusive upper bound (`(<time>:`), ARGV[2] the most to delete,
+ * ARGV[3] the event hash prefix. Deletes the oldest events before the bound, from every set that
+ * lists them, and answers how many.
+ */
+export const pruneEventsScript = luaScript(
+  "prune-events",
+  `
+local members = redis.call('ZRANGEBYLEX', KEYS[1], '-', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, member in ipairs(members) do
+  local record = ARGV[3] .. string.sub(member, string.find(member, ':', 1, true) + 1)
+  local sets = redis.call('HMGET', record, 'owner', 'key')
+  if sets[1] then redis.call('ZREM', sets[1], member) end
+  if sets[2] then redis.call('ZREM', sets[2], member) end
+  redis.call('DEL', record)
+  redis.call('ZREM', KEYS[1], member)
+end
+return #members
+`,
+);
