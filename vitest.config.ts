@@ -14,5 +14,9 @@ export default defineConfig({
     ],
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    // expect.poll waits for something another process does (a browser's focus move, a server's
+    // answer). Its default second is too short on a loaded two-core CI machine; a test still
+    // fails, only later, when the thing never happens.
+    expect: { poll: { timeout: 10_000 } },
   },
 });
