@@ -15,6 +15,7 @@
  * | `<prefix>{keys}:events` | every event, ordered by time (a sorted set of `<time>:<id>`, by lex) |
  * | `<prefix>{keys}:events:owner:<type>:<id>` | an owner's events, likewise |
  * | `<prefix>{keys}:events:key:<keyId>` | a key's events, likewise |
+ * | `<prefix>{keys}:event-once:<onceKey>` | a once-key of appended events: held until its value (ms), with a TTL to then |
  *
  * Keyward limits an API key under the bucket `key:<id>` (`bucketFor.key` in `@keyward/core/toolkit`,
  * read back with `parseBucket`); its state sits in the key's usage hash so that one request reads
@@ -54,6 +55,8 @@ export interface KeyNames {
   allEvents: string;
   ownerEvents(owner: Owner): string;
   keyEvents(keyId: string): string;
+  /** The marker of a once-key (`AppendedEvent.once`). */
+  eventOnce(onceKey: string): string;
   channel: string;
 }
 
@@ -84,6 +87,7 @@ export function keyNames(prefix: string): KeyNames {
     allEvents: `${prefix}{keys}:events`,
     ownerEvents: (owner) => `${prefix}{keys}:events:owner:${owner.type}:${owner.id}`,
     keyEvents: (keyId) => `${prefix}{keys}:events:key:${keyId}`,
+    eventOnce: (onceKey) => `${prefix}{keys}:event-once:${onceKey}`,
     channel: `${prefix}invalidations`,
   };
 }

@@ -3,18 +3,35 @@ import { matchesQuery, newestEventFirst } from "../events/event-order.js";
 import type { EventLog } from "../storage/event-log.js";
 
 /**
- * The memory key store's events. `append` is called by the key store inside the same synchronous
+ * The memory key store's events. `record` is called by the key store inside the same synchronous
  * step as its change, so a change and its events are never seen apart. Each event is copied and
  * frozen on the way in, like key records.
  */
 export function memoryEventLog(): EventLog & {
-  append(events: readonly StoredEvent[]): void;
+  record(events: readonly StoredEvent[]): void;
   snapshot(): StoredEvent[];
 } {
   let events: StoredEvent[] = [];
+  /** Once-key → until when it is held. */
+  const onceMarkers = new Map<string, number>();
+  const record = (added: readonly StoredEvent[]) => {
+    for (const event of added) events.push(deepFreeze(structuredClone(event)));
+  };
   return {
-    append(added) {
-      for (const event of added) events.push(deepFreeze(structuredClone(event)));
+    record,
+
+    async append(entries, now) {
+      const written: StoredEvent[] = [];
+      for (const { event, once } of entries) {
+        if (once) {
+          const heldUntil = onceMarkers.get(once.key);
+          if (heldUntil !== undefined && heldUntil > now) continue;
+          onceMarkers.set(once.key, once.until);
+        }
+        record([event]);
+        written.push(event);
+      }
+      return written;
     },
 
     async list(query) {
@@ -26,6 +43,7 @@ export function memoryEventLog(): EventLog & {
       const kept = events.filter((event) => event.occurredAt >= before);
       const pruned = events.length - kept.length;
       events = kept;
+      for (const [key, until] of onceMarkers) if (until < before) onceMarkers.delete(key);
       return pruned;
     },
 

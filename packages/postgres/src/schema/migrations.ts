@@ -153,6 +153,20 @@ export const migrations: readonly Migration[] = [
         (jsonb_typeof(allowed_ips) = 'array' AND jsonb_array_length(allowed_ips) > 0))`,
     ],
   },
+  {
+    version: 9,
+    name: "once-only events",
+    statements: ({ tables, index }) => [
+      // One row per once-key of an appended event (`key.expiring` for a key and its expiry, a quota
+      // threshold for an owner and a period): the primary key is what lets exactly one instance
+      // write such an event. Kept until `held_until`, apart from the events' own retention.
+      `CREATE TABLE ${tables.eventOnce} (
+        once_key text COLLATE "C" PRIMARY KEY,
+        held_until timestamptz NOT NULL
+      )`,
+      `CREATE INDEX ${index("event_once_held_until_idx")} ON ${tables.eventOnce} (held_until)`,
+    ],
+  },
 ];
 
 export const latestVersion = migrations.at(-1)!.version;

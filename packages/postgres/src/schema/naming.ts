@@ -14,7 +14,15 @@ export interface Naming {
   schema: string;
   tablePrefix: string;
   /** Quoted, schema-qualified table names, ready to put into SQL. */
-  tables: { keys: string; usage: string; migrations: string; allowances: string; events: string };
+  tables: {
+    keys: string;
+    usage: string;
+    migrations: string;
+    allowances: string;
+    events: string;
+    /** Once-keys of appended events: which time- and usage-based events have fired. */
+    eventOnce: string;
+  };
   /** Quoted schema name. */
   quotedSchema: string;
   /** A quoted index name (indexes live in their table's schema, so they are not qualified). */
@@ -69,6 +77,7 @@ export function resolveNaming({
       migrations: table("migrations"),
       allowances: table("allowances"),
       events: table("events"),
+      eventOnce: table("event_once"),
     },
     index: (name) => quote(`${tablePrefix}${name}`),
     channel,
