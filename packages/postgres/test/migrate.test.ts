@@ -521,3 +521,50 @@ describeOnServer("migrate on the real server", () => {
     expect(again.every((result) => result.applied.length === 0)).toBe(true);
   });
 });
+
+describe("migrate from a database at the schema before usage retention (every version before 13)", () => {
+  it("adds the day index, keeps every usage row, and the store then prunes into rollups", async () => {
+    const db = await pglite.get();
+    const schema = uniqueSchema("up13");
+    const before = migrationStatements({ schema }).filter(({ version }) => version < 13);
+    await db.query(`CREATE SCHEMA "${schema}"`);
+    await db.query(
+      `CREATE TABLE "${schema}"."keyward_migrations" (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    for (const { version, name, statements } of before) {
+      for (const statement of statements) await db.query(statement);
+      await db.query(
+        `INSERT INTO "${schema}"."keyward_migrations" (version, name) VALUES ($1, $2)`,
+        [version, name],
+      );
+    }
+    await db.query(
+      `INSERT INTO "${schema}"."keyward_key_usage" (key_id, method, route, day, count, last_used_at)
+       VALUES ('key_a', 'GET', '/p', '2026-01-01', 11, '2026-01-01T10:00:00Z'),
+              ('key_a', 'GET', '/p', '2026-01-02', 4, '2026-01-02T10:00:00Z'),
+              ('key_a', 'POST', '/p', '2026-01-03', 2, '2026-01-03T10:00:00Z')`,
+    );
+    expect(await migrate(db, { schema })).toEqual({
+      applied: versionsFrom(13),
+      version: latestVersion,
+    });
+    const { rows } = await db.query<{ indexdef: string }>(
+      `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'keyward_usage_day_idx'`,
+      [schema],
+    );
+    expect(rows[0]?.indexdef).toMatch(/\(day\)/);
+    const store = postgresStore({ client: db, schema, cache: false });
+    expect((await store.usage.read("key_a")).totalRequests).toBe(17);
+    expect(await store.usage.prune!("2026-01-03")).toBe(2);
+    expect(await store.usage.read("key_a")).toEqual({
+      keyId: "key_a",
+      totalRequests: 17,
+      lastUsedAt: Date.parse("2026-01-03T10:00:00Z"),
+      endpoints: [
+        { method: "GET", route: "/p", count: 15 },
+        { method: "POST", route: "/p", count: 2 },
+      ],
+      daily: [{ date: "2026-01-03", count: 2 }],
+    });
+  });
+});

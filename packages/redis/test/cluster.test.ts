@@ -39,6 +39,8 @@ describe("redisStore on a 3-node Redis Cluster (ioredis Cluster)", () => {
       const prefix = testPrefix("cluster");
       return { ...redisStore({ client, prefix, keys: true, timeoutMs: 2_000 }), prefix };
     },
+    // SCAN covers one node: the store refuses to prune on a cluster (see below).
+    skipUsagePrune: true,
     async closeStore(store) {
       await store.close();
       for (const node of masters()) await deletePrefix(node, store.prefix);

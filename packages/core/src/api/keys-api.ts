@@ -546,6 +546,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
   };
 
   const usage = async (key: StoredKey): Promise<UsageReport> => {
+    ctx.usageRetention?.start();
     // Buffered usage becomes visible to the read below.
     await ctx.usageRecorder.flush();
     const usage = await ctx.usage.read(key.id);

@@ -184,9 +184,13 @@ export function createVerify(ctx: KeywardContext) {
   };
 
   // Both paths catch their own failures, so `verify` needs no promise layer of its own.
+  // Usage pruning starts with the first verification: Workers refuse timers set outside a request.
+  const usageRetention = ctx.usageRetention;
+
   const verifyApiKey = async (token: string, options: VerifyOptions): Promise<VerifyResult> => {
     try {
       if (!ctx.format.isWellFormed(token)) return failure("invalid_api_key", "Invalid API key");
+      if (usageRetention) usageRetention.start();
       if (options.environment !== undefined) {
         const refused = otherEnvironment(token, options.environment);
         if (refused) return refused;

@@ -7,6 +7,7 @@
 import { checkEnvironmentsOption } from "../environments/environments.js";
 import { checkEventsConfig } from "../events/events-config.js";
 import type { KeywardLogger } from "../logging/logger.js";
+import { checkUsageConfig } from "../usage/usage-config.js";
 import type { KeywardConfig } from "./config.js";
 
 /** The smallest pepper accepted: as long as the HMAC-SHA-256 output (RFC 2104 §3). */
@@ -62,13 +63,7 @@ export function checkConfig(config: KeywardConfig): void {
   checkEnvironmentsOption(config.environments, config.keyPrefix);
   checkEventsConfig(config.events, store.keys.events !== undefined);
   if (config.pepper !== undefined) checkPepper(config.pepper);
-  const usage = config.usage ?? {};
-  for (const name of ["flushIntervalMs", "maxBuffered"] as const) {
-    const value = usage[name];
-    if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
-      throw new TypeError(`Keyward: \`usage.${name}\` must be a positive number, got ${value}`);
-    }
-  }
+  checkUsageConfig(config.usage, store.usage);
 }
 
 function checkGracefulRotation(option: KeywardConfig["gracefulRotation"]): void {

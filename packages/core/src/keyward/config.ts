@@ -9,6 +9,7 @@ import type { OrganizationsConfig } from "../organizations/membership.js";
 import type { RandomSource } from "../random.js";
 import type { KeywardStore } from "../storage/index.js";
 import type { TierConfig } from "../tiers/tier-ladder.js";
+import type { UsageConfig } from "../usage/usage-config.js";
 
 /** How one Keyward instance is configured. Only `store`, `scopes` and `tiers` are required. */
 export interface KeywardConfig {
@@ -123,8 +124,11 @@ export interface KeywardConfig {
   failedLookups?: FailedLookupsConfig | false;
   /** Rate-limit response headers: also send the IETF `RateLimit` and `RateLimit-Policy` fields. */
   rateLimitHeaders?: { ietf?: boolean };
-  /** Usage buffering: how often counts are written, and how many distinct entries force a write. */
-  usage?: { flushIntervalMs?: number; maxBuffered?: number };
+  /**
+   * Usage buffering (how often counts are written, how many distinct entries force a write) and,
+   * opt-in, retention of the daily history (`retainDays`). See docs/usage.md.
+   */
+  usage?: UsageConfig;
   /**
    * Where failures and suspicious configuration are reported: the cause of every 500 (on the six
    * endpoints and on verification), failed background writes, and warnings. Default: one line per

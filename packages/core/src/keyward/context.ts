@@ -17,6 +17,7 @@ import type { UsageStore } from "../storage/usage-store.js";
 import type { AccountTierSync } from "../tiers/account-tier-sync.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
 import type { UsageRecorder } from "../usage/usage-recorder.js";
+import type { UsageRetention } from "../usage/usage-retention.js";
 import type { createKeyBodySchema } from "../validation/create-key-body.js";
 import type { rotateKeyBodySchema } from "../validation/rotate-key-body.js";
 import type { updateKeyBodySchema } from "../validation/update-key-body.js";
@@ -49,6 +50,8 @@ export interface KeywardContext {
   /** The account tier a user's claims carry (resolved against the ladder by the caller). */
   accountTier(claims: JwtClaims): unknown;
   usageRecorder: UsageRecorder;
+  /** With `usage.retainDays`: the background pruning of daily usage, started on first use. */
+  usageRetention?: UsageRetention;
   /** Whether `PATCH /{key_id}` is served (`keyUpdates`). */
   keyUpdates: boolean;
   /**

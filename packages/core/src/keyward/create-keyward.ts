@@ -1,6 +1,7 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { createEventsApi, type EventsApi } from "../api/events-api.js";
 import { createKeysApi, type KeysApi } from "../api/keys-api.js";
+import { createUsageApi, type UsageApi } from "../api/usage-api.js";
 import { failedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import { createJwtVerifier } from "../auth/jwt.js";
 import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
@@ -26,7 +27,9 @@ import { attachStoreLogger } from "../storage/attach-store-logger.js";
 import { accountTierSync } from "../tiers/account-tier-sync.js";
 import { createTierLadder } from "../tiers/tier-ladder.js";
 import { routeWithMethod } from "../usage/route-label.js";
+import { defaultUsagePruneIntervalMs } from "../usage/usage-config.js";
 import { createUsageRecorder } from "../usage/usage-recorder.js";
+import { usageRetention } from "../usage/usage-retention.js";
 import {
   type CreateKeyBody,
   createKeyBodySchema,
@@ -43,6 +46,8 @@ export interface Keyward {
   readonly keys: KeysApi;
   /** The audit log, with `events` configured (otherwise its calls throw a `TypeError`). */
   readonly events: EventsApi;
+  /** Usage history maintenance: `prune()` with `usage.retainDays` configured. */
+  readonly usage: UsageApi;
   /**
    * The hot path: a raw `Authorization` header value in, a decision out. Never throws.
    * @example
@@ -167,9 +172,26 @@ export function createKeyward(config: KeywardConfig): Keyward {
     throw new TypeError(`Keyward: \`${option}\`: ${(error as Error).message}`);
   }
   const usageRecorder = createUsageRecorder(config.store.usage, {
-    ...config.usage,
+    ...(config.usage?.flushIntervalMs === undefined
+      ? {}
+      : { flushIntervalMs: config.usage.flushIntervalMs }),
+    ...(config.usage?.maxBuffered === undefined ? {} : { maxBuffered: config.usage.maxBuffered }),
     onError: (error: unknown) => reportFailure("writing usage failed; it will be retried", error),
   });
+  const usageStore = config.store.usage;
+  const retainDays = config.usage?.retainDays;
+  // checkConfig made sure the store can prune when `retainDays` is set.
+  const retention =
+    retainDays === undefined || !usageStore.prune
+      ? undefined
+      : usageRetention({
+          // Looked up on each run, not bound once: the store's method as it is then.
+          prune: (beforeDay) => usageStore.prune!(beforeDay),
+          clock,
+          retainDays,
+          intervalMs: config.usage?.pruneIntervalMs ?? defaultUsagePruneIntervalMs,
+          onError: (error) => reportFailure("pruning usage history failed", error),
+        });
 
   const context: KeywardContext = {
     keys: config.store.keys,
@@ -206,6 +228,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
     trustedOrigins: new Set(config.trustedOrigins ?? []),
     accountTier: config.accountTier ?? ((claims) => claims.tier),
     usageRecorder,
+    ...(retention ? { usageRetention: retention } : {}),
     organizations: config.organizations && organizationAccess(config.organizations, tiers),
     ietfRateLimitHeaders: config.rateLimitHeaders?.ietf ?? false,
     logger,
@@ -263,6 +286,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
   return {
     keys,
     events,
+    usage: createUsageApi(retention),
     verify: (authorization, options) => verify(authorization, options),
     authenticate: (request, options = {}) => {
       const route = options.route;
@@ -305,6 +329,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
     close: () => {
       closed ??= (async () => {
         context.events?.retention.close();
+        retention?.close();
         await usageRecorder.close();
         await config.store.close?.();
       })();

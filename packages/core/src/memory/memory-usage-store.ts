@@ -10,9 +10,16 @@ interface KeyCounters {
   daily: Map<string, number>;
 }
 
+/** Keys visited between two yields to the event loop while pruning: no long synchronous run. */
+const pruneBatch = 10_000;
+
 /**
- * `UsageStore` in process memory. Memory grows with keys × routes × days used; a long-running
- * process with many keys should use a persistent store (Postgres, Redis) instead.
+ * `UsageStore` in process memory. Memory grows with keys × routes × days used (bounded by days with
+ * `usage.retainDays`); a long-running process with many keys should use a persistent store
+ * (Postgres, Redis) instead.
+ *
+ * Totals and endpoint counts are kept per key apart from the daily series, so pruning a day only
+ * deletes its entry: nothing else changes.
  */
 export function memoryUsageStore(): UsageStore & { snapshot(): Record<string, KeyUsage> } {
   const counters = new Map<string, KeyCounters>();
@@ -58,6 +65,25 @@ export function memoryUsageStore(): UsageStore & { snapshot(): Record<string, Ke
         if (entry) result.set(id, entry.lastUsedAt);
       }
       return result;
+    },
+
+    async prune(beforeDay) {
+      let pruned = 0;
+      let visited = 0;
+      // A snapshot of the ids: keys recorded while this yields are young and need no pruning.
+      for (const id of [...counters.keys()]) {
+        const daily = counters.get(id)?.daily;
+        if (daily) {
+          for (const day of daily.keys()) {
+            if (day < beforeDay) {
+              daily.delete(day);
+              pruned += 1;
+            }
+          }
+        }
+        if (++visited % pruneBatch === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      return pruned;
     },
 
     /** Every key's usage, for tests and debugging. */

@@ -32,10 +32,20 @@ export interface KeyUsage {
  *   calls give the same totals. `lastUsedAt` keeps the maximum seen.
  * - Usage is keyed by key id, so it survives rotation.
  * - `read` of a key with no usage gives zero totals and `lastUsedAt: null`, never `null`.
+ * - `prune(beforeDay)` (optional; needed for `usage.retainDays`) removes the daily detail of every
+ *   UTC day before `beforeDay` and folds it into per-key totals, so `totalRequests`, the
+ *   per-endpoint counts and `lastUsedAt` never shrink: only `daily` loses the pruned days. It works
+ *   in short batches (never one long statement or script), is idempotent and safe to run from
+ *   several instances at once, and never loses a count recorded concurrently.
  */
 export interface UsageStore {
   record(increments: readonly UsageIncrement[]): Promise<void>;
   read(keyId: string): Promise<KeyUsage>;
   /** Last-used time per key id, for listings; ids without usage are absent from the map. */
   lastUsed(keyIds: readonly string[]): Promise<Map<string, number>>;
+  /**
+   * Folds the daily counts of days before `beforeDay` (`YYYY-MM-DD`, UTC) into the keys' totals
+   * and removes them; resolves with how many key-days (a key's counts on one day) were removed.
+   */
+  prune?(beforeDay: string): Promise<number>;
 }

@@ -167,6 +167,16 @@ export const migrations: readonly Migration[] = [
       `CREATE INDEX ${index("event_once_held_until_idx")} ON ${tables.eventOnce} (held_until)`,
     ],
   },
+  {
+    version: 13,
+    name: "usage retention",
+    statements: ({ tables, index }) => [
+      // `usage.retainDays` prunes the oldest days first, in batches: this index finds them without
+      // reading the table. Pruned days are folded into one row per key and endpoint on the day
+      // '-infinity' (no new table: every read already sums a key's rows).
+      `CREATE INDEX ${index("usage_day_idx")} ON ${tables.usage} (day)`,
+    ],
+  },
 ];
 
 export const latestVersion = migrations.at(-1)!.version;

@@ -68,6 +68,8 @@ export function bufferedUsageStore(
       await flush();
       return inner.lastUsed(keyIds);
     },
+    // Pruning touches only rows already written: what is buffered is recent, so no flush first.
+    ...(inner.prune ? { prune: inner.prune.bind(inner) } : {}),
     flush,
     async close() {
       clearInterval(timer);

@@ -2,6 +2,9 @@
  * `UsageStore` on PostgreSQL: one row per key, endpoint and UTC day. `record` is one round trip
  * per batch, however large: the batch travels as a single JSON parameter and lands in one
  * `INSERT … ON CONFLICT DO UPDATE`, so concurrent batches add up without read-modify-write.
+ *
+ * Pruned days (`usage.retainDays`) are folded into a rollup row per key and endpoint whose day is
+ * `'-infinity'`: totals and endpoint counts still sum every row; the daily series leaves it out.
  */
 import type { KeyUsage, UsageIncrement, UsageStore } from "@keyward/core";
 import { mergeUsageIncrements, sortKeyUsage } from "@keyward/core/toolkit";
@@ -20,6 +23,8 @@ interface ReportRow {
 }
 
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
+/** Rows one prune statement folds at most: short statements, short locks, a busy table. */
+const pruneBatch = 1_000;
 
 export function postgresUsageStore(client: PostgresClient, { tables }: Naming): UsageStore {
   const usage = tables.usage;
@@ -34,13 +39,38 @@ export function postgresUsageStore(client: PostgresClient, { tables }: Naming): 
       SET count = u.count + excluded.count,
           last_used_at = greatest(u.last_used_at, excluded.last_used_at)`,
     // Per endpoint, per day and in total, in one pass over the key's rows.
-    read: `SELECT method, route, to_char(day, 'YYYY-MM-DD') AS day, sum(count)::float8 AS count,
+    // The rollup row ('-infinity') counts in the totals and endpoints; its day reads as NULL.
+    read: `SELECT method, route, CASE WHEN isfinite(day) THEN to_char(day, 'YYYY-MM-DD') END AS day,
+        sum(count)::float8 AS count,
         ${toEpochMs("max(last_used_at)")} AS last_used_at, grouping(method, route, day) AS level
       FROM ${usage} WHERE key_id = $1
       GROUP BY GROUPING SETS ((method, route), (day), ())`,
     lastUsed: `SELECT key_id, ${toEpochMs("max(last_used_at)")} AS last_used_at
       FROM ${usage} WHERE key_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::text::jsonb)))
       GROUP BY key_id`,
+    // One batch, in one statement so it is atomic: take the oldest rows nobody else is pruning
+    // (SKIP LOCKED: instances pruning at once take disjoint rows), delete them and add them to
+    // their rollup rows. A count recorded meanwhile for a taken row waits for this statement and
+    // then writes a new row, pruned next time: nothing is lost or counted twice.
+    prune: `WITH taken AS (
+        SELECT key_id, method, route, day FROM ${usage}
+        WHERE day < $1::date AND day > '-infinity'::date
+        ORDER BY day LIMIT ${pruneBatch}
+        FOR UPDATE SKIP LOCKED
+      ), removed AS (
+        DELETE FROM ${usage} AS u USING taken
+        WHERE (u.key_id, u.method, u.route, u.day) = (taken.key_id, taken.method, taken.route, taken.day)
+        RETURNING u.key_id, u.method, u.route, u.count, u.last_used_at
+      ), folded AS (
+        INSERT INTO ${usage} AS u (key_id, method, route, day, count, last_used_at)
+        SELECT key_id, method, route, '-infinity'::date, sum(count), max(last_used_at)
+        FROM removed GROUP BY key_id, method, route
+        ORDER BY key_id, method, route
+        ON CONFLICT (key_id, method, route, day) DO UPDATE
+        SET count = u.count + excluded.count,
+            last_used_at = greatest(u.last_used_at, excluded.last_used_at)
+      )
+      SELECT count(*)::float8 AS pruned FROM removed`,
   };
 
   return {
@@ -77,8 +107,9 @@ export function postgresUsageStore(client: PostgresClient, { tables }: Naming): 
         const count = Number(row.count ?? 0);
         const level = Number(row.level);
         if (level === 1) report.endpoints.push({ method: row.method!, route: row.route!, count });
-        else if (level === 6) report.daily.push({ date: row.day!, count });
-        else if (level === 7) {
+        else if (level === 6) {
+          if (row.day !== null) report.daily.push({ date: row.day, count });
+        } else if (level === 7) {
           report.totalRequests = count;
           report.lastUsedAt = row.last_used_at === null ? null : Number(row.last_used_at);
         }
@@ -97,6 +128,20 @@ export function postgresUsageStore(client: PostgresClient, { tables }: Naming): 
       );
       for (const row of rows) result.set(row.key_id, Number(row.last_used_at));
       return result;
+    },
+
+    async prune(beforeDay) {
+      if (!dayPattern.test(beforeDay)) {
+        throw new TypeError(`usage prune day must be YYYY-MM-DD, got ${beforeDay}`);
+      }
+      let pruned = 0;
+      for (;;) {
+        const [row] = await queryRows<{ pruned: number | string }>(client, sql.prune, [beforeDay]);
+        const removed = Number(row?.pruned ?? 0);
+        pruned += removed;
+        // A short batch: nothing older is left (or another instance holds the rest).
+        if (removed < pruneBatch) return pruned;
+      }
     },
   };
 }

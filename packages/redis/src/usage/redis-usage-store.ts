@@ -7,8 +7,21 @@ import type { UsageIncrement, UsageStore } from "@keyward/core";
 import type { CallGuard } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
-import { lastUsedScript, readUsageScript, recordUsageScript } from "../lua/usage.js";
+import {
+  lastUsedScript,
+  pruneUsageScript,
+  readUsageScript,
+  recordUsageScript,
+  scanUsageScript,
+} from "../lua/usage.js";
 import { dayField, endpointField, toKeyUsage } from "./usage-fields.js";
+
+/** Keys `SCAN` looks at per call while pruning (a hint to Redis, not an exact page size). */
+const pruneScanCount = 500;
+const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
+
+/** `text` matched literally by a `SCAN MATCH` glob. */
+const globLiteral = (text: string) => text.replace(/[*?[\]\\]/g, "\\$&");
 
 export function redisUsageStore(
   connection: RedisConnection,
@@ -50,6 +63,35 @@ export function redisUsageStore(
         if (value !== null && value !== undefined) result.set(keyId, Number(value));
       });
       return result;
+    },
+
+    // Pages of SCAN, then one atomic fold per usage hash found: every call is short, so the hot
+    // path's scripts interleave with pruning. Another instance pruning the same hash finds its
+    // old days gone and folds nothing twice.
+    async prune(beforeDay) {
+      if (!dayPattern.test(beforeDay)) {
+        throw new TypeError(`usage prune day must be YYYY-MM-DD, got ${beforeDay}`);
+      }
+      if (connection.cluster) {
+        throw new TypeError(
+          "@keyward/redis: usage retention cannot prune on a Redis Cluster yet (SCAN covers one node); leave `usage.retainDays` unset there",
+        );
+      }
+      const pattern = `${globLiteral(names.usage("").slice(0, -1))}*}`;
+      const keep = dayField(beforeDay);
+      let cursor = "0";
+      let pruned = 0;
+      do {
+        const [next, keys] = (await run(
+          scanUsageScript,
+          [],
+          [cursor, pattern, String(pruneScanCount)],
+        )) as [string, string[]];
+        cursor = String(next);
+        const removed = await Promise.all(keys.map((key) => run(pruneUsageScript, [key], [keep])));
+        for (const count of removed) pruned += Number(count);
+      } while (cursor !== "0");
+      return pruned;
     },
   };
 }

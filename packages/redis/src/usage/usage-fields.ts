@@ -16,6 +16,9 @@ export function toKeyUsage(keyId: string, flat: readonly string[]): KeyUsage {
     const value = Number(flat[i + 1]);
     if (field === "last") {
       lastUsedAt = value;
+    } else if (field === "pruned") {
+      // Days folded away by retention still count in the total.
+      totalRequests += value;
     } else if (field.startsWith("d:")) {
       daily.push({ date: field.slice(2), count: value });
       totalRequests += value;

@@ -30,6 +30,11 @@ export interface StorageSuiteOptions<S extends KeywardStore = KeywardStore> {
   skipEvents?: boolean;
   /** Skip the key section (for a package that provides only rate limits and usage). */
   skipKeys?: boolean;
+  /**
+   * Skip `usage.prune` (retention), for a usage store without it, or one that refuses it where
+   * it runs (`redisStore` on a Cluster).
+   */
+  skipUsagePrune?: boolean;
 }
 
 export interface StorageProbe<S extends KeywardStore = KeywardStore> {

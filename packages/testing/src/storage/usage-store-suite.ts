@@ -128,5 +128,97 @@ export function usageStoreSuite<S extends KeywardStore>(options: StorageSuiteOpt
       const { usage } = await open();
       await expect(usage.record([])).resolves.toBeUndefined();
     });
+
+    describe.skipIf(options.skipUsagePrune)("prune (usage.retainDays)", () => {
+      // Days in 1990: no other test records there, so pruning before 1990-01-04 touches only these.
+      const day = (n: number) => `1990-01-0${n}`;
+      const at = (n: number) => Date.parse(`${day(n)}T12:00:00.000Z`);
+      const history = (keyId: string): UsageIncrement[] => [
+        hit(keyId, { day: day(1), count: 2, lastUsedAt: at(1) }),
+        hit(keyId, { day: day(2), count: 3, lastUsedAt: at(2), method: "POST" }),
+        hit(keyId, { day: day(3), count: 4, lastUsedAt: at(3) }),
+        hit(keyId, { day: day(5), count: 1, lastUsedAt: at(5), method: "POST" }),
+      ];
+      const expectedAfterPrune = (keyId: string) => ({
+        keyId,
+        totalRequests: 10,
+        lastUsedAt: at(5),
+        endpoints: [
+          { method: "GET", route: "/api/v1/profiles/:slug", count: 6 },
+          { method: "POST", route: "/api/v1/profiles/:slug", count: 4 },
+        ],
+        daily: [{ date: day(5), count: 1 }],
+      });
+
+      it("removes the days before the cutoff and keeps totals, endpoints and last use", async () => {
+        const { usage } = await open();
+        if (!usage.prune) throw new Error("this store's usage has no prune()");
+        const keyId = uniqueId("key");
+        await usage.record(history(keyId));
+        expect(await usage.prune(day(4))).toBeGreaterThanOrEqual(3);
+        expect(await usage.read(keyId)).toEqual(expectedAfterPrune(keyId));
+        // Idempotent: nothing left to prune for this key, nothing changes.
+        await usage.prune(day(4));
+        expect(await usage.read(keyId)).toEqual(expectedAfterPrune(keyId));
+        expect((await usage.lastUsed([keyId])).get(keyId)).toBe(at(5));
+      });
+
+      it("keeps counting a pruned day recorded late, and prunes it again", async () => {
+        const { usage } = await open();
+        if (!usage.prune) throw new Error("this store's usage has no prune()");
+        const keyId = uniqueId("key");
+        await usage.record(history(keyId));
+        await usage.prune(day(4));
+        // A late batch (a flush retried after an outage) for a day already pruned.
+        await usage.record([hit(keyId, { day: day(2), count: 5, lastUsedAt: at(2) })]);
+        expect((await usage.read(keyId)).totalRequests).toBe(15);
+        expect((await usage.read(keyId)).daily).toEqual([
+          { date: day(2), count: 5 },
+          { date: day(5), count: 1 },
+        ]);
+        await usage.prune(day(4));
+        const report = await usage.read(keyId);
+        expect(report.totalRequests).toBe(15);
+        expect(report.endpoints).toEqual([
+          { method: "GET", route: "/api/v1/profiles/:slug", count: 11 },
+          { method: "POST", route: "/api/v1/profiles/:slug", count: 4 },
+        ]);
+        expect(report.daily).toEqual([{ date: day(5), count: 1 }]);
+      });
+
+      it("loses and doubles nothing when several prunes and writes run at once", async () => {
+        const { usage } = await open();
+        if (!usage.prune) throw new Error("this store's usage has no prune()");
+        const keyIds = Array.from({ length: 30 }, () => uniqueId("key"));
+        await usage.record(keyIds.flatMap(history));
+        await Promise.all([
+          usage.prune(day(4)),
+          usage.prune(day(4)),
+          usage.record(
+            keyIds.map((keyId) => hit(keyId, { day: day(5), count: 1, lastUsedAt: at(5) })),
+          ),
+          usage.prune(day(4)),
+        ]);
+        for (const keyId of keyIds) {
+          const report = await usage.read(keyId);
+          expect(report.totalRequests).toBe(11);
+          expect(report.daily).toEqual([{ date: day(5), count: 2 }]);
+          expect(report.endpoints).toEqual([
+            { method: "GET", route: "/api/v1/profiles/:slug", count: 7 },
+            { method: "POST", route: "/api/v1/profiles/:slug", count: 4 },
+          ]);
+        }
+      });
+
+      it("leaves keys with only recent days alone", async () => {
+        const { usage } = await open();
+        if (!usage.prune) throw new Error("this store's usage has no prune()");
+        const keyId = uniqueId("key");
+        await usage.record([hit(keyId, { day: day(5), count: 7, lastUsedAt: at(5) })]);
+        await usage.prune(day(4));
+        expect((await usage.read(keyId)).daily).toEqual([{ date: day(5), count: 7 }]);
+        expect((await usage.read(keyId)).totalRequests).toBe(7);
+      });
+    });
   });
 }
