@@ -17,6 +17,7 @@ import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { createKeyward, type Keyward, type KeywardStore, type UsageIncrement } from "@keyward/core";
 import { type LatencySummary, round, summarise, timeEach } from "./percentiles.js";
+import { ratios } from "./ratios.js";
 import { retentionCurves } from "./retention-curve.js";
 import {
   heapUsed,
@@ -233,38 +234,6 @@ async function measure(kind: StoreKind, n: number): Promise<SizeResult> {
   void heapBefore;
   log(`${kind} ${n}: ${JSON.stringify(result)}`);
   return result;
-}
-
-/** Figures as ratios to a baseline in the same run: each store's 10^k against its smallest size. */
-function ratios(results: SizeResult[]) {
-  return results.map((result) => {
-    const base = results.find(
-      (other) =>
-        other.store === result.store &&
-        other.keys ===
-          Math.min(...results.filter((r) => r.store === result.store).map((r) => r.keys)),
-    )!;
-    const memory = results.find((other) => other.store === "memory" && other.keys === result.keys);
-    return {
-      store: result.store,
-      keys: result.keys,
-      baseline: `${result.store}, ${base.keys} keys`,
-      verifyWarmP50: round(result.verifyWarm.p50Ms / base.verifyWarm.p50Ms, 3),
-      verifyColdP50: round(result.verifyCold.p50Ms / base.verifyCold.p50Ms, 3),
-      verifyWarmP99: round(result.verifyWarm.p99Ms / base.verifyWarm.p99Ms, 3),
-      createP50: round(result.create.p50Ms / base.create.p50Ms, 3),
-      listWholeP50: round(result.listOwner.whole.p50Ms / base.listOwner.whole.p50Ms, 3),
-      listFirstPageP50: round(result.listOwner.firstPage.p50Ms / base.listOwner.firstPage.p50Ms, 3),
-      usageFlush: round(
-        result.usageFlush.incrementsPerSecond / base.usageFlush.incrementsPerSecond,
-        3,
-      ),
-      bytesPerKey: round(result.bytesPerKey / base.bytesPerKey, 3),
-      verifyWarmP50VsMemory: memory
-        ? round(result.verifyWarm.p50Ms / memory.verifyWarm.p50Ms, 3)
-        : null,
-    };
-  });
 }
 
 const results: SizeResult[] = [];
