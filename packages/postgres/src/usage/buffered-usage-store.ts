@@ -68,8 +68,16 @@ export function bufferedUsageStore(
       await flush();
       return inner.lastUsed(keyIds);
     },
-    // Pruning touches only rows already written: what is buffered is recent, so no flush first.
-    ...(inner.prune ? { prune: inner.prune.bind(inner) } : {}),
+    // Written first, like a read: buffered counts may be for days the prune removes (a late
+    // batch), and must be folded with the rest, not written after it as fresh daily detail.
+    ...(inner.prune
+      ? {
+          async prune(beforeDay: string) {
+            await flush();
+            return inner.prune!(beforeDay);
+          },
+        }
+      : {}),
     flush,
     async close() {
       clearInterval(timer);
