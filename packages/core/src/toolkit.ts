@@ -87,6 +87,7 @@ export { createScopeRegistry, type ScopeRegistry } from "./scopes/scope-registry
 export { compareCodeUnits } from "./storage/code-unit-order.js";
 export { frozenKey } from "./storage/frozen-key.js";
 export { newestKeyFirst, pageOfKeys } from "./storage/key-order.js";
+export { pageOfExpiringKeys, soonestExpiryFirst } from "./storage/expiring-order.js";
 export {
   mergeUsageIncrement,
   mergeUsageIncrements,

@@ -60,7 +60,11 @@ export function checkConfig(config: KeywardConfig): void {
     );
   }
   checkEnvironmentsOption(config.environments, config.keyPrefix);
-  checkEventsConfig(config.events, store.keys.events !== undefined);
+  checkEventsConfig(
+    config.events,
+    store.keys.events !== undefined,
+    typeof store.keys.listExpiring === "function",
+  );
   if (config.pepper !== undefined) checkPepper(config.pepper);
   const usage = config.usage ?? {};
   for (const name of ["flushIntervalMs", "maxBuffered"] as const) {
