@@ -47,8 +47,8 @@ export interface EventsRuntime {
   expiry: ExpiryScan | undefined;
   /** Starts the background timers (pruning, expiry scans) if they are not running. */
   start(): void;
-  /** Stops them. */
-  close(): void;
+  /** Stops them, and waits for an expiry scan still running. */
+  close(): Promise<void>;
 }
 
 export function eventsRuntime(
@@ -112,9 +112,9 @@ export function eventsRuntime(
     retention,
     expiry,
     start,
-    close() {
+    async close() {
       retention.close();
-      expiry?.close();
+      await expiry?.close();
     },
   };
 }

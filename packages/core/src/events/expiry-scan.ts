@@ -21,7 +21,8 @@ export interface ExpiryScan {
   scan(): Promise<number>;
   /** Starts the timer if it is not running, with a first look right away. */
   start(): void;
-  close(): void;
+  /** Stops the timer; resolves once a look still running has finished (its failure is reported). */
+  close(): Promise<void>;
 }
 
 /** The once-key of a key's `key.expiring`: one per key and expiry. */
@@ -91,10 +92,12 @@ export function expiryScan(options: {
       (timer as { unref?: () => void }).unref?.();
       look();
     },
-    close() {
+    async close() {
       closed = true;
       if (timer !== undefined) clearInterval(timer);
       timer = undefined;
+      // The store is closed next: a look still reading it would fail on a closed connection.
+      await running?.catch(() => {});
     },
   };
 }

@@ -319,7 +319,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
     schemas: { createKey: context.createKeyBody as StandardSchemaV1<unknown, CreateKeyBody> },
     close: () => {
       closed ??= (async () => {
-        context.events?.close();
+        await context.events?.close();
         await usageRecorder.close();
         await config.store.close?.();
       })();
