@@ -1,6 +1,6 @@
 import type { Clock } from "../clock.js";
-import type { RandomSource } from "../random.js";
 import type { LayerDecision, LimitLayer } from "../limits/types.js";
+import type { RandomSource } from "../random.js";
 import type { AppendedEvent, EventLog } from "../storage/event-log.js";
 import type { KeyStore, StoredKey } from "../storage/key-store.js";
 import type { StoredEvent } from "./event.js";

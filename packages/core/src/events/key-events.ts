@@ -4,9 +4,9 @@
  * earlier that a concurrent change may have replaced, and never a secret or a hash.
  */
 import { isoTime } from "../api/key-record.js";
+import type { KeyLimits } from "../limits/types.js";
 import type { RandomSource } from "../random.js";
 import type { KeyUpdate, StoredKey } from "../storage/key-store.js";
-import type { KeyLimits } from "../limits/types.js";
 import type {
   EventActor,
   EventDataByType,

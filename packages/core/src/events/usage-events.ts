@@ -3,10 +3,10 @@
  * call unless a request crossed a threshold. Each consumed request moves a quota's count by exactly
  * one and gets its own count back from the atomic step, so exactly one request, on whichever
  * instance, sees each threshold reached; the once-keys (per owner, period and threshold; per key,
- * grant and refill period) keep a retried or refunded crossing from writing it twice.
+ * grant and refill period) keep a crossing seen twice (a request refunded after a race on
+ * PostgreSQL's split path, then made again) from writing it twice.
  */
 import { isoTime } from "../api/key-record.js";
-import { periodStart } from "../limits/calendar-period.js";
 import type { LayerDecision, LimitLayer } from "../limits/types.js";
 import type { RandomSource } from "../random.js";
 import type { AppendedEvent } from "../storage/event-log.js";
@@ -46,7 +46,6 @@ export function crossedUsageEvents(
       const used = decision.limit - decision.remaining;
       for (const threshold of thresholds) {
         if (used !== thresholdCount(decision.limit, threshold)) continue;
-        const start = periodStart(now, layer.period);
         crossed ??= [];
         crossed.push({
           event: usageEvent(key, "quota.threshold", now, random, {
@@ -56,7 +55,12 @@ export function crossedUsageEvents(
             period: layer.period,
             resetsAt: isoTime(decision.reset),
           }),
-          once: { key: `quota.threshold:${owner}:${start}:${threshold}`, until: decision.reset },
+          // The period is named by its end as the store decided it: a store that steps quotas on
+          // its own clock (Redis's TIME) and Keyward agree on it even when their clocks do not.
+          once: {
+            key: `quota.threshold:${owner}:${decision.reset}:${threshold}`,
+            until: decision.reset,
+          },
         });
       }
     } else if (layer.layer === "credits") {
@@ -64,7 +68,7 @@ export function crossedUsageEvents(
       // last credit already did.
       if (decisions[index]!.remaining !== 0 || layer.cost === 0) continue;
       const refill = layer.refill;
-      const refillStart = refill ? periodStart(now, refill.period) : 0;
+      // The refill period, named by its end as the store decided it (see quotas above).
       const reset = decisions[index]!.reset;
       crossed ??= [];
       crossed.push({
@@ -72,7 +76,7 @@ export function crossedUsageEvents(
           refillsAt: refill ? isoTime(reset) : null,
         }),
         once: {
-          key: `credits.exhausted:${key.id}:${layer.grantedAt}:${refillStart}`,
+          key: `credits.exhausted:${key.id}:${layer.grantedAt}:${refill ? reset : 0}`,
           until: refill ? reset : now + noRefillHoldMs,
         },
       });

@@ -267,10 +267,12 @@ export function createKeyward(config: KeywardConfig): Keyward {
   let closed: Promise<void> | undefined;
   // The events' timers start with the first request rather than here: Workers refuse timers set
   // outside a request, and createKeyward often runs at a module's top level.
-  let startTimers: (() => void) | undefined = context.events && (() => {
-    startTimers = undefined;
-    context.events?.start();
-  });
+  let startTimers: (() => void) | undefined =
+    context.events &&
+    (() => {
+      startTimers = undefined;
+      context.events?.start();
+    });
   return {
     keys,
     events,

@@ -1,7 +1,7 @@
 import type { StoredEvent } from "../events/event.js";
 import { ownerLabel, ownerOfKey } from "../organizations/owner.js";
-import { frozenKey } from "../storage/frozen-key.js";
 import { pageOfExpiringKeys } from "../storage/expiring-order.js";
+import { frozenKey } from "../storage/frozen-key.js";
 import { newestKeyFirst, pageOfKeys } from "../storage/key-order.js";
 import type { KeyRotation, KeyStore, KeyUpdate, StoredKey } from "../storage/key-store.js";
 import { memoryEventLog } from "./memory-event-log.js";

@@ -14,12 +14,16 @@ export function soonestExpiryFirst(
  * One page of `listExpiring` from keys in any order: those not revoked in the window, after the
  * cursor, sorted, at most `limit`. For stores that filter in memory; a database does it in its query.
  */
-export function pageOfExpiringKeys(keys: Iterable<StoredKey>, query: ExpiringKeysQuery): StoredKey[] {
+export function pageOfExpiringKeys(
+  keys: Iterable<StoredKey>,
+  query: ExpiringKeysQuery,
+): StoredKey[] {
   const { from, to, after, limit } = query;
   const matching: (StoredKey & { expiresAt: number })[] = [];
   for (const key of keys) {
     const expiresAt = key.expiresAt;
-    if (expiresAt === null || key.revokedAt !== null || expiresAt < from || expiresAt >= to) continue;
+    if (expiresAt === null || key.revokedAt !== null || expiresAt < from || expiresAt >= to)
+      continue;
     const positioned = key as StoredKey & { expiresAt: number };
     if (after && soonestExpiryFirst(positioned, after) <= 0) continue;
     matching.push(positioned);

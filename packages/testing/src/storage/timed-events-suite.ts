@@ -83,7 +83,11 @@ export function timedEventsSuite<S extends KeywardStore>(options: StorageSuiteOp
 
       // Revoking takes a key out; a narrower window keeps only what is in it.
       await keys.revoke(sameA.id, from);
-      const narrow = await keys.listExpiring({ from: from + dayMs, to: from + 2 * dayMs, limit: 10 });
+      const narrow = await keys.listExpiring({
+        from: from + dayMs,
+        to: from + 2 * dayMs,
+        limit: 10,
+      });
       expect(narrow.map((key) => key.id)).toEqual([sameB.id]);
     });
 
