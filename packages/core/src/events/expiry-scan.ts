@@ -61,7 +61,8 @@ export function expiryScan(options: {
     const listExpiring = keys.listExpiring;
     if (!listExpiring) return 0;
     const now = clock.now();
-    const query: ExpiringKeysQuery = { from: now, to: now + leadTimeMs, limit: pageSize };
+    // A key exactly the lead time away is within it.
+    const query: ExpiringKeysQuery = { from: now, to: now + leadTimeMs + 1, limit: pageSize };
     let written = 0;
     for (;;) {
       const page = (await listExpiring.call(keys, query)) as (StoredKey & { expiresAt: number })[];
