@@ -5,7 +5,7 @@
  * storage conformance suite's "time- and usage-based events" section.)
  */
 import { describe, expect, it } from "vitest";
-import { manualClock, systemClock } from "../clock.js";
+import { type Clock, type ManualClock, manualClock, systemClock } from "../clock.js";
 import type { KeywardConfig } from "../keyward/config.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import type { LayerDecision, LimitLayer } from "../limits/types.js";
@@ -94,7 +94,7 @@ describe("crossedUsageEvents", () => {
   });
 });
 
-function setup(events: KeywardConfig["events"], clock = manualClock(start)) {
+function setup(events: KeywardConfig["events"], clock: Clock = manualClock(start)) {
   const store = memoryStore();
   const errors: [string, unknown][] = [];
   const keyward = createKeyward({
@@ -117,7 +117,8 @@ function setup(events: KeywardConfig["events"], clock = manualClock(start)) {
       tier: "free",
       ...(expiresInMs === undefined ? {} : { expiresAt: new Date(clock.now() + expiresInMs) }),
     });
-  return { store, keyward, errors, create, clock };
+  // The tests that move time pass no clock of their own: theirs is the manual one.
+  return { store, keyward, errors, create, clock: clock as ManualClock };
 }
 
 describe("key.expiring", () => {
