@@ -205,14 +205,22 @@ describe("quota.threshold and credits.exhausted on verify", () => {
   });
 
   it("writes each threshold once, and nothing for the refused requests after it", async () => {
-    const { keyward, create } = setup({ pruneIntervalMs: false, expiring: false });
+    const { keyward, create, store } = setup({ pruneIntervalMs: false, expiring: false });
     const created = await create();
+    // Every append the store is asked for: none but the two crossings (4th and 5th of a quota of 5).
+    const append = store.keys.events.append;
+    let appends = 0;
+    store.keys.events.append = (entries, now) => {
+      appends++;
+      return append(entries, now);
+    };
     for (let i = 0; i < 7; i++) await keyward.verify(`Bearer ${created.key}`, { route: "GET /x" });
     await new Promise((resolve) => setTimeout(resolve, 10));
     const { data } = await keyward.events.list({ owner: "alice", types: ["quota.threshold"] });
     expect(data.map((event) => (event.data as { threshold: number }).threshold).sort()).toEqual([
       100, 80,
     ]);
+    expect(appends).toBe(2);
   });
 });
 
