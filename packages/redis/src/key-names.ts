@@ -16,6 +16,8 @@
  * | `<prefix>{keys}:events:owner:<type>:<id>` | an owner's events, likewise |
  * | `<prefix>{keys}:events:key:<keyId>` | a key's events, likewise |
  * | `<prefix>{keys}:event-once:<onceKey>` | a once-key of appended events: held until its value (ms), with a TTL to then |
+ * | `<prefix>{keys}:expiring` | the ids of keys with an expiry, not revoked, scored by `expiresAt` (`listExpiring`) |
+ * | `<prefix>{keys}:expiring-indexed` | set once every record written before that index existed is in it |
  *
  * Keyward limits an API key under the bucket `key:<id>` (`bucketFor.key` in `@keyward/core/toolkit`,
  * read back with `parseBucket`); its state sits in the key's usage hash so that one request reads
@@ -57,6 +59,12 @@ export interface KeyNames {
   keyEvents(keyId: string): string;
   /** The marker of a once-key (`AppendedEvent.once`). */
   eventOnce(onceKey: string): string;
+  /** Key ids with an expiry, scored by it. */
+  expiringKeys: string;
+  /** Present once the records stored before `expiringKeys` existed have been indexed. */
+  expiringIndexed: string;
+  /** A `SCAN MATCH` pattern of every key record (the prefix's glob characters escaped). */
+  keyRecordPattern: string;
   channel: string;
 }
 
@@ -88,6 +96,9 @@ export function keyNames(prefix: string): KeyNames {
     ownerEvents: (owner) => `${prefix}{keys}:events:owner:${owner.type}:${owner.id}`,
     keyEvents: (keyId) => `${prefix}{keys}:events:key:${keyId}`,
     eventOnce: (onceKey) => `${prefix}{keys}:event-once:${onceKey}`,
+    expiringKeys: `${prefix}{keys}:expiring`,
+    expiringIndexed: `${prefix}{keys}:expiring-indexed`,
+    keyRecordPattern: `${keyRecordPrefix.replace(/[*?[\]\\]/g, "\\$&")}*`,
     channel: `${prefix}invalidations`,
   };
 }

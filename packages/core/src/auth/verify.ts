@@ -184,13 +184,9 @@ export function createVerify(ctx: KeywardContext) {
   };
 
   // Both paths catch their own failures, so `verify` needs no promise layer of its own.
-  // Usage pruning starts with the first verification: Workers refuse timers set outside a request.
-  const usageRetention = ctx.usageRetention;
-
   const verifyApiKey = async (token: string, options: VerifyOptions): Promise<VerifyResult> => {
     try {
       if (!ctx.format.isWellFormed(token)) return failure("invalid_api_key", "Invalid API key");
-      if (usageRetention) usageRetention.start();
       if (options.environment !== undefined) {
         const refused = otherEnvironment(token, options.environment);
         if (refused) return refused;
@@ -278,6 +274,8 @@ export function createVerify(ctx: KeywardContext) {
             const error = layerRefusal(layered, plan.layers, headers);
             return { ok: false, error, rateLimit: decision, headers };
           }
+          // Only an admitted request spent anything, so only it can cross a threshold. Not awaited.
+          ctx.events?.usage(key, plan.owner, plan.layers, layered.layers, now);
         }
       }
       const required = options.scopes;

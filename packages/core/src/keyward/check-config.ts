@@ -61,7 +61,11 @@ export function checkConfig(config: KeywardConfig): void {
     );
   }
   checkEnvironmentsOption(config.environments, config.keyPrefix);
-  checkEventsConfig(config.events, store.keys.events !== undefined);
+  checkEventsConfig(
+    config.events,
+    store.keys.events !== undefined,
+    typeof store.keys.listExpiring === "function",
+  );
   if (config.pepper !== undefined) checkPepper(config.pepper);
   checkUsageConfig(config.usage, store.usage);
 }

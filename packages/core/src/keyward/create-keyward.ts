@@ -240,7 +240,12 @@ export function createKeyward(config: KeywardConfig): Keyward {
         : failedLookupLimiter(config.failedLookups ?? {}, clock),
     events:
       config.events && config.store.keys.events
-        ? eventsRuntime(config.events, config.store.keys.events, { clock, random, reportFailure })
+        ? eventsRuntime(config.events, config.store.keys.events, {
+            keys: config.store.keys,
+            clock,
+            random,
+            reportFailure,
+          })
         : undefined,
   };
 
@@ -283,12 +288,26 @@ export function createKeyward(config: KeywardConfig): Keyward {
   });
 
   let closed: Promise<void> | undefined;
+  // The events' and usage retention's timers start with the first request rather than here: Workers refuse timers set
+  // outside a request, and createKeyward often runs at a module's top level.
+  let startTimers: (() => void) | undefined =
+    context.events || retention
+      ? () => {
+          startTimers = undefined;
+          context.events?.start();
+          retention?.start();
+        }
+      : undefined;
   return {
     keys,
     events,
     usage: createUsageApi(retention),
-    verify: (authorization, options) => verify(authorization, options),
+    verify: (authorization, options) => {
+      startTimers?.();
+      return verify(authorization, options);
+    },
     authenticate: (request, options = {}) => {
+      startTimers?.();
       const route = options.route;
       const withMethod = route === undefined ? route : routeWithMethod(request.method, route);
       const session = config.session;
@@ -328,8 +347,8 @@ export function createKeyward(config: KeywardConfig): Keyward {
     schemas: { createKey: context.createKeyBody as StandardSchemaV1<unknown, CreateKeyBody> },
     close: () => {
       closed ??= (async () => {
-        context.events?.retention.close();
         retention?.close();
+        await context.events?.close();
         await usageRecorder.close();
         await config.store.close?.();
       })();

@@ -28,6 +28,11 @@ export interface StorageSuiteOptions<S extends KeywardStore = KeywardStore> {
    * atomically with its changes). With it, Keyward refuses `events` in its configuration.
    */
   skipEvents?: boolean;
+  /**
+   * Skip the time- and usage-based events section, for a key store without `listExpiring` (it
+   * cannot find expiring keys, so Keyward writes no `key.expiring` with it).
+   */
+  skipExpiringKeys?: boolean;
   /** Skip the key section (for a package that provides only rate limits and usage). */
   skipKeys?: boolean;
   /**
