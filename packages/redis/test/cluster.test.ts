@@ -60,6 +60,16 @@ describe("redisStore on a 3-node Redis Cluster (ioredis Cluster)", () => {
     },
   });
 
+  it("refuses to prune usage (SCAN covers one node) and says so, touching nothing", async () => {
+    const prefix = testPrefix("cluster-prune");
+    const redis = redisStore({ client, prefix, timeoutMs: 2_000 });
+    const day = { method: "GET", route: "/p", count: 2, lastUsedAt: 1 };
+    await redis.usage.record([{ keyId: "k1", day: "1990-01-01", ...day }]);
+    await expect(redis.usage.prune!("1990-01-02")).rejects.toThrow(/Redis Cluster/);
+    expect((await redis.usage.read("k1")).daily).toEqual([{ date: "1990-01-01", count: 2 }]);
+    for (const node of masters()) await deletePrefix(node, prefix);
+  });
+
   it("spreads principals over every node, and limits and counts each in one call", async () => {
     const prefix = testPrefix("cluster-verify");
     const redis = redisStore({ client, prefix, timeoutMs: 2_000 });
