@@ -10,3 +10,9 @@ export const operatorActor: EventActor = Object.freeze({ type: "operator" });
 export function userActor(caller: Extract<Principal, { kind: "user" }>): EventActor {
   return { type: "user", id: caller.userId };
 }
+
+/** GitHub's secret scanning, through a signed report to `{basePath}/secret-scanning`. */
+export const githubScannerActor: EventActor = Object.freeze({
+  type: "secret_scanner",
+  id: "github",
+});

@@ -16,7 +16,11 @@ import type { KeyMetadata } from "../storage/key-store.js";
  *   user. Later event types may add actor types (the system, a secret scanner): treat an unknown
  *   `type` as "someone else".
  */
-export type EventActor = { type: "user"; id: string } | { type: "operator" };
+export type EventActor =
+  | { type: "user"; id: string }
+  | { type: "operator" }
+  /** A secret scanner's signed report (`secretScanning`): `id` names the scanner, `"github"`. */
+  | { type: "secret_scanner"; id: string };
 
 /** What each event type carries in `data`. Times are ISO 8601 UTC strings. */
 export interface EventDataByType {
@@ -54,11 +58,25 @@ export interface EventDataByType {
   "key.disabled": Record<string, never>;
   "key.enabled": Record<string, never>;
   "key.revoked": Record<string, never>;
+  /**
+   * A secret scanner found the key's secret in public (`secretScanning`, docs/leaked-keys.md).
+   * `action`: `revoked` (this report revoked it), `reported` (report-only mode: the key still
+   * works), `already_revoked` (it was revoked before). `hint` names the secret that leaked (the
+   * current one, or the one a graceful rotation replaced); `url` and `source` say where it was
+   * found, as the scanner reported them (null when it did not).
+   */
+  "key.leaked": {
+    action: "revoked" | "reported" | "already_revoked";
+    hint: string;
+    tokenType: string;
+    url: string | null;
+    source: string | null;
+  };
 }
 
 /**
- * Every event type written today. `key.expiring`, `key.leaked`, `quota.threshold` and
- * `credits.exhausted` are planned: a consumer should ignore types it does not know.
+ * Every event type written today. `key.expiring`, `quota.threshold` and `credits.exhausted` are
+ * planned: a consumer should ignore types it does not know.
  */
 export type EventType = keyof EventDataByType;
 
@@ -69,6 +87,7 @@ export const eventTypes: readonly EventType[] = [
   "key.disabled",
   "key.enabled",
   "key.revoked",
+  "key.leaked",
 ];
 
 export function isEventType(value: unknown): value is EventType {
