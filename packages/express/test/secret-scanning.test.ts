@@ -25,6 +25,7 @@ describeSecretScanning("@keyward/express (router first), memory store", {
 });
 
 describeSecretScanning("@keyward/express behind express.json({ verify: keepRawBody })", {
+  hostParsesJsonFirst: true,
   serve: async (secretScanning) => {
     const keyward = demoKeyward({ secretScanning });
     const app = express();
