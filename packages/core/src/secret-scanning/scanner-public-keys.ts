@@ -58,7 +58,12 @@ export function scannerPublicKeys(
     new KeywardError(
       "scanner_keys_unavailable",
       "The secret scanner's public keys could not be fetched; try again later",
-      { cause },
+      {
+        cause: new Error(
+          `fetching the secret scanner's public keys from ${config.keysUrl} failed`,
+          { cause },
+        ),
+      },
     );
 
   return {
@@ -86,10 +91,7 @@ export function scannerPublicKeys(
           );
           return cached;
         }
-        options.reportFailure(
-          `fetching the secret scanner's public keys from ${config.keysUrl} failed`,
-          cause,
-        );
+        // Reported once, by the handler, as the cause of the 503.
         throw unavailable(cause);
       }
     },
