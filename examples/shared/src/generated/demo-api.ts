@@ -174,6 +174,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/api-keys/secret-scanning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Secret-scanning report (GitHub partner program)
+         * @description GitHub's signed report of tokens found in public. Tokens with one of this deployment's prefixes (sk_live_, sk_test_) and a valid checksum are looked up; the keys among them are revoked (or, in report-only mode, reported) and a `key.leaked` event is written. Each token is labelled in the answer. See docs/leaked-keys.md.
+         */
+        post: operations["reportLeakedTokens"];
+        delete?: never;
+        /**
+         * CORS preflight
+         * @description Answered before authentication: `Allow: POST, OPTIONS`. CORS headers are the host's to add.
+         */
+        options: operations["reportLeakedTokensPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/profiles/{slug}": {
         parameters: {
             query?: never;
@@ -453,7 +477,7 @@ export interface components {
                 resetsAt: string;
             };
         };
-        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked. Never a secret or a hash. More types will come: ignore those you do not know. */
+        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked, key.leaked. Never a secret or a hash. More types will come: ignore those you do not know. */
         Event: {
             /** @description Who made the change: a signed-in user, or the host's own code (operator) */
             actor: {
@@ -1480,7 +1504,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; omitted for the first. */
                 cursor?: string;
                 /** @description Only events of these types: repeat the parameter, or separate types with commas. */
-                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked")[];
+                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked" | "key.leaked")[];
             };
             header?: never;
             path: {
@@ -1555,6 +1579,95 @@ export interface operations {
         };
     };
     getOpenApiDocumentPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods this path takes */
+            204: {
+                headers: {
+                    /** @description The methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    reportLeakedTokens: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Which of GitHub's published secret-scanning keys signed the body. */
+                "Github-Public-Key-Identifier": string;
+                /** @description Base64 of the ASN.1 DER ECDSA P-256 SHA-256 signature of the raw body. */
+                "Github-Public-Key-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    type: string;
+                    url?: string | null;
+                    source?: string | null;
+                }[];
+            };
+        };
+        responses: {
+            /** @description Each token of the report, in order, labelled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        token_raw: string;
+                        token_type: string;
+                        /** @enum {unknown} */
+                        label: "true_positive" | "false_positive";
+                    }[];
+                };
+            };
+            /** @description A missing, malformed or unverifiable signature */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @constant */
+                        code: "invalid_signature";
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            /** @description GitHub's public keys could not be fetched; GitHub retries later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @constant */
+                        code: "scanner_keys_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    reportLeakedTokensPreflight: {
         parameters: {
             query?: never;
             header?: never;
