@@ -5,6 +5,7 @@
  */
 import type { Keyward, KeywardEvent, SecretScanningConfig } from "@keyward/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type OpenApiResponseCheck, openApiResponseCheck } from "../http/openapi-check.js";
 import { type ScannerKeyServer, startScannerKeyServer } from "./scanner-key-server.js";
 
 /** One implementation under test, configured with the demo contract and `secretScanning`. */
@@ -71,19 +72,40 @@ export function describeSecretScanning(name: string, options: SecretScanningSuit
       await keys?.close();
     });
 
-    const send = (
+    // Every answer must also be one the instance's OpenAPI document describes.
+    const checks = new Map<SecretScanningHost, OpenApiResponseCheck>();
+    const send = async (
       target: SecretScanningHost,
       body: string,
       headers: Record<string, string>,
       method = "POST",
-    ) =>
-      target.fetch(
+    ) => {
+      const reply = await target.fetch(
         new Request(`${origin}${path}`, {
           method,
           headers: { "content-type": "application/json", ...headers },
           ...(method === "GET" ? {} : { body }),
         }),
       );
+      // A host parser's own 400 is the host's answer, not Keyward's: the document does not cover it.
+      if (!(options.hostParsesJsonFirst && reply.status === 400)) {
+        let check = checks.get(target);
+        if (!check) {
+          check = openApiResponseCheck(target.keyward.openapi());
+          checks.set(target, check);
+        }
+        const text = await reply.clone().text();
+        const parsed = text === "" ? undefined : (JSON.parse(text) as unknown);
+        const problems = check(method, path, {
+          status: reply.status,
+          headers: reply.headers,
+          text,
+          body: parsed,
+        });
+        expect(problems, `${method} ${path} → ${reply.status}`).toEqual([]);
+      }
+      return reply;
+    };
     const report = async (target: SecretScanningHost, body: string) =>
       send(target, body, await keys.sign(body));
 
