@@ -7,6 +7,7 @@
 import { checkEnvironmentsOption } from "../environments/environments.js";
 import { checkEventsConfig } from "../events/events-config.js";
 import type { KeywardLogger } from "../logging/logger.js";
+import { checkSecretScanningConfig } from "../secret-scanning/secret-scanning-config.js";
 import type { KeywardConfig } from "./config.js";
 
 /** The smallest pepper accepted: as long as the HMAC-SHA-256 output (RFC 2104 §3). */
@@ -65,6 +66,7 @@ export function checkConfig(config: KeywardConfig): void {
     store.keys.events !== undefined,
     typeof store.keys.listExpiring === "function",
   );
+  checkSecretScanningConfig(config.secretScanning);
   if (config.pepper !== undefined) checkPepper(config.pepper);
   const usage = config.usage ?? {};
   for (const name of ["flushIntervalMs", "maxBuffered"] as const) {
