@@ -7,6 +7,7 @@
 import { checkEnvironmentsOption } from "../environments/environments.js";
 import { checkEventsConfig } from "../events/events-config.js";
 import type { KeywardLogger } from "../logging/logger.js";
+import { checkSecretScanningConfig } from "../secret-scanning/secret-scanning-config.js";
 import { checkUsageConfig } from "../usage/usage-config.js";
 import type { KeywardConfig } from "./config.js";
 
@@ -66,6 +67,7 @@ export function checkConfig(config: KeywardConfig): void {
     store.keys.events !== undefined,
     typeof store.keys.listExpiring === "function",
   );
+  checkSecretScanningConfig(config.secretScanning);
   if (config.pepper !== undefined) checkPepper(config.pepper);
   checkUsageConfig(config.usage, store.usage);
 }
