@@ -15,6 +15,10 @@
  * | `<prefix>{keys}:events` | every event, ordered by time (a sorted set of `<time>:<id>`, by lex) |
  * | `<prefix>{keys}:events:owner:<type>:<id>` | an owner's events, likewise |
  * | `<prefix>{keys}:events:key:<keyId>` | a key's events, likewise |
+ * | `<prefix>{keys}:webhooks:undispatched` | events not yet turned into webhook deliveries (`<time>:<id>`, by lex) |
+ * | `<prefix>{keys}:webhooks:due` | pending deliveries by the time they are due (or their lease ends) |
+ * | `<prefix>{keys}:webhooks:delivery:<id>` | a webhook delivery (a hash) |
+ * | `<prefix>{keys}:webhooks:list:<all\|pending\|delivered\|dead>` | deliveries as `<time>:<id>`, by lex |
  *
  * Keyward limits an API key under the bucket `key:<id>` (`bucketFor.key` in `@keyward/core/toolkit`,
  * read back with `parseBucket`); its state sits in the key's usage hash so that one request reads
@@ -25,7 +29,9 @@
  * cluster too. A key's own layer is there on a cluster; on a single server, where any keys may
  * share a script, it stays in the key's usage hash, as on the single-layer path.
  *
- * Events carry the key records' tag: a change and its events are written by one script.
+ * Events carry the key records' tag: a change and its events are written by one script. So does
+ * the webhook outbox, whose undispatched mark is written by that same script, and whose dispatch
+ * and claims read events and deliveries in one script each.
  *
  * Key records share one tag on purpose: a rotation changes the record, the old index entry and the
  * new one atomically, which a cluster allows only within one slot. They are small and read through
@@ -54,6 +60,14 @@ export interface KeyNames {
   allEvents: string;
   ownerEvents(owner: Owner): string;
   keyEvents(keyId: string): string;
+  webhooks: {
+    undispatched: string;
+    due: string;
+    /** `deliveryPrefix + id` is a delivery's hash. */
+    deliveryPrefix: string;
+    /** `listPrefix + status` (or `all`) lists deliveries. */
+    listPrefix: string;
+  };
   channel: string;
 }
 
@@ -84,6 +98,12 @@ export function keyNames(prefix: string): KeyNames {
     allEvents: `${prefix}{keys}:events`,
     ownerEvents: (owner) => `${prefix}{keys}:events:owner:${owner.type}:${owner.id}`,
     keyEvents: (keyId) => `${prefix}{keys}:events:key:${keyId}`,
+    webhooks: {
+      undispatched: `${prefix}{keys}:webhooks:undispatched`,
+      due: `${prefix}{keys}:webhooks:due`,
+      deliveryPrefix: `${prefix}{keys}:webhooks:delivery:`,
+      listPrefix: `${prefix}{keys}:webhooks:list:`,
+    },
     channel: `${prefix}invalidations`,
   };
 }

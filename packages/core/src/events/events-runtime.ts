@@ -15,6 +15,8 @@ export interface EventsRuntime {
   /** Told about every change's events once the change is committed: runs `onEvent`. */
   committed(events: readonly StoredEvent[]): void;
   retention: EventRetention;
+  /** Told when events were committed, to deliver them soon (set when webhooks are configured). */
+  onCommitted?: () => void;
 }
 
 export function eventsRuntime(
@@ -34,13 +36,15 @@ export function eventsRuntime(
     intervalMs: config.pruneIntervalMs ?? defaultPruneIntervalMs,
     onError: (error) => options.reportFailure("pruning old events failed", error),
   });
-  return {
+  const runtime: EventsRuntime = {
     build: keyEventBuilder(options.random),
     log,
     committed(events) {
       retention.start();
       if (hook && events.length > 0) hook(events);
+      if (events.length > 0) runtime.onCommitted?.();
     },
     retention,
   };
+  return runtime;
 }

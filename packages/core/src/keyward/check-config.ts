@@ -7,6 +7,7 @@
 import { checkEnvironmentsOption } from "../environments/environments.js";
 import { checkEventsConfig } from "../events/events-config.js";
 import type { KeywardLogger } from "../logging/logger.js";
+import { checkWebhooksConfig } from "../webhooks/webhooks-config.js";
 import type { KeywardConfig } from "./config.js";
 
 /** The smallest pepper accepted: as long as the HMAC-SHA-256 output (RFC 2104 §3). */
@@ -61,6 +62,11 @@ export function checkConfig(config: KeywardConfig): void {
   }
   checkEnvironmentsOption(config.environments, config.keyPrefix);
   checkEventsConfig(config.events, store.keys.events !== undefined);
+  checkWebhooksConfig(
+    config.webhooks,
+    config.events !== undefined && config.events !== false,
+    store.keys.events?.outbox !== undefined,
+  );
   if (config.pepper !== undefined) checkPepper(config.pepper);
   const usage = config.usage ?? {};
   for (const name of ["flushIntervalMs", "maxBuffered"] as const) {

@@ -1,6 +1,7 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { createEventsApi, type EventsApi } from "../api/events-api.js";
 import { createKeysApi, type KeysApi } from "../api/keys-api.js";
+import { createWebhooksApi, type WebhooksApi } from "../api/webhooks-api.js";
 import { failedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import { createJwtVerifier } from "../auth/jwt.js";
 import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
@@ -34,6 +35,7 @@ import {
 } from "../validation/create-key-body.js";
 import { rotateKeyBodySchema } from "../validation/rotate-key-body.js";
 import { updateKeyBodySchema } from "../validation/update-key-body.js";
+import { webhookDeliverer } from "../webhooks/webhook-deliverer.js";
 import { checkConfig, warnAboutConfig } from "./check-config.js";
 import type { KeywardConfig } from "./config.js";
 import type { KeywardContext } from "./context.js";
@@ -43,6 +45,8 @@ export interface Keyward {
   readonly keys: KeysApi;
   /** The audit log, with `events` configured (otherwise its calls throw a `TypeError`). */
   readonly events: EventsApi;
+  /** Webhook deliveries, with `webhooks` configured (otherwise its calls throw a `TypeError`). */
+  readonly webhooks: WebhooksApi;
   /**
    * The hot path: a raw `Authorization` header value in, a decision out. Never throws.
    * @example
@@ -221,6 +225,22 @@ export function createKeyward(config: KeywardConfig): Keyward {
         : undefined,
   };
 
+  const outbox = config.store.keys.events?.outbox;
+  const deliverer =
+    config.webhooks && context.events && outbox
+      ? webhookDeliverer(config.webhooks, outbox, { clock, random, reportFailure })
+      : undefined;
+  if (deliverer && context.events) {
+    context.events.onCommitted = () => {
+      deliverer.start();
+      deliverer.nudge();
+    };
+    deliverer.start();
+  }
+  const webhooks = createWebhooksApi(
+    deliverer && outbox ? { deliverer, outbox, now: () => clock.now() } : undefined,
+  );
+
   const keys = createKeysApi(context);
   const events = createEventsApi(context, keys);
   const verify = createVerify(context);
@@ -263,6 +283,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
   return {
     keys,
     events,
+    webhooks,
     verify: (authorization, options) => verify(authorization, options),
     authenticate: (request, options = {}) => {
       const route = options.route;
@@ -305,6 +326,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
     close: () => {
       closed ??= (async () => {
         context.events?.retention.close();
+        await deliverer?.close();
         await usageRecorder.close();
         await config.store.close?.();
       })();

@@ -1,5 +1,6 @@
 import type { EventType, StoredEvent } from "../events/event.js";
 import type { Owner } from "../organizations/owner.js";
+import type { WebhookOutbox } from "./webhook-outbox.js";
 
 /** Where a page of events starts: after this event in the listing order. */
 export interface EventListCursor {
@@ -37,4 +38,10 @@ export interface EventQuery {
 export interface EventLog {
   list(query: EventQuery): Promise<StoredEvent[]>;
   prune(before: number): Promise<number>;
+  /**
+   * Optional: the webhook outbox (see `WebhookOutbox`). Its presence says every event this log
+   * stores is marked for dispatch in the same atomic step; `webhooks` in Keyward's configuration
+   * needs it.
+   */
+  outbox?: WebhookOutbox;
 }

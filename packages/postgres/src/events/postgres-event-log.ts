@@ -6,13 +6,14 @@ import type { EventLog, StoredEvent } from "@keyward/core";
 import { type PostgresClient, queryRows } from "../client.js";
 import { epochMsParam, fromEpochMs } from "../schema/epoch-ms.js";
 import type { Naming } from "../schema/naming.js";
+import { postgresWebhookOutbox } from "../webhooks/postgres-webhook-outbox.js";
 import { type EventRow, eventColumns, eventsParam, toStoredEvent } from "./event-row.js";
 
 /** Rows one prune statement deletes at most: short statements, short locks, a busy table. */
 const pruneBatch = 1_000;
 
-export function postgresEventLog(client: PostgresClient, { tables }: Naming): EventLog {
-  const events = tables.events;
+export function postgresEventLog(client: PostgresClient, naming: Naming): EventLog {
+  const events = naming.tables.events;
   const sql = {
     // Optional filters as NULL-able parameters: one statement for every combination.
     list: `SELECT ${eventColumns} FROM ${events}
@@ -42,6 +43,8 @@ export function postgresEventLog(client: PostgresClient, { tables }: Naming): Ev
       ]);
       return rows.map(toStoredEvent);
     },
+
+    outbox: postgresWebhookOutbox(client, naming),
 
     async prune(before) {
       let pruned = 0;

@@ -14,7 +14,14 @@ export interface Naming {
   schema: string;
   tablePrefix: string;
   /** Quoted, schema-qualified table names, ready to put into SQL. */
-  tables: { keys: string; usage: string; migrations: string; allowances: string; events: string };
+  tables: {
+    keys: string;
+    usage: string;
+    migrations: string;
+    allowances: string;
+    events: string;
+    webhookDeliveries: string;
+  };
   /** Quoted schema name. */
   quotedSchema: string;
   /** A quoted index name (indexes live in their table's schema, so they are not qualified). */
@@ -69,6 +76,7 @@ export function resolveNaming({
       migrations: table("migrations"),
       allowances: table("allowances"),
       events: table("events"),
+      webhookDeliveries: table("webhook_deliveries"),
     },
     index: (name) => quote(`${tablePrefix}${name}`),
     channel,

@@ -7,6 +7,7 @@ import type { CallGuard } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
 import { pruneEventsScript, readEventsScript } from "../lua/events.js";
+import { redisWebhookOutbox } from "../webhooks/redis-webhook-outbox.js";
 
 /** Members read per script call when filters leave some out; prune batches are the same size. */
 const batch = 500;
@@ -39,6 +40,7 @@ export function eventWrites(
       names.allEvents,
       names.ownerEvents(event.owner),
       names.keyEvents(event.keyId),
+      names.webhooks.undispatched,
     );
     args.push(JSON.stringify(event), eventMember(event.occurredAt, event.id));
   }
@@ -55,6 +57,8 @@ export function redisEventLog(
     guard.run(() => connection.run(script, keys, args));
 
   return {
+    outbox: redisWebhookOutbox(connection, names, guard),
+
     async list(query) {
       const set =
         query.keyId === undefined ? names.ownerEvents(query.owner) : names.keyEvents(query.keyId);
@@ -87,8 +91,14 @@ export function redisEventLog(
         const deleted = Number(
           await run(
             pruneEventsScript,
-            [names.allEvents],
-            [`(${timeText(before)}:`, String(batch), names.eventRecordPrefix],
+            [names.allEvents, names.webhooks.undispatched, names.webhooks.due],
+            [
+              `(${timeText(before)}:`,
+              String(batch),
+              names.eventRecordPrefix,
+              names.webhooks.deliveryPrefix,
+              names.webhooks.listPrefix,
+            ],
           ),
         );
         pruned += deleted;

@@ -7,6 +7,7 @@ import type { StorageSuiteOptions } from "./options.js";
 import { rateLimitStoreSuite } from "./rate-limit-store-suite.js";
 import { secretsSuite } from "./secrets-suite.js";
 import { usageStoreSuite } from "./usage-store-suite.js";
+import { webhookOutboxSuite } from "./webhook-outbox-suite.js";
 
 export type { StorageProbe, StorageSuiteOptions } from "./options.js";
 
@@ -45,5 +46,8 @@ export function describeStorageConformance<S extends KeywardStore>(
     if (!options.skipLayers) layeredLimitsSuite(options);
     if (!options.skipKeys) secretsSuite(options);
     if (!options.skipKeys && !options.skipEvents) eventLogSuite(options);
+    if (!options.skipKeys && !options.skipEvents && !options.skipWebhooks) {
+      webhookOutboxSuite(options);
+    }
   });
 }

@@ -28,6 +28,11 @@ export interface StorageSuiteOptions<S extends KeywardStore = KeywardStore> {
    * atomically with its changes). With it, Keyward refuses `events` in its configuration.
    */
   skipEvents?: boolean;
+  /**
+   * Skip the webhook outbox section, for an event log without `outbox`. With it, Keyward refuses
+   * `webhooks` in its configuration.
+   */
+  skipWebhooks?: boolean;
   /** Skip the key section (for a package that provides only rate limits and usage). */
   skipKeys?: boolean;
 }
