@@ -233,7 +233,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
   if (deliverer && context.events) {
     context.events.onCommitted = () => {
       deliverer.start();
-      deliverer.nudge();
+      deliverer.committed();
     };
     deliverer.start();
   }

@@ -44,6 +44,8 @@ export interface WebhookDeliverer {
   deliverNow(): Promise<WebhookRunSummary>;
   /** Starts a run soon, unless one is going (then one more follows it). Never rejects. */
   nudge(): void;
+  /** `nudge`, unless `pollIntervalMs` is false (then only `deliverNow` sends): after a commit. */
+  committed(): void;
   /** Starts the poll timer if it is not running; called at creation and on first use. */
   start(): void;
   /** Stops the timer and waits for the run in progress. */
@@ -220,6 +222,9 @@ export function webhookDeliverer(
     leaseMs,
     deliverNow: () => runExclusive(),
     nudge,
+    committed() {
+      if (pollIntervalMs !== false) nudge();
+    },
     start() {
       if (timer !== undefined || closed || pollIntervalMs === false) return;
       try {

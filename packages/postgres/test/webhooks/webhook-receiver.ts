@@ -28,7 +28,7 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[];
   /** Requests whose signature did not verify. */
   rejected: number;
-  /** Decides the answer to each verified request (default 204). */
+  /** Decides the answer to each verified request (default 204); 0 never answers (a hung receiver). */
   answer: (request: Omit<ReceivedWebhook, "status">, attempt: number) => number;
   uniqueIds(path?: string): Set<string>;
   close(): Promise<void>;
@@ -86,7 +86,7 @@ export async function startWebhookReceiver(secret: string): Promise<WebhookRecei
     };
     const status = receiver.answer(seen, attempt);
     receiver.received.push({ ...seen, status });
-    response.writeHead(status).end();
+    if (status !== 0) response.writeHead(status).end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
