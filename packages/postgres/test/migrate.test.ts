@@ -49,12 +49,14 @@ describe("migrate on PGlite", () => {
     );
     expect(rows.map((row) => row.table_name)).toEqual([
       "a_allowances",
+      "a_event_once",
       "a_events",
       "a_key_usage",
       "a_keys",
       "a_migrations",
       "a_webhook_deliveries",
       "b_allowances",
+      "b_event_once",
       "b_events",
       "b_key_usage",
       "b_keys",
@@ -452,6 +454,52 @@ describe("migrate from a database at schema version 5 (layered limits), before e
       ["key.revoked", { type: "operator" }],
     ]);
     await keyward.close();
+  });
+});
+
+describe("migrate from a database at schema version 8 (environments), before once-only events", () => {
+  it("adds the once-key table; events already written stay, and appends fire once", async () => {
+    const db = await pglite.get();
+    const schema = uniqueSchema("up8");
+    await db.query(`CREATE SCHEMA "${schema}"`);
+    await db.query(
+      `CREATE TABLE "${schema}"."keyward_migrations" (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    for (const migration of migrationStatements({ schema }).filter((m) => m.version <= 8)) {
+      for (const statement of migration.statements) await db.query(statement);
+      await db.query(
+        `INSERT INTO "${schema}"."keyward_migrations" (version, name) VALUES ($1, $2)`,
+        [migration.version, migration.name],
+      );
+    }
+    await db.query(
+      `INSERT INTO "${schema}"."keyward_events" (id, type, occurred_at, owner_type, owner_id, key_id, actor, data)
+       VALUES ('evt_before', 'key.revoked', '2026-03-01T00:00:00Z', 'user', 'acme', 'key_before', '{"type":"operator"}', '{}')`,
+    );
+    expect(await migrate(db, { schema })).toEqual({
+      applied: versionsFrom(9),
+      version: latestVersion,
+    });
+
+    const store = postgresStore({ client: db, schema, cache: false });
+    const owner = { type: "user", id: "acme" } as const;
+    const now = Date.parse("2026-03-02T00:00:00Z");
+    const event = (id: string) =>
+      ({
+        id,
+        type: "key.revoked",
+        occurredAt: now,
+        owner,
+        keyId: "key_before",
+        actor: { type: "operator" },
+        data: {},
+      }) as const;
+    const once = { key: "expiring:key_before", until: now + 1_000 };
+    expect(await store.keys.events!.append([{ event: event("evt_a"), once }], now)).toHaveLength(1);
+    expect(await store.keys.events!.append([{ event: event("evt_b"), once }], now)).toHaveLength(0);
+    const listed = await store.keys.events!.list({ owner, limit: 10 });
+    expect(listed.map((e) => e.id)).toEqual(["evt_a", "evt_before"]);
+    await store.close();
   });
 });
 

@@ -15,6 +15,7 @@
  * | `<prefix>{keys}:events` | every event, ordered by time (a sorted set of `<time>:<id>`, by lex) |
  * | `<prefix>{keys}:events:owner:<type>:<id>` | an owner's events, likewise |
  * | `<prefix>{keys}:events:key:<keyId>` | a key's events, likewise |
+ * | `<prefix>{keys}:event-once:<onceKey>` | a once-key of appended events: held until its value (ms), with a TTL to then |
  * | `<prefix>{keys}:webhooks:undispatched` | events not yet turned into webhook deliveries (`<time>:<id>`, by lex) |
  * | `<prefix>{keys}:webhooks:due` | pending deliveries by the time they are due (or their lease ends) |
  * | `<prefix>{keys}:webhooks:delivery:<id>` | a webhook delivery (a hash) |
@@ -60,6 +61,8 @@ export interface KeyNames {
   allEvents: string;
   ownerEvents(owner: Owner): string;
   keyEvents(keyId: string): string;
+  /** The marker of a once-key (`AppendedEvent.once`). */
+  eventOnce(onceKey: string): string;
   webhooks: {
     undispatched: string;
     due: string;
@@ -98,6 +101,7 @@ export function keyNames(prefix: string): KeyNames {
     allEvents: `${prefix}{keys}:events`,
     ownerEvents: (owner) => `${prefix}{keys}:events:owner:${owner.type}:${owner.id}`,
     keyEvents: (keyId) => `${prefix}{keys}:events:key:${keyId}`,
+    eventOnce: (onceKey) => `${prefix}{keys}:event-once:${onceKey}`,
     webhooks: {
       undispatched: `${prefix}{keys}:webhooks:undispatched`,
       due: `${prefix}{keys}:webhooks:due`,

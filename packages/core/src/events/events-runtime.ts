@@ -1,6 +1,6 @@
 import type { Clock } from "../clock.js";
 import type { RandomSource } from "../random.js";
-import type { EventLog } from "../storage/event-log.js";
+import type { AppendedEvent, EventLog } from "../storage/event-log.js";
 import type { StoredEvent } from "./event.js";
 import { eventHook } from "./event-hook.js";
 import { type EventRetention, eventRetention } from "./event-retention.js";
@@ -14,6 +14,12 @@ export interface EventsRuntime {
   log: EventLog;
   /** Told about every change's events once the change is committed: runs `onEvent`. */
   committed(events: readonly StoredEvent[]): void;
+  /**
+   * Writes events that go with no key change (time- and usage-based ones, leak reports), each
+   * once-key at most once across instances, then tells `onEvent` about those written. Resolves
+   * with them.
+   */
+  append(entries: readonly AppendedEvent[]): Promise<StoredEvent[]>;
   retention: EventRetention;
   /** Told when events were committed, to deliver them soon (set when webhooks are configured). */
   onCommitted?: () => void;
@@ -36,13 +42,19 @@ export function eventsRuntime(
     intervalMs: config.pruneIntervalMs ?? defaultPruneIntervalMs,
     onError: (error) => options.reportFailure("pruning old events failed", error),
   });
+  const committed = (events: readonly StoredEvent[]) => {
+    retention.start();
+    if (hook && events.length > 0) hook(events);
+    if (events.length > 0) runtime.onCommitted?.();
+  };
   const runtime: EventsRuntime = {
     build: keyEventBuilder(options.random),
     log,
-    committed(events) {
-      retention.start();
-      if (hook && events.length > 0) hook(events);
-      if (events.length > 0) runtime.onCommitted?.();
+    committed,
+    async append(entries) {
+      const written = await log.append(entries, options.clock.now());
+      committed(written);
+      return written;
     },
     retention,
   };

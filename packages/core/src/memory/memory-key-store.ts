@@ -31,7 +31,7 @@ export function memoryKeyStore(): KeyStore & {
   const freeze = (key: StoredKey): StoredKey => frozenKey({ ...key });
   const events = memoryEventLog();
   const record = (changed: readonly StoredEvent[] | undefined) => {
-    if (changed?.length) events.append(changed);
+    if (changed?.length) events.record(changed);
   };
 
   return {

@@ -2,7 +2,7 @@ export type {
   ReportsStoreFailures,
   StoreFailureReport,
 } from "../logging/store-failure-reporter.js";
-export type { EventListCursor, EventLog, EventQuery } from "./event-log.js";
+export type { AppendedEvent, EventListCursor, EventLog, EventQuery } from "./event-log.js";
 export type {
   JsonValue,
   KeyListCursor,

@@ -154,6 +154,20 @@ export const migrations: readonly Migration[] = [
     ],
   },
   {
+    version: 9,
+    name: "once-only events",
+    statements: ({ tables, index }) => [
+      // One row per once-key of an appended event (`key.expiring` for a key and its expiry, a quota
+      // threshold for an owner and a period): the primary key is what lets exactly one instance
+      // write such an event. Kept until `held_until`, apart from the events' own retention.
+      `CREATE TABLE ${tables.eventOnce} (
+        once_key text COLLATE "C" PRIMARY KEY,
+        held_until timestamptz NOT NULL
+      )`,
+      `CREATE INDEX ${index("event_once_held_until_idx")} ON ${tables.eventOnce} (held_until)`,
+    ],
+  },
+  {
     version: 10,
     name: "webhook outbox",
     statements: ({ tables, index }) => [

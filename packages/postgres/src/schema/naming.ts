@@ -20,6 +20,8 @@ export interface Naming {
     migrations: string;
     allowances: string;
     events: string;
+    /** Once-keys of appended events: which time- and usage-based events have fired. */
+    eventOnce: string;
     webhookDeliveries: string;
   };
   /** Quoted schema name. */
@@ -76,6 +78,7 @@ export function resolveNaming({
       migrations: table("migrations"),
       allowances: table("allowances"),
       events: table("events"),
+      eventOnce: table("event_once"),
       webhookDeliveries: table("webhook_deliveries"),
     },
     index: (name) => quote(`${tablePrefix}${name}`),

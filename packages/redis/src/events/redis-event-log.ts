@@ -6,7 +6,7 @@ import type { EventLog, StoredEvent } from "@keyward/core";
 import type { CallGuard } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
-import { pruneEventsScript, readEventsScript } from "../lua/events.js";
+import { appendEventsScript, pruneEventsScript, readEventsScript } from "../lua/events.js";
 import { redisWebhookOutbox } from "../webhooks/redis-webhook-outbox.js";
 
 /** Members read per script call when filters leave some out; prune batches are the same size. */
@@ -58,6 +58,33 @@ export function redisEventLog(
 
   return {
     outbox: redisWebhookOutbox(connection, names, guard),
+
+    async append(entries, now) {
+      if (entries.length === 0) return [];
+      const keys: string[] = [];
+      const args: string[] = [];
+      for (const { event, once } of entries) {
+        keys.push(
+          names.eventRecord(event.id),
+          names.allEvents,
+          names.ownerEvents(event.owner),
+          names.keyEvents(event.keyId),
+          once ? names.eventOnce(once.key) : names.allEvents,
+          names.webhooks.undispatched,
+        );
+        if (once && !Number.isSafeInteger(once.until)) {
+          throw new TypeError(`once.until must be whole milliseconds, got ${once.until}`);
+        }
+        args.push(
+          JSON.stringify(event),
+          eventMember(event.occurredAt, event.id),
+          once ? String(once.until) : "",
+        );
+      }
+      args.push(String(timeText(now)));
+      const written = (await run(appendEventsScript, keys, args)) as number[];
+      return written.map((index) => entries[index - 1]!.event);
+    },
 
     async list(query) {
       const set =

@@ -162,13 +162,18 @@ end
 -- requests of a call step through these in-script states, as separate calls would through Redis.
 -- An entry holds what was stored (raw; in a hash also storedPolicy and last), then once parsed the
 -- state in use: policy ('' for a quota, 'c' for credits), e = expiresAt, s = the state's tuple.
+-- A usage hash is read with the counts its first group adds to (\`wanted\`, field indexes), so
+-- that one HSET writes counts and state back: two commands per hash, not four.
 local entries, touched = {}, {}
-local function entryOf(index, inHash)
+local function entryOf(index, inHash, wanted)
   local entry = entries[index]
   if entry == nil then
     if inHash then
-      local values = redis.call('HMGET', KEYS[index], 'rp', 'rl', 'last')
-      entry = { inHash = true, storedPolicy = values[1] or nil, raw = values[2] or nil, last = values[3] or nil }
+      local names = {}
+      if wanted then for j = 1, #wanted do names[j] = fields[wanted[j]] end end
+      local values = redis.call('HMGET', KEYS[index], 'rp', 'rl', 'last', unpack(names))
+      entry = { inHash = true, storedPolicy = values[1] or nil, raw = values[2] or nil, last = values[3] or nil, read = {} }
+      for j = 1, #names do entry.read[wanted[j]] = tonumber(values[3 + j]) or 0 end
     else
       entry = { raw = redis.call('GET', KEYS[index]) or nil }
     end
@@ -213,13 +218,19 @@ while cursor <= #ARGV do
   cursor = cursor + 1 + (onCallerClock and count or 0)
   local plan = {}
   -- The usage of the group's requests: per hash and pair of fields, how many requests add one.
-  local uses = {}
+  local uses, wanted = {}, {}
   for keyIndex, endpoint, day, requests in string.gmatch(usage, '(%d+):(%d+):(%d+)x(%d+)') do
-    uses[#uses + 1] = { tonumber(keyIndex), tonumber(endpoint), tonumber(day), tonumber(requests) }
+    local use = { tonumber(keyIndex), tonumber(endpoint), tonumber(day), tonumber(requests) }
+    uses[#uses + 1] = use
+    local list = wanted[use[1]]
+    if not list then list = {}; wanted[use[1]] = list end
+    list[#list + 1] = use[2]
+    list[#list + 1] = use[3]
   end
   for keyIndex, where, specIndex in string.gmatch(layers, ' (%d+)([.#])(%d+)') do
     local spec = specs[tonumber(specIndex)]
-    local entry = entryOf(tonumber(keyIndex), where == '#')
+    keyIndex = tonumber(keyIndex)
+    local entry = entryOf(keyIndex, where == '#', wanted[keyIndex])
     if not entry.parsed then parseEntry(entry, spec.policy) end
     -- Every field set here, so the table is built once at its size. e and s: the next state.
     plan[#plan + 1] = { entry = entry, spec = spec, policy = spec.policy, kind = spec.kind, e = 0, s = false }
@@ -284,7 +295,7 @@ while cursor <= #ARGV do
   -- Usage counts every request that presented a valid key, admitted or not, as consume.ts does.
   if consume then
     for _, use in ipairs(uses) do
-      local entry = entryOf(use[1], true)
+      local entry = entryOf(use[1], true, wanted[use[1]])
       local counts = entry.counts
       if not counts then
         counts = {}
@@ -305,10 +316,24 @@ for _, index in ipairs(touched) do
   local entry, key = entries[index], KEYS[index]
   local policy, state = entry.policy, entry.s
   if entry.inHash then
-    if entry.counts then
-      for field, count in pairs(entry.counts) do redis.call('HINCRBY', key, fields[field], count) end
-    end
     local changes = {}
+    if entry.counts then
+      -- A field a later group added to was not read with the hash: read those now, together.
+      local missing = {}
+      for field in pairs(entry.counts) do
+        if entry.read[field] == nil then missing[#missing + 1] = field end
+      end
+      if #missing > 0 then
+        local names = {}
+        for j = 1, #missing do names[j] = fields[missing[j]] end
+        local values = redis.call('HMGET', key, unpack(names))
+        for j = 1, #missing do entry.read[missing[j]] = tonumber(values[j]) or 0 end
+      end
+      for field, count in pairs(entry.counts) do
+        changes[#changes + 1] = fields[field]
+        changes[#changes + 1] = string.format('%d', entry.read[field] + count)
+      end
+    end
     if entry.dirty then
       if state then
         changes[#changes + 1] = 'rl'

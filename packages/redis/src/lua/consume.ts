@@ -76,9 +76,17 @@ while cursor <= #ARGV do
 
   -- The state belongs to one policy; state written under another one is ignored, as in memory.
   local stored, storedPolicy, last, text
+  -- The usage fields to count in, read with the state so that one HSET writes both back: two
+  -- commands per principal, not four (HINCRBY each field, then HSET the state).
+  local countFields, countValues = {}, {}
   if inUsage then
-    local values = redis.call('HMGET', key, 'rp', 'rl', 'last')
+    for index, count in string.gmatch(counts, '(%d+):(%d+)') do
+      countFields[#countFields + 1] = fields[index]
+      countValues[#countValues + 1] = tonumber(count)
+    end
+    local values = redis.call('HMGET', key, 'rp', 'rl', 'last', unpack(countFields))
     storedPolicy, stored, last = values[1], values[2], values[3]
+    for j = 1, #countFields do countValues[j] = countValues[j] + (tonumber(values[3 + j]) or 0) end
     if storedPolicy == policy.text then text = stored end
   else
     stored = redis.call('GET', key)
@@ -110,12 +118,12 @@ while cursor <= #ARGV do
   if inUsage then
     -- An API key's usage hash is kept for good; its state fields are overwritten by every request
     -- and ignored once expired, so an idle key keeps two small stale fields.
-    local counted = false
-    for index, count in string.gmatch(counts, '(%d+):(%d+)') do
-      redis.call('HINCRBY', key, fields[index], count)
-      counted = true
-    end
+    local counted = #countFields > 0
     local changes = {}
+    for j = 1, #countFields do
+      changes[#changes + 1] = countFields[j]
+      changes[#changes + 1] = string.format('%d', countValues[j])
+    end
     if state then
       changes[#changes + 1] = 'rl'
       changes[#changes + 1] = encode(expiresAt, state)

@@ -100,3 +100,42 @@ end
 return #members
 `,
 );
+
+/**
+ * Events written on their own (`EventLog.append`). Per entry, KEYS event hash, all events, owner's
+ * events, key's events, once-marker (any key of the tag when the entry has no once-key), the
+ * webhook outbox's undispatched set (marked in the same script, as `withEvents` does); ARGV JSON,
+ * member, held-until in ms (empty: no once-key). ARGV's last: now, in ms. An entry whose marker
+ * holds a later time than now is skipped; otherwise the marker is set to its held-until, expiring
+ * then (a relative TTL), and the event is written as `withEvents` writes one. Answers the 1-based
+ * indexes of the entries written.
+ */
+export const appendEventsScript = luaScript(
+  "append-events",
+  `
+local now = tonumber(ARGV[#ARGV])
+local written = {}
+for i = 0, (#KEYS / 6) - 1 do
+  local record, all, owner, key, marker = KEYS[i * 6 + 1], KEYS[i * 6 + 2], KEYS[i * 6 + 3], KEYS[i * 6 + 4], KEYS[i * 6 + 5]
+  local json, member, untilText = ARGV[i * 3 + 1], ARGV[i * 3 + 2], ARGV[i * 3 + 3]
+  local free = true
+  if untilText ~= '' then
+    local held = redis.call('GET', marker)
+    if held and tonumber(held) > now then
+      free = false
+    else
+      redis.call('SET', marker, untilText, 'PX', math.max(1, tonumber(untilText) - now))
+    end
+  end
+  if free then
+    redis.call('HSET', record, 'json', json, 'owner', owner, 'key', key, 'member', member)
+    redis.call('ZADD', all, 0, member)
+    redis.call('ZADD', owner, 0, member)
+    redis.call('ZADD', key, 0, member)
+    redis.call('ZADD', KEYS[i * 6 + 6], 0, member)
+    written[#written + 1] = i + 1
+  end
+end
+return written
+`,
+);

@@ -193,6 +193,115 @@ export function eventLogSuite<S extends KeywardStore>(options: StorageSuiteOptio
       expect(await keys.findById(key.id)).not.toBeNull();
     });
 
+    it("appends events with no change, and a once-key only once until it lapses", async () => {
+      const keys = await open();
+      const key = storedKey();
+      const now = Date.parse("2026-03-01T00:00:00.000Z");
+      const plain = storedEvent(key, { occurredAt: now - 2 });
+      const first = storedEvent(key, { occurredAt: now - 1 });
+      const again = storedEvent(key, { occurredAt: now });
+      const onceKey = uniqueId("once");
+      const until = now + 60_000;
+      expect(
+        await keys.events.append(
+          [{ event: plain }, { event: first, once: { key: onceKey, until } }],
+          now,
+        ),
+      ).toEqual([plain, first]);
+      // Held: the same key again (alone, or twice in one call) writes nothing.
+      expect(
+        await keys.events.append([{ event: again, once: { key: onceKey, until } }], now),
+      ).toEqual([]);
+      const twiceNew = uniqueId("once");
+      const a = storedEvent(key, { occurredAt: now });
+      const b = storedEvent(key, { occurredAt: now });
+      expect(
+        await keys.events.append(
+          [
+            { event: a, once: { key: twiceNew, until } },
+            { event: b, once: { key: twiceNew, until } },
+          ],
+          now,
+        ),
+      ).toEqual([a]);
+      const listed = await keys.events.list({ owner: owned(key), keyId: key.id, limit: 10 });
+      expect(listed.map((event) => event.id).sort()).toEqual([plain.id, first.id, a.id].sort());
+      // Lapsed: once `until` has passed, the key can be taken again.
+      const later = storedEvent(key, { occurredAt: until });
+      expect(
+        await keys.events.append(
+          [{ event: later, once: { key: onceKey, until: until + 1 } }],
+          until,
+        ),
+      ).toEqual([later]);
+    });
+
+    it("lets exactly one of many concurrent appends with one once-key write", async () => {
+      const keys = await open();
+      const key = storedKey();
+      const now = Date.parse("2026-03-01T00:00:00.000Z");
+      const onceKey = uniqueId("once");
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          keys.events.append(
+            [
+              {
+                event: storedEvent(key, { occurredAt: now }),
+                once: { key: onceKey, until: now + 1_000 },
+              },
+            ],
+            now,
+          ),
+        ),
+      );
+      expect(results.flat()).toHaveLength(1);
+      expect(await keys.events.list({ owner: owned(key), keyId: key.id, limit: 50 })).toHaveLength(
+        1,
+      );
+    });
+
+    it("forgets lapsed once-keys when pruning, and keeps held ones", async () => {
+      const keys = await open();
+      const key = storedKey();
+      const now = Date.parse("2026-03-01T00:00:00.000Z");
+      const lapsing = uniqueId("once");
+      const held = uniqueId("once");
+      await keys.events.append(
+        [
+          { event: storedEvent(key, { occurredAt: now }), once: { key: lapsing, until: now + 10 } },
+          {
+            event: storedEvent(key, { occurredAt: now }),
+            once: { key: held, until: now + 10_000 },
+          },
+        ],
+        now,
+      );
+      await keys.events.prune(now + 20);
+      // The held key still refuses, even at a time the pruned one would have been free anyway.
+      expect(
+        await keys.events.append(
+          [
+            {
+              event: storedEvent(key, { occurredAt: now + 30 }),
+              once: { key: held, until: now + 20_000 },
+            },
+          ],
+          now + 30,
+        ),
+      ).toEqual([]);
+      expect(
+        await keys.events.append(
+          [
+            {
+              event: storedEvent(key, { occurredAt: now + 30 }),
+              once: { key: lapsing, until: now + 20_000 },
+            },
+          ],
+          now + 30,
+        ),
+      ).toHaveLength(1);
+    });
+
     it("through createKeyward: an event per change, and never a secret or any hash in one", async () => {
       const store = await openStore();
       const seen: unknown[] = [];
