@@ -10,9 +10,19 @@
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "../src/index.js";
-import { describeOnServer, dropSchema, serverPool, sleep, uniqueSchema } from "./support/databases.js";
+import {
+  describeOnServer,
+  dropSchema,
+  serverPool,
+  sleep,
+  uniqueSchema,
+} from "./support/databases.js";
 import { startWebhookInstance, type WebhookInstance } from "./webhooks/start-webhook-instance.js";
-import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from "./webhooks/webhook-receiver.js";
+import {
+  newWebhookSecret,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "./webhooks/webhook-receiver.js";
 
 async function waitUntil(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -75,8 +85,18 @@ describeOnServer("webhooks across processes", () => {
       ]);
       const startedAt = performance.now();
       const [fromA, fromB] = await Promise.all([
-        a.request<string[]>({ type: "changes", ownerId: `owner-a-${keysOn}`, count: 500, concurrency: 8 }),
-        b.request<string[]>({ type: "changes", ownerId: `owner-b-${keysOn}`, count: 500, concurrency: 8 }),
+        a.request<string[]>({
+          type: "changes",
+          ownerId: `owner-a-${keysOn}`,
+          count: 500,
+          concurrency: 8,
+        }),
+        b.request<string[]>({
+          type: "changes",
+          ownerId: `owner-b-${keysOn}`,
+          count: 500,
+          concurrency: 8,
+        }),
       ]);
       expect(fromA.length + fromB.length).toBe(1000);
       await waitUntil(() => receiver.uniqueIds(path).size >= 1000, 120_000, "1,000 deliveries");
@@ -96,7 +116,10 @@ describeOnServer("webhooks across processes", () => {
       expect(byBoth).toBe(0);
       expect(received.length).toBe(1000);
       expect(received.every((r) => r.type === "key.created")).toBe(true);
-      const delivered = await a.request<{ status: string }[]>({ type: "deliveries", endpointId: "receiver" });
+      const delivered = await a.request<{ status: string }[]>({
+        type: "deliveries",
+        endpointId: "receiver",
+      });
       expect(delivered.filter((d) => d.status === "delivered")).toHaveLength(1000);
       await Promise.all([a.stop(), b.stop()]);
     }, 180_000);
@@ -111,7 +134,13 @@ describeOnServer("webhooks across processes", () => {
         timeoutMs: 1_000,
         pollIntervalMs: 100,
       };
-      const doomed = await start("doomed", { schema, redisPrefix: prefix, keysOn, webhooks, hangAfterSend: true });
+      const doomed = await start("doomed", {
+        schema,
+        redisPrefix: prefix,
+        keysOn,
+        webhooks,
+        hangAfterSend: true,
+      });
       const ids = await doomed.request<string[]>({
         type: "changes",
         ownerId: `owner-kill-${keysOn}`,
@@ -124,7 +153,9 @@ describeOnServer("webhooks across processes", () => {
       await sleep(200);
       await doomed.kill();
       const sentBeforeKill = new Set(receiver.uniqueIds(path));
-      console.info(`[webhooks ${keysOn}] killed with ${sentBeforeKill.size} of 60 events sent, none recorded`);
+      console.info(
+        `[webhooks ${keysOn}] killed with ${sentBeforeKill.size} of 60 events sent, none recorded`,
+      );
       expect(sentBeforeKill.size).toBeLessThan(60);
 
       const restarted = await start("restarted", { schema, redisPrefix: prefix, keysOn, webhooks });
@@ -135,7 +166,8 @@ describeOnServer("webhooks across processes", () => {
       for (;;) {
         deliveries = await restarted.request<Listed[]>({ type: "deliveries", endpointId });
         if (deliveries.length === 60 && deliveries.every((d) => d.status === "delivered")) break;
-        if (Date.now() > deadline) throw new Error(`not all delivered: ${JSON.stringify(deliveries.map((d) => d.status))}`);
+        if (Date.now() > deadline)
+          throw new Error(`not all delivered: ${JSON.stringify(deliveries.map((d) => d.status))}`);
         await sleep(250);
       }
       const tookMs = performance.now() - restartedAt;
@@ -156,7 +188,9 @@ describeOnServer("webhooks across processes", () => {
       expect(duplicates).toBe(sentBeforeKill.size);
       expect(new Set(deliveries.map((d) => d.eventId))).toEqual(unique);
       // The restarted instance sent everything the receiver got after the kill.
-      expect(received.slice(sentBeforeKill.size).every((r) => r.instance === "restarted")).toBe(true);
+      expect(received.slice(sentBeforeKill.size).every((r) => r.instance === "restarted")).toBe(
+        true,
+      );
       await restarted.stop();
     }, 120_000);
   });

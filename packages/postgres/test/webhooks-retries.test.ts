@@ -11,8 +11,18 @@ import { redisStore } from "@keyward/redis";
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate, postgresStore } from "../src/index.js";
-import { describeOnServer, dropSchema, serverPool, sleep, uniqueSchema } from "./support/databases.js";
-import { newWebhookSecret, startWebhookReceiver, type WebhookReceiver } from "./webhooks/webhook-receiver.js";
+import {
+  describeOnServer,
+  dropSchema,
+  serverPool,
+  sleep,
+  uniqueSchema,
+} from "./support/databases.js";
+import {
+  newWebhookSecret,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "./webhooks/webhook-receiver.js";
 
 async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
   const deadline = Date.now() + timeoutMs;
@@ -51,7 +61,12 @@ describeOnServer("webhook retries and dead letters", () => {
       return { keys: pg.keys, usage: pg.usage, rateLimits: memoryRateLimitStore() };
     },
     redis: () => {
-      const store = redisStore({ client: redis, prefix: redisPrefix, keys: true, timeoutMs: 2_000 });
+      const store = redisStore({
+        client: redis,
+        prefix: redisPrefix,
+        keys: true,
+        timeoutMs: 2_000,
+      });
       return { keys: store.keys!, usage: store.usage, rateLimits: store.rateLimits };
     },
   };
@@ -67,13 +82,20 @@ describeOnServer("webhook retries and dead letters", () => {
       logger: { error: (message) => errors.push(message), warn() {} },
     });
   const createKey = (keyward: ReturnType<typeof keywardOn>, ownerId: string) =>
-    keyward.keys.create({ ownerId, accountTier: "free", name: "k", scopes: ["profile:read"], tier: "free" });
+    keyward.keys.create({
+      ownerId,
+      accountTier: "free",
+      name: "k",
+      scopes: ["profile:read"],
+      tier: "free",
+    });
 
   describe.each(Object.keys(stores))("%s", (storeName) => {
     it("retries a failing receiver with growing gaps, then delivers", async () => {
       const path = `/flaky-${storeName}`;
       const failures = 4;
-      receiver.answer = (request, attempt) => (request.path === path && attempt <= failures ? 500 : 204);
+      receiver.answer = (request, attempt) =>
+        request.path === path && attempt <= failures ? 500 : 204;
       const keyward = keywardOn(stores[storeName]!(), {
         endpoints: [{ id: "flaky", url: `${receiver.url}${path}`, secret }],
         backoff: { initialMs: 200, maxMs: 10_000 },
@@ -81,21 +103,27 @@ describeOnServer("webhook retries and dead letters", () => {
         pollIntervalMs: 25,
       });
       const key = await createKey(keyward, `owner-flaky-${storeName}`);
-      const { data: events } = await keyward.events.list({ owner: `owner-flaky-${storeName}`, keyId: key.id });
+      const { data: events } = await keyward.events.list({
+        owner: `owner-flaky-${storeName}`,
+        keyId: key.id,
+      });
       const eventId = events[0]!.id;
       await waitUntil(
-        () => receiver.received.some((r) => r.path === path && r.id === eventId && r.status === 204),
+        () =>
+          receiver.received.some((r) => r.path === path && r.id === eventId && r.status === 204),
         20_000,
         "the delivery after the failures",
       );
       const attempts = receiver.received.filter((r) => r.path === path && r.id === eventId);
       expect(attempts.map((r) => r.status)).toEqual([500, 500, 500, 500, 204]);
       const gaps = attempts.slice(1).map((r, i) => r.at - attempts[i]!.at);
-      console.info(`[webhooks ${storeName}] retry gaps after 500s: ${gaps.map((g) => g.toFixed(0)).join(", ")} ms`);
+      console.info(
+        `[webhooks ${storeName}] retry gaps after 500s: ${gaps.map((g) => g.toFixed(0)).join(", ")} ms`,
+      );
       // Waits of 200, 400, 800, 1,600 ms, each jittered to between half and all of it (plus the
       // poll's granularity and a loaded machine's delays): never sooner than half, and growing:
       // each gap is longer than the one two before it, the last several times the first.
-      gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(100 * 2 ** i - 5));
+      for (const [i, gap] of gaps.entries()) expect(gap).toBeGreaterThanOrEqual(100 * 2 ** i - 5);
       expect(gaps[2]!).toBeGreaterThan(gaps[0]!);
       expect(gaps[3]!).toBeGreaterThan(gaps[1]!);
       expect(gaps[3]!).toBeGreaterThan(gaps[0]! * 2.5);
@@ -154,18 +182,27 @@ describeOnServer("webhook retries and dead letters", () => {
       // Dead means no more attempts.
       await sleep(400);
       expect(receiver.received.filter((r) => r.path === path)).toHaveLength(3);
-      expect(errors.some((e) => e.includes(`webhook delivery ${dead[0]!.id}`) && e.includes("dead after 3 attempts"))).toBe(true);
+      expect(
+        errors.some(
+          (e) =>
+            e.includes(`webhook delivery ${dead[0]!.id}`) && e.includes("dead after 3 attempts"),
+        ),
+      ).toBe(true);
       // No secret, URL or body in what is logged.
       expect(errors.join("\n")).not.toContain(secret.slice(6));
       expect(errors.join("\n")).not.toContain(receiver.url);
-      expect((await keyward.webhooks.deliveries({ status: "pending", endpointId: "down" })).data).toEqual([]);
+      expect(
+        (await keyward.webhooks.deliveries({ status: "pending", endpointId: "down" })).data,
+      ).toEqual([]);
 
       down = false;
       const again = await keyward.webhooks.redeliver(dead[0]!.id);
       expect(again).toMatchObject({ id: dead[0]!.id, status: "pending", attempts: 0 });
       await keyward.webhooks.deliverNow();
       await waitUntil(
-        async () => (await keyward.webhooks.deliveries({ status: "delivered", endpointId: "down" })).data.length === 1,
+        async () =>
+          (await keyward.webhooks.deliveries({ status: "delivered", endpointId: "down" })).data
+            .length === 1,
         5_000,
         "the redelivery",
       );

@@ -86,7 +86,7 @@ export function memoryWebhookOutbox(
 
     async settle(id, lease, outcome) {
       const delivery = deliveries.get(id);
-      if (!delivery || delivery.status !== "pending" || delivery.lease !== lease) return false;
+      if (delivery?.status !== "pending" || delivery.lease !== lease) return false;
       delivery.lease = null;
       delivery.status = outcome.status;
       delivery.lastResponseStatus = outcome.responseStatus;

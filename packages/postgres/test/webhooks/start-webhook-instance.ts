@@ -56,7 +56,8 @@ export function startWebhookInstance(
     return new Promise<T>((resolve, reject) => {
       waiting.set(id, (reply) => {
         waiting.delete(id);
-        if (reply.type === "error") reject(new Error(`${name}: ${reply.message}\n${output.join("")}`));
+        if (reply.type === "error")
+          reject(new Error(`${name}: ${reply.message}\n${output.join("")}`));
         else resolve(reply.value as T);
       });
       child.send({ id, command });

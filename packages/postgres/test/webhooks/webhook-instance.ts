@@ -24,7 +24,11 @@ const name = process.env.KEYWARD_TEST_INSTANCE ?? "instance";
 const hangAfterSend = process.env.KEYWARD_TEST_HANG_AFTER_SEND === "1";
 const pool = new pg.Pool({ connectionString: process.env.KEYWARD_TEST_DATABASE_URL, max: 6 });
 pool.on("error", () => {});
-const pgStore = postgresStore({ client: pool, schema: process.env.KEYWARD_TEST_SCHEMA!, cache: false });
+const pgStore = postgresStore({
+  client: pool,
+  schema: process.env.KEYWARD_TEST_SCHEMA!,
+  cache: false,
+});
 const redisClient = new IORedis({ host: "127.0.0.1", port: 6379 });
 redisClient.on("error", () => {});
 const redis = redisStore({

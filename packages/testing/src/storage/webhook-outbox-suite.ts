@@ -141,6 +141,36 @@ export function webhookOutboxSuite<S extends KeywardStore>(options: StorageSuite
       }
     });
 
+    it("dispatches events appended with no key change, once-keys included, like any other", async () => {
+      const keys = await open();
+      const endpoint = endpointId("appended");
+      const key = storedKey();
+      const now = Date.now();
+      const plain = storedEvent(key, { type: "key.revoked", occurredAt: now, data: {} });
+      const onceOnly = storedEvent(key, { type: "key.revoked", occurredAt: now, data: {} });
+      const refused = storedEvent(key, { type: "key.revoked", occurredAt: now, data: {} });
+      const onceKey = uniqueId("once");
+      const written = await keys.events.append(
+        [{ event: plain }, { event: onceOnly, once: { key: onceKey, until: now + 60_000 } }],
+        now,
+      );
+      expect(written.map((event) => event.id)).toEqual([plain.id, onceOnly.id]);
+      // The once-key is held: this one is not written, so it is not delivered either.
+      expect(
+        await keys.events.append(
+          [{ event: refused, once: { key: onceKey, until: now + 60_000 } }],
+          now,
+        ),
+      ).toEqual([]);
+      await dispatchAll(keys.events.outbox, [{ endpointId: endpoint }], now);
+      const listed = await keys.events.outbox.list({ endpointId: endpoint, limit: 100 });
+      expect(listed.map((d) => d.eventId).sort()).toEqual([plain.id, onceOnly.id].sort());
+      const claimed = await claimAll(keys.events.outbox, now, "appended", [endpoint]);
+      expect(claimed.map((one) => one.event).sort((a, b) => (a.id < b.id ? -1 : 1))).toEqual(
+        [plain, onceOnly].sort((a, b) => (a.id < b.id ? -1 : 1)),
+      );
+    });
+
     it("dispatches an event stored after an earlier dispatch, even with an older time (no cursor)", async () => {
       const keys = await open();
       const endpoint = endpointId("late");
