@@ -127,7 +127,16 @@ describeOnServer("webhook retries and dead letters", () => {
       expect(gaps[2]!).toBeGreaterThan(gaps[0]!);
       expect(gaps[3]!).toBeGreaterThan(gaps[1]!);
       expect(gaps[3]!).toBeGreaterThan(gaps[0]! * 2.5);
-      const { data } = await keyward.webhooks.deliveries({ endpointId: "flaky" });
+      // The receiver records its answer before it sends it: wait for the outcome to be stored.
+      let data: Awaited<ReturnType<typeof keyward.webhooks.deliveries>>["data"] = [];
+      await waitUntil(
+        async () => {
+          data = (await keyward.webhooks.deliveries({ endpointId: "flaky" })).data;
+          return data[0]?.status === "delivered";
+        },
+        5_000,
+        "the delivery to be recorded",
+      );
       expect(data).toEqual([
         expect.objectContaining({
           eventId,

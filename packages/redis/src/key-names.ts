@@ -17,7 +17,7 @@
  * | `<prefix>{keys}:events:key:<keyId>` | a key's events, likewise |
  * | `<prefix>{keys}:event-once:<onceKey>` | a once-key of appended events: held until its value (ms), with a TTL to then |
  * | `<prefix>{keys}:webhooks:undispatched` | events not yet turned into webhook deliveries (`<time>:<id>`, by lex) |
- * | `<prefix>{keys}:webhooks:due` | pending deliveries by the time they are due (or their lease ends) |
+ * | `<prefix>{keys}:webhooks:due:<endpointId>` | an endpoint's pending deliveries by the time they are due (or their lease ends) |
  * | `<prefix>{keys}:webhooks:delivery:<id>` | a webhook delivery (a hash) |
  * | `<prefix>{keys}:webhooks:list:<all\|pending\|delivered\|dead>` | deliveries as `<time>:<id>`, by lex |
  *
@@ -65,7 +65,8 @@ export interface KeyNames {
   eventOnce(onceKey: string): string;
   webhooks: {
     undispatched: string;
-    due: string;
+    /** `duePrefix + endpointId`: that endpoint's pending deliveries, scored by when they are due. */
+    duePrefix: string;
     /** `deliveryPrefix + id` is a delivery's hash. */
     deliveryPrefix: string;
     /** `listPrefix + status` (or `all`) lists deliveries. */
@@ -104,7 +105,7 @@ export function keyNames(prefix: string): KeyNames {
     eventOnce: (onceKey) => `${prefix}{keys}:event-once:${onceKey}`,
     webhooks: {
       undispatched: `${prefix}{keys}:webhooks:undispatched`,
-      due: `${prefix}{keys}:webhooks:due`,
+      duePrefix: `${prefix}{keys}:webhooks:due:`,
       deliveryPrefix: `${prefix}{keys}:webhooks:delivery:`,
       listPrefix: `${prefix}{keys}:webhooks:list:`,
     },

@@ -66,9 +66,14 @@ export function memoryWebhookOutbox(
       return taken.length;
     },
 
-    async claim({ now, leaseMs, limit, lease }) {
+    async claim({ now, leaseMs, limit, lease, endpointIds }) {
       const due = [...deliveries.values()]
-        .filter((d) => d.status === "pending" && (d.nextAttemptAt ?? 0) <= now)
+        .filter(
+          (d) =>
+            d.status === "pending" &&
+            (d.nextAttemptAt ?? 0) <= now &&
+            endpointIds.includes(d.endpointId),
+        )
         .sort((a, b) => (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0))
         .slice(0, limit);
       const claimed: ClaimedWebhookDelivery[] = [];

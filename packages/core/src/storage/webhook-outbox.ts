@@ -73,7 +73,9 @@ export interface WebhookDeliveryQuery {
  * - `dispatch(routes, limit, now)` turns up to `limit` undispatched events into one `pending` delivery
  *   per matching route (due at `now`) and clears their marks, atomically per call; safe on several
  *   instances at once (each event is dispatched once). Resolves with how many events it took.
- * - `claim({ now, leaseMs, limit, lease })` takes up to `limit` pending deliveries due at `now`,
+ * - `claim({ now, leaseMs, limit, lease, endpointIds })` takes up to `limit` pending deliveries
+ *   to the given endpoints due at `now` (an instance claims only what it can send: during a
+ *   rolling deploy that adds an endpoint, older instances leave its deliveries to newer ones),
  *   atomically: each gets one more attempt, `nextAttemptAt = now + leaseMs`, and the `lease` token,
  *   so no other claim takes it until the lease ends. A delivery whose event was pruned is left out.
  * - `settle(id, lease, outcome)` records an attempt's end only while `lease` is still the
@@ -90,6 +92,7 @@ export interface WebhookOutbox {
     leaseMs: number;
     limit: number;
     lease: string;
+    endpointIds: readonly string[];
   }): Promise<ClaimedWebhookDelivery[]>;
   settle(id: string, lease: string, outcome: WebhookAttemptOutcome): Promise<boolean>;
   list(query: WebhookDeliveryQuery): Promise<StoredWebhookDelivery[]>;

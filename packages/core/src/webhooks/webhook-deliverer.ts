@@ -80,6 +80,7 @@ export function webhookDeliverer(
       { url: endpoint.url, signer: webhookSigner(endpoint.secret) as WebhookSigner },
     ]),
   );
+  const endpointIds = config.endpoints.map((endpoint) => endpoint.id);
   const routes: WebhookRoute[] = config.endpoints.map((endpoint) => ({
     endpointId: endpoint.id,
     ...(endpoint.types ? { types: [...endpoint.types] } : {}),
@@ -170,7 +171,7 @@ export function webhookDeliverer(
     for (;;) {
       const lease = randomBase62(24, random);
       const claimed = await store(
-        () => outbox.claim({ now: clock.now(), leaseMs, limit: claimBatch, lease }),
+        () => outbox.claim({ now: clock.now(), leaseMs, limit: claimBatch, lease, endpointIds }),
         "claiming deliveries",
       );
       const settled = await Promise.allSettled(claimed.map((one) => attempt(one, lease, summary)));

@@ -82,6 +82,7 @@ export function postgresWebhookOutbox(client: PostgresClient, { tables }: Naming
     claim: `WITH due AS (
         SELECT id FROM ${deliveries}
         WHERE status = 'pending' AND next_attempt_at <= ${fromEpochMs("$1")}
+          AND endpoint_id IN (SELECT jsonb_array_elements_text($5::text::jsonb))
         ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED
       ), claimed AS (
         UPDATE ${deliveries} d SET attempts = d.attempts + 1,
@@ -129,7 +130,7 @@ export function postgresWebhookOutbox(client: PostgresClient, { tables }: Naming
       return Number(row?.taken ?? 0);
     },
 
-    async claim({ now, leaseMs, limit, lease }) {
+    async claim({ now, leaseMs, limit, lease, endpointIds }) {
       const rows = await queryRows<
         DeliveryRow & {
           e_type: string;
@@ -140,7 +141,13 @@ export function postgresWebhookOutbox(client: PostgresClient, { tables }: Naming
           e_actor: string;
           e_data: string;
         }
-      >(client, sql.claim, [epochMsParam(now, "now"), Math.ceil(leaseMs), limit, lease]);
+      >(client, sql.claim, [
+        epochMsParam(now, "now"),
+        Math.ceil(leaseMs),
+        limit,
+        lease,
+        JSON.stringify(endpointIds),
+      ]);
       return rows.map(
         (row): ClaimedWebhookDelivery => ({
           delivery: toDelivery(row),

@@ -118,13 +118,14 @@ export function redisEventLog(
         const deleted = Number(
           await run(
             pruneEventsScript,
-            [names.allEvents, names.webhooks.undispatched, names.webhooks.due],
+            [names.allEvents, names.webhooks.undispatched],
             [
               `(${timeText(before)}:`,
               String(batch),
               names.eventRecordPrefix,
               names.webhooks.deliveryPrefix,
               names.webhooks.listPrefix,
+              names.webhooks.duePrefix,
             ],
           ),
         );

@@ -67,9 +67,9 @@ return found
 );
 
 /**
- * KEYS[1] every event, KEYS[2] the undispatched set, KEYS[3] the due set; ARGV[1] the exclusive
- * upper bound (`(<time>:`), ARGV[2] the most to delete, ARGV[3] the event hash prefix, ARGV[4] the
- * delivery hash prefix, ARGV[5] the delivery listings' prefix. Deletes the oldest events before
+ * KEYS[1] every event, KEYS[2] the undispatched set; ARGV[1] the exclusive upper bound
+ * (`(<time>:`), ARGV[2] the most to delete, ARGV[3] the event hash prefix, ARGV[4] the delivery
+ * hash prefix, ARGV[5] the delivery listings' prefix, ARGV[6] the due sets' prefix. Deletes the oldest events before
  * the bound, from every set that lists them, with their outbox marks and their webhook
  * deliveries, and answers how many.
  */
@@ -87,8 +87,9 @@ for _, member in ipairs(members) do
   if deliveries then
     local time = string.sub(member, 1, string.find(member, ':', 1, true) - 1)
     for id in string.gmatch(deliveries, '%S+') do
+      local endpoint = redis.call('HGET', ARGV[4] .. id, 'endpointId')
+      if endpoint then redis.call('ZREM', ARGV[6] .. endpoint, id) end
       redis.call('DEL', ARGV[4] .. id)
-      redis.call('ZREM', KEYS[3], id)
       for _, list in ipairs({ 'all', 'pending', 'delivered', 'dead' }) do
         redis.call('ZREM', ARGV[5] .. list, time .. ':' .. id)
       end

@@ -58,12 +58,7 @@ export function redisWebhookOutbox(
       return Number(
         await run(
           dispatchScript,
-          [
-            webhooks.undispatched,
-            webhooks.due,
-            `${webhooks.listPrefix}all`,
-            `${webhooks.listPrefix}pending`,
-          ],
+          [webhooks.undispatched, `${webhooks.listPrefix}all`, `${webhooks.listPrefix}pending`],
           [
             String(limit),
             String(now),
@@ -77,15 +72,17 @@ export function redisWebhookOutbox(
             ),
             names.eventRecordPrefix,
             webhooks.deliveryPrefix,
+            webhooks.duePrefix,
           ],
         ),
       );
     },
 
-    async claim({ now, leaseMs, limit, lease }) {
+    async claim({ now, leaseMs, limit, lease, endpointIds }) {
+      if (endpointIds.length === 0) return [];
       const flat = (await run(
         claimScript,
-        [webhooks.due],
+        endpointIds.map((endpointId) => webhooks.duePrefix + endpointId),
         [
           String(now),
           String(Math.ceil(leaseMs)),
@@ -108,7 +105,7 @@ export function redisWebhookOutbox(
     async settle(id, lease, outcome) {
       const recorded = await run(
         settleScript,
-        [webhooks.due],
+        [webhooks.deliveryPrefix + id],
         [
           id,
           lease,
@@ -117,7 +114,7 @@ export function redisWebhookOutbox(
           outcome.responseStatus === null ? "" : String(outcome.responseStatus),
           outcome.status === "delivered" ? "" : outcome.error,
           String(outcome.at),
-          webhooks.deliveryPrefix,
+          webhooks.duePrefix,
           webhooks.listPrefix,
         ],
       );
@@ -150,8 +147,8 @@ export function redisWebhookOutbox(
     async redeliver(id, now) {
       const json = await run(
         redeliverScript,
-        [webhooks.due],
-        [id, String(now), webhooks.deliveryPrefix, webhooks.listPrefix],
+        [webhooks.deliveryPrefix + id],
+        [id, String(now), webhooks.duePrefix, webhooks.listPrefix],
       );
       return typeof json === "string" ? toDelivery(json) : undefined;
     },

@@ -83,8 +83,15 @@ export function webhookOutboxSuite<S extends KeywardStore>(options: StorageSuite
     ) => {
       const mine = [];
       for (;;) {
-        const claimed = await outbox.claim({ now, leaseMs, limit: 50, lease });
-        mine.push(...claimed.filter((one) => endpoints.includes(one.delivery.endpointId)));
+        const claimed = await outbox.claim({
+          now,
+          leaseMs,
+          limit: 50,
+          lease,
+          endpointIds: endpoints,
+        });
+        expect(claimed.every((one) => endpoints.includes(one.delivery.endpointId))).toBe(true);
+        mine.push(...claimed);
         if (claimed.length < 50) return mine;
       }
     };
@@ -196,6 +203,15 @@ export function webhookOutboxSuite<S extends KeywardStore>(options: StorageSuite
       await Promise.all(
         [1, 2, 3].map(() => dispatchAll(keys.events.outbox, [{ endpointId: endpoint }], now)),
       );
+      // A claim for other endpoints never takes these (an instance claims what it can send).
+      const elsewhere = await keys.events.outbox.claim({
+        now,
+        leaseMs: 60_000,
+        limit: 1000,
+        lease: "elsewhere",
+        endpointIds: [endpointId("other")],
+      });
+      expect(elsewhere).toEqual([]);
       const claims = await Promise.all(
         ["a", "b", "c", "d"].map((lease) =>
           claimAll(keys.events.outbox, now, `lease-${lease}`, [endpoint]),
