@@ -47,12 +47,13 @@ export type { ValidationIssue } from "./errors/validation-issue.js";
 export type {
   EventActor,
   EventDataByType,
+  EventKeyLimits,
   EventType,
   KeywardEvent,
   StoredEvent,
 } from "./events/event.js";
 export type { OnEvent } from "./events/event-hook.js";
-export type { EventsConfig } from "./events/events-config.js";
+export type { EventsConfig, ExpiringEventsConfig } from "./events/events-config.js";
 export type { KeywardConfig } from "./keyward/config.js";
 export { createKeyward, type Keyward } from "./keyward/create-keyward.js";
 export type {

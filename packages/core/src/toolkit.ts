@@ -85,6 +85,7 @@ export { rateLimitAlgorithms, stepRateLimit } from "./rate-limit/index.js";
 export type { RateLimitAlgorithm, RateLimitState, RateLimitStep } from "./rate-limit/types.js";
 export { createScopeRegistry, type ScopeRegistry } from "./scopes/scope-registry.js";
 export { compareCodeUnits } from "./storage/code-unit-order.js";
+export { pageOfExpiringKeys, soonestExpiryFirst } from "./storage/expiring-order.js";
 export { frozenKey } from "./storage/frozen-key.js";
 export { newestKeyFirst, pageOfKeys } from "./storage/key-order.js";
 export {

@@ -16,6 +16,8 @@
  * | `<prefix>{keys}:events:owner:<type>:<id>` | an owner's events, likewise |
  * | `<prefix>{keys}:events:key:<keyId>` | a key's events, likewise |
  * | `<prefix>{keys}:event-once:<onceKey>` | a once-key of appended events: held until its value (ms), with a TTL to then |
+ * | `<prefix>{keys}:expiring` | the ids of keys with an expiry, not revoked, scored by `expiresAt` (`listExpiring`) |
+ * | `<prefix>{keys}:expiring-indexed` | set once every record written before that index existed is in it |
  * | `<prefix>{keys}:webhooks:undispatched` | events not yet turned into webhook deliveries (`<time>:<id>`, by lex) |
  * | `<prefix>{keys}:webhooks:due:<endpointId>` | an endpoint's pending deliveries by the time they are due (or their lease ends) |
  * | `<prefix>{keys}:webhooks:delivery:<id>` | a webhook delivery (a hash) |
@@ -63,6 +65,12 @@ export interface KeyNames {
   keyEvents(keyId: string): string;
   /** The marker of a once-key (`AppendedEvent.once`). */
   eventOnce(onceKey: string): string;
+  /** Key ids with an expiry, scored by it. */
+  expiringKeys: string;
+  /** Present once the records stored before `expiringKeys` existed have been indexed. */
+  expiringIndexed: string;
+  /** A `SCAN MATCH` pattern of every key record (the prefix's glob characters escaped). */
+  keyRecordPattern: string;
   webhooks: {
     undispatched: string;
     /** `duePrefix + endpointId`: that endpoint's pending deliveries, scored by when they are due. */
@@ -103,6 +111,9 @@ export function keyNames(prefix: string): KeyNames {
     ownerEvents: (owner) => `${prefix}{keys}:events:owner:${owner.type}:${owner.id}`,
     keyEvents: (keyId) => `${prefix}{keys}:events:key:${keyId}`,
     eventOnce: (onceKey) => `${prefix}{keys}:event-once:${onceKey}`,
+    expiringKeys: `${prefix}{keys}:expiring`,
+    expiringIndexed: `${prefix}{keys}:expiring-indexed`,
+    keyRecordPattern: `${keyRecordPrefix.replace(/[*?[\]\\]/g, "\\$&")}*`,
     webhooks: {
       undispatched: `${prefix}{keys}:webhooks:undispatched`,
       duePrefix: `${prefix}{keys}:webhooks:due:`,

@@ -37,7 +37,11 @@ describe("redisStore on a 3-node Redis Cluster (ioredis Cluster)", () => {
   describeStorageConformance<Store>("redis cluster", {
     createStore() {
       const prefix = testPrefix("cluster");
-      return { ...redisStore({ client, prefix, keys: true, timeoutMs: 2_000 }), prefix };
+      // On the caller's clock, as in conformance.test.ts: the suite's time-based section uses a fake one.
+      return {
+        ...redisStore({ client, prefix, keys: true, timeoutMs: 2_000, time: "caller" }),
+        prefix,
+      };
     },
     async closeStore(store) {
       await store.close();

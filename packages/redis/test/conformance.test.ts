@@ -41,7 +41,9 @@ describe.skipIf(!redisAvailable).each(Object.keys(drivers) as (keyof typeof driv
       createStore() {
         const prefix = testPrefix(driver);
         prefixes.push(prefix);
-        const store = redisStore({ client, prefix, keys: true, timeoutMs: 2_000 });
+        // Layers stepped on the caller's clock, as every other store does: the suite's
+        // time-based section runs on a fake clock (quota periods that end, expiries that come).
+        const store = redisStore({ client, prefix, keys: true, timeoutMs: 2_000, time: "caller" });
         return { ...store, prefix };
       },
       probe: {

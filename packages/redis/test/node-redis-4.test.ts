@@ -37,7 +37,14 @@ describe.skipIf(!redisAvailable)("redisStore on node-redis 4", () => {
     createStore() {
       const prefix = testPrefix("node-redis-4");
       prefixes.push(prefix);
-      const store = redisStore({ client: asClient, prefix, keys: true, timeoutMs: 2_000 });
+      // On the caller's clock, as in conformance.test.ts: the suite's time-based section uses a fake one.
+      const store = redisStore({
+        client: asClient,
+        prefix,
+        keys: true,
+        timeoutMs: 2_000,
+        time: "caller",
+      });
       return { ...store, prefix };
     },
     probe: {

@@ -5,7 +5,7 @@
  * commands in that release's layout, not through the store, so the test keeps holding when the
  * store changes.
  */
-import { createKeyward, memoryStore } from "@keyward/core";
+import { createKeyward, manualClock, memoryStore } from "@keyward/core";
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
@@ -231,5 +231,74 @@ describe.skipIf(!redisAvailable)("a Redis database the previous release wrote", 
     });
     await keyward.close();
     await store.close();
+  });
+
+  it("finds keys stored before the expiring-keys index: key.expiring fires for them once", async () => {
+    const own = testPrefix("upgrade-expiring");
+    const now = Date.UTC(2026, 5, 1);
+    const day = 86_400_000;
+    // Records as the previous release's create script left them: no expiring-keys index.
+    const old = async (name: string, fields: Record<string, string>) => {
+      const id = `key_${name}`.padEnd(28, "0");
+      const hash = crypto.randomUUID().replaceAll("-", "").repeat(2);
+      await client.hset(`${own}{keys}:id:${id}`, {
+        id,
+        ownerId: "initech",
+        name: "old key",
+        scopes: '["profile:read"]',
+        tier: "pro",
+        secretHash: hash,
+        hint: "sk_live_…abcd",
+        createdAt: String(now - 30 * day),
+        ownerTier: "pro",
+        ...fields,
+      });
+      await client.set(`${own}{keys}:hash:${hash}`, id);
+      await client.sadd(`${own}{keys}:owner:initech`, id);
+    };
+    await old("oldSoon", { expiresAt: String(now + 2 * day) });
+    await old("oldLater", { expiresAt: String(now + 20 * day) });
+    await old("oldRevoked", {
+      expiresAt: String(now + day),
+      revokedAt: String(now - day),
+    });
+    await old("oldForever", {});
+    expect(await client.exists(`${own}{keys}:expiring`)).toBe(0);
+
+    const store = redisStore({ client, prefix: own, keys: true, timeoutMs: 2_000 });
+    const memory = memoryStore();
+    const clock = manualClock(now);
+    const keyward = createKeyward({
+      store: { keys: store.keys!, usage: memory.usage, rateLimits: memory.rateLimits },
+      scopes: { "profile:read": "Read profiles" },
+      tiers: { pro: { rateLimit: { limit: 60, window: "1m" } } },
+      jwt: false,
+      clock,
+      events: { pruneIntervalMs: false, expiring: { scanIntervalMs: false } },
+    });
+    expect(await keyward.events.scanExpiring()).toEqual({ written: 1 });
+    expect(await keyward.events.scanExpiring()).toEqual({ written: 0 });
+    const { data } = await keyward.events.list({ owner: "initech", types: ["key.expiring"] });
+    expect(data.map((event) => [event.keyId, event.data])).toEqual([
+      ["key_oldSoon".padEnd(28, "0"), { expiresAt: new Date(now + 2 * day).toISOString() }],
+    ]);
+    // Indexed once, with a marker: the old records with an expiry that are not revoked, by expiry.
+    expect(await client.zrange(`${own}{keys}:expiring`, 0, -1, "WITHSCORES")).toEqual([
+      "key_oldSoon".padEnd(28, "0"),
+      String(now + 2 * day),
+      "key_oldLater".padEnd(28, "0"),
+      String(now + 20 * day),
+    ]);
+    expect(await client.exists(`${own}{keys}:expiring-indexed`)).toBe(1);
+    // Revoking an old key takes it out of the index.
+    await keyward.keys.revoke("initech", "key_oldLater".padEnd(28, "0"));
+    expect(await client.zrange(`${own}{keys}:expiring`, 0, -1)).toEqual([
+      "key_oldSoon".padEnd(28, "0"),
+    ]);
+    clock.advance(15 * day);
+    expect(await keyward.events.scanExpiring()).toEqual({ written: 0 });
+    await keyward.close();
+    await store.close();
+    await deletePrefix(client, own);
   });
 });

@@ -453,9 +453,9 @@ export interface components {
                 resetsAt: string;
             };
         };
-        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked. Never a secret or a hash. More types will come: ignore those you do not know. */
+        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked, key.expiring, quota.threshold, credits.exhausted. Never a secret or a hash. More types will come: ignore those you do not know. */
         Event: {
-            /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
             actor: {
                 id: string;
                 /** @constant */
@@ -463,6 +463,9 @@ export interface components {
             } | {
                 /** @constant */
                 type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
             };
             /** @description Nothing beyond the event's own fields */
             data: Record<string, never>;
@@ -480,7 +483,7 @@ export interface components {
             /** @constant */
             type: "key.disabled";
         } | {
-            /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
             actor: {
                 id: string;
                 /** @constant */
@@ -488,6 +491,9 @@ export interface components {
             } | {
                 /** @constant */
                 type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
             };
             /** @description Nothing beyond the event's own fields */
             data: Record<string, never>;
@@ -505,7 +511,7 @@ export interface components {
             /** @constant */
             type: "key.enabled";
         } | {
-            /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
             actor: {
                 id: string;
                 /** @constant */
@@ -513,6 +519,9 @@ export interface components {
             } | {
                 /** @constant */
                 type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
             };
             /** @description Nothing beyond the event's own fields */
             data: Record<string, never>;
@@ -530,7 +539,7 @@ export interface components {
             /** @constant */
             type: "key.revoked";
         } | {
-            /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
             actor: {
                 id: string;
                 /** @constant */
@@ -538,12 +547,45 @@ export interface components {
             } | {
                 /** @constant */
                 type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
             };
             /** @description The fields the change set that differ from before, with their new values */
             data: {
                 changes: {
                     /** @description The new IP allowlist; null when it was removed */
                     allowedIps?: string[] | null;
+                    /** @description The key's new per-key limits; null when cleared */
+                    limits?: {
+                        /** @description Credits as granted */
+                        credits?: {
+                            remaining: number;
+                            refill?: {
+                                amount: number;
+                                /** @enum {unknown} */
+                                period: "day" | "month";
+                            };
+                        };
+                        /** @description The owner's shared allowance this key counts against; false: none */
+                        ownerRateLimit?: {
+                            limit: number;
+                            window: number | string;
+                            algorithm?: string;
+                        } | false;
+                        /** @description The owner's quota this key counts against; false: none */
+                        quota?: {
+                            limit: number;
+                            /** @enum {unknown} */
+                            period: "day" | "month";
+                        } | false;
+                        /** @description The per-key rate limit */
+                        rateLimit?: {
+                            limit: number;
+                            window: number | string;
+                            algorithm?: string;
+                        };
+                    } | null;
                     metadata?: {
                         [key: string]: unknown;
                     } | null;
@@ -565,7 +607,7 @@ export interface components {
             /** @constant */
             type: "key.updated";
         } | {
-            /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
             actor: {
                 id: string;
                 /** @constant */
@@ -573,6 +615,9 @@ export interface components {
             } | {
                 /** @constant */
                 type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
             };
             data: {
                 createdBy: string;
@@ -604,7 +649,7 @@ export interface components {
             /** @constant */
             type: "key.created";
         } | {
-            /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
             actor: {
                 id: string;
                 /** @constant */
@@ -612,6 +657,40 @@ export interface components {
             } | {
                 /** @constant */
                 type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
+            };
+            /** @description The key expires within the configured lead time; written once per key and expiry */
+            data: {
+                /** Format: date-time */
+                expiresAt: string;
+            };
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "key.expiring";
+        } | {
+            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
             };
             data: {
                 hint: string;
@@ -630,11 +709,79 @@ export interface components {
             };
             /** @constant */
             type: "key.rotated";
+        } | {
+            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
+            };
+            /** @description The owner's quota for the period reached 80 % or 100 %, by this key's request */
+            data: {
+                limit: number;
+                /** @enum {unknown} */
+                period: "day" | "month";
+                /** Format: date-time */
+                resetsAt: string;
+                /** @enum {unknown} */
+                threshold: 100 | 80;
+                /** @description Requests in the period, counting the one that crossed */
+                used: number;
+            };
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "quota.threshold";
+        } | {
+            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
+            };
+            /** @description The key's credits reached 0; refillsAt: when a refill sets them back, or null */
+            data: {
+                refillsAt: string | null;
+            };
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "credits.exhausted";
         };
         /** @description One page of the key's events, newest first */
         EventPage: {
             data: ({
-                /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
                 actor: {
                     id: string;
                     /** @constant */
@@ -642,6 +789,9 @@ export interface components {
                 } | {
                     /** @constant */
                     type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
                 };
                 /** @description Nothing beyond the event's own fields */
                 data: Record<string, never>;
@@ -659,7 +809,7 @@ export interface components {
                 /** @constant */
                 type: "key.disabled";
             } | {
-                /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
                 actor: {
                     id: string;
                     /** @constant */
@@ -667,6 +817,9 @@ export interface components {
                 } | {
                     /** @constant */
                     type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
                 };
                 /** @description Nothing beyond the event's own fields */
                 data: Record<string, never>;
@@ -684,7 +837,7 @@ export interface components {
                 /** @constant */
                 type: "key.enabled";
             } | {
-                /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
                 actor: {
                     id: string;
                     /** @constant */
@@ -692,6 +845,9 @@ export interface components {
                 } | {
                     /** @constant */
                     type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
                 };
                 /** @description Nothing beyond the event's own fields */
                 data: Record<string, never>;
@@ -709,7 +865,7 @@ export interface components {
                 /** @constant */
                 type: "key.revoked";
             } | {
-                /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
                 actor: {
                     id: string;
                     /** @constant */
@@ -717,12 +873,45 @@ export interface components {
                 } | {
                     /** @constant */
                     type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
                 };
                 /** @description The fields the change set that differ from before, with their new values */
                 data: {
                     changes: {
                         /** @description The new IP allowlist; null when it was removed */
                         allowedIps?: string[] | null;
+                        /** @description The key's new per-key limits; null when cleared */
+                        limits?: {
+                            /** @description Credits as granted */
+                            credits?: {
+                                remaining: number;
+                                refill?: {
+                                    amount: number;
+                                    /** @enum {unknown} */
+                                    period: "day" | "month";
+                                };
+                            };
+                            /** @description The owner's shared allowance this key counts against; false: none */
+                            ownerRateLimit?: {
+                                limit: number;
+                                window: number | string;
+                                algorithm?: string;
+                            } | false;
+                            /** @description The owner's quota this key counts against; false: none */
+                            quota?: {
+                                limit: number;
+                                /** @enum {unknown} */
+                                period: "day" | "month";
+                            } | false;
+                            /** @description The per-key rate limit */
+                            rateLimit?: {
+                                limit: number;
+                                window: number | string;
+                                algorithm?: string;
+                            };
+                        } | null;
                         metadata?: {
                             [key: string]: unknown;
                         } | null;
@@ -744,7 +933,7 @@ export interface components {
                 /** @constant */
                 type: "key.updated";
             } | {
-                /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
                 actor: {
                     id: string;
                     /** @constant */
@@ -752,6 +941,9 @@ export interface components {
                 } | {
                     /** @constant */
                     type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
                 };
                 data: {
                     createdBy: string;
@@ -783,7 +975,7 @@ export interface components {
                 /** @constant */
                 type: "key.created";
             } | {
-                /** @description Who made the change: a signed-in user, or the host's own code (operator) */
+                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
                 actor: {
                     id: string;
                     /** @constant */
@@ -791,6 +983,40 @@ export interface components {
                 } | {
                     /** @constant */
                     type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
+                };
+                /** @description The key expires within the configured lead time; written once per key and expiry */
+                data: {
+                    /** Format: date-time */
+                    expiresAt: string;
+                };
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "key.expiring";
+            } | {
+                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
                 };
                 data: {
                     hint: string;
@@ -809,6 +1035,74 @@ export interface components {
                 };
                 /** @constant */
                 type: "key.rotated";
+            } | {
+                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
+                };
+                /** @description The owner's quota for the period reached 80 % or 100 %, by this key's request */
+                data: {
+                    limit: number;
+                    /** @enum {unknown} */
+                    period: "day" | "month";
+                    /** Format: date-time */
+                    resetsAt: string;
+                    /** @enum {unknown} */
+                    threshold: 100 | 80;
+                    /** @description Requests in the period, counting the one that crossed */
+                    used: number;
+                };
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "quota.threshold";
+            } | {
+                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
+                };
+                /** @description The key's credits reached 0; refillsAt: when a refill sets them back, or null */
+                data: {
+                    refillsAt: string | null;
+                };
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "credits.exhausted";
             })[];
             /** @description Pass as `cursor` for the next page; null after the last */
             nextCursor: string | null;
@@ -1480,7 +1774,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; omitted for the first. */
                 cursor?: string;
                 /** @description Only events of these types: repeat the parameter, or separate types with commas. */
-                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked")[];
+                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked" | "key.expiring" | "quota.threshold" | "credits.exhausted")[];
             };
             header?: never;
             path: {

@@ -51,6 +51,15 @@ export interface EventsApi {
    * own (`pruneIntervalMs: false`). Resolves with how many were deleted.
    */
   prune(): Promise<{ pruned: number }>;
+  /**
+   * Looks for keys that expire within `events.expiring.leadTimeMs` now and writes their
+   * `key.expiring` (each key and expiry once, across instances), for hosts that scan on a schedule
+   * of their own (`expiring: { scanIntervalMs: false }`, a cron job, a scheduled Worker). Resolves
+   * with how many events this call wrote. Throws a `TypeError` with `expiring: false`.
+   * @example
+   * export default { scheduled: () => keyward.events.scanExpiring() };
+   */
+  scanExpiring(): Promise<{ written: number }>;
 }
 
 /** The endpoint's query, as text from the URL. */
@@ -81,7 +90,7 @@ export function createEventsApi(ctx: KeywardContext, keys: InternalKeysApi): Int
   ): Promise<EventPage> => {
     // The keys listing's cursor format, a time and an id, read here as `occurredAt` and event id.
     const position = after === undefined || after === null ? undefined : decodeListCursor(after);
-    events.retention.start();
+    events.start();
     let found: Awaited<ReturnType<EventsRuntime["log"]["list"]>>;
     try {
       // One more than the page: whether it exists says if there is a next page, without a count.
@@ -130,6 +139,20 @@ export function createEventsApi(ctx: KeywardContext, keys: InternalKeysApi): Int
       const events = running();
       try {
         return { pruned: await events.retention.prune() };
+      } catch (error) {
+        throw internalError(error);
+      }
+    },
+
+    async scanExpiring() {
+      const expiry = running().expiry;
+      if (!expiry) {
+        throw new TypeError(
+          "Keyward: `key.expiring` is off (`events.expiring: false`); remove that option to scan for expiring keys",
+        );
+      }
+      try {
+        return { written: await expiry.scan() };
       } catch (error) {
         throw internalError(error);
       }

@@ -274,6 +274,8 @@ export function createVerify(ctx: KeywardContext) {
             const error = layerRefusal(layered, plan.layers, headers);
             return { ok: false, error, rateLimit: decision, headers };
           }
+          // Only an admitted request spent anything, so only it can cross a threshold. Not awaited.
+          ctx.events?.usage(key, plan.owner, plan.layers, layered.layers, now);
         }
       }
       const required = options.scopes;

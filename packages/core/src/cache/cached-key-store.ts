@@ -284,6 +284,7 @@ export function cachedKeyStore(
 
     findById: (id) => inner.findById(id),
     listByOwner: (owner, options) => inner.listByOwner(owner, options),
+    ...(inner.listExpiring ? { listExpiring: inner.listExpiring.bind(inner) } : {}),
 
     async create(key, events) {
       await inner.create(key, events);

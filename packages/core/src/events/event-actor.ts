@@ -10,3 +10,6 @@ export const operatorActor: EventActor = Object.freeze({ type: "operator" });
 export function userActor(caller: Extract<Principal, { kind: "user" }>): EventActor {
   return { type: "user", id: caller.userId };
 }
+
+/** Keyward itself: time- and usage-based events. */
+export const systemActor: EventActor = Object.freeze({ type: "system" });

@@ -5,6 +5,7 @@
  * hash: only ids, names, hints and the values a change set.
  */
 
+import type { CalendarPeriod, CreditsConfig, KeyLimits } from "../limits/types.js";
 import type { Owner } from "../organizations/owner.js";
 import type { KeyMetadata } from "../storage/key-store.js";
 
@@ -16,7 +17,17 @@ import type { KeyMetadata } from "../storage/key-store.js";
  *   user. Later event types may add actor types (the system, a secret scanner): treat an unknown
  *   `type` as "someone else".
  */
-export type EventActor = { type: "user"; id: string } | { type: "operator" };
+export type EventActor =
+  | { type: "user"; id: string }
+  | { type: "operator" }
+  /** Keyward itself: time- and usage-based events (`key.expiring`, `quota.threshold`, `credits.exhausted`). */
+  | { type: "system" };
+
+/**
+ * A key's per-key limits as an event shows them: `KeyLimits` with credits as granted (`remaining`
+ * and `refill`), without the store's bookkeeping of when.
+ */
+export type EventKeyLimits = Omit<KeyLimits, "credits"> & { credits?: CreditsConfig };
 
 /** What each event type carries in `data`. Times are ISO 8601 UTC strings. */
 export interface EventDataByType {
@@ -49,17 +60,31 @@ export interface EventDataByType {
       metadata?: KeyMetadata | null;
       /** A new IP allowlist, or null when it was removed. */
       allowedIps?: string[] | null;
+      /** The key's per-key limits after an operator's `keys.update({ limits })`, or null when cleared. */
+      limits?: EventKeyLimits | null;
     };
   };
   "key.disabled": Record<string, never>;
   "key.enabled": Record<string, never>;
   "key.revoked": Record<string, never>;
+  /** The key expires within the lead time (`events.expiring.leadTimeMs`) and is not revoked. */
+  "key.expiring": { expiresAt: string };
+  /**
+   * The owner's quota for the period reached `threshold` percent (80, then 100), by a request of
+   * `keyId`. `used` counts that request; `resetsAt` is when the period ends.
+   */
+  "quota.threshold": {
+    threshold: 80 | 100;
+    limit: number;
+    used: number;
+    period: CalendarPeriod;
+    resetsAt: string;
+  };
+  /** The key's credits reached 0. `refillsAt`: when a refill sets them back, null without one. */
+  "credits.exhausted": { refillsAt: string | null };
 }
 
-/**
- * Every event type written today. `key.expiring`, `key.leaked`, `quota.threshold` and
- * `credits.exhausted` are planned: a consumer should ignore types it does not know.
- */
+/** Every event type written today. More may come: a consumer should ignore types it does not know. */
 export type EventType = keyof EventDataByType;
 
 export const eventTypes: readonly EventType[] = [
@@ -69,6 +94,9 @@ export const eventTypes: readonly EventType[] = [
   "key.disabled",
   "key.enabled",
   "key.revoked",
+  "key.expiring",
+  "quota.threshold",
+  "credits.exhausted",
 ];
 
 export function isEventType(value: unknown): value is EventType {

@@ -16,22 +16,42 @@ export interface EventsConfig {
    * timer; call `keyward.events.prune()` yourself (a cron job, a scheduled Worker).
    */
   pruneIntervalMs?: number | false;
+  /**
+   * `key.expiring`: written once per key and expiry when a key that is not revoked comes within
+   * `leadTimeMs` of its expiry (default 7 days). Each instance looks every `scanIntervalMs` (default
+   * one hour; `false`: only when `keyward.events.scanExpiring()` is called, from a cron job or a
+   * scheduled Worker). `false` turns `key.expiring` off. Needs a key store with `listExpiring`.
+   */
+  expiring?: ExpiringEventsConfig | false;
+}
+
+export interface ExpiringEventsConfig {
+  /** How long before a key's expiry its `key.expiring` is written, in ms. Default 7 days. */
+  leadTimeMs?: number;
+  /** How often this instance looks for expiring keys, in ms; default one hour. `false`: never on a timer. */
+  scanIntervalMs?: number | false;
 }
 
 export const defaultRetainDays = 90;
 export const defaultPruneIntervalMs = 60 * 60 * 1000;
+export const defaultExpiringLeadTimeMs = 7 * 24 * 60 * 60 * 1000;
+export const defaultExpiryScanIntervalMs = 60 * 60 * 1000;
 /** The most days `retainDays` takes: about 100 years, far inside what a Date holds. */
 const maxRetainDays = 36_500;
 
 /** Throws a `TypeError` naming the option for anything `events` should not be. */
-export function checkEventsConfig(events: unknown, storeHasEvents: boolean): void {
+export function checkEventsConfig(
+  events: unknown,
+  storeHasEvents: boolean,
+  storeListsExpiring = true,
+): void {
   if (events === undefined || events === false) return;
   if (typeof events !== "object" || events === null || Array.isArray(events)) {
     throw new TypeError(
       "Keyward: `events` must be an object like { retainDays: 90, onEvent(event) {} }, or false",
     );
   }
-  const { retainDays, onEvent, pruneIntervalMs } = events as EventsConfig;
+  const { retainDays, onEvent, pruneIntervalMs, expiring } = events as EventsConfig;
   if (
     retainDays !== undefined &&
     !(Number.isInteger(retainDays) && retainDays >= 1 && retainDays <= maxRetainDays)
@@ -52,9 +72,40 @@ export function checkEventsConfig(events: unknown, storeHasEvents: boolean): voi
       `Keyward: \`events.pruneIntervalMs\` must be a positive number of ms or false, got ${JSON.stringify(pruneIntervalMs)}`,
     );
   }
+  checkExpiringConfig(expiring, storeListsExpiring);
   if (!storeHasEvents) {
     throw new TypeError(
       "Keyward: `events` is configured, but the key store cannot write events together with its changes (its `keys` has no `events`). Use memoryStore(), postgresStore() or redisStore() for keys (with migrations applied), or remove `events`.",
+    );
+  }
+}
+
+function checkExpiringConfig(expiring: unknown, storeListsExpiring: boolean): void {
+  if (expiring === undefined || expiring === false) return;
+  if (typeof expiring !== "object" || expiring === null || Array.isArray(expiring)) {
+    throw new TypeError(
+      "Keyward: `events.expiring` must be an object like { leadTimeMs, scanIntervalMs }, or false",
+    );
+  }
+  const { leadTimeMs, scanIntervalMs } = expiring as ExpiringEventsConfig;
+  if (leadTimeMs !== undefined && !(Number.isSafeInteger(leadTimeMs) && leadTimeMs > 0)) {
+    throw new TypeError(
+      `Keyward: \`events.expiring.leadTimeMs\` must be a positive whole number of ms, got ${JSON.stringify(leadTimeMs)}`,
+    );
+  }
+  if (
+    scanIntervalMs !== undefined &&
+    scanIntervalMs !== false &&
+    !(Number.isFinite(scanIntervalMs) && scanIntervalMs > 0)
+  ) {
+    throw new TypeError(
+      `Keyward: \`events.expiring.scanIntervalMs\` must be a positive number of ms or false, got ${JSON.stringify(scanIntervalMs)}`,
+    );
+  }
+  // Asked for explicitly: a store that cannot list expiring keys would silently write none.
+  if (!storeListsExpiring) {
+    throw new TypeError(
+      "Keyward: `events.expiring` is configured, but the key store cannot list expiring keys (`listExpiring`). Use memoryStore(), postgresStore() or redisStore() for keys, or set `events.expiring: false`.",
     );
   }
 }

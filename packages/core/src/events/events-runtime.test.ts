@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
 import { memoryEventLog } from "../memory/memory-event-log.js";
+import { memoryKeyStore } from "../memory/memory-key-store.js";
 import { cryptoRandom } from "../random.js";
 import type { KeywardEvent, StoredEvent } from "./event.js";
 import { eventsRuntime } from "./events-runtime.js";
@@ -26,9 +27,9 @@ describe("eventsRuntime.append", () => {
     const heard: KeywardEvent[] = [];
     const log = memoryEventLog();
     const runtime = eventsRuntime(
-      { pruneIntervalMs: false, onEvent: (event) => void heard.push(event) },
+      { pruneIntervalMs: false, expiring: false, onEvent: (event) => void heard.push(event) },
       log,
-      { clock, random: cryptoRandom, reportFailure() {} },
+      { keys: memoryKeyStore(), clock, random: cryptoRandom, reportFailure() {} },
     );
     const once = { key: "expiring:key_a", until: start + 1_000 };
     expect(await runtime.append([{ event: revokedEvent("evt_1"), once }])).toHaveLength(1);

@@ -4,9 +4,16 @@
  * earlier that a concurrent change may have replaced, and never a secret or a hash.
  */
 import { isoTime } from "../api/key-record.js";
+import type { KeyLimits } from "../limits/types.js";
 import type { RandomSource } from "../random.js";
 import type { KeyUpdate, StoredKey } from "../storage/key-store.js";
-import type { EventActor, EventDataByType, EventType, StoredEvent } from "./event.js";
+import type {
+  EventActor,
+  EventDataByType,
+  EventKeyLimits,
+  EventType,
+  StoredEvent,
+} from "./event.js";
 import { generateEventId } from "./event-id.js";
 
 export interface KeyEventBuilder {
@@ -86,6 +93,9 @@ export function keyEventBuilder(random: RandomSource): KeyEventBuilder {
       ) {
         changed.allowedIps = changes.allowedIps === null ? null : [...changes.allowedIps];
       }
+      if (changes.limits !== undefined && !sameJson(changes.limits, key.limits ?? null)) {
+        changed.limits = changes.limits === null ? null : eventLimits(changes.limits);
+      }
       const events: StoredEvent[] = [];
       if (Object.keys(changed).length > 0) {
         events.push(event("key.updated", key, at, actor, { changes: changed }));
@@ -103,6 +113,14 @@ export function keyEventBuilder(random: RandomSource): KeyEventBuilder {
 
     revoked: (key, at, actor) => [event("key.revoked", key, at, actor, {})],
   };
+}
+
+/** The limits as an event shows them: credits as granted, without when (the store's bookkeeping). */
+function eventLimits(limits: KeyLimits): EventKeyLimits {
+  const { credits, ...layers } = structuredClone(limits);
+  if (!credits) return layers;
+  const { grantedAt: _grantedAt, ...granted } = credits;
+  return { ...layers, credits: granted };
 }
 
 /** Equal as JSON (scopes are lists, metadata objects); key order counts, which is conservative. */

@@ -61,7 +61,11 @@ export function checkConfig(config: KeywardConfig): void {
     );
   }
   checkEnvironmentsOption(config.environments, config.keyPrefix);
-  checkEventsConfig(config.events, store.keys.events !== undefined);
+  checkEventsConfig(
+    config.events,
+    store.keys.events !== undefined,
+    typeof store.keys.listExpiring === "function",
+  );
   checkWebhooksConfig(
     config.webhooks,
     config.events !== undefined && config.events !== false,

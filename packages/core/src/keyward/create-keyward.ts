@@ -221,7 +221,12 @@ export function createKeyward(config: KeywardConfig): Keyward {
         : failedLookupLimiter(config.failedLookups ?? {}, clock),
     events:
       config.events && config.store.keys.events
-        ? eventsRuntime(config.events, config.store.keys.events, { clock, random, reportFailure })
+        ? eventsRuntime(config.events, config.store.keys.events, {
+            keys: config.store.keys,
+            clock,
+            random,
+            reportFailure,
+          })
         : undefined,
   };
 
@@ -280,12 +285,24 @@ export function createKeyward(config: KeywardConfig): Keyward {
   });
 
   let closed: Promise<void> | undefined;
+  // The events' timers start with the first request rather than here: Workers refuse timers set
+  // outside a request, and createKeyward often runs at a module's top level.
+  let startTimers: (() => void) | undefined =
+    context.events &&
+    (() => {
+      startTimers = undefined;
+      context.events?.start();
+    });
   return {
     keys,
     events,
     webhooks,
-    verify: (authorization, options) => verify(authorization, options),
+    verify: (authorization, options) => {
+      startTimers?.();
+      return verify(authorization, options);
+    },
     authenticate: (request, options = {}) => {
+      startTimers?.();
       const route = options.route;
       const withMethod = route === undefined ? route : routeWithMethod(request.method, route);
       const session = config.session;
@@ -325,7 +342,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
     schemas: { createKey: context.createKeyBody as StandardSchemaV1<unknown, CreateKeyBody> },
     close: () => {
       closed ??= (async () => {
-        context.events?.retention.close();
+        await context.events?.close();
         await deliverer?.close();
         await usageRecorder.close();
         await config.store.close?.();

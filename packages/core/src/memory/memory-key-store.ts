@@ -1,5 +1,6 @@
 import type { StoredEvent } from "../events/event.js";
 import { ownerLabel, ownerOfKey } from "../organizations/owner.js";
+import { pageOfExpiringKeys } from "../storage/expiring-order.js";
 import { frozenKey } from "../storage/frozen-key.js";
 import { newestKeyFirst, pageOfKeys } from "../storage/key-order.js";
 import type { KeyRotation, KeyStore, KeyUpdate, StoredKey } from "../storage/key-store.js";
@@ -64,6 +65,11 @@ export function memoryKeyStore(): KeyStore & {
       const keys: StoredKey[] = [];
       for (const id of idsByOwner.get(ownerLabel(owner)) ?? []) keys.push(byId.get(id)!);
       return pageOfKeys(keys.sort(newestKeyFirst), options);
+    },
+
+    // A walk of every key: the memory store holds few, and the scan runs on a timer, not per request.
+    async listExpiring(query) {
+      return pageOfExpiringKeys(byId.values(), query);
     },
 
     async rotate(rotation: KeyRotation, changeEvents) {

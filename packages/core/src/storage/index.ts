@@ -4,6 +4,7 @@ export type {
 } from "../logging/store-failure-reporter.js";
 export type { AppendedEvent, EventListCursor, EventLog, EventQuery } from "./event-log.js";
 export type {
+  ExpiringKeysQuery,
   JsonValue,
   KeyListCursor,
   KeyMetadata,

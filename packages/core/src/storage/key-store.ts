@@ -102,6 +102,18 @@ export interface ListByOwnerOptions {
   after?: KeyListCursor;
 }
 
+/** Which keys `KeyStore.listExpiring` answers: a window of expiry times and a page of it. */
+export interface ExpiringKeysQuery {
+  /** Keys whose `expiresAt` is at least this (epoch ms)… */
+  from: number;
+  /** …and before this (exclusive). */
+  to: number;
+  /** At most this many keys. */
+  limit: number;
+  /** Only keys after this position in the order (a later expiry, or the same with a larger id). */
+  after?: { expiresAt: number; id: string };
+}
+
 /** The change a rotation makes: a compare-and-set on the current secret's hash. */
 export interface KeyRotation {
   id: string;
@@ -183,6 +195,14 @@ export interface KeyStore {
    * has it also sets `limits` in `update`, in the same atomic write as the other fields.
    */
   setLimits?(id: string, limits: KeyLimits | null): Promise<StoredKey | null>;
+  /**
+   * Optional: the keys that are not revoked and expire in `[from, to)`, soonest first (by
+   * `expiresAt`, then `id`, both ascending, ids compared by code unit), one page at a time. Read by
+   * an index, not a scan of every key: Keyward runs it on a timer on every instance to write
+   * `key.expiring`. Disabled keys are included (disabling is reversible). Without it, `key.expiring`
+   * is not written.
+   */
+  listExpiring?(query: ExpiringKeysQuery): Promise<StoredKey[]>;
   /**
    * Optional: the events this store writes with its changes, to read back and prune. Its presence
    * says the write methods honour their `events` argument; without it, `events` in Keyward's

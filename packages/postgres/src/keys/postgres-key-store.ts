@@ -64,6 +64,16 @@ export function postgresKeyStore(client: TransactionalClient, naming: Naming): K
     listByOwnerAfter: `SELECT ${keyColumns} FROM ${keys} WHERE owner_id = $1 AND owner_type = $2
       AND (created_at, id) < (${fromEpochMs("$4")}, $5)
       ORDER BY created_at DESC, id DESC LIMIT $3`,
+    // Read off the partial index of migration 12 (live keys with an expiry), in its order.
+    listExpiring: `SELECT ${keyColumns} FROM ${keys}
+      WHERE expires_at IS NOT NULL AND revoked_at IS NULL
+        AND expires_at >= ${fromEpochMs("$1")} AND expires_at < ${fromEpochMs("$2")}
+      ORDER BY expires_at, id LIMIT $3`,
+    listExpiringAfter: `SELECT ${keyColumns} FROM ${keys}
+      WHERE expires_at IS NOT NULL AND revoked_at IS NULL
+        AND (expires_at, id) > (${fromEpochMs("$4")}, $5) AND expires_at < ${fromEpochMs("$2")}
+        AND expires_at >= ${fromEpochMs("$1")}
+      ORDER BY expires_at, id LIMIT $3`,
     // Each field is set only when its flag is: one statement for every combination of changes.
     update: `UPDATE ${keys} SET
         name = CASE WHEN $2::boolean THEN $3 ELSE name END,
@@ -156,6 +166,18 @@ export function postgresKeyStore(client: TransactionalClient, naming: Naming): K
           changes.allowedIps == null ? null : JSON.stringify(changes.allowedIps),
         ]),
       ),
+
+    async listExpiring({ from, to, limit, after }) {
+      const window = [epochMsParam(from, "from"), epochMsParam(to, "to"), limit];
+      const rows = after
+        ? await queryRows<KeyRow>(client, sql.listExpiringAfter, [
+            ...window,
+            epochMsParam(after.expiresAt, "after.expiresAt"),
+            after.id,
+          ])
+        : await queryRows<KeyRow>(client, sql.listExpiring, window);
+      return rows.map(toStoredKey);
+    },
 
     rotate: async (rotation: KeyRotation, events) =>
       withEvents(events, (on) =>

@@ -206,6 +206,16 @@ export const migrations: readonly Migration[] = [
       `CREATE INDEX ${index("whd_event_idx")} ON ${tables.webhookDeliveries} (event_id)`,
     ],
   },
+  {
+    version: 12,
+    name: "expiring keys",
+    statements: ({ tables, index }) => [
+      // `key.expiring`'s scan: live keys by expiry, in the order it pages by. Partial, so keys
+      // without an expiry and revoked ones cost it nothing; it covers every row already stored.
+      `CREATE INDEX ${index("keys_expiring_idx")} ON ${tables.keys} (expires_at, id)
+        WHERE expires_at IS NOT NULL AND revoked_at IS NULL`,
+    ],
+  },
 ];
 
 export const latestVersion = migrations.at(-1)!.version;

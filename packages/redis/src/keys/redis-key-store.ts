@@ -15,6 +15,8 @@ import {
   createKeyScript,
   findKeyByHashScript,
   findKeyByIdScript,
+  indexExpiringKeysScript,
+  listExpiringKeysScript,
   listKeysByOwnerScript,
   revokeKeyScript,
   rotateKeyScript,
@@ -41,6 +43,32 @@ export function redisKeyStore(
 ): KeyStore {
   const run = (script: typeof createKeyScript, keys: string[], args: string[]) =>
     guard.run(() => connection.run(script, keys, args));
+  /**
+   * Records stored before the expiring-keys index existed are added to it once, by the first
+   * `listExpiring` of any instance (a marker says it is done); later records join it as they are
+   * created. Until it is done, every call of this instance takes part in it (the steps are safe to
+   * repeat and to run on several instances at once).
+   */
+  let indexed: Promise<void> | undefined;
+  const indexOldRecords = () => {
+    indexed ??= (async () => {
+      let cursor = "0";
+      do {
+        cursor = String(
+          await run(
+            indexExpiringKeysScript,
+            [names.expiringKeys, names.expiringIndexed],
+            [cursor, names.keyRecordPattern, "500"],
+          ),
+        );
+      } while (cursor !== "done");
+    })().catch((error) => {
+      indexed = undefined; // tried again by the next call
+      throw error;
+    });
+    return indexed;
+  };
+
   const eventVariants = new Map(
     [createKeyScript, rotateKeyScript, revokeKeyScript, updateKeyScript].map((script) => [
       script,
@@ -65,6 +93,7 @@ export function redisKeyStore(
         names.keyRecord(key.id),
         names.keyHash(key.secretHash),
         names.owner(ownerOfKey(key)),
+        names.expiringKeys,
       ];
       if (key.previousSecretHash !== null) keys.push(names.keyHash(key.previousSecretHash));
       const outcome = await change(createKeyScript, keys, [key.id, ...toKeyFields(key)], events);
@@ -100,6 +129,23 @@ export function redisKeyStore(
       return pageOfKeys(records.map((flat) => fromKeyFields(flat)!).sort(newestKeyFirst), options);
     },
 
+    async listExpiring({ from, to, limit, after }) {
+      await indexOldRecords();
+      const records = (await run(
+        listExpiringKeysScript,
+        [names.expiringKeys],
+        [
+          String(from),
+          String(to),
+          String(limit),
+          after ? String(after.expiresAt) : "",
+          after ? after.id : "",
+          names.keyRecordPrefix,
+        ],
+      )) as string[][];
+      return records.map((flat) => fromKeyFields(flat)!);
+    },
+
     async rotate({ id, expectedHash, secretHash, hint, rotatedAt, ...rest }: KeyRotation, events) {
       const graceEnd = rest.previousSecretExpiresAt ?? null;
       const outcome = await change(
@@ -124,8 +170,8 @@ export function redisKeyStore(
     async revoke(id, revokedAt, events) {
       const flat = await change(
         revokeKeyScript,
-        [names.keyRecord(id)],
-        [String(revokedAt)],
+        [names.keyRecord(id), names.expiringKeys],
+        [String(revokedAt), id],
         events,
       );
       return fromKeyFields(flat as string[] | null);

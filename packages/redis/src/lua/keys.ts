@@ -6,20 +6,23 @@
 import { luaScript } from "../client/lua-script.js";
 
 /**
- * KEYS: record, hash index, owner set, and (for a record that already has a previous secret) that
- * secret's index. ARGV[1] the id, then field/value pairs.
+ * KEYS: record, hash index, owner set, expiring-keys index, and (for a record that already has a
+ * previous secret) that secret's index. ARGV[1] the id, then field/value pairs.
  * Returns 0, or 1 for a duplicate id, 2 for a duplicate hash (nothing written).
+ * A key with an expiry that is not revoked joins the expiring-keys index, scored by it.
  */
 export const createKeyScript = luaScript(
   "create-key",
   `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 1 end
 if redis.call('EXISTS', KEYS[2]) == 1 then return 2 end
-if KEYS[4] and redis.call('EXISTS', KEYS[4]) == 1 then return 2 end
+if KEYS[5] and redis.call('EXISTS', KEYS[5]) == 1 then return 2 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 redis.call('SET', KEYS[2], ARGV[1])
-if KEYS[4] then redis.call('SET', KEYS[4], ARGV[1]) end
+if KEYS[5] then redis.call('SET', KEYS[5], ARGV[1]) end
 redis.call('SADD', KEYS[3], ARGV[1])
+local expiry = redis.call('HMGET', KEYS[1], 'expiresAt', 'revokedAt')
+if expiry[1] and not expiry[2] then redis.call('ZADD', KEYS[4], expiry[1], ARGV[1]) end
 return 0
 `,
 );
@@ -109,7 +112,10 @@ return changed
 `,
 );
 
-/** KEYS[1] the record; ARGV[1] revokedAt. The revoked record, or nil if missing or already revoked. */
+/**
+ * KEYS[1] the record, KEYS[2] the expiring-keys index; ARGV[1] revokedAt, ARGV[2] the id. The
+ * revoked record, or nil if missing or already revoked. A revoked key leaves the index.
+ */
 export const revokeKeyScript = luaScript(
   "revoke-key",
   `
@@ -117,7 +123,77 @@ if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'revoked
   return false
 end
 redis.call('HSET', KEYS[1], 'revokedAt', ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[2])
 return redis.call('HGETALL', KEYS[1])
+`,
+);
+
+/**
+ * `listExpiring`. KEYS[1] the expiring-keys index; ARGV: from, to (exclusive), how many, the
+ * cursor's expiry ('' for none) and id, the record key prefix. Records of keys not revoked, by
+ * score then id (a sorted set orders equal scores by member, bytewise: code-unit order for our
+ * ASCII ids). Members whose record is gone or revoked (left by hand) are skipped, never answered.
+ */
+export const listExpiringKeysScript = luaScript(
+  "list-expiring-keys",
+  `
+-- Bytewise, as the sorted set orders members: Lua's own < follows the server's locale.
+local function bytesAfter(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x > y end
+  end
+  return #a > #b
+end
+local limit = tonumber(ARGV[3])
+local afterExpiry = ARGV[4] ~= '' and tonumber(ARGV[4]) or nil
+local min = afterExpiry and ARGV[4] or ARGV[1]
+local records = {}
+local offset = 0
+while #records < limit do
+  local batch = redis.call('ZRANGEBYSCORE', KEYS[1], min, '(' .. ARGV[2], 'WITHSCORES', 'LIMIT', offset, 100)
+  if #batch == 0 then break end
+  offset = offset + #batch / 2
+  for i = 1, #batch, 2 do
+    local id, score = batch[i], tonumber(batch[i + 1])
+    local passed = afterExpiry and score == afterExpiry and not bytesAfter(id, ARGV[5])
+    if not passed and score >= tonumber(ARGV[1]) and #records < limit then
+      local record = ARGV[6] .. id
+      if redis.call('EXISTS', record) == 1 and redis.call('HEXISTS', record, 'revokedAt') == 0 then
+        records[#records + 1] = redis.call('HGETALL', record)
+      end
+    end
+  end
+end
+return records
+`,
+);
+
+/**
+ * Indexes the key records stored before the expiring-keys index existed, one `SCAN` step per
+ * call. KEYS[1] the index, KEYS[2] the marker set when done; ARGV: the cursor, the records'
+ * pattern, how many to look at. Answers the next cursor, or 'done' (at once when the marker is
+ * there). Every record found with an expiry and no revocation is added; adding one twice changes
+ * nothing, so a step may run on several instances at once.
+ */
+export const indexExpiringKeysScript = luaScript(
+  "index-expiring-keys",
+  `
+if redis.call('EXISTS', KEYS[2]) == 1 then return 'done' end
+local step = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', tonumber(ARGV[3]))
+for _, record in ipairs(step[2]) do
+  if redis.call('TYPE', record).ok == 'hash' then
+    local fields = redis.call('HMGET', record, 'id', 'expiresAt', 'revokedAt')
+    if fields[1] and fields[2] and not fields[3] then
+      redis.call('ZADD', KEYS[1], fields[2], fields[1])
+    end
+  end
+end
+if step[1] == '0' then
+  redis.call('SET', KEYS[2], '1')
+  return 'done'
+end
+return step[1]
 `,
 );
 

@@ -6,6 +6,7 @@ import { layeredLimitsSuite } from "./layered-limits-suite.js";
 import type { StorageSuiteOptions } from "./options.js";
 import { rateLimitStoreSuite } from "./rate-limit-store-suite.js";
 import { secretsSuite } from "./secrets-suite.js";
+import { timedEventsSuite } from "./timed-events-suite.js";
 import { usageStoreSuite } from "./usage-store-suite.js";
 import { webhookOutboxSuite } from "./webhook-outbox-suite.js";
 
@@ -46,6 +47,9 @@ export function describeStorageConformance<S extends KeywardStore>(
     if (!options.skipLayers) layeredLimitsSuite(options);
     if (!options.skipKeys) secretsSuite(options);
     if (!options.skipKeys && !options.skipEvents) eventLogSuite(options);
+    if (!options.skipKeys && !options.skipEvents && !options.skipExpiringKeys) {
+      timedEventsSuite(options);
+    }
     if (!options.skipKeys && !options.skipEvents && !options.skipWebhooks) {
       webhookOutboxSuite(options);
     }

@@ -33,6 +33,11 @@ export interface StorageSuiteOptions<S extends KeywardStore = KeywardStore> {
    * `webhooks` in its configuration.
    */
   skipWebhooks?: boolean;
+  /**
+   * Skip the time- and usage-based events section, for a key store without `listExpiring` (it
+   * cannot find expiring keys, so Keyward writes no `key.expiring` with it).
+   */
+  skipExpiringKeys?: boolean;
   /** Skip the key section (for a package that provides only rate limits and usage). */
   skipKeys?: boolean;
 }

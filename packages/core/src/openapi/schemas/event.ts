@@ -17,9 +17,27 @@ export function eventTypesSchema() {
     keyId: "string",
     actor: type({ type: "'user'", id: "string" })
       .or({ type: "'operator'" })
-      .describe("Who made the change: a signed-in user, or the host's own code (operator)"),
+      .or({ type: "'system'" })
+      .describe(
+        "Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events)",
+      ),
   } as const;
   const empty = type({}).describe("Nothing beyond the event's own fields");
+  const period = type("'day' | 'month'");
+  const rateLimit = type({ limit: "number", window: "string | number", "algorithm?": "string" });
+  const limits = type({
+    "rateLimit?": rateLimit.describe("The per-key rate limit"),
+    "ownerRateLimit?": rateLimit
+      .or("false")
+      .describe("The owner's shared allowance this key counts against; false: none"),
+    "quota?": type({ limit: "number", period })
+      .or("false")
+      .describe("The owner's quota this key counts against; false: none"),
+    "credits?": type({
+      remaining: "number",
+      "refill?": type({ amount: "number", period }),
+    }).describe("Credits as granted"),
+  }).describe("The key's per-key limits (an operator's overrides of its tier)");
   const event = type({
     ...common,
     type: "'key.created'",
@@ -53,12 +71,38 @@ export function eventTypesSchema() {
           "allowedIps?": type("string[]")
             .or("null")
             .describe("The new IP allowlist; null when it was removed"),
+          "limits?": limits.or("null").describe("The key's new per-key limits; null when cleared"),
         }),
       }).describe("The fields the change set that differ from before, with their new values"),
     })
     .or({ ...common, type: "'key.disabled'", data: empty })
     .or({ ...common, type: "'key.enabled'", data: empty })
     .or({ ...common, type: "'key.revoked'", data: empty })
+    .or({
+      ...common,
+      type: "'key.expiring'",
+      data: type({ expiresAt: isoDateTime }).describe(
+        "The key expires within the configured lead time; written once per key and expiry",
+      ),
+    })
+    .or({
+      ...common,
+      type: "'quota.threshold'",
+      data: type({
+        threshold: "80 | 100",
+        limit: "number",
+        used: type("number").describe("Requests in the period, counting the one that crossed"),
+        period,
+        resetsAt: isoDateTime,
+      }).describe("The owner's quota for the period reached 80 % or 100 %, by this key's request"),
+    })
+    .or({
+      ...common,
+      type: "'credits.exhausted'",
+      data: type({
+        refillsAt: isoDateTime.or("null"),
+      }).describe("The key's credits reached 0; refillsAt: when a refill sets them back, or null"),
+    })
     .describe(
       `Something that happened to a key: ${eventTypes.join(", ")}. Never a secret or a hash. More types will come: ignore those you do not know.`,
     );
