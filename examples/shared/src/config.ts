@@ -37,6 +37,11 @@ export interface DemoConfig {
   databaseUrl: string | undefined;
   /** `REDIS_URL`: rate limits (and usage, when there is no database) on Redis. */
   redisUrl: string | undefined;
+  /**
+   * `KEYWARD_SECRET_SCANNING_KEYS_URL`: where the secret-scanning endpoint fetches the keys its
+   * reports are signed with; unset: GitHub's (`secretScanning`'s default).
+   */
+  secretScanningKeysUrl: string | undefined;
   /** `HEADERS_TIMEOUT_MS`, default 10 s: how long a client may take to send its request headers. */
   headersTimeoutMs: number;
   /** `REQUEST_TIMEOUT_MS`, default 30 s: how long it may take to send the whole request. */
@@ -95,6 +100,10 @@ export function loadDemoConfig(env: Environment = processEnvironment()): DemoCon
     quotas: parseQuotas(env.KEYWARD_QUOTAS),
     databaseUrl: optionalUrl("DATABASE_URL", env.DATABASE_URL),
     redisUrl: optionalUrl("REDIS_URL", env.REDIS_URL),
+    secretScanningKeysUrl: httpUrl(
+      "KEYWARD_SECRET_SCANNING_KEYS_URL",
+      env.KEYWARD_SECRET_SCANNING_KEYS_URL,
+    ),
     headersTimeoutMs,
     requestTimeoutMs,
   };
@@ -129,6 +138,19 @@ function optionalUrl(
 ): string | undefined {
   const text = nonEmpty(value);
   return text === undefined ? undefined : checkStoreUrl(name, text);
+}
+
+function httpUrl(name: string, value: string | undefined): string | undefined {
+  const text = nonEmpty(value);
+  if (text === undefined) return undefined;
+  let protocol = "";
+  try {
+    protocol = new URL(text).protocol;
+  } catch {}
+  if (protocol !== "http:" && protocol !== "https:") {
+    throw new TypeError(`${name} must be an http(s) URL (got "${text}")`);
+  }
+  return text;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

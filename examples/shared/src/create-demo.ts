@@ -52,6 +52,10 @@ export function demoKeywardOptions(config: DemoConfig): Omit<KeywardConfig, "sto
     gracefulRotation: true,
     // GET /api/v1/api-keys/{key_id}/events: every key change, with who made it, kept 90 days.
     events: {},
+    // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports revoke the keys they
+    // name (docs/leaked-keys.md); the signing keys come from GitHub unless
+    // KEYWARD_SECRET_SCANNING_KEYS_URL points elsewhere (a staging key server, a test's).
+    secretScanning: config.secretScanningKeysUrl ? { keysUrl: config.secretScanningKeysUrl } : {},
     openapi: {
       serve: true,
       info: { title: "Keyward demo", version: "0.2.0" },

@@ -23,6 +23,8 @@ export interface WorkerEnvironment {
   KEYWARD_TIER_LIMITS?: string;
   DATABASE_URL?: string;
   REDIS_URL?: string;
+  /** Where the secret-scanning endpoint fetches GitHub's signing keys; unset: GitHub's. */
+  KEYWARD_SECRET_SCANNING_KEYS_URL?: string;
 }
 
 /**
@@ -60,6 +62,9 @@ function createWorkerApp(env: WorkerEnvironment): (request: Request) => Promise<
     gracefulRotation: true,
     // GET /api/v1/api-keys/{key_id}/events, the audit log (pruned on a timer set on first use).
     events: {},
+    // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports (docs/leaked-keys.md),
+    // checked with WebCrypto, as on every runtime.
+    secretScanning: config.secretScanningKeysUrl ? { keysUrl: config.secretScanningKeysUrl } : {},
     onError: (error) => console.error("keyward:", error),
   });
   return createApp(keyward);

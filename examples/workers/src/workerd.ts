@@ -39,6 +39,11 @@ export interface WorkerdOptions {
   fromSource?: boolean;
   /** Where the Worker's console output goes; default: this process's stderr. */
   onOutput?: (text: string) => void;
+  /**
+   * Let the Worker's `fetch` reach loopback addresses (a test's key server on 127.0.0.1). By
+   * default workerd's outbound network is the public internet only, as on Cloudflare.
+   */
+  allowLoopbackFetch?: boolean;
 }
 
 export interface RunningWorker {
@@ -94,7 +99,11 @@ export async function runInWorkerd(options: WorkerdOptions = {}): Promise<Runnin
   await writeFile(path.join(directory, "worker.js"), bundle);
   await writeFile(
     path.join(directory, "config.capnp"),
-    workerdConfig(options.bindings ?? {}, options.address ?? "127.0.0.1:0"),
+    workerdConfig(
+      options.bindings ?? {},
+      options.address ?? "127.0.0.1:0",
+      options.allowLoopbackFetch === true,
+    ),
   );
   const output = options.onOutput ?? ((text: string) => process.stderr.write(text));
   // fd 3 is workerd's control channel: it reports the port it bound there, as JSON lines.
@@ -131,14 +140,22 @@ function workerdBinary(): string {
 }
 
 /** One Worker service, its module and text bindings, and one HTTP socket in front of it. */
-function workerdConfig(bindings: Record<string, string>, address: string): string {
+function workerdConfig(
+  bindings: Record<string, string>,
+  address: string,
+  allowLoopbackFetch: boolean,
+): string {
   const textBindings = Object.entries(bindings)
     .map(([name, value]) => `(name = ${capnpString(name)}, text = ${capnpString(value)})`)
     .join(",\n      ");
+  // A service named "internet" replaces workerd's default outbound network (public only).
+  const loopbackNetwork = allowLoopbackFetch
+    ? `,\n    (name = "internet", network = (allow = ["public", "local"]))`
+    : "";
   return `using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
-  services = [ (name = "main", worker = .worker) ],
+  services = [ (name = "main", worker = .worker)${loopbackNetwork} ],
   sockets = [ (name = "http", address = ${capnpString(address)}, http = (), service = "main") ],
 );
 

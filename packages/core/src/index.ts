@@ -94,6 +94,10 @@ export type {
   RateLimitDecision,
   RateLimitPolicy,
 } from "./rate-limit/types.js";
+export type {
+  LeakAction,
+  SecretScanningConfig,
+} from "./secret-scanning/secret-scanning-config.js";
 export { combineStores, type StorePart } from "./storage/combine-stores.js";
 export type * from "./storage/index.js";
 export type { TierConfig } from "./tiers/tier-ladder.js";

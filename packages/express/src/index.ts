@@ -12,5 +12,6 @@ export {
   keywardNotFound,
 } from "./keyward-errors.js";
 export { keywardRouter } from "./keyward-router.js";
+export { keepRawBody } from "./raw-body.js";
 export { type RequireApiKeyOptions, requireApiKey } from "./require-api-key.js";
 export type { KeywardRequestState, Principal, VerifyResult } from "./types.js";

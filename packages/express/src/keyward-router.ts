@@ -1,6 +1,7 @@
 import type { Keyward } from "@keyward/core";
 import { toFetchRequest, uncarriedMethodResponse } from "@keyward/core/node-http";
 import express, { type Request, type Router } from "express";
+import { keptRawBody } from "./raw-body.js";
 import { sendResponse } from "./send-response.js";
 
 /**
@@ -9,7 +10,9 @@ import { sendResponse } from "./send-response.js";
  * Every other request passes straight on with `next()`, so it can sit in front of the host's routes.
  *
  * It works whether or not a body parser ran first: an unread body is streamed to Keyward, which
- * enforces its own size limit (413); a body `express.json()` already parsed is serialised again.
+ * enforces its own size limit (413); a body `express.json()` already parsed is serialised again,
+ * unless the parser kept its bytes with `verify: keepRawBody` (needed for signed bodies: GitHub's
+ * secret-scanning reports).
  *
  * @example
  * const app = express();
@@ -34,7 +37,10 @@ export function keywardRouter(keyward: Keyward): Router {
     }
     let request: globalThis.Request;
     try {
-      const parsed = bodyAlreadyRead(req) ? { parsedBody: { value: req.body as unknown } } : {};
+      // Bytes a parser's `verify: keepRawBody` kept come first: a signed body must arrive unchanged.
+      const parsed = bodyAlreadyRead(req)
+        ? { parsedBody: { value: keptRawBody(req) ?? (req.body as unknown) } }
+        : {};
       request = toFetchRequest(req, {
         origin: `${req.protocol}://${req.headers.host ?? "localhost"}`,
         path,

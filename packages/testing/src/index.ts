@@ -41,6 +41,16 @@ export {
   type NodeAdapterHost,
   type NodeAdapterServer,
 } from "./node-adapter/index.js";
+export {
+  rawToDer,
+  type ScannerKeyServer,
+  startScannerKeyServer,
+} from "./secret-scanning/scanner-key-server.js";
+export {
+  describeSecretScanning,
+  type SecretScanningHost,
+  type SecretScanningSuiteOptions,
+} from "./secret-scanning/secret-scanning-suite.js";
 export { collectStrings, fakeHash, storedKey, uniqueId } from "./storage/fixtures.js";
 export {
   describeStorageConformance,

@@ -174,6 +174,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/api-keys/secret-scanning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Secret-scanning report (GitHub partner program)
+         * @description GitHub's signed report of tokens found in public. Tokens with one of this deployment's prefixes (sk_live_, sk_test_) and a valid checksum are looked up; the keys among them are revoked (or, in report-only mode, reported) and a `key.leaked` event is written. Each token is labelled in the answer. See docs/leaked-keys.md.
+         */
+        post: operations["reportLeakedTokens"];
+        delete?: never;
+        /**
+         * CORS preflight
+         * @description Answered before authentication: `Allow: POST, OPTIONS`. CORS headers are the host's to add.
+         */
+        options: operations["reportLeakedTokensPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/profiles/{slug}": {
         parameters: {
             query?: never;
@@ -453,10 +477,14 @@ export interface components {
                 resetsAt: string;
             };
         };
-        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked, key.expiring, quota.threshold, credits.exhausted. Never a secret or a hash. More types will come: ignore those you do not know. */
+        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked, key.expiring, quota.threshold, credits.exhausted, key.leaked. Never a secret or a hash. More types will come: ignore those you do not know. */
         Event: {
-            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
                 id: string;
                 /** @constant */
                 type: "user";
@@ -483,8 +511,12 @@ export interface components {
             /** @constant */
             type: "key.disabled";
         } | {
-            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
                 id: string;
                 /** @constant */
                 type: "user";
@@ -511,8 +543,12 @@ export interface components {
             /** @constant */
             type: "key.enabled";
         } | {
-            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
                 id: string;
                 /** @constant */
                 type: "user";
@@ -539,8 +575,54 @@ export interface components {
             /** @constant */
             type: "key.revoked";
         } | {
-            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
+            };
+            /** @description A secret scanner found the key's secret in public; once per key and url */
+            data: {
+                /** @description revoked: this report revoked the key; reported: report-only mode, the key still works; already_revoked: it was revoked before */
+                action: "already_revoked" | "reported" | "revoked";
+                /** @description The hint of the secret that leaked */
+                hint: string;
+                /** @description The scanner's source of the find, as it reported */
+                source: string | null;
+                tokenType: string;
+                /** @description Where the scanner found it, as it reported */
+                url: string | null;
+            };
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "key.leaked";
+        } | {
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
                 id: string;
                 /** @constant */
                 type: "user";
@@ -607,8 +689,12 @@ export interface components {
             /** @constant */
             type: "key.updated";
         } | {
-            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
                 id: string;
                 /** @constant */
                 type: "user";
@@ -649,8 +735,12 @@ export interface components {
             /** @constant */
             type: "key.created";
         } | {
-            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
                 id: string;
                 /** @constant */
                 type: "user";
@@ -680,8 +770,12 @@ export interface components {
             /** @constant */
             type: "key.expiring";
         } | {
-            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
                 id: string;
                 /** @constant */
                 type: "user";
@@ -710,8 +804,12 @@ export interface components {
             /** @constant */
             type: "key.rotated";
         } | {
-            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
                 id: string;
                 /** @constant */
                 type: "user";
@@ -748,8 +846,12 @@ export interface components {
             /** @constant */
             type: "quota.threshold";
         } | {
-            /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
                 id: string;
                 /** @constant */
                 type: "user";
@@ -781,8 +883,12 @@ export interface components {
         /** @description One page of the key's events, newest first */
         EventPage: {
             data: ({
-                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
                 actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
                     id: string;
                     /** @constant */
                     type: "user";
@@ -809,8 +915,12 @@ export interface components {
                 /** @constant */
                 type: "key.disabled";
             } | {
-                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
                 actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
                     id: string;
                     /** @constant */
                     type: "user";
@@ -837,8 +947,12 @@ export interface components {
                 /** @constant */
                 type: "key.enabled";
             } | {
-                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
                 actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
                     id: string;
                     /** @constant */
                     type: "user";
@@ -865,8 +979,54 @@ export interface components {
                 /** @constant */
                 type: "key.revoked";
             } | {
-                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
                 actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
+                };
+                /** @description A secret scanner found the key's secret in public; once per key and url */
+                data: {
+                    /** @description revoked: this report revoked the key; reported: report-only mode, the key still works; already_revoked: it was revoked before */
+                    action: "already_revoked" | "reported" | "revoked";
+                    /** @description The hint of the secret that leaked */
+                    hint: string;
+                    /** @description The scanner's source of the find, as it reported */
+                    source: string | null;
+                    tokenType: string;
+                    /** @description Where the scanner found it, as it reported */
+                    url: string | null;
+                };
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "key.leaked";
+            } | {
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
                     id: string;
                     /** @constant */
                     type: "user";
@@ -933,8 +1093,12 @@ export interface components {
                 /** @constant */
                 type: "key.updated";
             } | {
-                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
                 actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
                     id: string;
                     /** @constant */
                     type: "user";
@@ -975,8 +1139,12 @@ export interface components {
                 /** @constant */
                 type: "key.created";
             } | {
-                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
                 actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
                     id: string;
                     /** @constant */
                     type: "user";
@@ -1006,8 +1174,12 @@ export interface components {
                 /** @constant */
                 type: "key.expiring";
             } | {
-                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
                 actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
                     id: string;
                     /** @constant */
                     type: "user";
@@ -1036,8 +1208,12 @@ export interface components {
                 /** @constant */
                 type: "key.rotated";
             } | {
-                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
                 actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
                     id: string;
                     /** @constant */
                     type: "user";
@@ -1074,8 +1250,12 @@ export interface components {
                 /** @constant */
                 type: "quota.threshold";
             } | {
-                /** @description Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events) */
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
                 actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
                     id: string;
                     /** @constant */
                     type: "user";
@@ -1774,7 +1954,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; omitted for the first. */
                 cursor?: string;
                 /** @description Only events of these types: repeat the parameter, or separate types with commas. */
-                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked" | "key.expiring" | "quota.threshold" | "credits.exhausted")[];
+                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked" | "key.expiring" | "quota.threshold" | "credits.exhausted" | "key.leaked")[];
             };
             header?: never;
             path: {
@@ -1849,6 +2029,95 @@ export interface operations {
         };
     };
     getOpenApiDocumentPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods this path takes */
+            204: {
+                headers: {
+                    /** @description The methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    reportLeakedTokens: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Which of GitHub's published secret-scanning keys signed the body. */
+                "Github-Public-Key-Identifier": string;
+                /** @description Base64 of the ASN.1 DER ECDSA P-256 SHA-256 signature of the raw body. */
+                "Github-Public-Key-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    type: string;
+                    url?: string | null;
+                    source?: string | null;
+                }[];
+            };
+        };
+        responses: {
+            /** @description Each token of the report, in order, labelled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        token_raw: string;
+                        token_type: string;
+                        /** @enum {unknown} */
+                        label: "true_positive" | "false_positive";
+                    }[];
+                };
+            };
+            /** @description A missing, malformed or unverifiable signature */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @constant */
+                        code: "invalid_signature";
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            /** @description GitHub's public keys could not be fetched; GitHub retries later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @constant */
+                        code: "scanner_keys_unavailable";
+                    };
+                };
+            };
+        };
+    };
+    reportLeakedTokensPreflight: {
         parameters: {
             query?: never;
             header?: never;

@@ -15,7 +15,9 @@ const challengeError = {
   invalid_api_key: "invalid_token",
   // A valid session where the route takes only API keys: the token offered is not one it accepts.
   api_key_required: "invalid_token",
-} as const satisfies Record<UnauthorizedCode, "invalid_token" | null>;
+  // A secret scanner signs its reports instead of presenting a bearer token: no challenge at all.
+  invalid_signature: false,
+} as const satisfies Record<UnauthorizedCode, "invalid_token" | null | false>;
 
 // RFC 6750 §3: error_description is limited to these characters (no quote, no backslash).
 const describable = /^[\x20\x21\x23-\x5B\x5D-\x7E]{1,200}$/;
@@ -33,6 +35,7 @@ const describable = /^[\x20\x21\x23-\x5B\x5D-\x7E]{1,200}$/;
 export function bearerChallenge(code: KeywardErrorCode, detail: unknown): string | null {
   if (!(code in challengeError)) return null;
   const error = challengeError[code as UnauthorizedCode];
+  if (error === false) return null;
   if (error === null) return "Bearer";
   const description =
     typeof detail === "string" && describable.test(detail) ? `, error_description="${detail}"` : "";

@@ -65,6 +65,13 @@ export const errorStatus = {
    * the verification cache does not know are refused before any storage lookup.
    */
   failed_lookups_limited: 429,
+  /**
+   * A secret-scanning report whose signature is missing, malformed or not made by one of the
+   * scanner's published keys (`secretScanning`).
+   */
+  invalid_signature: 401,
+  /** The secret scanner's public keys could not be fetched, so no report can be checked now. */
+  scanner_keys_unavailable: 503,
   /** No route under the base path matches. */
   route_not_found: 404,
   /** The route exists but not for this method. */

@@ -13,3 +13,8 @@ export function userActor(caller: Extract<Principal, { kind: "user" }>): EventAc
 
 /** Keyward itself: time- and usage-based events. */
 export const systemActor: EventActor = Object.freeze({ type: "system" });
+/** GitHub's secret scanning, through a signed report to `{basePath}/secret-scanning`. */
+export const githubScannerActor: EventActor = Object.freeze({
+  type: "secret_scanner",
+  id: "github",
+});

@@ -21,7 +21,9 @@ export type EventActor =
   | { type: "user"; id: string }
   | { type: "operator" }
   /** Keyward itself: time- and usage-based events (`key.expiring`, `quota.threshold`, `credits.exhausted`). */
-  | { type: "system" };
+  | { type: "system" }
+  /** A secret scanner's signed report (`secretScanning`): `id` names the scanner, `"github"`. */
+  | { type: "secret_scanner"; id: string };
 
 /**
  * A key's per-key limits as an event shows them: `KeyLimits` with credits as granted (`remaining`
@@ -82,6 +84,20 @@ export interface EventDataByType {
   };
   /** The key's credits reached 0. `refillsAt`: when a refill sets them back, null without one. */
   "credits.exhausted": { refillsAt: string | null };
+  /**
+   * A secret scanner found the key's secret in public (`secretScanning`, docs/leaked-keys.md).
+   * `action`: `revoked` (this report revoked it), `reported` (report-only mode: the key still
+   * works), `already_revoked` (it was revoked before). `hint` names the secret that leaked (the
+   * current one, or the one a graceful rotation replaced); `url` and `source` say where it was
+   * found, as the scanner reported them (null when it did not).
+   */
+  "key.leaked": {
+    action: "revoked" | "reported" | "already_revoked";
+    hint: string;
+    tokenType: string;
+    url: string | null;
+    source: string | null;
+  };
 }
 
 /** Every event type written today. More may come: a consumer should ignore types it does not know. */
@@ -97,6 +113,7 @@ export const eventTypes: readonly EventType[] = [
   "key.expiring",
   "quota.threshold",
   "credits.exhausted",
+  "key.leaked",
 ];
 
 export function isEventType(value: unknown): value is EventType {

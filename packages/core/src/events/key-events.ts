@@ -35,6 +35,13 @@ export interface KeyEventBuilder {
    */
   updated(key: StoredKey, changes: KeyUpdate, at: number, actor: EventActor): StoredEvent[];
   revoked(key: StoredKey, at: number, actor: EventActor): StoredEvent[];
+  /** `key.leaked`: a secret scanner's report about the key (written on its own, not with a change). */
+  leaked(
+    key: StoredKey,
+    at: number,
+    actor: EventActor,
+    data: EventDataByType["key.leaked"],
+  ): StoredEvent;
 }
 
 export function keyEventBuilder(random: RandomSource): KeyEventBuilder {
@@ -112,6 +119,8 @@ export function keyEventBuilder(random: RandomSource): KeyEventBuilder {
     },
 
     revoked: (key, at, actor) => [event("key.revoked", key, at, actor, {})],
+
+    leaked: (key, at, actor, data) => event("key.leaked", key, at, actor, data),
   };
 }
 

@@ -4,6 +4,7 @@ import type { createVerify } from "../auth/verify.js";
 import { internalError, isKeywardError, KeywardError } from "../errors/keyward-error.js";
 import type { KeywardContext } from "../keyward/context.js";
 import { documentSubpath, serveDocument } from "../openapi/serve-document.js";
+import { secretScanningSubpath } from "../secret-scanning/secret-scanning-endpoint.js";
 import { isCrossSiteWrite } from "./cross-site.js";
 import { matchRoute } from "./router.js";
 import { endpoints } from "./routes/index.js";
@@ -16,6 +17,8 @@ export interface HandleOptions {
   bodyLimit: number;
   /** The OpenAPI document as JSON, when `openapi.serve` is on: served at `/openapi.json`. */
   openapiDocument?: () => string;
+  /** GitHub's secret-scanning endpoint, when `secretScanning` is on: served at `/secret-scanning`. */
+  secretScanning?: (request: Request) => Promise<Response>;
 }
 
 /**
@@ -40,7 +43,7 @@ export function createHandle(
     if (error.status >= 500) {
       const { pathname } = new URL(request.url);
       context.reportFailure(
-        `${request.method} ${pathname} failed (500)`,
+        `${request.method} ${pathname} failed (${error.status})`,
         error.cause ?? error,
         request,
       );
@@ -55,6 +58,10 @@ export function createHandle(
       if (subpath === null) return notFound.toResponse();
       if (options.openapiDocument && subpath === documentSubpath) {
         return serveDocument(request.method, options.openapiDocument);
+      }
+      // Authenticated by its signature, not by a session: answered before the session checks.
+      if (options.secretScanning && subpath === secretScanningSubpath) {
+        return await options.secretScanning(request);
       }
       const match = matchRoute(subpath, request.method, routerOptions);
       if ("error" in match) return match.error.toResponse();

@@ -28,7 +28,25 @@ export function isMissingBody(value: unknown): value is typeof missingBody {
 }
 
 async function readText(request: Request, limit: number): Promise<string> {
-  if (!request.body) return "";
+  const bytes = await readBodyBytes(request, limit);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch (cause) {
+    throw new KeywardError("malformed_body", "Request body is not valid UTF-8", { cause });
+  }
+}
+
+/**
+ * The body's bytes exactly as they arrived, at most `limit` of them (413 past it, without
+ * buffering the rest): for what is signed over the raw body, such as a secret-scanning report.
+ */
+export async function readBodyBytes(
+  request: Request,
+  limit: number,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -54,11 +72,7 @@ async function readText(request: Request, limit: number): Promise<string> {
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch (cause) {
-    throw new KeywardError("malformed_body", "Request body is not valid UTF-8", { cause });
-  }
+  return bytes;
 }
 
 function tooLarge(limit: number): KeywardError {

@@ -7,6 +7,7 @@ import type { KeywardLogger } from "../logging/logger.js";
 import type { OpenApiOptions } from "../openapi/options.js";
 import type { OrganizationsConfig } from "../organizations/membership.js";
 import type { RandomSource } from "../random.js";
+import type { SecretScanningConfig } from "../secret-scanning/secret-scanning-config.js";
 import type { KeywardStore } from "../storage/index.js";
 import type { TierConfig } from "../tiers/tier-ladder.js";
 import type { WebhooksConfig } from "../webhooks/webhooks-config.js";
@@ -98,6 +99,15 @@ export interface KeywardConfig {
    * webhooks: { endpoints: [{ id: "audit", url: "https://example.com/hooks", secret: process.env.WEBHOOK_SECRET! }] },
    */
   webhooks?: WebhooksConfig | false;
+  /**
+   * GitHub's secret-scanning partner endpoint (opt-in): `POST {basePath}/secret-scanning` takes
+   * GitHub's signed reports of tokens found in public, revokes the keys among them (or, with
+   * `action: "report"`, only reports them) and writes `key.leaked`. `{}` for GitHub's defaults.
+   * See docs/leaked-keys.md.
+   * @example
+   * secretScanning: { action: "revoke" },
+   */
+  secretScanning?: SecretScanningConfig | false;
   /** Where the six endpoints live; default `/api/v1/api-keys`. */
   basePath?: string;
   /** Largest accepted request body in bytes; default 64 KiB. */

@@ -23,6 +23,8 @@ import type { OpenApiDocument } from "../openapi/document-types.js";
 import { organizationAccess } from "../organizations/organization-access.js";
 import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
+import { resolveSecretScanning } from "../secret-scanning/secret-scanning-config.js";
+import { secretScanningEndpoint } from "../secret-scanning/secret-scanning-endpoint.js";
 import { attachStoreLogger } from "../storage/attach-store-logger.js";
 import { accountTierSync } from "../tiers/account-tier-sync.js";
 import { createTierLadder } from "../tiers/tier-ladder.js";
@@ -250,6 +252,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
   const events = createEventsApi(context, keys);
   const verify = createVerify(context);
   const openapiOptions = config.openapi ?? {};
+  const secretScanning = resolveSecretScanning(config.secretScanning);
   // Built on first use and kept: the configuration it describes cannot change.
   let openapiJson: string | undefined;
   const documentJson = () => {
@@ -269,6 +272,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
           maxGracePeriodSeconds: context.gracefulRotation.maxGracePeriodSeconds,
         },
         events: context.events !== undefined,
+        secretScanning: secretScanning !== undefined,
         organizations: context.organizations !== undefined,
         maxKeysPerOwner: context.maxKeysPerOwner !== undefined,
         ietfRateLimitHeaders: context.ietfRateLimitHeaders,
@@ -282,6 +286,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
     basePath,
     bodyLimit,
     ...(openapiOptions.serve ? { openapiDocument: documentJson } : {}),
+    ...(secretScanning ? { secretScanning: secretScanningEndpoint(context, secretScanning) } : {}),
   });
 
   let closed: Promise<void> | undefined;

@@ -7,6 +7,7 @@ import { openapiDocumentPath } from "./openapi-document.js";
 import type { PathBuilder } from "./path-builder.js";
 import { revokeKeyPath } from "./revoke-key.js";
 import { rotateKeyPath } from "./rotate-key.js";
+import { secretScanningPath } from "./secret-scanning.js";
 import { updateKeyPath } from "./update-key.js";
 
 /**
@@ -23,4 +24,5 @@ export const pathBuilders: readonly PathBuilder[] = [
   updateKeyPath,
   keyEventsPath,
   openapiDocumentPath,
+  secretScanningPath,
 ];

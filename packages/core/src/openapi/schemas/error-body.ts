@@ -63,5 +63,7 @@ export function codeIsConfigured(
 ): boolean {
   if (code === "not_member" || code === "role_not_permitted") return configuration.organizations;
   if (code === "too_many_keys") return configuration.maxKeysPerOwner;
+  // Answered only by the secret-scanning endpoint, whose operation describes its own errors.
+  if (code === "invalid_signature" || code === "scanner_keys_unavailable") return false;
   return true;
 }

@@ -18,8 +18,9 @@ export function eventTypesSchema() {
     actor: type({ type: "'user'", id: "string" })
       .or({ type: "'operator'" })
       .or({ type: "'system'" })
+      .or({ type: "'secret_scanner'", id: "string" })
       .describe(
-        "Who made the change: a signed-in user, the host's own code (operator), or Keyward itself (system: time- and usage-based events)",
+        "Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github)",
       ),
   } as const;
   const empty = type({}).describe("Nothing beyond the event's own fields");
@@ -102,6 +103,19 @@ export function eventTypesSchema() {
       data: type({
         refillsAt: isoDateTime.or("null"),
       }).describe("The key's credits reached 0; refillsAt: when a refill sets them back, or null"),
+    })
+    .or({
+      ...common,
+      type: "'key.leaked'",
+      data: type({
+        action: type("'revoked' | 'reported' | 'already_revoked'").describe(
+          "revoked: this report revoked the key; reported: report-only mode, the key still works; already_revoked: it was revoked before",
+        ),
+        hint: type("string").describe("The hint of the secret that leaked"),
+        tokenType: "string",
+        url: type("string | null").describe("Where the scanner found it, as it reported"),
+        source: type("string | null").describe("The scanner's source of the find, as it reported"),
+      }).describe("A secret scanner found the key's secret in public; once per key and url"),
     })
     .describe(
       `Something that happened to a key: ${eventTypes.join(", ")}. Never a secret or a hash. More types will come: ignore those you do not know.`,
