@@ -101,3 +101,4 @@ export {
   type UsageRecorder,
   type UsageRecorderOptions,
 } from "./usage/usage-recorder.js";
+export { isWebhookDeliveryId, webhookDeliveryId } from "./webhooks/delivery-id.js";

@@ -90,7 +90,14 @@ export interface PostgresStore extends StoreParts {
   /** Resolves once the verification cache is on (at once when there is none). */
   ready: Promise<void>;
   /** The quoted, schema-qualified table names, for your own queries and backups. */
-  tables: { keys: string; usage: string; migrations: string; allowances: string; events: string };
+  tables: {
+    keys: string;
+    usage: string;
+    migrations: string;
+    allowances: string;
+    events: string;
+    webhookDeliveries: string;
+  };
   /** The NOTIFY channel this store's caches listen on (when the store built the channel). */
   channel: string | undefined;
   /** Applies pending migrations to this store's schema; see `migrate`. */

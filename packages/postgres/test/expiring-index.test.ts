@@ -1,5 +1,5 @@
 /**
- * Migration 12 on a real server: the `key.expiring` scan's query is read off the partial index in
+ * Migration 11 on a real server: the `key.expiring` scan's query is read off the partial index in
  * its order, with no sort and no walk of the table, and keys stored before the index are found.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";

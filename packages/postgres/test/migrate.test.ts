@@ -1,5 +1,8 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { combineStores, createKeyward, memoryStore } from "@keyward/core";
 import { memoryRateLimitStore } from "@keyward/core/toolkit";
+import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { latestVersion, migrate, migrationStatements, postgresStore } from "../src/index.js";
 import {
@@ -51,12 +54,14 @@ describe("migrate on PGlite", () => {
       "a_key_usage",
       "a_keys",
       "a_migrations",
+      "a_webhook_deliveries",
       "b_allowances",
       "b_event_once",
       "b_events",
       "b_key_usage",
       "b_keys",
       "b_migrations",
+      "b_webhook_deliveries",
     ]);
   });
 
@@ -498,6 +503,78 @@ describe("migrate from a database at schema version 8 (environments), before onc
   });
 });
 
+describe("migrate from a database at the version before the webhook outbox (10)", () => {
+  it("adds the outbox: events already stored are not delivered, new ones are, signed", async () => {
+    const db = await pglite.get();
+    const schema = uniqueSchema("up10");
+    await db.query(`CREATE SCHEMA "${schema}"`);
+    await db.query(
+      `CREATE TABLE "${schema}"."keyward_migrations" (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    for (const migration of migrationStatements({ schema }).filter((m) => m.version < 10)) {
+      for (const statement of migration.statements) await db.query(statement);
+      await db.query(
+        `INSERT INTO "${schema}"."keyward_migrations" (version, name) VALUES ($1, $2)`,
+        [migration.version, migration.name],
+      );
+    }
+    // A key and its event, written before the outbox existed.
+    await db.query(
+      `INSERT INTO "${schema}"."keyward_keys" (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, owner_tier)
+       VALUES ('key_before000000000000000000', 'acme', 'old key', '["profile:read"]', 'free', $1, 'sk_live_…abcd', now(), 'free')`,
+      [hash("f")],
+    );
+    await db.query(
+      `INSERT INTO "${schema}"."keyward_events" (id, type, occurred_at, owner_type, owner_id, key_id, actor, data)
+       VALUES ('evt_before00000000000000000', 'key.created', now(), 'user', 'acme', 'key_before000000000000000000', '{"type":"operator"}', '{}')`,
+    );
+    expect(await migrate(db, { schema })).toEqual({
+      applied: versionsFrom(10),
+      version: latestVersion,
+    });
+
+    const secret = `whsec_${Buffer.from(new Uint8Array(32).fill(7)).toString("base64")}`;
+    const received: { id: string; type: string }[] = [];
+    const server = createServer(async (request, response) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const event = new Webhook(secret).verify(
+        Buffer.concat(chunks).toString("utf8"),
+        request.headers as Record<string, string>,
+      ) as { id: string; type: string };
+      received.push({ id: event.id, type: event.type });
+      response.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+
+    const store = postgresStore({ client: db, schema, cache: false });
+    const keyward = createKeyward({
+      store: combineStores(store, memoryStore()),
+      scopes: { "profile:read": "Read profiles" },
+      tiers: { free: { rateLimit: { limit: 60, window: "1m" } } },
+      jwt: false,
+      events: { pruneIntervalMs: false },
+      webhooks: {
+        endpoints: [{ id: "hooks", url: `http://127.0.0.1:${port}/`, secret }],
+        pollIntervalMs: false,
+      },
+    });
+    await keyward.keys.revoke("acme", "key_before000000000000000000");
+    expect(await keyward.webhooks.deliverNow()).toMatchObject({ dispatched: 1, delivered: 1 });
+    expect(received).toEqual([{ id: expect.stringMatching(/^evt_/), type: "key.revoked" }]);
+    const { data } = await keyward.webhooks.deliveries();
+    expect(data.map((delivery) => [delivery.eventId, delivery.status])).toEqual([
+      [received[0]!.id, "delivered"],
+    ]);
+    // Pruning the events takes their deliveries with them.
+    await db.query(`DELETE FROM "${schema}"."keyward_events"`);
+    expect((await keyward.webhooks.deliveries()).data).toEqual([]);
+    await keyward.close();
+    server.close();
+  });
+});
+
 describeOnServer("migrate on the real server", () => {
   const schema = uniqueSchema("race");
   const pools = Array.from({ length: 5 }, () => serverPool({ max: 2 }));
@@ -522,11 +599,11 @@ describeOnServer("migrate on the real server", () => {
   });
 });
 
-describe("migrate from a database at the schema before usage retention (every version before 13)", () => {
+describe("migrate from a database at the schema before usage retention (every version before 12)", () => {
   it("adds the day index, keeps every usage row, and the store then prunes into rollups", async () => {
     const db = await pglite.get();
-    const schema = uniqueSchema("up13");
-    const before = migrationStatements({ schema }).filter(({ version }) => version < 13);
+    const schema = uniqueSchema("up12");
+    const before = migrationStatements({ schema }).filter(({ version }) => version < 12);
     await db.query(`CREATE SCHEMA "${schema}"`);
     await db.query(
       `CREATE TABLE "${schema}"."keyward_migrations" (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
@@ -545,7 +622,7 @@ describe("migrate from a database at the schema before usage retention (every ve
               ('key_a', 'POST', '/p', '2026-01-03', 2, '2026-01-03T10:00:00Z')`,
     );
     expect(await migrate(db, { schema })).toEqual({
-      applied: versionsFrom(13),
+      applied: versionsFrom(12),
       version: latestVersion,
     });
     const { rows } = await db.query<{ indexdef: string }>(

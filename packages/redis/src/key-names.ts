@@ -18,6 +18,10 @@
  * | `<prefix>{keys}:event-once:<onceKey>` | a once-key of appended events: held until its value (ms), with a TTL to then |
  * | `<prefix>{keys}:expiring` | the ids of keys with an expiry, not revoked, scored by `expiresAt` (`listExpiring`) |
  * | `<prefix>{keys}:expiring-indexed` | set once every record written before that index existed is in it |
+ * | `<prefix>{keys}:webhooks:undispatched` | events not yet turned into webhook deliveries (`<time>:<id>`, by lex) |
+ * | `<prefix>{keys}:webhooks:due:<endpointId>` | an endpoint's pending deliveries by the time they are due (or their lease ends) |
+ * | `<prefix>{keys}:webhooks:delivery:<id>` | a webhook delivery (a hash) |
+ * | `<prefix>{keys}:webhooks:list:<all\|pending\|delivered\|dead>` | deliveries as `<time>:<id>`, by lex |
  *
  * Keyward limits an API key under the bucket `key:<id>` (`bucketFor.key` in `@keyward/core/toolkit`,
  * read back with `parseBucket`); its state sits in the key's usage hash so that one request reads
@@ -28,7 +32,9 @@
  * cluster too. A key's own layer is there on a cluster; on a single server, where any keys may
  * share a script, it stays in the key's usage hash, as on the single-layer path.
  *
- * Events carry the key records' tag: a change and its events are written by one script.
+ * Events carry the key records' tag: a change and its events are written by one script. So does
+ * the webhook outbox, whose undispatched mark is written by that same script, and whose dispatch
+ * and claims read events and deliveries in one script each.
  *
  * Key records share one tag on purpose: a rotation changes the record, the old index entry and the
  * new one atomically, which a cluster allows only within one slot. They are small and read through
@@ -65,6 +71,15 @@ export interface KeyNames {
   expiringIndexed: string;
   /** A `SCAN MATCH` pattern of every key record (the prefix's glob characters escaped). */
   keyRecordPattern: string;
+  webhooks: {
+    undispatched: string;
+    /** `duePrefix + endpointId`: that endpoint's pending deliveries, scored by when they are due. */
+    duePrefix: string;
+    /** `deliveryPrefix + id` is a delivery's hash. */
+    deliveryPrefix: string;
+    /** `listPrefix + status` (or `all`) lists deliveries. */
+    listPrefix: string;
+  };
   channel: string;
 }
 
@@ -99,6 +114,12 @@ export function keyNames(prefix: string): KeyNames {
     expiringKeys: `${prefix}{keys}:expiring`,
     expiringIndexed: `${prefix}{keys}:expiring-indexed`,
     keyRecordPattern: `${keyRecordPrefix.replace(/[*?[\]\\]/g, "\\$&")}*`,
+    webhooks: {
+      undispatched: `${prefix}{keys}:webhooks:undispatched`,
+      duePrefix: `${prefix}{keys}:webhooks:due:`,
+      deliveryPrefix: `${prefix}{keys}:webhooks:delivery:`,
+      listPrefix: `${prefix}{keys}:webhooks:list:`,
+    },
     channel: `${prefix}invalidations`,
   };
 }

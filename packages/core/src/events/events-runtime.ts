@@ -49,6 +49,8 @@ export interface EventsRuntime {
   start(): void;
   /** Stops them, and waits for an expiry scan still running. */
   close(): Promise<void>;
+  /** Told when events were committed, to deliver them soon (set when webhooks are configured). */
+  onCommitted?: () => void;
 }
 
 export function eventsRuntime(
@@ -72,6 +74,7 @@ export function eventsRuntime(
   const committed = (events: readonly StoredEvent[]) => {
     start();
     if (hook && events.length > 0) hook(events);
+    if (events.length > 0) runtime.onCommitted?.();
   };
   const append = async (entries: readonly AppendedEvent[]) => {
     const written = await log.append(entries, options.clock.now());
@@ -94,7 +97,7 @@ export function eventsRuntime(
     retention.start();
     expiry?.start();
   };
-  return {
+  const runtime: EventsRuntime = {
     build: keyEventBuilder(options.random),
     log,
     committed,
@@ -117,4 +120,5 @@ export function eventsRuntime(
       await expiry?.close();
     },
   };
+  return runtime;
 }

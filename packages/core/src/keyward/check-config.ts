@@ -9,6 +9,7 @@ import { checkEventsConfig } from "../events/events-config.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import { checkSecretScanningConfig } from "../secret-scanning/secret-scanning-config.js";
 import { checkUsageConfig } from "../usage/usage-config.js";
+import { checkWebhooksConfig } from "../webhooks/webhooks-config.js";
 import type { KeywardConfig } from "./config.js";
 
 /** The smallest pepper accepted: as long as the HMAC-SHA-256 output (RFC 2104 §3). */
@@ -66,6 +67,11 @@ export function checkConfig(config: KeywardConfig): void {
     config.events,
     store.keys.events !== undefined,
     typeof store.keys.listExpiring === "function",
+  );
+  checkWebhooksConfig(
+    config.webhooks,
+    config.events !== undefined && config.events !== false,
+    store.keys.events?.outbox !== undefined,
   );
   checkSecretScanningConfig(config.secretScanning);
   if (config.pepper !== undefined) checkPepper(config.pepper);

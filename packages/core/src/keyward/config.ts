@@ -11,6 +11,7 @@ import type { SecretScanningConfig } from "../secret-scanning/secret-scanning-co
 import type { KeywardStore } from "../storage/index.js";
 import type { TierConfig } from "../tiers/tier-ladder.js";
 import type { UsageConfig } from "../usage/usage-config.js";
+import type { WebhooksConfig } from "../webhooks/webhooks-config.js";
 
 /** How one Keyward instance is configured. Only `store`, `scopes` and `tiers` are required. */
 export interface KeywardConfig {
@@ -90,6 +91,15 @@ export interface KeywardConfig {
    * events: { retainDays: 30, onEvent: (event) => queue.push(event) },
    */
   events?: EventsConfig | false;
+  /**
+   * Webhooks (opt-in, needs `events`): every stored event POSTed to each endpoint whose `types`
+   * match, signed per the Standard Webhooks spec, at least once, with exponential backoff and a
+   * dead-letter state after `maxAttempts`; each attempt made by one instance only. See
+   * docs/webhooks.md.
+   * @example
+   * webhooks: { endpoints: [{ id: "audit", url: "https://example.com/hooks", secret: process.env.WEBHOOK_SECRET! }] },
+   */
+  webhooks?: WebhooksConfig | false;
   /**
    * GitHub's secret-scanning partner endpoint (opt-in): `POST {basePath}/secret-scanning` takes
    * GitHub's signed reports of tokens found in public, revokes the keys among them (or, with

@@ -2,6 +2,7 @@ import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { createEventsApi, type EventsApi } from "../api/events-api.js";
 import { createKeysApi, type KeysApi } from "../api/keys-api.js";
 import { createUsageApi, type UsageApi } from "../api/usage-api.js";
+import { createWebhooksApi, type WebhooksApi } from "../api/webhooks-api.js";
 import { failedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import { createJwtVerifier } from "../auth/jwt.js";
 import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
@@ -39,6 +40,7 @@ import {
 } from "../validation/create-key-body.js";
 import { rotateKeyBodySchema } from "../validation/rotate-key-body.js";
 import { updateKeyBodySchema } from "../validation/update-key-body.js";
+import { webhookDeliverer } from "../webhooks/webhook-deliverer.js";
 import { checkConfig, warnAboutConfig } from "./check-config.js";
 import type { KeywardConfig } from "./config.js";
 import type { KeywardContext } from "./context.js";
@@ -50,6 +52,8 @@ export interface Keyward {
   readonly events: EventsApi;
   /** Usage history maintenance: `prune()` with `usage.retainDays` configured. */
   readonly usage: UsageApi;
+  /** Webhook deliveries, with `webhooks` configured (otherwise its calls throw a `TypeError`). */
+  readonly webhooks: WebhooksApi;
   /**
    * The hot path: a raw `Authorization` header value in, a decision out. Never throws.
    * @example
@@ -251,6 +255,22 @@ export function createKeyward(config: KeywardConfig): Keyward {
         : undefined,
   };
 
+  const outbox = config.store.keys.events?.outbox;
+  const deliverer =
+    config.webhooks && context.events && outbox
+      ? webhookDeliverer(config.webhooks, outbox, { clock, random, reportFailure })
+      : undefined;
+  if (deliverer && context.events) {
+    context.events.onCommitted = () => {
+      deliverer.start();
+      deliverer.committed();
+    };
+    deliverer.start();
+  }
+  const webhooks = createWebhooksApi(
+    deliverer && outbox ? { deliverer, outbox, now: () => clock.now() } : undefined,
+  );
+
   const keys = createKeysApi(context);
   const events = createEventsApi(context, keys);
   const verify = createVerify(context);
@@ -307,6 +327,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
     keys,
     events,
     usage: createUsageApi(retention),
+    webhooks,
     verify: (authorization, options) => {
       startTimers?.();
       return verify(authorization, options);
@@ -354,6 +375,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
       closed ??= (async () => {
         retention?.close();
         await context.events?.close();
+        await deliverer?.close();
         await usageRecorder.close();
         await config.store.close?.();
       })();

@@ -1,21 +1,31 @@
 import type { StoredEvent } from "../events/event.js";
 import { matchesQuery, newestEventFirst } from "../events/event-order.js";
 import type { EventLog } from "../storage/event-log.js";
+import { memoryWebhookOutbox } from "./memory-webhook-outbox.js";
 
 /**
  * The memory key store's events. `record` is called by the key store inside the same synchronous
  * step as its change, so a change and its events are never seen apart. Each event is copied and
- * frozen on the way in, like key records.
+ * frozen on the way in, like key records. Each stored event is marked undispatched for the webhook
+ * outbox in that same step.
  */
 export function memoryEventLog(): EventLog & {
   record(events: readonly StoredEvent[]): void;
   snapshot(): StoredEvent[];
+  outbox: ReturnType<typeof memoryWebhookOutbox>;
 } {
   let events: StoredEvent[] = [];
+  const byId = new Map<string, StoredEvent>();
+  const outbox = memoryWebhookOutbox((id) => byId.get(id));
   /** Once-key → until when it is held. */
   const onceMarkers = new Map<string, number>();
   const record = (added: readonly StoredEvent[]) => {
-    for (const event of added) events.push(deepFreeze(structuredClone(event)));
+    for (const event of added) {
+      const stored = deepFreeze(structuredClone(event));
+      events.push(stored);
+      byId.set(stored.id, stored);
+      outbox.added(stored);
+    }
   };
   return {
     record,
@@ -41,13 +51,16 @@ export function memoryEventLog(): EventLog & {
 
     async prune(before) {
       const kept = events.filter((event) => event.occurredAt >= before);
-      const pruned = events.length - kept.length;
+      const gone = new Set(events.filter((event) => event.occurredAt < before).map((e) => e.id));
+      for (const id of gone) byId.delete(id);
+      outbox.pruned(gone);
       events = kept;
       for (const [key, until] of onceMarkers) if (until < before) onceMarkers.delete(key);
-      return pruned;
+      return gone.size;
     },
 
     snapshot: () => [...events],
+    outbox,
   };
 }
 

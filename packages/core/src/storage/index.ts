@@ -22,6 +22,15 @@ export type {
   UsageHit,
 } from "./rate-limit-store.js";
 export type { KeyUsage, UsageIncrement, UsageStore } from "./usage-store.js";
+export type {
+  ClaimedWebhookDelivery,
+  StoredWebhookDelivery,
+  WebhookAttemptOutcome,
+  WebhookDeliveryQuery,
+  WebhookDeliveryStatus,
+  WebhookOutbox,
+  WebhookRoute,
+} from "./webhook-outbox.js";
 
 import type { ReportsStoreFailures } from "../logging/store-failure-reporter.js";
 import type { KeyStore } from "./key-store.js";

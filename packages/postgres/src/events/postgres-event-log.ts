@@ -6,12 +6,14 @@ import type { AppendedEvent, EventLog, StoredEvent } from "@keyward/core";
 import { type PostgresClient, queryRows } from "../client.js";
 import { epochMsParam, fromEpochMs } from "../schema/epoch-ms.js";
 import type { Naming } from "../schema/naming.js";
+import { postgresWebhookOutbox } from "../webhooks/postgres-webhook-outbox.js";
 import { type EventRow, eventColumns, eventsParam, toStoredEvent } from "./event-row.js";
 
 /** Rows one prune statement deletes at most: short statements, short locks, a busy table. */
 const pruneBatch = 1_000;
 
-export function postgresEventLog(client: PostgresClient, { tables }: Naming): EventLog {
+export function postgresEventLog(client: PostgresClient, naming: Naming): EventLog {
+  const { tables } = naming;
   const events = tables.events;
   const once = tables.eventOnce;
   const sql = {
@@ -73,6 +75,8 @@ export function postgresEventLog(client: PostgresClient, { tables }: Naming): Ev
       const written = new Set(rows.map((row) => row.id));
       return unique.flatMap(({ event }) => (written.has(event.id) ? [event] : []));
     },
+
+    outbox: postgresWebhookOutbox(client, naming),
 
     async prune(before) {
       await client.query(sql.pruneOnce, [epochMsParam(before, "before")]);

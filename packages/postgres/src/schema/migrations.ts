@@ -168,7 +168,46 @@ export const migrations: readonly Migration[] = [
     ],
   },
   {
-    version: 12,
+    version: 10,
+    name: "webhook outbox",
+    statements: ({ tables, index }) => [
+      // The outbox mark, in the event's own row, so it is written by whatever writes the event, in
+      // the same statement. Events stored before this migration read false (no flood of history
+      // when webhooks are turned on; constant default, so no table rewrite); every later one true.
+      `ALTER TABLE ${tables.events} ADD COLUMN webhook_pending boolean NOT NULL DEFAULT false`,
+      `ALTER TABLE ${tables.events} ALTER COLUMN webhook_pending SET DEFAULT true`,
+      // Dispatch reads the marked rows oldest first; partial, so it stays as small as the backlog.
+      `CREATE INDEX ${index("events_outbox_idx")} ON ${tables.events} (occurred_at, id)
+        WHERE webhook_pending`,
+      // One row per event and endpoint. Deleted with its event (retention), so a dead letter is
+      // kept as long as the event it failed to deliver.
+      `CREATE TABLE ${tables.webhookDeliveries} (
+        id text COLLATE "C" PRIMARY KEY,
+        event_id text COLLATE "C" NOT NULL REFERENCES ${tables.events} (id) ON DELETE CASCADE,
+        endpoint_id text COLLATE "C" NOT NULL,
+        occurred_at timestamptz NOT NULL,
+        status text NOT NULL CHECK (status IN ('pending', 'delivered', 'dead')),
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz CHECK ((status = 'pending') = (next_attempt_at IS NOT NULL)),
+        lease text COLLATE "C",
+        last_attempt_at timestamptz,
+        last_response_status integer,
+        last_error text,
+        delivered_at timestamptz
+      )`,
+      // Claims: due pending deliveries, soonest first.
+      `CREATE INDEX ${index("whd_due_idx")} ON ${tables.webhookDeliveries} (next_attempt_at)
+        WHERE status = 'pending'`,
+      `CREATE INDEX ${index("whd_status_idx")} ON ${tables.webhookDeliveries}
+        (status, occurred_at DESC, id DESC)`,
+      `CREATE INDEX ${index("whd_endpoint_idx")} ON ${tables.webhookDeliveries}
+        (endpoint_id, occurred_at DESC, id DESC)`,
+      // The cascade from a pruned event finds its deliveries by this.
+      `CREATE INDEX ${index("whd_event_idx")} ON ${tables.webhookDeliveries} (event_id)`,
+    ],
+  },
+  {
+    version: 11,
     name: "expiring keys",
     statements: ({ tables, index }) => [
       // `key.expiring`'s scan: live keys by expiry, in the order it pages by. Partial, so keys
@@ -178,7 +217,7 @@ export const migrations: readonly Migration[] = [
     ],
   },
   {
-    version: 13,
+    version: 12,
     name: "usage retention",
     statements: ({ tables, index }) => [
       // `usage.retainDays` prunes the oldest days first, in batches: this index finds them without

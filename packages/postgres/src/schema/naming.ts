@@ -22,6 +22,7 @@ export interface Naming {
     events: string;
     /** Once-keys of appended events: which time- and usage-based events have fired. */
     eventOnce: string;
+    webhookDeliveries: string;
   };
   /** Quoted schema name. */
   quotedSchema: string;
@@ -78,6 +79,7 @@ export function resolveNaming({
       allowances: table("allowances"),
       events: table("events"),
       eventOnce: table("event_once"),
+      webhookDeliveries: table("webhook_deliveries"),
     },
     index: (name) => quote(`${tablePrefix}${name}`),
     channel,

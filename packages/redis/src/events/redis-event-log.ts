@@ -7,6 +7,7 @@ import type { CallGuard } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
 import { appendEventsScript, pruneEventsScript, readEventsScript } from "../lua/events.js";
+import { redisWebhookOutbox } from "../webhooks/redis-webhook-outbox.js";
 
 /** Members read per script call when filters leave some out; prune batches are the same size. */
 const batch = 500;
@@ -39,6 +40,7 @@ export function eventWrites(
       names.allEvents,
       names.ownerEvents(event.owner),
       names.keyEvents(event.keyId),
+      names.webhooks.undispatched,
     );
     args.push(JSON.stringify(event), eventMember(event.occurredAt, event.id));
   }
@@ -55,6 +57,8 @@ export function redisEventLog(
     guard.run(() => connection.run(script, keys, args));
 
   return {
+    outbox: redisWebhookOutbox(connection, names, guard),
+
     async append(entries, now) {
       if (entries.length === 0) return [];
       const keys: string[] = [];
@@ -66,6 +70,7 @@ export function redisEventLog(
           names.ownerEvents(event.owner),
           names.keyEvents(event.keyId),
           once ? names.eventOnce(once.key) : names.allEvents,
+          names.webhooks.undispatched,
         );
         if (once && !Number.isSafeInteger(once.until)) {
           throw new TypeError(`once.until must be whole milliseconds, got ${once.until}`);
@@ -113,8 +118,15 @@ export function redisEventLog(
         const deleted = Number(
           await run(
             pruneEventsScript,
-            [names.allEvents],
-            [`(${timeText(before)}:`, String(batch), names.eventRecordPrefix],
+            [names.allEvents, names.webhooks.undispatched],
+            [
+              `(${timeText(before)}:`,
+              String(batch),
+              names.eventRecordPrefix,
+              names.webhooks.deliveryPrefix,
+              names.webhooks.listPrefix,
+              names.webhooks.duePrefix,
+            ],
           ),
         );
         pruned += deleted;

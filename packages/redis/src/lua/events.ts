@@ -11,9 +11,10 @@ import { type LuaScript, luaScript } from "../client/lua-script.js";
 /**
  * `script`'s body, then its events. The events' keys and arguments come after the script's own, and
  * are taken off `KEYS` and `ARGV` before the body runs, so it sees exactly what it always did:
- * per event, KEYS event hash, all events, owner's events, key's events; ARGV the JSON and the
- * member; then ARGV's last, the number of events. A body changed something when it answered 0
- * (create) or a record (rotate, revoke, update).
+ * per event, KEYS event hash, all events, owner's events, key's events, the webhook outbox's
+ * undispatched set; ARGV the JSON and the member; then ARGV's last, the number of events. A body
+ * changed something when it answered 0 (create) or a record (rotate, revoke, update). The event's
+ * member goes into the undispatched set in the same script: no event is stored without its mark.
  */
 export function withEvents(script: LuaScript): LuaScript {
   return luaScript(
@@ -22,19 +23,20 @@ export function withEvents(script: LuaScript): LuaScript {
 local eventCount = tonumber(table.remove(ARGV))
 local eventArgs, eventKeys = {}, {}
 for i = eventCount * 2, 1, -1 do eventArgs[i] = table.remove(ARGV) end
-for i = eventCount * 4, 1, -1 do eventKeys[i] = table.remove(KEYS) end
+for i = eventCount * 5, 1, -1 do eventKeys[i] = table.remove(KEYS) end
 local function change()
 ${script.source}
 end
 local result = change()
 if result == 0 or type(result) == 'table' then
   for i = 0, eventCount - 1 do
-    local record, all, owner, key = eventKeys[i * 4 + 1], eventKeys[i * 4 + 2], eventKeys[i * 4 + 3], eventKeys[i * 4 + 4]
+    local record, all, owner, key = eventKeys[i * 5 + 1], eventKeys[i * 5 + 2], eventKeys[i * 5 + 3], eventKeys[i * 5 + 4]
     local json, member = eventArgs[i * 2 + 1], eventArgs[i * 2 + 2]
     redis.call('HSET', record, 'json', json, 'owner', owner, 'key', key, 'member', member)
     redis.call('ZADD', all, 0, member)
     redis.call('ZADD', owner, 0, member)
     redis.call('ZADD', key, 0, member)
+    redis.call('ZADD', eventKeys[i * 5 + 5], 0, member)
   end
 end
 return result
@@ -65,9 +67,11 @@ return found
 );
 
 /**
- * KEYS[1] every event; ARGV[1] the exclusive upper bound (`(<time>:`), ARGV[2] the most to delete,
- * ARGV[3] the event hash prefix. Deletes the oldest events before the bound, from every set that
- * lists them, and answers how many.
+ * KEYS[1] every event, KEYS[2] the undispatched set; ARGV[1] the exclusive upper bound
+ * (`(<time>:`), ARGV[2] the most to delete, ARGV[3] the event hash prefix, ARGV[4] the delivery
+ * hash prefix, ARGV[5] the delivery listings' prefix, ARGV[6] the due sets' prefix. Deletes the oldest events before
+ * the bound, from every set that lists them, with their outbox marks and their webhook
+ * deliveries, and answers how many.
  */
 export const pruneEventsScript = luaScript(
   "prune-events",
@@ -78,6 +82,19 @@ for _, member in ipairs(members) do
   local sets = redis.call('HMGET', record, 'owner', 'key')
   if sets[1] then redis.call('ZREM', sets[1], member) end
   if sets[2] then redis.call('ZREM', sets[2], member) end
+  redis.call('ZREM', KEYS[2], member)
+  local deliveries = redis.call('HGET', record, 'deliveries')
+  if deliveries then
+    local time = string.sub(member, 1, string.find(member, ':', 1, true) - 1)
+    for id in string.gmatch(deliveries, '%S+') do
+      local endpoint = redis.call('HGET', ARGV[4] .. id, 'endpointId')
+      if endpoint then redis.call('ZREM', ARGV[6] .. endpoint, id) end
+      redis.call('DEL', ARGV[4] .. id)
+      for _, list in ipairs({ 'all', 'pending', 'delivered', 'dead' }) do
+        redis.call('ZREM', ARGV[5] .. list, time .. ':' .. id)
+      end
+    end
+  end
   redis.call('DEL', record)
   redis.call('ZREM', KEYS[1], member)
 end
@@ -87,7 +104,8 @@ return #members
 
 /**
  * Events written on their own (`EventLog.append`). Per entry, KEYS event hash, all events, owner's
- * events, key's events, once-marker (any key of the tag when the entry has no once-key); ARGV JSON,
+ * events, key's events, once-marker (any key of the tag when the entry has no once-key), the
+ * webhook outbox's undispatched set (marked in the same script, as `withEvents` does); ARGV JSON,
  * member, held-until in ms (empty: no once-key). ARGV's last: now, in ms. An entry whose marker
  * holds a later time than now is skipped; otherwise the marker is set to its held-until, expiring
  * then (a relative TTL), and the event is written as `withEvents` writes one. Answers the 1-based
@@ -98,8 +116,8 @@ export const appendEventsScript = luaScript(
   `
 local now = tonumber(ARGV[#ARGV])
 local written = {}
-for i = 0, (#KEYS / 5) - 1 do
-  local record, all, owner, key, marker = KEYS[i * 5 + 1], KEYS[i * 5 + 2], KEYS[i * 5 + 3], KEYS[i * 5 + 4], KEYS[i * 5 + 5]
+for i = 0, (#KEYS / 6) - 1 do
+  local record, all, owner, key, marker = KEYS[i * 6 + 1], KEYS[i * 6 + 2], KEYS[i * 6 + 3], KEYS[i * 6 + 4], KEYS[i * 6 + 5]
   local json, member, untilText = ARGV[i * 3 + 1], ARGV[i * 3 + 2], ARGV[i * 3 + 3]
   local free = true
   if untilText ~= '' then
@@ -115,6 +133,7 @@ for i = 0, (#KEYS / 5) - 1 do
     redis.call('ZADD', all, 0, member)
     redis.call('ZADD', owner, 0, member)
     redis.call('ZADD', key, 0, member)
+    redis.call('ZADD', KEYS[i * 6 + 6], 0, member)
     written[#written + 1] = i + 1
   end
 end

@@ -8,6 +8,7 @@ import { rateLimitStoreSuite } from "./rate-limit-store-suite.js";
 import { secretsSuite } from "./secrets-suite.js";
 import { timedEventsSuite } from "./timed-events-suite.js";
 import { usageStoreSuite } from "./usage-store-suite.js";
+import { webhookOutboxSuite } from "./webhook-outbox-suite.js";
 
 export type { StorageProbe, StorageSuiteOptions } from "./options.js";
 
@@ -48,6 +49,9 @@ export function describeStorageConformance<S extends KeywardStore>(
     if (!options.skipKeys && !options.skipEvents) eventLogSuite(options);
     if (!options.skipKeys && !options.skipEvents && !options.skipExpiringKeys) {
       timedEventsSuite(options);
+    }
+    if (!options.skipKeys && !options.skipEvents && !options.skipWebhooks) {
+      webhookOutboxSuite(options);
     }
   });
 }

@@ -29,6 +29,11 @@ export interface StorageSuiteOptions<S extends KeywardStore = KeywardStore> {
    */
   skipEvents?: boolean;
   /**
+   * Skip the webhook outbox section, for an event log without `outbox`. With it, Keyward refuses
+   * `webhooks` in its configuration.
+   */
+  skipWebhooks?: boolean;
+  /**
    * Skip the time- and usage-based events section, for a key store without `listExpiring` (it
    * cannot find expiring keys, so Keyward writes no `key.expiring` with it).
    */

@@ -1,0 +1,141 @@
+import type { StoredEvent } from "../events/event.js";
+import { compareCodeUnits } from "../storage/code-unit-order.js";
+import type {
+  ClaimedWebhookDelivery,
+  StoredWebhookDelivery,
+  WebhookOutbox,
+} from "../storage/webhook-outbox.js";
+import { webhookDeliveryId } from "../webhooks/delivery-id.js";
+
+/**
+ * The memory event log's webhook outbox. Every call is synchronous inside its promise, so a
+ * dispatch or a claim cannot interleave with another; `undispatched` is filled by the event log
+ * in the same step as it stores the event.
+ */
+export function memoryWebhookOutbox(
+  eventById: (id: string) => StoredEvent | undefined,
+): WebhookOutbox & {
+  /** Called by the event log with each event it stores. */
+  added(event: StoredEvent): void;
+  /** Called by the event log's prune with the events it deleted. */
+  pruned(eventIds: ReadonlySet<string>): void;
+} {
+  let undispatched: string[] = [];
+  const deliveries = new Map<string, StoredWebhookDelivery & { lease: string | null }>();
+  const visible = ({ lease: _, ...delivery }: StoredWebhookDelivery & { lease: string | null }) =>
+    ({ ...delivery }) as StoredWebhookDelivery;
+
+  return {
+    added(event) {
+      undispatched.push(event.id);
+    },
+
+    pruned(eventIds) {
+      undispatched = undispatched.filter((id) => !eventIds.has(id));
+      for (const [id, delivery] of deliveries) {
+        if (eventIds.has(delivery.eventId)) deliveries.delete(id);
+      }
+    },
+
+    async dispatch(routes, limit, now) {
+      const taken = undispatched.slice(0, limit);
+      undispatched = undispatched.slice(taken.length);
+      for (const eventId of taken) {
+        const event = eventById(eventId);
+        if (!event) continue;
+        for (const route of routes) {
+          if (route.types !== undefined && !route.types.includes(event.type)) continue;
+          const id = webhookDeliveryId(event.id, route.endpointId);
+          if (deliveries.has(id)) continue;
+          deliveries.set(id, {
+            id,
+            eventId: event.id,
+            endpointId: route.endpointId,
+            occurredAt: event.occurredAt,
+            status: "pending",
+            attempts: 0,
+            nextAttemptAt: now,
+            lastAttemptAt: null,
+            lastResponseStatus: null,
+            lastError: null,
+            deliveredAt: null,
+            lease: null,
+          });
+        }
+      }
+      return taken.length;
+    },
+
+    async claim({ now, leaseMs, limit, lease, endpointIds }) {
+      const due = [...deliveries.values()]
+        .filter(
+          (d) =>
+            d.status === "pending" &&
+            (d.nextAttemptAt ?? 0) <= now &&
+            endpointIds.includes(d.endpointId),
+        )
+        .sort((a, b) => (a.nextAttemptAt ?? 0) - (b.nextAttemptAt ?? 0))
+        .slice(0, limit);
+      const claimed: ClaimedWebhookDelivery[] = [];
+      for (const delivery of due) {
+        const event = eventById(delivery.eventId);
+        if (!event) continue;
+        delivery.attempts += 1;
+        delivery.nextAttemptAt = now + leaseMs;
+        delivery.lastAttemptAt = now;
+        delivery.lease = lease;
+        claimed.push({ delivery: visible(delivery), event });
+      }
+      return claimed;
+    },
+
+    async settle(id, lease, outcome) {
+      const delivery = deliveries.get(id);
+      if (delivery?.status !== "pending" || delivery.lease !== lease) return false;
+      delivery.lease = null;
+      delivery.status = outcome.status;
+      delivery.lastResponseStatus = outcome.responseStatus;
+      if (outcome.status === "delivered") {
+        delivery.deliveredAt = outcome.at;
+        delivery.nextAttemptAt = null;
+        delivery.lastError = null;
+      } else {
+        delivery.nextAttemptAt =
+          outcome.status === "pending" ? (outcome.nextAttemptAt ?? outcome.at) : null;
+        delivery.lastError = outcome.error;
+      }
+      return true;
+    },
+
+    async list(query) {
+      return [...deliveries.values()]
+        .filter(
+          (d) =>
+            (query.status === undefined || d.status === query.status) &&
+            (query.endpointId === undefined || d.endpointId === query.endpointId) &&
+            (query.after === undefined ||
+              d.occurredAt < query.after.occurredAt ||
+              (d.occurredAt === query.after.occurredAt &&
+                compareCodeUnits(d.id, query.after.id) < 0)),
+        )
+        .sort((a, b) => b.occurredAt - a.occurredAt || compareCodeUnits(b.id, a.id))
+        .slice(0, query.limit)
+        .map(visible);
+    },
+
+    async redeliver(id, now) {
+      const delivery = deliveries.get(id);
+      if (!delivery) return undefined;
+      if (delivery.status !== "pending") {
+        Object.assign(delivery, {
+          status: "pending",
+          attempts: 0,
+          nextAttemptAt: now,
+          deliveredAt: null,
+          lease: null,
+        });
+      }
+      return visible(delivery);
+    },
+  };
+}
