@@ -301,7 +301,11 @@ export class KeywardKeys extends LitElement {
   }
 
   /** Escape, Cancel, Done: the secret leaves memory, and focus goes back where it came from. */
-  private onDialogClosed = () => {
+  private onDialogClosed = (event: Event) => {
+    // \`close\` fires a task after the dialog closed: a person quick enough (Escape, then Enter on
+    // "Create key") may have opened it again by then. That close is over; this one must not
+    // empty the new dialog under their hands.
+    if ((event.currentTarget as HTMLDialogElement).open) return;
     this.dialog = undefined;
     this.dialogErrors = [];
     this.busy = false;
