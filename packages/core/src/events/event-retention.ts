@@ -1,3 +1,4 @@
+import { periodicTask } from "../background/periodic-task.js";
 import type { Clock } from "../clock.js";
 import type { EventLog } from "../storage/event-log.js";
 
@@ -12,9 +13,7 @@ export interface EventRetention {
 }
 
 /**
- * Pruning off the request path: one interval timer per instance, unref'd so it never keeps a
- * process alive, started on first use (Workers refuse timers set outside a request). A run that
- * is still going when the next is due is not doubled. Several instances pruning at once is safe:
+ * Pruning off the request path, on a `periodicTask`. Several instances pruning at once is safe:
  * each deletes what is older than its cutoff, and the stores' deletes are idempotent.
  */
 export function eventRetention(options: {
@@ -24,32 +23,12 @@ export function eventRetention(options: {
   intervalMs: number | false;
   onError(error: unknown): void;
 }): EventRetention {
-  const { log, clock, intervalMs } = options;
+  const { log, clock } = options;
   const retainMs = options.retainDays * dayMs;
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let running: Promise<number> | undefined;
-  let closed = false;
-
-  const prune = () => {
-    running ??= log.prune(clock.now() - retainMs).finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-
-  return {
-    prune,
-    start() {
-      if (timer !== undefined || closed || intervalMs === false) return;
-      timer = setInterval(() => {
-        prune().catch(options.onError);
-      }, intervalMs);
-      (timer as { unref?: () => void }).unref?.();
-    },
-    close() {
-      closed = true;
-      if (timer !== undefined) clearInterval(timer);
-      timer = undefined;
-    },
-  };
+  const task = periodicTask({
+    task: () => log.prune(clock.now() - retainMs),
+    intervalMs: options.intervalMs,
+    onError: options.onError,
+  });
+  return { prune: task.run, start: task.start, close: task.close };
 }

@@ -1,3 +1,4 @@
+import { periodicTask } from "../background/periodic-task.js";
 import type { Clock } from "../clock.js";
 import type { UsageStore } from "../storage/usage-store.js";
 import { utcDayFormatter } from "./utc-day.js";
@@ -13,9 +14,8 @@ export interface UsageRetention {
 }
 
 /**
- * Usage history pruning, the same shape as events' retention (`events/event-retention.ts`): one
- * interval timer per instance, unref'd, started on first use (Workers refuse timers set outside a
- * request), never doubled while a run is going. Several instances pruning at once is safe: the
+ * Usage history pruning, on a `periodicTask` like events' retention. Several instances pruning at
+ * once is safe: the
  * stores take disjoint batches and fold them into totals atomically (see `UsageStore.prune`).
  *
  * The cutoff is a UTC day: with `retainDays: 30`, today and the 30 days before it are kept.
@@ -28,33 +28,13 @@ export function usageRetention(options: {
   intervalMs: number | false;
   onError(error: unknown): void;
 }): UsageRetention {
-  const { clock, intervalMs } = options;
+  const { clock } = options;
   const retainMs = options.retainDays * dayMs;
   const dayOf = utcDayFormatter();
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let running: Promise<number> | undefined;
-  let closed = false;
-
-  const prune = () => {
-    running ??= options.prune(dayOf(clock.now() - retainMs)).finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-
-  return {
-    prune,
-    start() {
-      if (timer !== undefined || closed || intervalMs === false) return;
-      timer = setInterval(() => {
-        prune().catch(options.onError);
-      }, intervalMs);
-      (timer as { unref?: () => void }).unref?.();
-    },
-    close() {
-      closed = true;
-      if (timer !== undefined) clearInterval(timer);
-      timer = undefined;
-    },
-  };
+  const task = periodicTask({
+    task: () => options.prune(dayOf(clock.now() - retainMs)),
+    intervalMs: options.intervalMs,
+    onError: options.onError,
+  });
+  return { prune: task.run, start: task.start, close: task.close };
 }
