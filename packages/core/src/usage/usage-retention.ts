@@ -15,8 +15,8 @@ export interface UsageRetention {
 
 /**
  * Usage history pruning, on a `periodicTask` like events' retention. Several instances pruning at
- * once is safe: the
- * stores take disjoint batches and fold them into totals atomically (see `UsageStore.prune`).
+ * once is safe: the stores take disjoint batches and fold them into totals atomically (see
+ * `UsageStore.prune`).
  *
  * The cutoff is a UTC day: with `retainDays: 30`, today and the 30 days before it are kept.
  */
