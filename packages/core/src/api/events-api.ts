@@ -14,7 +14,7 @@ import type { EventsRuntime } from "../events/events-runtime.js";
 import type { KeywardContext } from "../keyward/context.js";
 import type { Owner } from "../organizations/owner.js";
 import type { Caller, InternalKeysApi, OwnerInput } from "./keys-api.js";
-import { decodeListCursor, encodeListCursor, parsePageSize } from "./list-cursor.js";
+import { decodeListCursor, pageOf, parsePageSize } from "./list-cursor.js";
 
 /** Events per page when no `limit` is given. */
 export const defaultEventPageSize = 100;
@@ -102,15 +102,7 @@ export function createEventsApi(ctx: KeywardContext, keys: InternalKeysApi): Int
     } catch (error) {
       throw internalError(error);
     }
-    const data = found.slice(0, limit);
-    const last = data.at(-1);
-    return {
-      data: data.map(toKeywardEvent),
-      nextCursor:
-        found.length > limit && last
-          ? encodeListCursor({ createdAt: last.occurredAt, id: last.id })
-          : null,
-    };
+    return pageOf(found, limit, toKeywardEvent);
   };
 
   return {

@@ -13,6 +13,26 @@ export function encodeListCursor(position: KeyListCursor): string {
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+/**
+ * A page out of `limit + 1` rows read in time order: the first `limit`, shown as `show` does, and the
+ * cursor after the last of them when the extra row says another page exists (no count needed).
+ */
+export function pageOf<Row extends { occurredAt: number; id: string }, Shown>(
+  found: readonly Row[],
+  limit: number,
+  show: (row: Row) => Shown,
+): { data: Shown[]; nextCursor: string | null } {
+  const data = found.slice(0, limit);
+  const last = data.at(-1);
+  return {
+    data: data.map(show),
+    nextCursor:
+      found.length > limit && last
+        ? encodeListCursor({ createdAt: last.occurredAt, id: last.id })
+        : null,
+  };
+}
+
 /** The position a cursor names, or a 422 at `["query", "cursor"]` for text no page handed out. */
 export function decodeListCursor(cursor: string): KeyListCursor {
   const position = tryDecode(cursor);

@@ -6,7 +6,7 @@ import { internalError } from "../errors/keyward-error.js";
 import type { StoredWebhookDelivery, WebhookDeliveryStatus } from "../storage/webhook-outbox.js";
 import { isEndpointId, isWebhookDeliveryId } from "../webhooks/delivery-id.js";
 import type { WebhookDeliverer, WebhookRunSummary } from "../webhooks/webhook-deliverer.js";
-import { decodeListCursor, encodeListCursor, parsePageSize } from "./list-cursor.js";
+import { decodeListCursor, pageOf, parsePageSize } from "./list-cursor.js";
 
 /** A delivery as the API shows it: times in ISO 8601 UTC. */
 export interface WebhookDelivery {
@@ -113,15 +113,7 @@ export function createWebhooksApi(
       } catch (error) {
         throw internalError(error);
       }
-      const data = found.slice(0, limit);
-      const last = data.at(-1);
-      return {
-        data: data.map(toWebhookDelivery),
-        nextCursor:
-          found.length > limit && last
-            ? encodeListCursor({ createdAt: last.occurredAt, id: last.id })
-            : null,
-      };
+      return pageOf(found, limit, toWebhookDelivery);
     },
 
     async redeliver(deliveryId) {
