@@ -16,7 +16,7 @@ import { keywardPlugin } from "@keyward/fastify";
 import { withApiKey } from "@keyward/fetch";
 import express, { type RequestHandler } from "express";
 import { rateLimit as expressRateLimit } from "express-rate-limit";
-import Fastify, { type preHandlerAsyncHookHandler } from "fastify";
+import Fastify, { type preHandlerHookHandler } from "fastify";
 import inject from "light-my-request";
 import { bench, do_not_optimize, group, summary } from "mitata";
 import {
@@ -32,7 +32,7 @@ const url = "/api/v1/profiles/bench";
 
 async function fastifyApp(variant: Variant, keyward: Keyward) {
   const app = Fastify({ logger: false });
-  let preHandler: preHandlerAsyncHookHandler | undefined;
+  let preHandler: preHandlerHookHandler | undefined;
   if (variant === "guard") {
     await app.register(keywardPlugin, { keyward });
     preHandler = app.requireApiKey({ scopes: requiredScopes });

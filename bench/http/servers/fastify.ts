@@ -1,7 +1,7 @@
 /** The Fastify server of the HTTP benchmark, one variant per process (`HTTP_BENCH_VARIANT`). */
 import rateLimit from "@fastify/rate-limit";
 import { keywardPlugin } from "@keyward/fastify";
-import Fastify, { type preHandlerAsyncHookHandler } from "fastify";
+import Fastify, { type preHandlerHookHandler } from "fastify";
 import {
   announceReady,
   benchKeyward,
@@ -16,7 +16,7 @@ const variant = variantFromEnv();
 const { keyward, authorization } = await benchKeyward();
 const app = Fastify({ logger: false });
 
-let preHandler: preHandlerAsyncHookHandler | undefined;
+let preHandler: preHandlerHookHandler | undefined;
 if (variant === "guard") {
   await app.register(keywardPlugin, { keyward });
   preHandler = app.requireApiKey({ scopes: requiredScopes });

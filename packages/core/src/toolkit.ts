@@ -8,6 +8,7 @@
 export { keyStatus } from "./api/key-record.js";
 export { readBearer } from "./auth/bearer.js";
 export { createJwtVerifier, type JwtVerifier } from "./auth/jwt.js";
+export { isPromise, type Pending, verifyPending } from "./auth/pending-verify.js";
 export {
   type CachedKeyStore,
   type CachedKeyStoreOptions,

@@ -1,7 +1,7 @@
-import type { AcceptedCredentials, Keyward } from "@keyward/core";
+import type { AcceptedCredentials, Keyward, VerifyResult } from "@keyward/core";
 import { headerValue, toHeadersOnlyRequest } from "@keyward/core/node-http";
-import { routeWithMethod } from "@keyward/core/toolkit";
-import type { Request, RequestHandler } from "express";
+import { isPromise, routeWithMethod, verifyPending } from "@keyward/core/toolkit";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { sendResponse } from "./send-response.js";
 
 export interface RequireApiKeyOptions {
@@ -83,18 +83,23 @@ export function requireApiKey(
             ),
             verifyOptions,
           )
-        : keyward.verify(authorization, verifyOptions);
-    decided.then((result) => {
-      if (!result.ok) {
-        sendResponse(res, result.error.toResponse(result.headers)).catch(next);
-        return;
-      }
-      const headers = result.headers;
-      for (const name in headers) res.setHeader(name, headers[name]!);
-      req.keyward = { principal: result.principal, rateLimit: result.rateLimit };
-      next();
-    }, next);
+        : verifyPending(keyward, authorization, verifyOptions);
+    // Decided without I/O (the memory store, a cached key): on at once, no promise between.
+    if (isPromise(decided)) decided.then((result) => finish(result, req, res, next), next);
+    else finish(decided, req, res, next);
   };
+}
+
+/** Admitted: the headers and `req.keyward`, then `next()`. Refused: the answer. */
+function finish(result: VerifyResult, req: Request, res: Response, next: NextFunction): void {
+  if (!result.ok) {
+    sendResponse(res, result.error.toResponse(result.headers)).catch(next);
+    return;
+  }
+  const headers = result.headers;
+  for (const name in headers) res.setHeader(name, headers[name]!);
+  req.keyward = { principal: result.principal, rateLimit: result.rateLimit };
+  next();
 }
 
 /** `req.baseUrl` + the matched route's path; `req.route` is absent under `app.use`. */

@@ -1,7 +1,12 @@
-import type { Keyward } from "@keyward/core";
+import type { Keyward, VerifyResult } from "@keyward/core";
 import { headerValue, toHeadersOnlyRequest } from "@keyward/core/node-http";
-import { routeWithMethod } from "@keyward/core/toolkit";
-import type { preHandlerAsyncHookHandler } from "fastify";
+import { isPromise, routeWithMethod, verifyPending } from "@keyward/core/toolkit";
+import type {
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  preHandlerHookHandler,
+} from "fastify";
 import { sendReply } from "./send-reply.js";
 import type { RequireApiKeyOptions } from "./types.js";
 
@@ -14,7 +19,7 @@ import type { RequireApiKeyOptions } from "./types.js";
 export function createRequireApiKey(
   keyward: Keyward,
   options: RequireApiKeyOptions = {},
-): preHandlerAsyncHookHandler {
+): preHandlerHookHandler {
   const scopes = options.scopes ? options.scopes : undefined;
   const accept = options.accept ? options.accept : undefined;
   // A scope nobody can hold would refuse every key: fail now, naming it.
@@ -22,7 +27,24 @@ export function createRequireApiKey(
   const cost = options.cost;
   const environment = options.environment;
   if (environment !== undefined) keyward.assertEnvironment(environment);
-  return async (request, reply) => {
+  /** Admitted: the headers and `request.keyward`, then on. Refused: the answer, and no `done`. */
+  const finish = (
+    result: VerifyResult,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: HookHandlerDoneFunction,
+  ) => {
+    if (!result.ok) {
+      sendReply(reply, result.error.toResponse(result.headers)).catch(done);
+      return;
+    }
+    reply.headers(result.headers);
+    request.keyward = { principal: result.principal, rateLimit: result.rateLimit };
+    done();
+  };
+  // A callback hook, not an async one: a request decided without I/O (the memory store, a cached
+  // key) goes on to the handler at once, with no promise between (docs/benchmarks.md, "HTTP").
+  return (request, reply, done) => {
     // A not-found handler has no route: its requests are all one "*".
     const template = options.route ?? request.routeOptions.url ?? "*";
     const route = routeWithMethod(request.method, template);
@@ -35,9 +57,9 @@ export function createRequireApiKey(
     // costs microseconds per request (docs/benchmarks.md, "HTTP"); unset options stay undefined.
     const verifyOptions = { scopes, accept, route, clientIp, cost, environment };
     // Without a bearer token, the host's session (a cookie) may stand for the user.
-    const result =
+    const decided =
       authorization === undefined && keyward.hasSession
-        ? await keyward.authenticate(
+        ? keyward.authenticate(
             toHeadersOnlyRequest(
               request.raw,
               `${request.protocol}://${request.host}`,
@@ -45,9 +67,8 @@ export function createRequireApiKey(
             ),
             verifyOptions,
           )
-        : await keyward.verify(authorization, verifyOptions);
-    if (!result.ok) return sendReply(reply, result.error.toResponse(result.headers));
-    reply.headers(result.headers);
-    request.keyward = { principal: result.principal, rateLimit: result.rateLimit };
+        : verifyPending(keyward, authorization, verifyOptions);
+    if (isPromise(decided)) decided.then((result) => finish(result, request, reply, done), done);
+    else finish(decided, request, reply, done);
   };
 }

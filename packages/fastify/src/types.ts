@@ -1,5 +1,5 @@
 import type { AcceptedCredentials, Keyward, Principal, RateLimitDecision } from "@keyward/core";
-import type { preHandlerAsyncHookHandler } from "fastify";
+import type { preHandlerHookHandler } from "fastify";
 
 // Core's own types, re-exported so a host imports them from the adapter it uses.
 export type { Principal, VerifyResult } from "@keyward/core";
@@ -45,7 +45,7 @@ declare module "fastify" {
      * A `preHandler` that admits a request with a valid API key holding `scopes` (or a user's JWT),
      * sets `request.keyward` and the `X-RateLimit-*` headers, and answers every refusal itself.
      */
-    requireApiKey(options?: RequireApiKeyOptions): preHandlerAsyncHookHandler;
+    requireApiKey(options?: RequireApiKeyOptions): preHandlerHookHandler;
   }
   interface FastifyRequest {
     /** Set by `requireApiKey` on the requests it admits; `null` on unguarded routes. */

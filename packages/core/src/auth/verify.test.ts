@@ -190,7 +190,12 @@ describe("verify with an API key", () => {
     const failing = createKeyward({
       store: {
         ...store,
-        keys: { ...store.keys, findByHash: async () => Promise.reject(new Error("down")) },
+        // No `peek` either: a store that can answer from memory has not failed.
+        keys: {
+          ...store.keys,
+          peek: undefined,
+          findByHash: async () => Promise.reject(new Error("down")),
+        },
       },
       scopes,
       tiers,

@@ -3,7 +3,7 @@ import { internalError, KeywardError } from "../errors/keyward-error.js";
 import type { KeywardContext } from "../keyward/context.js";
 import { describedLayer, layeredHeaders, layerRefusal } from "../limits/layered-response.js";
 import { planKeyLimits } from "../limits/resolve-layers.js";
-import type { LayeredDecision } from "../limits/types.js";
+import type { LayeredDecision, LimitLayer } from "../limits/types.js";
 import { userOwner } from "../organizations/owner.js";
 import { bucketFor } from "../rate-limit/bucket.js";
 import { rateLimitHeaders } from "../rate-limit/headers.js";
@@ -15,6 +15,7 @@ import { readBearer } from "./bearer.js";
 import { clientAddressGroup } from "./client-address.js";
 import type { FailedLookupLimiter } from "./failed-lookup-limiter.js";
 import type { JwtClaims } from "./jwt.js";
+import { isPromise, type Pending } from "./pending-verify.js";
 import type { Principal, SessionUser, VerifyOptions, VerifyResult } from "./principal.js";
 
 const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -183,8 +184,15 @@ export function createVerify(ctx: KeywardContext) {
     return { ok: false, error, headers };
   };
 
-  // Both paths catch their own failures, so `verify` needs no promise layer of its own.
-  const verifyApiKey = async (token: string, options: VerifyOptions): Promise<VerifyResult> => {
+  /**
+   * An API key, from its token to a decision. Synchronous for as long as the store answers without
+   * I/O (`peek`, `consumeNow`: a memory store, a cached key): a request through an HTTP server then
+   * spends no promise until `verify` hands back its result, which in a server, between the framework's
+   * own work, costs several microseconds per hop (docs/benchmarks.md, "HTTP"). A store that does
+   * I/O continues the same steps once its promise settles. Never throws: every failure, sync or
+   * async, comes back through `toFailure`.
+   */
+  const verifyApiKey = (token: string, options: VerifyOptions): Pending<VerifyResult> => {
     try {
       if (!ctx.format.isWellFormed(token)) return failure("invalid_api_key", "Invalid API key");
       if (options.environment !== undefined) {
@@ -192,120 +200,165 @@ export function createVerify(ctx: KeywardContext) {
         if (refused) return refused;
       }
       const secretHash = ctx.hasher.hash(token);
-      let key: StoredKey | null;
-      if (limiter && options.clientIp) {
-        // Peeked here rather than in `lookUpLimited`: a key the store holds without I/O (any
-        // memory-store key, a cached one) then costs no promise layer of its own.
-        const known = ctx.keys.peek?.(secretHash);
-        const found =
-          known !== undefined ? known : await lookUpLimited(limiter, secretHash, options.clientIp);
-        if (found !== null && "ok" in found) return found;
-        key = found;
-      } else {
-        key = await ctx.keys.findByHash(secretHash);
-      }
-      if (!key) return failure("invalid_api_key", "Invalid API key");
-      const now = ctx.clock.now();
-      // Found by the secret a graceful rotation replaced: it works until the grace ends, then it is
-      // as unknown as any other replaced secret. (Null for almost every key: one comparison.)
-      if (key.previousSecretHash === secretHash && !(now < key.previousSecretExpiresAt!)) {
-        return failure("invalid_api_key", "Invalid API key");
-      }
-      if (key.revokedAt !== null) return failure("invalid_api_key", "API key has been revoked");
-      if (key.expiresAt !== null && key.expiresAt <= now) {
-        return failure("invalid_api_key", "API key has expired");
-      }
-      if (key.disabledAt !== null) return failure("invalid_api_key", "API key is disabled");
-      const allowedIps = key.allowedIps;
-      if (allowedIps != null) {
-        const refused = outsideAllowlist(allowedIps, options.clientIp);
-        if (refused) return refused;
-      }
-      // From here the key is valid: every request made with it is rate limited and counted, whether
-      // or not it may call this route, so probing routes it lacks the scope for is limited too.
-      // The key runs at its own tier capped at its owner's current one (a downgrade applies).
-      const tier = ctx.tiers.effective(key.tier, key.ownerTier);
-      if (options.route === undefined) warnNoRoute();
-      let decision: RateLimitDecision;
-      let headers: Record<string, string>;
-      if (key.limits == null && !ctx.tiers.layered) {
-        // v0.1's path, unchanged: one layer, one store call.
-        const policy = ctx.tiers.policy(tier);
-        const usage = usageHit(key.id, options.route, now);
-        decision = await ctx.rateLimits.consume(bucketFor.key(key.id), policy, now, usage);
-        // Counted only once the limiter answered: a request that fails here is a 500, not a use.
-        if (!usage) ctx.usageRecorder.record(key.id, options.route, now);
-        headers = headersFor(decision, policy, tier, now);
-        if (!decision.allowed) return rateLimited(decision, headers);
-      } else {
-        const cost = options.cost ?? 1;
-        if (!Number.isSafeInteger(cost) || cost < 0) {
-          throw new TypeError(`Keyward: verify's \`cost\` must be a whole number ≥ 0, got ${cost}`);
-        }
-        const plan = planKeyLimits(ctx.tiers, key, tier, cost);
-        const usage = usageHit(key.id, options.route, now);
-        if (!plan.layers) {
-          decision = await ctx.rateLimits.consume(bucketFor.key(key.id), plan.policy, now, usage);
-          if (!usage) ctx.usageRecorder.record(key.id, options.route, now);
-          headers = headersFor(decision, plan.policy, tier, now);
-          if (!decision.allowed) return rateLimited(decision, headers);
-        } else {
-          const limiter = ctx.layeredLimits;
-          if (!limiter) {
-            throw new TypeError(
-              "Keyward: this key has layered limits, but the store's rate limits cannot apply them (`consumeLayers`)",
-            );
-          }
-          const counted = limiter.recordsUsage ? usage : undefined;
-          const layered = await limiter.consume({
-            owner: plan.owner,
-            layers: plan.layers,
-            now,
-            usage: counted,
-          });
-          if (!counted) ctx.usageRecorder.record(key.id, options.route, now);
-          headers = layeredHeaders(layered, plan.layers, {
-            now,
-            ietf: ctx.ietfRateLimitHeaders,
-            tier,
-          });
-          decision = pickDecision(layered);
-          if (!layered.allowed) {
-            const error = layerRefusal(layered, plan.layers, headers);
-            return { ok: false, error, rateLimit: decision, headers };
-          }
-          // Only an admitted request spent anything, so only it can cross a threshold. Not awaited.
-          ctx.events?.usage(key, plan.owner, plan.layers, layered.layers, now);
-        }
-      }
-      const required = options.scopes;
-      if (required && required.length > 0) {
-        const missing = ctx.scopes.missing(key.scopes, required);
-        if (missing.length > 0) {
-          warnUnknownScopes(missing);
-          const error = new KeywardError(
-            "insufficient_scope",
-            `API key lacks the required scope: ${missing.join(", ")}`,
-          );
-          return { ok: false, error, rateLimit: decision, headers };
-        }
-      }
-      const principal: Principal = {
-        kind: "key",
-        userId: key.ownerId,
-        owner: { type: key.ownerType, id: key.ownerId },
-        createdBy: key.createdBy,
-        metadata: key.metadata,
-        environment: onlyEnvironment ?? ctx.environments.ofKey(key),
-        keyId: key.id,
-        name: key.name,
-        scopes: key.scopes,
-        tier,
-      };
-      return { ok: true, principal, rateLimit: decision, headers };
+      // What the store holds without I/O (any memory-store key, a cached one) is read here, free
+      // and never limited, so a known key from a refused address still passes.
+      const known = ctx.keys.peek?.(secretHash);
+      if (known !== undefined) return admitKey(known, secretHash, options);
+      const found =
+        limiter && options.clientIp
+          ? lookUpLimited(limiter, secretHash, options.clientIp)
+          : ctx.keys.findByHash(secretHash);
+      return continueWith(found, (key) =>
+        key !== null && "ok" in key ? key : admitKey(key, secretHash, options),
+      );
     } catch (error) {
       return toFailure(error);
     }
+  };
+
+  /** `next(value)` now, or once `value` settles; a rejection or a throw becomes a failure. */
+  const continueWith = <T>(
+    value: Pending<T>,
+    next: (settled: T) => Pending<VerifyResult>,
+  ): Pending<VerifyResult> => {
+    if (!isPromise(value)) return next(value);
+    return value.then((settled) => {
+      try {
+        return next(settled);
+      } catch (error) {
+        return toFailure(error);
+      }
+    }, toFailure);
+  };
+
+  /** The found key (or null), checked, rate limited and counted. Throws on a store's failure. */
+  const admitKey = (
+    key: StoredKey | null,
+    secretHash: string,
+    options: VerifyOptions,
+  ): Pending<VerifyResult> => {
+    if (!key) return failure("invalid_api_key", "Invalid API key");
+    const now = ctx.clock.now();
+    // Found by the secret a graceful rotation replaced: it works until the grace ends, then it is
+    // as unknown as any other replaced secret. (Null for almost every key: one comparison.)
+    if (key.previousSecretHash === secretHash && !(now < key.previousSecretExpiresAt!)) {
+      return failure("invalid_api_key", "Invalid API key");
+    }
+    if (key.revokedAt !== null) return failure("invalid_api_key", "API key has been revoked");
+    if (key.expiresAt !== null && key.expiresAt <= now) {
+      return failure("invalid_api_key", "API key has expired");
+    }
+    if (key.disabledAt !== null) return failure("invalid_api_key", "API key is disabled");
+    const allowedIps = key.allowedIps;
+    if (allowedIps != null) {
+      const refused = outsideAllowlist(allowedIps, options.clientIp);
+      if (refused) return refused;
+    }
+    // From here the key is valid: every request made with it is rate limited and counted, whether
+    // or not it may call this route, so probing routes it lacks the scope for is limited too.
+    // The key runs at its own tier capped at its owner's current one (a downgrade applies).
+    const tier = ctx.tiers.effective(key.tier, key.ownerTier);
+    if (options.route === undefined) warnNoRoute();
+    if (key.limits == null && !ctx.tiers.layered) {
+      // v0.1's path, unchanged: one layer, one store call.
+      const policy = ctx.tiers.policy(tier);
+      return limitOneLayer(key, options, tier, policy, now);
+    }
+    const cost = options.cost ?? 1;
+    if (!Number.isSafeInteger(cost) || cost < 0) {
+      throw new TypeError(`Keyward: verify's \`cost\` must be a whole number ≥ 0, got ${cost}`);
+    }
+    const plan = planKeyLimits(ctx.tiers, key, tier, cost);
+    if (!plan.layers) return limitOneLayer(key, options, tier, plan.policy, now);
+    return limitLayers(key, options, tier, plan.owner, plan.layers, now);
+  };
+
+  /** One rate-limit layer (the key's own), with usage counted in the same store call if it can. */
+  const limitOneLayer = (
+    key: StoredKey,
+    options: VerifyOptions,
+    tier: string,
+    policy: RateLimitPolicy,
+    now: number,
+  ): Pending<VerifyResult> => {
+    const store = ctx.rateLimits;
+    const usage = usageHit(key.id, options.route, now);
+    const bucket = bucketFor.key(key.id);
+    const decided = store.consumeNow
+      ? store.consumeNow(bucket, policy, now, usage)
+      : store.consume(bucket, policy, now, usage);
+    return continueWith(decided, (decision) => {
+      // Counted only once the limiter answered: a request that fails there is a 500, not a use.
+      if (!usage) ctx.usageRecorder.record(key.id, options.route, now);
+      const headers = headersFor(decision, policy, tier, now);
+      if (!decision.allowed) return rateLimited(decision, headers);
+      return withScopes(key, options, tier, decision, headers);
+    });
+  };
+
+  /** A key with layers beyond its own rate limit (owner, quota, credits): one atomic store step. */
+  const limitLayers = async (
+    key: StoredKey,
+    options: VerifyOptions,
+    tier: string,
+    owner: string,
+    layers: readonly LimitLayer[],
+    now: number,
+  ): Promise<VerifyResult> => {
+    const limiter = ctx.layeredLimits;
+    if (!limiter) {
+      throw new TypeError(
+        "Keyward: this key has layered limits, but the store's rate limits cannot apply them (`consumeLayers`)",
+      );
+    }
+    const usage = usageHit(key.id, options.route, now);
+    const counted = limiter.recordsUsage ? usage : undefined;
+    const layered = await limiter.consume({ owner, layers, now, usage: counted });
+    if (!counted) ctx.usageRecorder.record(key.id, options.route, now);
+    const headers = layeredHeaders(layered, layers, { now, ietf: ctx.ietfRateLimitHeaders, tier });
+    const decision = pickDecision(layered);
+    if (!layered.allowed) {
+      const error = layerRefusal(layered, layers, headers);
+      return { ok: false, error, rateLimit: decision, headers };
+    }
+    // Only an admitted request spent anything, so only it can cross a threshold. Not awaited.
+    ctx.events?.usage(key, owner, layers, layered.layers, now);
+    return withScopes(key, options, tier, decision, headers);
+  };
+
+  /** An admitted request: refused only if the key lacks a scope the route requires. */
+  const withScopes = (
+    key: StoredKey,
+    options: VerifyOptions,
+    tier: string,
+    decision: RateLimitDecision,
+    headers: Record<string, string>,
+  ): VerifyResult => {
+    const required = options.scopes;
+    if (required && required.length > 0) {
+      const missing = ctx.scopes.missing(key.scopes, required);
+      if (missing.length > 0) {
+        warnUnknownScopes(missing);
+        const error = new KeywardError(
+          "insufficient_scope",
+          `API key lacks the required scope: ${missing.join(", ")}`,
+        );
+        return { ok: false, error, rateLimit: decision, headers };
+      }
+    }
+    const principal: Principal = {
+      kind: "key",
+      userId: key.ownerId,
+      owner: { type: key.ownerType, id: key.ownerId },
+      createdBy: key.createdBy,
+      metadata: key.metadata,
+      environment: onlyEnvironment ?? ctx.environments.ofKey(key),
+      keyId: key.id,
+      name: key.name,
+      scopes: key.scopes,
+      tier,
+    };
+    return { ok: true, principal, rateLimit: decision, headers };
   };
 
   /**
@@ -376,24 +429,25 @@ export function createVerify(ctx: KeywardContext) {
   return function verify(
     authorization: string | null | undefined,
     options: InternalVerifyOptions = {},
-  ): Promise<VerifyResult> {
+  ): Pending<VerifyResult> {
     const accept = options.managing ? "session" : (options.accept ?? "any");
     const managing = options.managing === true;
     const token = readBearer(authorization);
     if (token === null) {
       if (options.session && accept !== "api-key") return verifySession(options.session, managing);
-      return Promise.resolve(failure("missing_credentials", "Not authenticated"));
+      return failure("missing_credentials", "Not authenticated");
     }
     if (ctx.format.isKeyShaped(token)) {
       if (accept === "session") {
-        return Promise.resolve(
-          failure("api_key_not_allowed", "API keys cannot be used here; use a user session token"),
+        return failure(
+          "api_key_not_allowed",
+          "API keys cannot be used here; use a user session token",
         );
       }
       return verifyApiKey(token, options);
     }
     if (accept === "api-key") {
-      return Promise.resolve(failure("api_key_required", "This route requires an API key"));
+      return failure("api_key_required", "This route requires an API key");
     }
     return verifyJwt(token, managing);
   };

@@ -173,7 +173,11 @@ describe("failures are logged by default", () => {
   const failingStore = () => {
     const store = memoryStore();
     const down = () => Promise.reject(new Error("connection refused"));
-    return { ...store, keys: { ...store.keys, findByHash: down, listByOwner: down } };
+    // No `peek` either: a store that can answer from memory has not failed.
+    return {
+      ...store,
+      keys: { ...store.keys, peek: undefined, findByHash: down, listByOwner: down },
+    };
   };
 
   it("logs a store failure on the endpoints and on verification to console.error, one line each", async () => {

@@ -5,6 +5,12 @@ import { createUsageApi, type UsageApi } from "../api/usage-api.js";
 import { createWebhooksApi, type WebhooksApi } from "../api/webhooks-api.js";
 import { failedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import { createJwtVerifier } from "../auth/jwt.js";
+import {
+  isPromise,
+  type Pending,
+  type PendingVerify,
+  pendingVerify,
+} from "../auth/pending-verify.js";
 import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
 import { createVerify } from "../auth/verify.js";
 import { systemClock } from "../clock.js";
@@ -323,14 +329,14 @@ export function createKeyward(config: KeywardConfig): Keyward {
           retention?.start();
         }
       : undefined;
-  return {
+  const keyward: Keyward = {
     keys,
     events,
     usage: createUsageApi(retention),
     webhooks,
     verify: (authorization, options) => {
       startTimers?.();
-      return verify(authorization, options);
+      return settled(verify(authorization, options));
     },
     authenticate: (request, options = {}) => {
       startTimers?.();
@@ -339,15 +345,17 @@ export function createKeyward(config: KeywardConfig): Keyward {
       const session = config.session;
       // The options named one by one: on V8, `{ ...options, route, session }` costs microseconds
       // per request whenever it adds a property `options` lacks (docs/benchmarks.md, "HTTP").
-      return verify(request.headers.get("authorization"), {
-        accept: options.accept,
-        scopes: options.scopes,
-        route: withMethod,
-        clientIp: options.clientIp,
-        cost: options.cost,
-        environment: options.environment,
-        session: session ? () => session(request) : undefined,
-      });
+      return settled(
+        verify(request.headers.get("authorization"), {
+          accept: options.accept,
+          scopes: options.scopes,
+          route: withMethod,
+          clientIp: options.clientIp,
+          cost: options.cost,
+          environment: options.environment,
+          session: session ? () => session(request) : undefined,
+        }),
+      );
     },
     handle,
     assertScopes(required) {
@@ -382,6 +390,19 @@ export function createKeyward(config: KeywardConfig): Keyward {
       return closed;
     },
   };
+  // Adapters reach it through `verifyPending` (toolkit); hidden, so it is no part of the API.
+  Object.defineProperty(keyward, pendingVerify, {
+    value: ((authorization, options) => {
+      startTimers?.();
+      return verify(authorization, options);
+    }) satisfies PendingVerify,
+  });
+  return keyward;
+}
+
+/** `keyward.verify` promises its result, whether or not it was decided at once. */
+function settled<T>(value: Pending<T>): Promise<T> {
+  return isPromise(value) ? value : Promise.resolve(value);
 }
 
 function normaliseBasePath(path: string): string {

@@ -20,6 +20,7 @@ export interface MemoryRateLimitStoreOptions {
 export interface MemoryRateLimitStore extends RateLimitStore {
   /** Entries currently held, expired ones not yet evicted included. */
   readonly size: number;
+  consumeNow: NonNullable<RateLimitStore["consumeNow"]>;
   consumeLayers: NonNullable<RateLimitStore["consumeLayers"]>;
   readLayers: NonNullable<RateLimitStore["readLayers"]>;
   checkLayers: NonNullable<RateLimitStore["checkLayers"]>;
@@ -91,17 +92,23 @@ export function memoryRateLimitStore(
     }
   };
 
+  const consumeNow = (key: string, policy: RateLimitPolicy, now: number) => {
+    const stored = entries.get(key);
+    const step = stepRateLimit(currentState(stored, policy, now), now, policy);
+    writeRate(key, policy, step, now, stored);
+    return step.decision;
+  };
+
   return {
     get size() {
       return entries.size;
     },
 
     async consume(key: string, policy: RateLimitPolicy, now: number) {
-      const stored = entries.get(key);
-      const step = stepRateLimit(currentState(stored, policy, now), now, policy);
-      writeRate(key, policy, step, now, stored);
-      return step.decision;
+      return consumeNow(key, policy, now);
     },
+
+    consumeNow,
 
     // Synchronous from the first read to the last write: nothing else runs in between, so the
     // layers of one request are one atomic step.

@@ -33,6 +33,17 @@ export interface RateLimitStore {
     now: number,
     usage?: UsageHit,
   ): Promise<RateLimitDecision>;
+  /**
+   * `consume`, answered at once: only for a store whose state lives in this process (memory), so
+   * that verifying a request spends no promise on the rate limit. Same decision, same state change
+   * as `consume`. A store that does I/O leaves it out.
+   */
+  consumeNow?(
+    key: string,
+    policy: RateLimitPolicy,
+    now: number,
+    usage?: UsageHit,
+  ): RateLimitDecision;
   readonly recordsUsage?: boolean;
   /**
    * With `recordsUsage`, the usage store that reads back what `consume` counts. Keyward must be

@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { manualClock } from "../clock.js";
+import { createKeyward } from "../keyward/create-keyward.js";
+import { memoryStore } from "../memory/memory-store.js";
+import type { KeywardStore } from "../storage/index.js";
+import { isPromise, verifyPending } from "./pending-verify.js";
+import type { VerifyResult } from "./principal.js";
+
+const scopes = { "profile:read": "Read" };
+const tiers = { free: { rateLimit: { limit: 2, window: "1m" } } };
+const route = "GET /profiles/:slug";
+
+async function setUp(store: KeywardStore = memoryStore()) {
+  const clock = manualClock(Date.parse("2026-07-01T10:00:00.000Z"));
+  const keyward = createKeyward({ store, scopes, tiers, clock, logger: false });
+  const { key, id } = await keyward.keys.create({
+    ownerId: "alice",
+    accountTier: "free",
+    name: "k",
+    scopes: ["profile:read"],
+    tier: "free",
+  });
+  return { keyward, header: `Bearer ${key}`, id };
+}
+
+/** The memory store with every in-process shortcut taken away: what a remote store looks like. */
+function withoutShortcuts(): KeywardStore {
+  const store = memoryStore();
+  return {
+    ...store,
+    keys: { ...store.keys, peek: undefined },
+    rateLimits: { ...store.rateLimits, consumeNow: undefined },
+  };
+}
+
+describe("verifyPending", () => {
+  it("decides at once on the memory store: the result itself, not a promise", async () => {
+    const { keyward, header } = await setUp();
+    const decided = verifyPending(keyward, header, { scopes: ["profile:read"], route });
+    expect(isPromise(decided)).toBe(false);
+    expect((decided as VerifyResult).ok).toBe(true);
+    expect((decided as VerifyResult).headers["X-RateLimit-Remaining"]).toBe("1");
+  });
+
+  it("decides refusals at once too, with the same answers as verify", async () => {
+    const { keyward, header } = await setUp();
+    for (const [authorization, options] of [
+      [undefined, { route }],
+      ["Bearer sk_live_forged", { route }],
+      [header, { scopes: ["profile:read"], route, environment: "nope" }],
+      [header, { scopes: ["profile:read"], route }],
+      [header, { scopes: ["profile:read"], route }],
+      [header, { scopes: ["profile:read"], route }],
+    ] as const) {
+      const decided = verifyPending(keyward, authorization, options);
+      expect(isPromise(decided)).toBe(false);
+    }
+    // Past the limit of 2 by now (an environment nobody configured is a 500, before any count).
+    const last = verifyPending(keyward, header, {
+      scopes: ["profile:read"],
+      route,
+    }) as VerifyResult;
+    expect(!last.ok && last.error.status).toBe(429);
+  });
+
+  it("goes through the store's promises when it has no shortcut, with the same decisions", async () => {
+    const { keyward, header } = await setUp(withoutShortcuts());
+    const first = verifyPending(keyward, header, { scopes: ["profile:read"], route });
+    expect(isPromise(first)).toBe(true);
+    expect((await first).ok).toBe(true);
+    await keyward.verify(header, { scopes: ["profile:read"], route });
+    const third = await verifyPending(keyward, header, { scopes: ["profile:read"], route });
+    expect(!third.ok && third.error.status).toBe(429);
+  });
+
+  it("turns a store that throws at once into a 500, never a throw", async () => {
+    const store = memoryStore();
+    const failing: KeywardStore = {
+      ...store,
+      rateLimits: {
+        ...store.rateLimits,
+        consumeNow: () => {
+          throw new Error("broken");
+        },
+      },
+    };
+    const { keyward, header } = await setUp(failing);
+    const decided = verifyPending(keyward, header, { route }) as VerifyResult;
+    expect(!decided.ok && decided.error.status).toBe(500);
+  });
+
+  it("falls back to verify on a Keyward-shaped object without the hidden method", async () => {
+    const { keyward, header } = await setUp();
+    const wrapper = { verify: keyward.verify };
+    const decided = verifyPending(wrapper, header, { route });
+    expect(isPromise(decided)).toBe(true);
+    expect((await decided).ok).toBe(true);
+  });
+
+  it("leaves keyward.verify promising its result, and the hidden method out of enumeration", async () => {
+    const { keyward, header } = await setUp();
+    const verified = keyward.verify(header, { route });
+    expect(verified).toBeInstanceOf(Promise);
+    expect((await verified).ok).toBe(true);
+    expect(Object.keys(keyward)).not.toContain("verifyPending");
+    expect(Object.getOwnPropertySymbols(keyward).length).toBe(1);
+    expect(Object.keys({ ...keyward })).toEqual(Object.keys(keyward));
+  });
+});
