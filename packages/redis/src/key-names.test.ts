@@ -25,10 +25,26 @@ describe("keyNames", () => {
         names.keyHash("ff"),
         names.owner({ type: "user", id: "u" }),
         names.owner({ type: "organization", id: "u" }),
+        names.ownerNewest({ type: "user", id: "u" }),
+        names.ownerNewest({ type: "organization", id: "u" }),
         names.keyRecordPrefix,
       ].map(hashTag),
     );
     expect(tags).toEqual(new Set(["keys"]));
+  });
+
+  it("never gives an owner's listing index the name of another owner's set", () => {
+    const user = { type: "user", id: "u" } as const;
+    const organization = { type: "organization", id: "u" } as const;
+    const all = [user, organization].flatMap((owner) => [
+      names.owner(owner),
+      names.ownerNewest(owner),
+    ]);
+    expect(new Set(all).size).toBe(4);
+    // `owner:` and `owner-newest:` part before the id, so no id makes one name the other.
+    expect(names.ownerNewest({ type: "user", id: "x" })).not.toBe(
+      names.owner({ type: "user", id: "-newest:x" }),
+    );
   });
 
   it("starts every name with the prefix", () => {
