@@ -177,8 +177,8 @@ export async function openRedis(url: string, tag: string): Promise<ScaleStore> {
     kind: "redis",
     store,
     async seed(template, from, count, ownerOf) {
-      // What the store's create script writes (record hash, hash index, owner set), sent as
-      // pipelines of 5,000 keys instead of one script call each.
+      // What the store's create script writes (record hash, hash index, owner set and the owner's
+      // listing index), sent as pipelines of 5,000 keys instead of one script call each.
       for (let start = from; start < from + count; start += 5_000) {
         const pipeline = admin.pipeline();
         for (let i = start; i < Math.min(from + count, start + 5_000); i++) {
@@ -186,6 +186,7 @@ export async function openRedis(url: string, tag: string): Promise<ScaleStore> {
           pipeline.hset(`${prefix}{keys}:id:${key.id}`, ...toKeyFields(key));
           pipeline.set(`${prefix}{keys}:hash:${key.secretHash}`, key.id);
           pipeline.sadd(`${prefix}{keys}:owner:${key.ownerId}`, key.id);
+          pipeline.zadd(`${prefix}{keys}:owner-newest:${key.ownerId}`, key.createdAt, key.id);
         }
         await pipeline.exec();
       }

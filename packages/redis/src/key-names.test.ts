@@ -25,10 +25,29 @@ describe("keyNames", () => {
         names.keyHash("ff"),
         names.owner({ type: "user", id: "u" }),
         names.owner({ type: "organization", id: "u" }),
+        names.ownerNewest({ type: "user", id: "u" }),
+        names.ownerNewest({ type: "organization", id: "u" }),
         names.keyRecordPrefix,
       ].map(hashTag),
     );
     expect(tags).toEqual(new Set(["keys"]));
+  });
+
+  it("never gives an owner's listing index the name of another owner's set", () => {
+    const user = { type: "user", id: "u" } as const;
+    const organization = { type: "organization", id: "u" } as const;
+    const all = [user, organization].flatMap((owner) => [
+      names.owner(owner),
+      names.ownerNewest(owner),
+    ]);
+    expect(new Set(all).size).toBe(4);
+    // Every owner set's name starts with the set's name for the empty id; no index name does, so
+    // no id, however chosen, makes an owner set and an index share a name.
+    for (const owner of [user, organization]) {
+      const setNamePrefix = names.owner({ ...owner, id: "" });
+      for (const other of [user, organization])
+        expect(names.ownerNewest(other).startsWith(setNamePrefix)).toBe(false);
+    }
   });
 
   it("starts every name with the prefix", () => {

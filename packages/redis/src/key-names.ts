@@ -11,6 +11,8 @@
  * | `<prefix>{keys}:hash:<secretHash>` | the unique index from secret hash to id |
  * | `<prefix>{keys}:owner:<userId>` | the ids of a user's keys (a set) |
  * | `<prefix>{keys}:org:<organizationId>` | the ids of an organization's keys (a set) |
+ * | `<prefix>{keys}:owner-newest:<userId>` | the same ids scored by `createdAt`, the order `listByOwner` pages in (a sorted set) |
+ * | `<prefix>{keys}:org-newest:<organizationId>` | likewise for an organization |
  * | `<prefix>{keys}:event:<eventId>` | an event (a hash: its JSON and the two sets below that list it) |
  * | `<prefix>{keys}:events` | every event, ordered by time (a sorted set of `<time>:<id>`, by lex) |
  * | `<prefix>{keys}:events:owner:<type>:<id>` | an owner's events, likewise |
@@ -56,6 +58,11 @@ export interface KeyNames {
   keyHashPrefix: string;
   /** The set of an owner's key ids; a user's keeps the name it had before organizations. */
   owner(owner: Owner): string;
+  /**
+   * The owner's key ids again, scored by `createdAt`: what `listByOwner` reads a page from. Written
+   * with the set; built from it by the first listing where it is missing (an older release's data).
+   */
+  ownerNewest(owner: Owner): string;
   /** One event's hash; `eventRecord(id)` is `eventRecordPrefix + id`. */
   eventRecord(id: string): string;
   eventRecordPrefix: string;
@@ -105,6 +112,10 @@ export function keyNames(prefix: string): KeyNames {
       owner.type === "user"
         ? `${prefix}{keys}:owner:${owner.id}`
         : `${prefix}{keys}:org:${owner.id}`,
+    ownerNewest: (owner) =>
+      owner.type === "user"
+        ? `${prefix}{keys}:owner-newest:${owner.id}`
+        : `${prefix}{keys}:org-newest:${owner.id}`,
     eventRecord: (id) => eventRecordPrefix + id,
     eventRecordPrefix,
     allEvents: `${prefix}{keys}:events`,

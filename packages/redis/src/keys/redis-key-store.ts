@@ -6,7 +6,7 @@
  * same script, only if the change happened.
  */
 import type { KeyRotation, KeyStore, StoredEvent, StoredKey } from "@keyward/core";
-import { type CallGuard, newestKeyFirst, ownerOfKey, pageOfKeys } from "@keyward/core/toolkit";
+import { type CallGuard, ownerOfKey } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import { eventWrites, redisEventLog } from "../events/redis-event-log.js";
 import type { KeyNames } from "../key-names.js";
@@ -94,6 +94,7 @@ export function redisKeyStore(
         names.keyHash(key.secretHash),
         names.owner(ownerOfKey(key)),
         names.expiringKeys,
+        names.ownerNewest(ownerOfKey(key)),
       ];
       if (key.previousSecretHash !== null) keys.push(names.keyHash(key.previousSecretHash));
       const outcome = await change(createKeyScript, keys, [key.id, ...toKeyFields(key)], events);
@@ -119,14 +120,21 @@ export function redisKeyStore(
       return fromKeyFields((await run(findKeyByIdScript, [names.keyRecord(id)], [])) as string[]);
     },
 
-    async listByOwner(owner, options) {
+    async listByOwner(owner, options = {}) {
+      const { limit, after } = options;
+      // The script pages the owner's listing index in `newestKeyFirst` order: only the page's
+      // records cross the wire, whatever the owner holds.
       const records = (await run(
         listKeysByOwnerScript,
-        [names.owner(owner)],
-        [names.keyRecordPrefix],
+        [names.owner(owner), names.ownerNewest(owner)],
+        [
+          names.keyRecordPrefix,
+          limit === undefined ? "" : String(limit),
+          after ? String(after.createdAt) : "",
+          after ? after.id : "",
+        ],
       )) as string[][];
-      // A set has no order: the whole set is read and sorted, then paged.
-      return pageOfKeys(records.map((flat) => fromKeyFields(flat)!).sort(newestKeyFirst), options);
+      return records.map((flat) => fromKeyFields(flat)!);
     },
 
     async listExpiring({ from, to, limit, after }) {

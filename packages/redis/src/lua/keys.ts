@@ -6,23 +6,26 @@
 import { luaScript } from "../client/lua-script.js";
 
 /**
- * KEYS: record, hash index, owner set, expiring-keys index, and (for a record that already has a
- * previous secret) that secret's index. ARGV[1] the id, then field/value pairs.
- * Returns 0, or 1 for a duplicate id, 2 for a duplicate hash (nothing written).
- * A key with an expiry that is not revoked joins the expiring-keys index, scored by it.
+ * KEYS: record, hash index, owner set, expiring-keys index, the owner's listing index, and (for a
+ * record that already has a previous secret) that secret's index. ARGV[1] the id, then field/value
+ * pairs. Returns 0, or 1 for a duplicate id, 2 for a duplicate hash (nothing written).
+ * A key with an expiry that is not revoked joins the expiring-keys index, scored by it. Every key
+ * joins its owner's listing index, scored by `createdAt`, in this same script, so that index never
+ * misses a key the owner set has (`listKeysByOwnerScript` relies on it).
  */
 export const createKeyScript = luaScript(
   "create-key",
   `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 1 end
 if redis.call('EXISTS', KEYS[2]) == 1 then return 2 end
-if KEYS[5] and redis.call('EXISTS', KEYS[5]) == 1 then return 2 end
+if KEYS[6] and redis.call('EXISTS', KEYS[6]) == 1 then return 2 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 redis.call('SET', KEYS[2], ARGV[1])
-if KEYS[5] then redis.call('SET', KEYS[5], ARGV[1]) end
+if KEYS[6] then redis.call('SET', KEYS[6], ARGV[1]) end
 redis.call('SADD', KEYS[3], ARGV[1])
-local expiry = redis.call('HMGET', KEYS[1], 'expiresAt', 'revokedAt')
-if expiry[1] and not expiry[2] then redis.call('ZADD', KEYS[4], expiry[1], ARGV[1]) end
+local fields = redis.call('HMGET', KEYS[1], 'expiresAt', 'revokedAt', 'createdAt')
+if fields[1] and not fields[2] then redis.call('ZADD', KEYS[4], fields[1], ARGV[1]) end
+redis.call('ZADD', KEYS[5], fields[3], ARGV[1])
 return 0
 `,
 );
@@ -46,14 +49,68 @@ export const findKeyByIdScript = luaScript(
   "return redis.call('HGETALL', KEYS[1])",
 );
 
-/** KEYS[1] the owner set; ARGV[1] the record key prefix. Every record, unordered. */
+/**
+ * `listByOwner`. KEYS[1] the owner set, KEYS[2] the owner's listing index (ids scored by
+ * `createdAt`); ARGV: the record key prefix, how many ('' for all), the cursor's createdAt ('' for
+ * none) and id. The records, newest first: `createdAt` descending, then id descending. A sorted set
+ * orders equal scores by member, bytewise, which is code-unit order for our ASCII ids, so reading
+ * it backwards by rank is exactly `newestKeyFirst`.
+ *
+ * A page reads only the ids from where it starts and the records it answers. Where it starts:
+ * after the cursor's own rank when the cursor is a listed key (a page's last key, as cursors are);
+ * otherwise after every key newer than the cursor's time, skipping the keys of that same
+ * millisecond whose id is not below the cursor's. Ids are read in batches of at most the page's
+ * size (500 without a limit) until the page is full; a member whose record is gone is skipped.
+ *
+ * Data written by a release before the index has the owner set only. When the index holds fewer
+ * ids than the set (such data, or keys an instance of that release created since), it is rebuilt
+ * from the set first, reading each record's createdAt: once, as the next listing finds both the
+ * same size. An id whose record is missing is indexed at -inf, so it never triggers a rebuild
+ * again and is skipped like any other missing record.
+ */
 export const listKeysByOwnerScript = luaScript(
   "list-keys-by-owner",
   `
+if redis.call('ZCARD', KEYS[2]) < redis.call('SCARD', KEYS[1]) then
+  for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+    local createdAt = redis.call('HGET', ARGV[1] .. id, 'createdAt')
+    redis.call('ZADD', KEYS[2], createdAt or '-inf', id)
+  end
+end
+-- Bytewise, as the sorted set orders members: Lua's own < follows the server's locale.
+local function bytesBefore(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x < y end
+  end
+  return #a < #b
+end
+local limit = ARGV[2] ~= '' and tonumber(ARGV[2]) or nil
+local afterTime = ARGV[3] ~= '' and tonumber(ARGV[3]) or nil
+local afterId = ARGV[4]
+local rank = 0
+if afterTime then
+  local score = redis.call('ZSCORE', KEYS[2], afterId)
+  if score and tonumber(score) == afterTime then
+    rank = redis.call('ZREVRANK', KEYS[2], afterId) + 1
+  else
+    rank = redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[3], '+inf')
+  end
+end
+local batchSize = limit and math.max(1, math.min(limit, 500)) or 500
 local records = {}
-for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  local record = redis.call('HGETALL', ARGV[1] .. id)
-  if #record > 0 then records[#records + 1] = record end
+while not limit or #records < limit do
+  local batch = redis.call('ZREVRANGE', KEYS[2], rank, rank + batchSize - 1, 'WITHSCORES')
+  if #batch == 0 then break end
+  rank = rank + #batch / 2
+  for i = 1, #batch, 2 do
+    local id = batch[i]
+    local notYet = afterTime and tonumber(batch[i + 1]) == afterTime and not bytesBefore(id, afterId)
+    if not notYet and (not limit or #records < limit) then
+      local record = redis.call('HGETALL', ARGV[1] .. id)
+      if #record > 0 then records[#records + 1] = record end
+    end
+  end
 end
 return records
 `,
