@@ -26,12 +26,14 @@ interface Report {
 const variantLabels: Record<string, string> = {
   bare: "bare route",
   headers: "bare + X-RateLimit-* headers",
+  floor: "floor: hash + lookup + headers",
   guard: "Keyward guard",
   limiter: "framework's rate limiter",
 };
 const variantColours: Record<string, string> = {
   bare: "#9ca3af",
   headers: "#93c5fd",
+  floor: "#a78bfa",
   guard: "#2563eb",
   limiter: "#f59e0b",
 };

@@ -53,8 +53,8 @@ interface Target {
   variants: Variant[];
 }
 
-const allVariants: Variant[] = ["bare", "headers", "guard", "limiter"];
-const fetchVariants: Variant[] = ["bare", "headers", "guard"];
+const allVariants: Variant[] = ["bare", "headers", "floor", "guard", "limiter"];
+const fetchVariants: Variant[] = ["bare", "headers", "floor", "guard"];
 const targets: Target[] = [
   {
     name: "fastify",

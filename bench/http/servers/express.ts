@@ -6,6 +6,7 @@ import { rateLimit } from "express-rate-limit";
 import {
   announceReady,
   benchKeyward,
+  floorCheck,
   neverRefused,
   requiredScopes,
   routePath,
@@ -19,6 +20,17 @@ const app = express();
 
 const guards: RequestHandler[] = [];
 if (variant === "guard") guards.push(requireApiKey(keyward, { scopes: requiredScopes }));
+if (variant === "floor") {
+  const check = floorCheck(authorization);
+  guards.push((req, res, next) => {
+    if (!check(req.headers.authorization)) {
+      res.status(401).json({ detail: "Invalid API key" });
+      return;
+    }
+    res.set(staticRateLimitHeaders());
+    next();
+  });
+}
 if (variant === "limiter") {
   // In-memory store keyed by the client address; the same three X-RateLimit-* headers as the
   // guard (its `legacyHeaders`) rather than the draft RateLimit-* ones, so the responses match.

@@ -5,6 +5,7 @@ import Fastify, { type preHandlerHookHandler } from "fastify";
 import {
   announceReady,
   benchKeyward,
+  floorCheck,
   neverRefused,
   requiredScopes,
   routePath,
@@ -20,6 +21,17 @@ let preHandler: preHandlerHookHandler | undefined;
 if (variant === "guard") {
   await app.register(keywardPlugin, { keyward });
   preHandler = app.requireApiKey({ scopes: requiredScopes });
+}
+if (variant === "floor") {
+  const check = floorCheck(authorization);
+  preHandler = (request, reply, done) => {
+    if (!check(request.headers.authorization)) {
+      reply.code(401).send({ detail: "Invalid API key" });
+      return;
+    }
+    reply.headers(staticRateLimitHeaders());
+    done();
+  };
 }
 if (variant === "limiter") {
   // Its defaults (in-memory store keyed by the client address, the X-RateLimit-* headers).

@@ -8,6 +8,7 @@ import { serve } from "srvx";
 import {
   announceReady,
   benchKeyward,
+  floorCheck,
   requiredScopes,
   staticRateLimitHeaders,
   variantFromEnv,
@@ -30,17 +31,25 @@ const guarded = withApiKey(
   profile,
 );
 
+/** The route, sending the three headers itself. */
+const withStaticHeaders = (request: Request) => {
+  const response = profile(request);
+  const headers = staticRateLimitHeaders();
+  for (const name in headers) response.headers.set(name, headers[name]!);
+  return response;
+};
+const check = floorCheck(authorization);
 const handler: (request: Request) => Response | Promise<Response> =
   variant === "guard"
     ? guarded
     : variant === "headers"
-      ? (request) => {
-          const response = profile(request);
-          const headers = staticRateLimitHeaders();
-          for (const name in headers) response.headers.set(name, headers[name]!);
-          return response;
-        }
-      : profile;
+      ? withStaticHeaders
+      : variant === "floor"
+        ? (request) =>
+            check(request.headers.get("authorization") ?? undefined)
+              ? withStaticHeaders(request)
+              : Response.json({ detail: "Invalid API key" }, { status: 401 })
+        : profile;
 
 const server = serve({
   port: 0,

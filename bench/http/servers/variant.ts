@@ -4,15 +4,19 @@
  * where to send requests. Runs on Node, Bun and Deno (only `process` and `@keyward/core`).
  */
 import { createKeyward, type Keyward, memoryStore } from "@keyward/core";
+import { createSecretHasher } from "@keyward/core/toolkit";
 
 /**
  * - `bare`: the route alone;
  * - `headers`: the route, sending three `X-RateLimit-*` headers like the guard's (what the headers
  *   alone cost, without any limiting);
+ * - `floor`: the least any guard that checks a key must do, in the framework's usual hook: hash
+ *   the bearer token (SHA-256, as Keyward), look the hash up in a `Map`, send the three headers. No
+ *   parsing, no checksum, no rate limit, no usage, no scopes: what no key guard can go below;
  * - `guard`: Keyward's guard in front of the route (memory store, a valid key);
  * - `limiter`: the framework's usual rate limiter in front of the route (none for Fetch).
  */
-export const variants = ["bare", "headers", "guard", "limiter"] as const;
+export const variants = ["bare", "headers", "floor", "guard", "limiter"] as const;
 export type Variant = (typeof variants)[number];
 
 export function variantFromEnv(): Variant {
@@ -46,6 +50,18 @@ export async function benchKeyward(): Promise<{ keyward: Keyward; authorization:
     tier: "free",
   });
   return { keyward, authorization: `Bearer ${key}` };
+}
+
+/**
+ * The `floor` variant's check: true when `authorization` is `Bearer <the bench key>`, found by the
+ * SHA-256 of the token in a `Map`, as a store lookup would be.
+ */
+export function floorCheck(authorization: string): (header: string | undefined) => boolean {
+  const hasher = createSecretHasher();
+  const known = new Map([[hasher.hash(authorization.slice("Bearer ".length)), "bench-key"]]);
+  return (header) =>
+    header?.startsWith("Bearer ") === true &&
+    known.has(hasher.hash(header.slice("Bearer ".length)));
 }
 
 /**
