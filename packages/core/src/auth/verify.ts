@@ -187,10 +187,9 @@ export function createVerify(ctx: KeywardContext) {
   /**
    * An API key, from its token to a decision. Synchronous for as long as the store answers without
    * I/O (`peek`, `consumeNow`: a memory store, a cached key): a request through an HTTP server then
-   * spends no promise until `verify` hands back its result, which in a server, between the framework's
-   * own work, costs several microseconds per hop (docs/benchmarks.md, "HTTP"). A store that does
-   * I/O continues the same steps once its promise settles. Never throws: every failure, sync or
-   * async, comes back through `toFailure`.
+   * spends no promise, and each costs about a microsecond there, between the framework's own work
+   * (docs/benchmarks.md, "HTTP"). A store that does I/O continues the same steps once its promise
+   * settles. Never throws: every failure, sync or async, comes back through `toFailure`.
    */
   const verifyApiKey = (token: string, options: VerifyOptions): Pending<VerifyResult> => {
     try {
