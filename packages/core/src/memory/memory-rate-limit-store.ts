@@ -81,7 +81,10 @@ export function memoryRateLimitStore(
   const sweep = (now: number) => {
     calls += 1;
     if (calls % sweepEvery !== 0) return;
-    for (let examined = 0; examined < sweepBatch; examined++) {
+    // Never more than the map holds: a small map would otherwise be walked round several times
+    // per sweep, with a new iterator each time round.
+    const batch = Math.min(sweepBatch, entries.size);
+    for (let examined = 0; examined < batch; examined++) {
       let next = cursor.next();
       if (next.done) {
         cursor = entries.values();

@@ -25,7 +25,11 @@ export const slidingWindow: RateLimitAlgorithm = (state, now, { limit, windowMs 
   let current = 0;
   let previous = 0;
   if (state) {
-    const [stateStart = aligned, stateCurrent = 0, statePrevious = 0] = state;
+    // Indexed, not destructured: destructuring goes through the array iterator, and this runs on
+    // every verification.
+    const stateStart = state[0] ?? aligned;
+    const stateCurrent = state[1] ?? 0;
+    const statePrevious = state[2] ?? 0;
     if (stateStart >= aligned) {
       // Same window, or a later one written by a caller whose clock is ahead: keep counting there.
       start = stateStart;

@@ -8,8 +8,10 @@ export interface ScopeRegistry {
   has(name: string): boolean;
   list(): { name: string; description: string }[];
   /** The scopes from `required` that `granted` lacks (empty when every one is granted). */
-  missing(granted: readonly string[], required: readonly string[]): string[];
+  missing(granted: readonly string[], required: readonly string[]): readonly string[];
 }
+
+const noneMissing: readonly string[] = Object.freeze([]);
 
 const scopeName = /^[A-Za-z0-9][A-Za-z0-9_.:*-]{0,127}$/;
 
@@ -38,9 +40,12 @@ export function createScopeRegistry(scopes: Record<string, string>): ScopeRegist
     has: (name) => known.has(name),
     list: () => listing.map((entry) => ({ ...entry })),
     missing(granted, required) {
-      if (required.length === 0) return [];
-      // Keys hold a handful of scopes, so a linear scan beats building a Set on the hot path.
-      return required.filter((scope) => !granted.includes(scope));
+      // Keys hold a handful of scopes, so a linear scan beats building a Set on the hot path, and
+      // the usual answer (all granted) allocates nothing.
+      for (const scope of required) {
+        if (!granted.includes(scope)) return required.filter((each) => !granted.includes(each));
+      }
+      return noneMissing;
     },
   };
 }
