@@ -8,9 +8,12 @@
  *   (64 keys of one account), all in one script call with the usage.
  * - rate-limiter-flexible: `RateLimiterRedis.consume(key)` on its own ioredis connection: a rate
  *   limit only (a fixed-window counter), no key verification, no usage.
+ * - rate-limiter-flexible with the same layers: three limiters (the key's, the owner's, a 30-day
+ *   quota) consumed at once for each call, as a host would combine them; still no usage, and not
+ *   all-or-nothing (a refused layer does not give back what the others took).
  *
  * Each runs as a closed loop with 64 calls in flight for a fixed duration, in two scenarios: every
- * call with the same key (one hot key), and each of the 64 callers with a key of its own. The three
+ * call with the same key (one hot key), and each of the 64 callers with a key of its own. The four
  * alternate round after round and the median of the rounds is reported. Limits are high
  * enough that nothing is refused. Needs Redis (`REDIS_URL`, default redis://127.0.0.1:6379);
  * without one it is skipped. mitata is not used: it times one call at a time.
@@ -102,6 +105,19 @@ async function benchmark() {
     points: 1_000_000_000,
     duration: 60,
   });
+  // The layers of `layered`, the way rate-limiter-flexible offers them: one limiter each.
+  const flexibleLayer = (name: string, duration: number) =>
+    new RateLimiterRedis({
+      storeClient: flexibleClient,
+      keyPrefix: `${prefix}rlflx-${name}`,
+      points: 1_000_000_000,
+      duration,
+    });
+  const flexibleLayers = {
+    key: flexibleLayer("key", 60),
+    owner: flexibleLayer("owner", 60),
+    quota: flexibleLayer("quota", 30 * 24 * 60 * 60),
+  };
 
   const calls = (keys: number) => {
     let next = 0;
@@ -115,15 +131,21 @@ async function benchmark() {
         if (!result.ok) throw new Error(`keyward refused: ${String(result.error.detail)}`);
       },
       flexible: () => limiter.consume(`key-${next++ % keys}`),
+      flexibleLayered: () =>
+        Promise.all([
+          flexibleLayers.key.consume(`key-${next++ % keys}`),
+          flexibleLayers.owner.consume("bench-layered"),
+          flexibleLayers.quota.consume("bench-layered"),
+        ]),
     };
   };
 
   // Warm-up: scripts loaded, connections up, JIT settled.
   for (const { keys } of scenarios) {
-    const { keyward: verify, layered: verifyLayered, flexible: consume } = calls(keys);
-    await closedLoop(verify, { concurrency, durationMs: 1_000 });
-    await closedLoop(verifyLayered, { concurrency, durationMs: 1_000 });
-    await closedLoop(consume, { concurrency, durationMs: 1_000 });
+    const call = calls(keys);
+    for (const subject of Object.values(call)) {
+      await closedLoop(subject, { concurrency, durationMs: 1_000 });
+    }
   }
 
   console.log(`\nnode ${process.version}, ${process.platform}/${process.arch}, Redis at ${url}`);
@@ -136,14 +158,15 @@ async function benchmark() {
       keyward: [] as LoopResult[],
       layered: [] as LoopResult[],
       flexible: [] as LoopResult[],
+      flexibleLayered: [] as LoopResult[],
     };
     const call = calls(keys);
     for (let round = 0; round < rounds; round++) {
       // Alternate which goes first, so none always runs on a warmer (or busier) machine.
       const order =
         round % 2
-          ? (["flexible", "layered", "keyward"] as const)
-          : (["keyward", "layered", "flexible"] as const);
+          ? (["flexibleLayered", "flexible", "layered", "keyward"] as const)
+          : (["keyward", "layered", "flexible", "flexibleLayered"] as const);
       for (const library of order) {
         results[library].push(await closedLoop(call[library], { concurrency, durationMs }));
       }
@@ -152,20 +175,29 @@ async function benchmark() {
       const rates = list.map((r) => r.opsPerSecond);
       return `| ${label} | ${format(median(rates))} | ${format(Math.min(...rates))}–${format(Math.max(...rates))} | ${median(list.map((r) => r.p50Ms)).toFixed(2)} | ${median(list.map((r) => r.p99Ms)).toFixed(2)} |`;
     };
-    const ratiosOf = (list: LoopResult[]) =>
-      list.map((r, i) => r.opsPerSecond / results.flexible[i]!.opsPerSecond);
+    const ratiosOf = (list: LoopResult[], baseline = results.flexible) =>
+      list.map((r, i) => r.opsPerSecond / baseline[i]!.opsPerSecond);
     const ratios = ratiosOf(results.keyward);
     const layeredRatios = ratiosOf(results.layered);
+    const sameLayersRatios = ratiosOf(results.layered, results.flexibleLayered);
     console.log(`\n${name}:\n`);
     console.log("| 64 in flight | ops/s (median) | range | p50 ms | p99 ms |");
     console.log("|---|---:|---:|---:|---:|");
     console.log(row("keyward `verify` + rate limit + usage", results.keyward));
     console.log(row("keyward `verify`, key + owner + quota + usage", results.layered));
     console.log(row("rate-limiter-flexible `consume()`", results.flexible));
-    const summary = (label: string, list: number[]) =>
-      `${label} / rate-limiter-flexible, ${name}: ${median(list).toFixed(2)}× (median of rounds; range ${Math.min(...list).toFixed(2)}–${Math.max(...list).toFixed(2)}×)`;
+    console.log(row("rate-limiter-flexible, key + owner + quota", results.flexibleLayered));
+    const summary = (label: string, list: number[], baseline = "rate-limiter-flexible") =>
+      `${label} / ${baseline}, ${name}: ${median(list).toFixed(2)}× (median of rounds; range ${Math.min(...list).toFixed(2)}–${Math.max(...list).toFixed(2)}×)`;
     console.log(`\n${summary("keyward", ratios)}`);
     console.log(summary("keyward with layers", layeredRatios));
+    console.log(
+      summary(
+        "keyward with layers",
+        sameLayersRatios,
+        "rate-limiter-flexible with the same layers",
+      ),
+    );
   }
 
   const usage = await redis.usage.read((await keyward.keys.list("bench"))[0]!.id);
