@@ -9,6 +9,7 @@
  */
 import { createKeyward, memoryStore, type TierConfig } from "@keyward/core";
 import { bench, do_not_optimize, group, summary } from "mitata";
+import { admittedBenchKey, benchVerifyOptions } from "./support/verify-subjects.js";
 
 // Limits high enough that no run is ever refused: the benchmark measures admitted requests.
 const huge = 1_000_000_000;
@@ -27,30 +28,20 @@ async function keywardWith(tier: TierConfig) {
     jwt: false,
     logger: false,
   });
-  const { key } = await keyward.keys.create({
-    ownerId: "alice",
-    accountTier: "pro",
-    name: "bench",
-    scopes: ["profile:read"],
-    tier: "pro",
-  });
-  const header = `Bearer ${key}`;
-  const check = await keyward.verify(header, verifyOptions);
-  if (!check.ok) throw new Error(`keyward refused the bench key: ${check.error.detail}`);
+  const { header } = await admittedBenchKey(keyward);
   return { keyward, header };
 }
 
-const verifyOptions = { scopes: ["profile:read"], route: "GET /api/v1/profiles/:slug" };
 const single = await keywardWith(keyOnly);
 const three = await keywardWith(layered);
 
 summary(() => {
   group("verify(): key + owner + quota layers vs key only (memory store)", () => {
     bench("key only (v0.1 path)", async () =>
-      do_not_optimize(await single.keyward.verify(single.header, verifyOptions)),
+      do_not_optimize(await single.keyward.verify(single.header, benchVerifyOptions)),
     ).baseline(true);
     bench("key + owner + quota", async () =>
-      do_not_optimize(await three.keyward.verify(three.header, verifyOptions)),
+      do_not_optimize(await three.keyward.verify(three.header, benchVerifyOptions)),
     );
   });
 });

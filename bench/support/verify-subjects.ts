@@ -7,7 +7,7 @@
  * better-auth is imported only when asked for: loading it switches on `AsyncLocalStorage`, which
  * taxes every promise in the process, Keyward's too (docs/benchmarks.md, "Verification").
  */
-import { createKeyward, memoryStore } from "@keyward/core";
+import { createKeyward, type Keyward, memoryStore } from "@keyward/core";
 
 /** One verification, admitted; what a benchmark times. */
 export type VerifyOnce = () => Promise<unknown>;
@@ -16,14 +16,14 @@ export type VerifyOnce = () => Promise<unknown>;
 const unlimited = { rateLimit: { limit: 1_000_000_000, window: "1m" } };
 const secret = "bench-secret-with-at-least-thirty-two-bytes";
 
-/** The bench key as a bearer header, and the options of a scoped route. */
-export async function keywardSubject(): Promise<{ verify: VerifyOnce; key: string }> {
-  const keyward = createKeyward({
-    store: memoryStore(),
-    scopes: { "profile:read": "Read profiles", "profile:write": "Edit profiles" },
-    tiers: { free: unlimited, pro: unlimited },
-    jwt: { secret },
-  });
+/** The options of the scoped route every verification bench calls. */
+export const benchVerifyOptions = { scopes: ["profile:read"], route: "GET /api/v1/profiles/:slug" };
+
+/**
+ * Alice's `pro` key with `profile:read`, created on `keyward` and checked to be admitted on the
+ * bench route, or the benchmark would time refusals.
+ */
+export async function admittedBenchKey(keyward: Keyward): Promise<{ key: string; header: string }> {
   const { key } = await keyward.keys.create({
     ownerId: "alice",
     accountTier: "pro",
@@ -32,10 +32,20 @@ export async function keywardSubject(): Promise<{ verify: VerifyOnce; key: strin
     tier: "pro",
   });
   const header = `Bearer ${key}`;
-  const options = { scopes: ["profile:read"], route: "GET /api/v1/profiles/:slug" };
-  const check = await keyward.verify(header, options);
+  const check = await keyward.verify(header, benchVerifyOptions);
   if (!check.ok) throw new Error(`keyward refused the bench key: ${check.error.detail}`);
-  return { verify: () => keyward.verify(header, options), key };
+  return { key, header };
+}
+
+export async function keywardSubject(): Promise<{ verify: VerifyOnce; key: string }> {
+  const keyward = createKeyward({
+    store: memoryStore(),
+    scopes: { "profile:read": "Read profiles", "profile:write": "Edit profiles" },
+    tiers: { free: unlimited, pro: unlimited },
+    jwt: { secret },
+  });
+  const { key, header } = await admittedBenchKey(keyward);
+  return { verify: () => keyward.verify(header, benchVerifyOptions), key };
 }
 
 export async function betterAuthSubject(): Promise<{ verify: VerifyOnce }> {

@@ -13,6 +13,7 @@ import { execFileSync } from "node:child_process";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { median } from "../redis-closed-loop.js";
 import type { Side, SideStats } from "./side.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -35,11 +36,6 @@ const runSide = (side: Side): SideStats => {
   return JSON.parse(line) as SideStats;
 };
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 const micro = (ns: number) => `${(ns / 1_000).toFixed(2)} µs`;
 
 console.log(
