@@ -29,8 +29,42 @@ function withoutShortcuts(): KeywardStore {
   return {
     ...store,
     keys: { ...store.keys, peek: undefined },
-    rateLimits: { ...store.rateLimits, consumeNow: undefined },
+    rateLimits: { ...store.rateLimits, consumeNow: undefined, consumeLayersNow: undefined },
   };
+}
+
+/** A key (limit 3) whose owner shares a limit of 2 and has a daily quota of 5: three layers. */
+const layeredTiers = {
+  free: {
+    rateLimit: { limit: 3, window: "1m" },
+    ownerRateLimit: { limit: 2, window: "1m" },
+    quota: { limit: 5, period: "day" },
+  },
+} as const;
+
+async function setUpLayered(store: KeywardStore = memoryStore()) {
+  const clock = manualClock(Date.parse("2026-07-01T10:00:00.000Z"));
+  const keyward = createKeyward({ store, scopes, tiers: layeredTiers, clock, logger: false });
+  const { key } = await keyward.keys.create({
+    ownerId: "alice",
+    accountTier: "free",
+    name: "k",
+    scopes: ["profile:read"],
+    tier: "free",
+  });
+  return { keyward, header: `Bearer ${key}` };
+}
+
+/** What a caller sees of a result: status, headers and the caller (its random key id aside). */
+function seen(result: VerifyResult) {
+  return result.ok
+    ? { ok: true, headers: result.headers, principal: { ...result.principal, keyId: "-" } }
+    : {
+        ok: false,
+        status: result.error.status,
+        detail: result.error.detail,
+        headers: result.headers,
+      };
 }
 
 describe("verifyPending", () => {
@@ -71,6 +105,40 @@ describe("verifyPending", () => {
     await keyward.verify(header, { scopes: ["profile:read"], route });
     const third = await verifyPending(keyward, header, { scopes: ["profile:read"], route });
     expect(!third.ok && third.error.status).toBe(429);
+  });
+
+  it("decides a key with layered limits at once on the memory store, as through promises", async () => {
+    const quick = await setUpLayered();
+    const slow = await setUpLayered(withoutShortcuts());
+    const options = { scopes: ["profile:read"], route };
+    // The owner's shared limit of 2 refuses the third: the same answers, one now, one later.
+    for (let request = 0; request < 3; request++) {
+      const decided = verifyPending(quick.keyward, quick.header, options);
+      const promised = verifyPending(slow.keyward, slow.header, options);
+      expect(isPromise(decided)).toBe(false);
+      expect(isPromise(promised)).toBe(true);
+      expect(seen(decided as VerifyResult)).toEqual(seen(await promised));
+    }
+    const refused = verifyPending(quick.keyward, quick.header, options) as VerifyResult;
+    expect(!refused.ok && refused.error.detail).toBe(
+      "Rate limit shared by all of the owner's API keys exceeded",
+    );
+  });
+
+  it("turns layered limits that throw at once into a 500, never a throw", async () => {
+    const store = memoryStore();
+    const failing: KeywardStore = {
+      ...store,
+      rateLimits: {
+        ...store.rateLimits,
+        consumeLayersNow: () => {
+          throw new Error("broken");
+        },
+      },
+    };
+    const { keyward, header } = await setUpLayered(failing);
+    const decided = verifyPending(keyward, header, { route }) as VerifyResult;
+    expect(!decided.ok && decided.error.status).toBe(500);
   });
 
   it("turns a store that throws at once into a 500, never a throw", async () => {

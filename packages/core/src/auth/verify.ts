@@ -332,15 +332,18 @@ export function createVerify(ctx: KeywardContext) {
     return withScopes(key, options, tier, decision, headers);
   };
 
-  /** A key with layers beyond its own rate limit (owner, quota, credits): one atomic store step. */
-  const limitLayers = async (
+  /**
+   * A key with layers beyond its own rate limit (owner, quota, credits): one atomic store step,
+   * answered at once when every layer is in memory (`consumeNow`), as the single layer is.
+   */
+  const limitLayers = (
     key: StoredKey,
     options: VerifyOptions,
     tier: string,
     owner: string,
     layers: readonly LimitLayer[],
     now: number,
-  ): Promise<VerifyResult> => {
+  ): Pending<VerifyResult> => {
     const limiter = ctx.layeredLimits;
     if (!limiter) {
       throw new TypeError(
@@ -349,7 +352,35 @@ export function createVerify(ctx: KeywardContext) {
     }
     const usage = usageHit(key.id, options.route, now);
     const counted = limiter.recordsUsage ? usage : undefined;
-    const layered = await limiter.consume({ owner, layers, now, usage: counted });
+    const request = { owner, layers, now, usage: counted };
+    if (limiter.consumeNow) {
+      return limitedLayers(
+        key,
+        options,
+        tier,
+        owner,
+        layers,
+        now,
+        counted,
+        limiter.consumeNow(request),
+      );
+    }
+    return continueWith(limiter.consume(request), (layered) =>
+      limitedLayers(key, options, tier, owner, layers, now, counted, layered),
+    );
+  };
+
+  /** The layers' answer, counted, with its headers, the threshold events and the scope check. */
+  const limitedLayers = (
+    key: StoredKey,
+    options: VerifyOptions,
+    tier: string,
+    owner: string,
+    layers: readonly LimitLayer[],
+    now: number,
+    counted: UsageHit | undefined,
+    layered: LayeredDecision,
+  ): VerifyResult => {
     if (!counted) ctx.usageRecorder.record(key.id, options.route, now);
     const headers = layeredHeaders(layered, layers, { now, ietf: ctx.ietfRateLimitHeaders, tier });
     const decision = pickDecision(layered);

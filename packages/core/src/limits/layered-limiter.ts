@@ -19,6 +19,11 @@ import type { LayerDecision, LayeredDecision, LimitLayer } from "./types.js";
 
 export interface LayeredLimiter {
   consume(request: LayeredConsume): Promise<LayeredDecision>;
+  /**
+   * `consume`, answered at once: present when every layer is in this process's memory (the memory
+   * store, without an `AllowanceStore`), so that verifying such a key spends no promise.
+   */
+  consumeNow?(request: LayeredConsume): LayeredDecision;
   read(request: LayeredRead): Promise<LayerDecision[]>;
   /** Whether `consume` counted the request's usage itself (else Keyward's recorder does). */
   readonly recordsUsage: boolean;
@@ -31,12 +36,15 @@ export function layeredLimiter(
   rateLimits: RateLimitStore,
   allowances: AllowanceStore | undefined,
 ): LayeredLimiter | undefined {
-  const { consumeLayers, readLayers, checkLayers } = rateLimits;
+  const { consumeLayers, consumeLayersNow, readLayers, checkLayers } = rateLimits;
   if (!consumeLayers || !readLayers) return undefined;
   if (!allowances || rateLimits.shared || !checkLayers) {
     return {
       recordsUsage: rateLimits.recordsUsage === true,
       consume: (request) => consumeLayers.call(rateLimits, request),
+      ...(consumeLayersNow && {
+        consumeNow: (request: LayeredConsume) => consumeLayersNow.call(rateLimits, request),
+      }),
       read: (request) => readLayers.call(rateLimits, request),
     };
   }

@@ -2,8 +2,8 @@
  * `RateLimitStore` in process memory, for one process: state per key in a `Map`, stepped with
  * `stepRateLimit`.
  */
-import { stepLayer } from "../limits/step-layer.js";
-import type { LayeredDecision, LimitLayer } from "../limits/types.js";
+import { type LayerStep, stepLayer } from "../limits/step-layer.js";
+import type { LayerDecision, LayeredDecision, LimitLayer } from "../limits/types.js";
 import { stepRateLimit } from "../rate-limit/index.js";
 import type { RateLimitPolicy, RateLimitState, RateLimitStep } from "../rate-limit/types.js";
 import type { LayeredRead, RateLimitStore } from "../storage/rate-limit-store.js";
@@ -22,6 +22,7 @@ export interface MemoryRateLimitStore extends RateLimitStore {
   readonly size: number;
   consumeNow: NonNullable<RateLimitStore["consumeNow"]>;
   consumeLayers: NonNullable<RateLimitStore["consumeLayers"]>;
+  consumeLayersNow: NonNullable<RateLimitStore["consumeLayersNow"]>;
   readLayers: NonNullable<RateLimitStore["readLayers"]>;
   checkLayers: NonNullable<RateLimitStore["checkLayers"]>;
 }
@@ -119,6 +120,10 @@ export function memoryRateLimitStore(
       return stepAll(request, true);
     },
 
+    consumeLayersNow(request) {
+      return stepAll(request, true);
+    },
+
     checkLayers(request) {
       return stepAll(request, false);
     },
@@ -178,23 +183,30 @@ export function memoryRateLimitStore(
   }
 
   function stepAll({ layers, now }: LayeredRead, write: boolean): LayeredDecision {
+    // Loops rather than map/forEach: this runs for every request of a key with layers.
+    const count = layers.length;
+    const steps = new Array<LayerStep>(count);
+    const decisions = new Array<LayerDecision>(count);
     let allowed = true;
-    const steps = layers.map((layer) => {
+    for (let index = 0; index < count; index++) {
+      const layer = layers[index]!;
       const step = stepLayer(readLayer(layer, now), now, layer);
       if (!step.decision.allowed) allowed = false;
-      return step;
-    });
+      steps[index] = step;
+      decisions[index] = step.decision;
+    }
     // All-or-nothing: a refused request leaves every layer as it was.
     if (write && allowed) {
-      layers.forEach((layer, index) => {
+      for (let index = 0; index < count; index++) {
+        const layer = layers[index]!;
         const step = steps[index]!;
         if (layer.layer === "key" || layer.layer === "owner") {
           writeRate(layer.bucket, layer.policy, step, now, entries.get(layer.bucket));
         } else {
           allowances.set(layer.bucket, { state: step.state, expiresAt: step.expiresAt });
         }
-      });
+      }
     }
-    return { allowed, layers: steps.map((step) => step.decision) };
+    return { allowed, layers: decisions };
   }
 }

@@ -59,6 +59,12 @@ export interface RateLimitStore {
    * configuration is refused at start. Decisions come back in the order of `layers`.
    */
   consumeLayers?(request: LayeredConsume): Promise<LayeredDecision>;
+  /**
+   * `consumeLayers`, answered at once, as `consumeNow` is for `consume`: only for a store whose
+   * state lives in this process (memory). Same decisions, same state changes. A store that does
+   * I/O leaves it out.
+   */
+  consumeLayersNow?(request: LayeredConsume): LayeredDecision;
   /** Where each layer stands at `now`, changing nothing: for usage reports. */
   readLayers?(request: LayeredRead): Promise<LayerDecision[]>;
   /**

@@ -86,6 +86,25 @@ export function layeredLimitsSuite<S extends KeywardStore>(options: StorageSuite
       }
     });
 
+    it("answers at once (consumeNow) exactly as through promises, on one shared state", async (context) => {
+      const limiter = await limiterOf();
+      const consumeNow = limiter.consumeNow;
+      // Only when every layer lives in this process's memory.
+      if (!consumeNow) return context.skip();
+      const owner = `user:${uniqueId("owner")}`;
+      const layers = layersFor(owner, uniqueId("k"), { key: 50, owner: 50, quota: 5, credits: 50 });
+      const now = Date.now();
+      const remaining: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        remaining.push(consumeNow({ owner, layers, now }).layers[2]!.remaining);
+        remaining.push((await limiter.consume({ owner, layers, now })).layers[2]!.remaining);
+      }
+      // The quota of 5, spent by both in turn, then refused by both: nothing spent past it.
+      expect(remaining).toEqual([4, 3, 2, 1, 0, 0, 0, 0]);
+      const read = await limiter.read({ owner, layers, now });
+      expect(read.map((layer) => layer.remaining)).toEqual([45, 45, 0, 45]);
+    });
+
     it("is all-or-nothing: a refusal by one layer leaves every other layer's count as it was", async () => {
       const limiter = await limiterOf();
       const owner = `user:${uniqueId("owner")}`;

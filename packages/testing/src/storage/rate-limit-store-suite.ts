@@ -41,6 +41,33 @@ export function rateLimitStoreSuite<S extends KeywardStore>(options: StorageSuit
           ).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
         });
 
+        it("answers at once (consumeNow) exactly as through promises, on one shared state", async (context) => {
+          const { rateLimits } = await open();
+          const consumeNow = rateLimits.consumeNow;
+          // Only a store whose state lives in this process has the shortcut.
+          if (!consumeNow) return context.skip();
+          const policy = { algorithm, limit: 6, windowMs: 60_000 };
+          const key = uniqueId("rl");
+          const now = Date.now();
+          const admitted: boolean[] = [];
+          for (let i = 0; i < 5; i++) {
+            admitted.push(consumeNow.call(rateLimits, key, policy, now).allowed);
+            admitted.push((await rateLimits.consume(key, policy, now)).allowed);
+          }
+          expect(admitted).toEqual([
+            true,
+            true,
+            true,
+            true,
+            true,
+            true,
+            false,
+            false,
+            false,
+            false,
+          ]);
+        });
+
         it("keeps keys apart", async () => {
           const { rateLimits } = await open();
           const policy = { algorithm, limit: 2, windowMs: 60_000 };
