@@ -83,6 +83,7 @@ export async function openMemory(): Promise<ScaleStore> {
 }
 
 export async function openPostgres(url: string, tag: string): Promise<ScaleStore> {
+  await createDatabaseIfMissing(url);
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   const schema = `kwscale_${tag}`;
   await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
@@ -235,4 +236,26 @@ export async function openRedis(url: string, tag: string): Promise<ScaleStore> {
       admin.disconnect();
     },
   };
+}
+
+/**
+ * The benchmark's own database (default `kw_scale`), created on first use through the server's
+ * `postgres` database, so that a fresh machine needs no step beyond the command.
+ */
+async function createDatabaseIfMissing(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+    throw new TypeError(`The scale benchmark's database name must be a plain identifier: ${name}`);
+  }
+  const admin = new URL(url);
+  admin.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
 }
