@@ -46,6 +46,63 @@ async function failure(promise: Promise<unknown>): Promise<KeywardError> {
   return error as KeywardError;
 }
 
+describe("maxKeysPerOwner", () => {
+  /** The memory store, and the same without `countLiveByOwner`: counted by listing, as before it. */
+  const stores = {
+    "counted by the store": () => memoryStore(),
+    "counted by listing": (): KeywardStore => {
+      const memory = memoryStore();
+      return { ...memory, keys: { ...memory.keys, countLiveByOwner: undefined } };
+    },
+  };
+
+  for (const [how, open] of Object.entries(stores)) {
+    it(`refuses a create past the owner's live keys, ${how}`, async () => {
+      const limited = createKeyward({
+        store: open(),
+        scopes,
+        tiers,
+        clock,
+        maxKeysPerOwner: 3,
+        logger: false,
+      });
+      const make = (expiresAt?: string) =>
+        limited.keys.create({
+          ownerId: "alice",
+          accountTier: "pro",
+          name: "k",
+          scopes: ["profile:read"],
+          tier: "pro",
+          ...(expiresAt ? { expiresAt } : {}),
+        });
+      const first = await make();
+      await make("2026-05-01T00:00:01.000Z");
+      const third = await make();
+      // Disabled, it still holds its place: three live keys.
+      await limited.keys.update("alice", third.id, { enabled: false });
+      const refused = await failure(make());
+      expect(refused).toMatchObject({ status: 403, code: "too_many_keys" });
+      // Refused, nothing written; the other owners are not counted against alice.
+      expect(await limited.keys.list("alice")).toHaveLength(3);
+      await limited.keys.create({
+        ownerId: "bob",
+        accountTier: "pro",
+        name: "k",
+        scopes: ["profile:read"],
+        tier: "pro",
+      });
+      // An expiry that has passed, and a revocation, each free a place.
+      clock.advance(1_000);
+      await make();
+      await failure(make());
+      await limited.keys.revoke("alice", first.id);
+      await make();
+      await expect(make()).rejects.toMatchObject({ code: "too_many_keys" });
+      await limited.close();
+    });
+  }
+});
+
 describe("keys.create", () => {
   it("returns the record and the full secret once; stores only the hash", async () => {
     const created = await create({ expiresAt: "2026-08-01T00:00:00Z" });

@@ -284,6 +284,10 @@ export function cachedKeyStore(
 
     findById: (id) => inner.findById(id),
     listByOwner: (owner, options) => inner.listByOwner(owner, options),
+    ...(inner.countLiveByOwner && {
+      countLiveByOwner: (owner: Parameters<KeyStore["listByOwner"]>[0], now: number) =>
+        inner.countLiveByOwner!(owner, now),
+    }),
     ...(inner.listExpiring ? { listExpiring: inner.listExpiring.bind(inner) } : {}),
 
     async create(key, events) {

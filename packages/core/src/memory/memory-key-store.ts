@@ -67,6 +67,15 @@ export function memoryKeyStore(): KeyStore & {
       return pageOfKeys(keys.sort(newestKeyFirst), options);
     },
 
+    async countLiveByOwner(owner, now) {
+      let live = 0;
+      for (const id of idsByOwner.get(ownerLabel(owner)) ?? []) {
+        const key = byId.get(id)!;
+        if (key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now)) live++;
+      }
+      return live;
+    },
+
     // A walk of every key: the memory store holds few, and the scan runs on a timer, not per request.
     async listExpiring(query) {
       return pageOfExpiringKeys(byId.values(), query);

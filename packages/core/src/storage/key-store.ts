@@ -180,6 +180,14 @@ export interface KeyStore {
    * only the keys that come after that position; with `limit`, at most that many (a page).
    */
   listByOwner(owner: Owner, options?: ListByOwnerOptions): Promise<StoredKey[]>;
+  /**
+   * Optional: how many of the owner's keys are live at `now`, neither revoked nor expired (an
+   * expiry at `now` or before has passed; disabled keys count), as reading `listByOwner` would
+   * tell, without reading the records out. `maxKeysPerOwner` asks it on every create; without it
+   * Keyward lists the owner's keys, whose cost grows with every key the owner ever had, revoked
+   * ones included.
+   */
+  countLiveByOwner?(owner: Owner, now: number): Promise<number>;
   rotate(rotation: KeyRotation, events?: readonly StoredEvent[]): Promise<StoredKey | null>;
   revoke(id: string, revokedAt: number, events?: readonly StoredEvent[]): Promise<StoredKey | null>;
   update(

@@ -60,6 +60,9 @@ export function postgresKeyStore(client: TransactionalClient, naming: Naming): K
     findById: `SELECT ${keyColumns} FROM ${keys} WHERE id = $1`,
     listByOwner: `SELECT ${keyColumns} FROM ${keys} WHERE owner_id = $1 AND owner_type = $2
       ORDER BY created_at DESC, id DESC LIMIT $3`,
+    // Counted on the owner index: no record is decoded or sent, whatever the owner ever had.
+    countLiveByOwner: `SELECT count(*)::int AS live FROM ${keys} WHERE owner_id = $1 AND owner_type = $2
+      AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${fromEpochMs("$3")})`,
     // A page after a position: keyset on the owner index, whatever the page's depth.
     listByOwnerAfter: `SELECT ${keyColumns} FROM ${keys} WHERE owner_id = $1 AND owner_type = $2
       AND (created_at, id) < (${fromEpochMs("$4")}, $5)
@@ -146,6 +149,15 @@ export function postgresKeyStore(client: TransactionalClient, naming: Naming): K
           ])
         : await queryRows<KeyRow>(client, sql.listByOwner, [owner.id, owner.type, limit]);
       return rows.map(toStoredKey);
+    },
+
+    async countLiveByOwner(owner, now) {
+      const [row] = await queryRows<{ live: number }>(client, sql.countLiveByOwner, [
+        owner.id,
+        owner.type,
+        epochMsParam(now, "now"),
+      ]);
+      return row?.live ?? 0;
     },
 
     update: async (id, changes, events) =>

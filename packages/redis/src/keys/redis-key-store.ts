@@ -12,6 +12,7 @@ import { eventWrites, redisEventLog } from "../events/redis-event-log.js";
 import type { KeyNames } from "../key-names.js";
 import { withEvents } from "../lua/events.js";
 import {
+  countLiveKeysByOwnerScript,
   createKeyScript,
   findKeyByHashScript,
   findKeyByIdScript,
@@ -135,6 +136,16 @@ export function redisKeyStore(
         ],
       )) as string[][];
       return records.map((flat) => fromKeyFields(flat)!);
+    },
+
+    async countLiveByOwner(owner, now) {
+      // Counted in Redis: only the number crosses the wire, not the owner's records.
+      const live = await run(
+        countLiveKeysByOwnerScript,
+        [names.owner(owner)],
+        [names.keyRecordPrefix, String(now)],
+      );
+      return Number(live);
     },
 
     async listExpiring({ from, to, limit, after }) {

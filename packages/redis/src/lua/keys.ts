@@ -129,6 +129,27 @@ return records
  * application's clock and Redis's nor a test's fake clock can end a grace early; the deadline itself
  * is checked by verification against the record's previousSecretExpiresAt.
  */
+/**
+ * `countLiveByOwner`. KEYS[1] the owner set; ARGV: the record key prefix, `now` (epoch ms). How
+ * many of the owner's records are neither revoked nor expired at `now` (an expiry at `now` has
+ * passed). Each record is asked for two fields and its `createdAt`, which tells a record that is
+ * gone (skipped, as `listByOwner` skips it); nothing is sent back but the count.
+ */
+export const countLiveKeysByOwnerScript = luaScript(
+  "count-live-keys-by-owner",
+  `
+local now = tonumber(ARGV[2])
+local live = 0
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local fields = redis.call('HMGET', ARGV[1] .. id, 'createdAt', 'revokedAt', 'expiresAt')
+  if fields[1] and not fields[2] and (not fields[3] or tonumber(fields[3]) > now) then
+    live = live + 1
+  end
+end
+return live
+`,
+);
+
 export const rotateKeyScript = luaScript(
   "rotate-key",
   `

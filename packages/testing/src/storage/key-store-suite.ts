@@ -47,6 +47,37 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
       expect(await keys.listByOwner({ type: "user", id: uniqueId("nobody") })).toEqual([]);
     });
 
+    it("counts an owner's live keys (countLiveByOwner) as its listing would", async (context) => {
+      const { keys } = await open();
+      // Optional: a store without it is counted by listing, which this suite checks above.
+      if (!keys.countLiveByOwner) return context.skip();
+      const now = Date.parse("2026-06-01T00:00:00.000Z");
+      const ownerId = uniqueId("owner");
+      const owned = [
+        storedKey({ ownerId }),
+        storedKey({ ownerId, disabledAt: now - 1_000 }),
+        storedKey({ ownerId, expiresAt: now + 1 }),
+        storedKey({ ownerId, expiresAt: now }),
+        storedKey({ ownerId, expiresAt: now - 60_000 }),
+        storedKey({ ownerId, revokedAt: now - 1_000 }),
+      ];
+      for (const key of owned) await keys.create(key);
+      // The same id under an organization, and another user: neither counts.
+      await keys.create(
+        storedKey({ ownerType: "organization", ownerId, createdBy: uniqueId("admin") }),
+      );
+      await keys.create(storedKey());
+      const user = { type: "user", id: ownerId } as const;
+      // Active, disabled, and expiring after now: an expiry at now has passed.
+      expect(await keys.countLiveByOwner(user, now)).toBe(3);
+      const revoked = await keys.revoke(owned[0]!.id, now);
+      expect(revoked?.revokedAt).toBe(now);
+      expect(await keys.countLiveByOwner(user, now)).toBe(2);
+      expect(await keys.countLiveByOwner(user, now + 1)).toBe(1);
+      expect(await keys.countLiveByOwner({ type: "user", id: uniqueId("nobody") }, now)).toBe(0);
+      expect(await keys.countLiveByOwner({ type: "organization", id: ownerId }, now)).toBe(1);
+    });
+
     it("keeps a user's and an organization's keys apart when they share an id", async () => {
       const { keys } = await open();
       const sharedId = uniqueId("acme");
