@@ -82,6 +82,13 @@ export function rateLimitStoreSuite<S extends KeywardStore>(options: StorageSuit
           const { rateLimits } = await open();
           const policy = { algorithm, limit: 2, windowMs: 300 };
           const key = uniqueId("rl");
+          // Windows start on multiples of their length (on the store's clock, this host's here).
+          // Start the three calls early in one, so they cannot straddle a boundary: the third
+          // would then open the next window and be admitted (a CI run once caught exactly that).
+          const intoWindow = Date.now() % policy.windowMs;
+          if (intoWindow > policy.windowMs / 4) {
+            await new Promise((resolve) => setTimeout(resolve, policy.windowMs - intoWindow + 5));
+          }
           await rateLimits.consume(key, policy, Date.now());
           await rateLimits.consume(key, policy, Date.now());
           const refused = await rateLimits.consume(key, policy, Date.now());
