@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
+import type { KeywardConfig } from "../keyward/config.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
 import type { KeywardStore } from "../storage/index.js";
@@ -10,9 +11,12 @@ const scopes = { "profile:read": "Read" };
 const tiers = { free: { rateLimit: { limit: 2, window: "1m" } } };
 const route = "GET /profiles/:slug";
 
-async function setUp(store: KeywardStore = memoryStore()) {
+async function setUp(
+  store: KeywardStore = memoryStore(),
+  tierConfig: KeywardConfig["tiers"] = tiers,
+) {
   const clock = manualClock(Date.parse("2026-07-01T10:00:00.000Z"));
-  const keyward = createKeyward({ store, scopes, tiers, clock, logger: false });
+  const keyward = createKeyward({ store, scopes, tiers: tierConfig, clock, logger: false });
   const { key, id } = await keyward.keys.create({
     ownerId: "alice",
     accountTier: "free",
@@ -33,6 +37,15 @@ function withoutShortcuts(): KeywardStore {
   };
 }
 
+/** The memory store, with one of its synchronous shortcuts throwing. */
+function throwingAtOnce(shortcut: "consumeNow" | "consumeLayersNow"): KeywardStore {
+  const store = memoryStore();
+  const broken = () => {
+    throw new Error("broken");
+  };
+  return { ...store, rateLimits: { ...store.rateLimits, [shortcut]: broken } };
+}
+
 /** A key (limit 3) whose owner shares a limit of 2 and has a daily quota of 5: three layers. */
 const layeredTiers = {
   free: {
@@ -41,19 +54,6 @@ const layeredTiers = {
     quota: { limit: 5, period: "day" },
   },
 } as const;
-
-async function setUpLayered(store: KeywardStore = memoryStore()) {
-  const clock = manualClock(Date.parse("2026-07-01T10:00:00.000Z"));
-  const keyward = createKeyward({ store, scopes, tiers: layeredTiers, clock, logger: false });
-  const { key } = await keyward.keys.create({
-    ownerId: "alice",
-    accountTier: "free",
-    name: "k",
-    scopes: ["profile:read"],
-    tier: "free",
-  });
-  return { keyward, header: `Bearer ${key}` };
-}
 
 /** What a caller sees of a result: status, headers and the caller (its random key id aside). */
 function seen(result: VerifyResult) {
@@ -108,8 +108,8 @@ describe("verifyPending", () => {
   });
 
   it("decides a key with layered limits at once on the memory store, as through promises", async () => {
-    const quick = await setUpLayered();
-    const slow = await setUpLayered(withoutShortcuts());
+    const quick = await setUp(memoryStore(), layeredTiers);
+    const slow = await setUp(withoutShortcuts(), layeredTiers);
     const options = { scopes: ["profile:read"], route };
     // The owner's shared limit of 2 refuses the third: the same answers, one now, one later.
     for (let request = 0; request < 3; request++) {
@@ -126,33 +126,13 @@ describe("verifyPending", () => {
   });
 
   it("turns layered limits that throw at once into a 500, never a throw", async () => {
-    const store = memoryStore();
-    const failing: KeywardStore = {
-      ...store,
-      rateLimits: {
-        ...store.rateLimits,
-        consumeLayersNow: () => {
-          throw new Error("broken");
-        },
-      },
-    };
-    const { keyward, header } = await setUpLayered(failing);
+    const { keyward, header } = await setUp(throwingAtOnce("consumeLayersNow"), layeredTiers);
     const decided = verifyPending(keyward, header, { route }) as VerifyResult;
     expect(!decided.ok && decided.error.status).toBe(500);
   });
 
   it("turns a store that throws at once into a 500, never a throw", async () => {
-    const store = memoryStore();
-    const failing: KeywardStore = {
-      ...store,
-      rateLimits: {
-        ...store.rateLimits,
-        consumeNow: () => {
-          throw new Error("broken");
-        },
-      },
-    };
-    const { keyward, header } = await setUp(failing);
+    const { keyward, header } = await setUp(throwingAtOnce("consumeNow"));
     const decided = verifyPending(keyward, header, { route }) as VerifyResult;
     expect(!decided.ok && decided.error.status).toBe(500);
   });

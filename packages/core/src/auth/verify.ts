@@ -353,19 +353,8 @@ export function createVerify(ctx: KeywardContext) {
     const usage = usageHit(key.id, options.route, now);
     const counted = limiter.recordsUsage ? usage : undefined;
     const request = { owner, layers, now, usage: counted };
-    if (limiter.consumeNow) {
-      return limitedLayers(
-        key,
-        options,
-        tier,
-        owner,
-        layers,
-        now,
-        counted,
-        limiter.consumeNow(request),
-      );
-    }
-    return continueWith(limiter.consume(request), (layered) =>
+    const decided = limiter.consumeNow ? limiter.consumeNow(request) : limiter.consume(request);
+    return continueWith(decided, (layered) =>
       limitedLayers(key, options, tier, owner, layers, now, counted, layered),
     );
   };

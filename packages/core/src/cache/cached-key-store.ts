@@ -11,6 +11,7 @@ import {
   type ReportsStoreFailures,
   storeFailureReporter,
 } from "../logging/store-failure-reporter.js";
+import type { Owner } from "../organizations/owner.js";
 import { frozenKey } from "../storage/frozen-key.js";
 import type { KeyRotation, KeyStore, StoredKey } from "../storage/key-store.js";
 import { expiringLru } from "./expiring-lru.js";
@@ -285,8 +286,7 @@ export function cachedKeyStore(
     findById: (id) => inner.findById(id),
     listByOwner: (owner, options) => inner.listByOwner(owner, options),
     ...(inner.countLiveByOwner && {
-      countLiveByOwner: (owner: Parameters<KeyStore["listByOwner"]>[0], now: number) =>
-        inner.countLiveByOwner!(owner, now),
+      countLiveByOwner: (owner: Owner, now: number) => inner.countLiveByOwner!(owner, now),
     }),
     ...(inner.listExpiring ? { listExpiring: inner.listExpiring.bind(inner) } : {}),
 
