@@ -179,6 +179,51 @@ describe.skipIf(!redisAvailable)("layered limits: Lua and TypeScript decide alik
       expect([...refusedBy].sort()).toEqual(["credits", "key", "owner", "quota"]);
     });
   }
+
+  it("counts usage exactly when one key's requests pass through different layers in one call", async () => {
+    // Two groups of one call share the key's usage hash: the first reads it with its own fields,
+    // the second counts in fields the hash was not read with (another route, another day), which
+    // must start from their stored values.
+    const names = keyNames(`${prefix}two-groups:`);
+    const layersOnRedis = redisLayers(redisConnection(client), names, "caller", {
+      keyLayerInUsage: true,
+    });
+    const keyId = "two-groups";
+    const owner = "user:two-groups";
+    const layersWith = (limit: number): LimitLayer[] => [
+      {
+        layer: "key",
+        bucket: `key:${keyId}`,
+        policy: { algorithm: "gcra", limit, windowMs: 1_000 },
+      },
+    ];
+    const [before, after] = [layersWith(100), layersWith(200)];
+    const now = Date.parse("2026-03-01T00:00:00Z");
+    const use = (route: string, day: string) => ({ keyId, method: "GET", route, day });
+    await layersOnRedis("consume", [
+      { owner, layers: before, now, usage: use("/b", "2026-03-02") },
+    ]);
+    const decisions = await layersOnRedis("consume", [
+      { owner, layers: before, now, usage: use("/a", "2026-03-01") },
+      { owner, layers: after, now, usage: use("/b", "2026-03-01") },
+      { owner, layers: after, now, usage: use("/a", "2026-03-02") },
+    ]);
+    expect(decisions.map((decision) => decision.allowed)).toEqual([true, true, true]);
+    const usage = toKeyUsage(keyId, await client.hgetall(names.usage(keyId)).then(flat));
+    expect(usage.totalRequests).toBe(4);
+    expect(usage.endpoints).toEqual(
+      expect.arrayContaining([
+        { method: "GET", route: "/a", count: 2 },
+        { method: "GET", route: "/b", count: 2 },
+      ]),
+    );
+    expect(usage.daily).toEqual(
+      expect.arrayContaining([
+        { date: "2026-03-01", count: 2 },
+        { date: "2026-03-02", count: 2 },
+      ]),
+    );
+  });
 });
 
 function flat(hash: Record<string, string>): string[] {

@@ -29,12 +29,15 @@
  *   "q <limit> <day|month>"                                   a quota
  *   "c <cost> <remaining> <grantedAt> [<amount> <period>]"    credits (with a refill)
  * then f, the number of usage hash fields ("e:<METHOD> <route>", "d:<YYYY-MM-DD>"), and the f fields;
- * then per group one argument "<n> <lastUsedAt> <usage> <layer>…": its n requests, the latest of
- *   their callers' times with usage (epoch ms, for the usage hash's `last`; "-" without), <usage>
+ * then t, the number of layer lists, and the t lists, each "<layer>…" with each <layer> as
+ *   "<key>.<spec>" (a string state) or "<key>#<spec>" (a state in a hash), <key> an index into KEYS
+ *   or "*" for the group's own key, <spec> an index into the specs above;
+ * then per group one argument "<n> <lastUsedAt> <own> <list> <usage>": its n requests, the latest
+ *   of their callers' times with usage (epoch ms, for the usage hash's `last`; "-" without), the
+ *   index in KEYS of its own key ("0" when its list has no "*"), its list of layers, and <usage>
  *   the hashes and fields they count in, "<key>:<field>:<field>x<count>" joined by commas (each of
- *   <count> requests adds one to both fields) or "-", and each <layer> as "<key>.<spec>" (a string
- *   state) or "<key>#<spec>" (a state in a hash), indexes into KEYS and the specs above; followed
- *   with "caller" by the n requests' times.
+ *   <count> requests adds one to both fields) or "-"; followed with "caller" by the n requests'
+ *   times.
  *
  * Returns, per request in the order of the groups: 1 if it was admitted, then for each layer its
  * remaining and reset (every layer allowed it, with no wait); or 0, then for each layer allowed
@@ -162,18 +165,32 @@ end
 -- requests of a call step through these in-script states, as separate calls would through Redis.
 -- An entry holds what was stored (raw; in a hash also storedPolicy and last), then once parsed the
 -- state in use: policy ('' for a quota, 'c' for credits), e = expiresAt, s = the state's tuple.
--- A usage hash is read with the counts its first group adds to (\`wanted\`, field indexes), so
--- that one HSET writes counts and state back: two commands per hash, not four.
+-- A usage hash is read with the fields its first group counts in (\`wanted\`, field indexes, no
+-- field twice), so that one HSET writes counts and state back: two commands per hash, not four.
+-- From then on \`count\` holds each field's value (read, plus what the call added) and \`order\`
+-- the fields, in the order they are written back.
 local entries, touched = {}, {}
 local function entryOf(index, inHash, wanted)
   local entry = entries[index]
   if entry == nil then
     if inHash then
-      local names = {}
-      if wanted then for j = 1, #wanted do names[j] = fields[wanted[j]] end end
-      local values = redis.call('HMGET', KEYS[index], 'rp', 'rl', 'last', unpack(names))
-      entry = { inHash = true, storedPolicy = values[1] or nil, raw = values[2] or nil, last = values[3] or nil, read = {} }
-      for j = 1, #names do entry.read[wanted[j]] = tonumber(values[3 + j]) or 0 end
+      local values
+      local order = wanted or {}
+      local n = #order
+      -- A request counts in two fields (its endpoint's and its day's): named without a table.
+      if n == 2 then
+        values = redis.call('HMGET', KEYS[index], 'rp', 'rl', 'last', fields[order[1]], fields[order[2]])
+      else
+        local names = {}
+        for j = 1, n do names[j] = fields[order[j]] end
+        values = redis.call('HMGET', KEYS[index], 'rp', 'rl', 'last', unpack(names))
+      end
+      local count = {}
+      for j = 1, n do count[order[j]] = tonumber(values[3 + j]) or 0 end
+      entry = {
+        inHash = true, storedPolicy = values[1] or nil, raw = values[2] or nil, last = values[3] or nil,
+        count = count, order = order, counted = false,
+      }
     else
       entry = { raw = redis.call('GET', KEYS[index]) or nil }
     end
@@ -207,35 +224,85 @@ local function parseEntry(entry, policy)
   end
 end
 
+-- The layer lists of the call, each parsed once: a layer is its spec, where its state lives, and
+-- its key (an index into KEYS), or none for the group's own key ("*"), which differs from group to
+-- group (a key's own limit) while the rest are shared (its owner's). Each layer also holds e and s,
+-- the state its last step would leave, so a group's steps allocate nothing to plan them.
+local templates = {}
+for i = 1, tonumber(ARGV[cursor]) do
+  local layers = {}
+  for keyIndex, where, specIndex in string.gmatch(ARGV[cursor + i], '([%d*]+)([.#])(%d+)') do
+    local spec = specs[tonumber(specIndex)]
+    layers[#layers + 1] = {
+      keyIndex = tonumber(keyIndex), inHash = where == '#', spec = spec, policy = spec.policy,
+      kind = spec.kind, entry = false, e = 0, s = false,
+    }
+  end
+  templates[i] = layers
+end
+cursor = cursor + tonumber(ARGV[cursor]) + 1
+
+-- Appends a field index to a list unless it holds it already (lists of a few fields).
+local function addOnce(list, field)
+  for j = 1, #list do if list[j] == field then return end end
+  list[#list + 1] = field
+end
+
+-- Reads a usage field the hash was not read with, to count in it from its stored value.
+local function countIn(entry, keyIndex, field)
+  entry.count[field] = tonumber(redis.call('HGET', KEYS[keyIndex], fields[field])) or 0
+  addOnce(entry.order, field)
+end
+
+local none = {}
+
 local replies, r = {}, 0
 -- A refused request's layers: allowed and retryAfter (an admitted one sends neither).
 local decided, waits = {}, {}
 
 while cursor <= #ARGV do
-  local count, lastUsedAt, usage, layers = string.match(ARGV[cursor], '^(%d+) (%S+) (%S+)(.*)$')
-  count = tonumber(count)
+  local count, lastUsedAt, own, template, usage =
+    string.match(ARGV[cursor], '^(%d+) (%S+) (%d+) (%d+) (%S+)$')
+  count, own = tonumber(count), tonumber(own)
   local times = cursor
   cursor = cursor + 1 + (onCallerClock and count or 0)
-  local plan = {}
-  -- The usage of the group's requests: per hash and pair of fields, how many requests add one.
-  local uses, wanted = {}, {}
-  for keyIndex, endpoint, day, requests in string.gmatch(usage, '(%d+):(%d+):(%d+)x(%d+)') do
-    local use = { tonumber(keyIndex), tonumber(endpoint), tonumber(day), tonumber(requests) }
-    uses[#uses + 1] = use
-    local list = wanted[use[1]]
-    if not list then list = {}; wanted[use[1]] = list end
-    list[#list + 1] = use[2]
-    list[#list + 1] = use[3]
-  end
-  for keyIndex, where, specIndex in string.gmatch(layers, ' (%d+)([.#])(%d+)') do
-    local spec = specs[tonumber(specIndex)]
-    keyIndex = tonumber(keyIndex)
-    local entry = entryOf(keyIndex, where == '#', wanted[keyIndex])
-    if not entry.parsed then parseEntry(entry, spec.policy) end
-    -- Every field set here, so the table is built once at its size. e and s: the next state.
-    plan[#plan + 1] = { entry = entry, spec = spec, policy = spec.policy, kind = spec.kind, e = 0, s = false }
+  local plan = templates[tonumber(template)]
+  -- The usage of the group's requests: per hash and pair of fields, how many requests add one
+  -- (flat, four numbers per use), and the fields each hash is read with.
+  local uses, wanted = none, none
+  if usage ~= '-' then
+    uses, wanted = {}, {}
+    local keyIndex, endpoint, day, requests = string.match(usage, '^(%d+):(%d+):(%d+)x(%d+)$')
+    if keyIndex then
+      -- The usual group: one key's requests, all on one endpoint and one day.
+      keyIndex, endpoint, day = tonumber(keyIndex), tonumber(endpoint), tonumber(day)
+      uses[1], uses[2], uses[3], uses[4] = keyIndex, endpoint, day, tonumber(requests)
+      wanted[keyIndex] = endpoint == day and { endpoint } or { endpoint, day }
+    else
+      for keyIndex, endpoint, day, requests in string.gmatch(usage, '(%d+):(%d+):(%d+)x(%d+)') do
+        keyIndex, endpoint, day = tonumber(keyIndex), tonumber(endpoint), tonumber(day)
+        local u = #uses
+        uses[u + 1], uses[u + 2], uses[u + 3], uses[u + 4] = keyIndex, endpoint, day, tonumber(requests)
+        local list = wanted[keyIndex]
+        if not list then list = {}; wanted[keyIndex] = list end
+        addOnce(list, endpoint)
+        addOnce(list, day)
+      end
+    end
   end
   local n = #plan
+  for i = 1, n do
+    local layer = plan[i]
+    local entry = layer.entry
+    if layer.keyIndex == nil or not entry then
+      local keyIndex = layer.keyIndex or own
+      entry = entryOf(keyIndex, layer.inHash, wanted[keyIndex])
+      if not entry.parsed then parseEntry(entry, layer.policy) end
+      -- A shared layer's entry stays for the next group; the own key's is looked up per group.
+      if layer.keyIndex then layer.entry = entry end
+    end
+    layer.current = entry
+  end
 
   for request = 1, count do
     if onCallerClock then now = tonumber(ARGV[times + request]) else now = serverNow end
@@ -244,7 +311,7 @@ while cursor <= #ARGV do
     r = flag
     for i = 1, n do
       local layer = plan[i]
-      local entry, spec, kind, policy = layer.entry, layer.spec, layer.kind, layer.policy
+      local entry, spec, kind, policy = layer.current, layer.spec, layer.kind, layer.policy
       local state = entry.s
       if state and (entry.policy ~= policy or (kind ~= 'c' and entry.e <= now)) then state = nil end
       local allowed, remaining, reset, retryAfter, expiresAt, nextState
@@ -275,7 +342,7 @@ while cursor <= #ARGV do
       if consume then
         for i = 1, n do
           local layer = plan[i]
-          local entry = layer.entry
+          local entry = layer.current
           entry.dirty, entry.policy, entry.e, entry.s, entry.at = true, layer.policy, layer.e, layer.s, now
         end
       end
@@ -293,17 +360,19 @@ while cursor <= #ARGV do
   end
 
   -- Usage counts every request that presented a valid key, admitted or not, as consume.ts does.
-  if consume then
-    for _, use in ipairs(uses) do
-      local entry = entryOf(use[1], true, wanted[use[1]])
-      local counts = entry.counts
-      if not counts then
-        counts = {}
-        entry.counts = counts
-      end
-      counts[use[2]] = (counts[use[2]] or 0) + use[4]
-      counts[use[3]] = (counts[use[3]] or 0) + use[4]
-      local at = tonumber(lastUsedAt)
+  if consume and #uses > 0 then
+    local at = tonumber(lastUsedAt)
+    for u = 1, #uses, 4 do
+      local keyIndex, endpoint, day, requests = uses[u], uses[u + 1], uses[u + 2], uses[u + 3]
+      local entry = entryOf(keyIndex, true, wanted[keyIndex])
+      entry.counted = true
+      local count = entry.count
+      -- A field this group adds to but the hash's first group did not (a new day): read it now.
+      if count[endpoint] == nil then countIn(entry, keyIndex, endpoint) end
+      if count[day] == nil then countIn(entry, keyIndex, day) end
+      count[endpoint] = count[endpoint] + requests
+      -- (Both fields may be one: the store names them apart, but the script does not rely on it.)
+      if day ~= endpoint then count[day] = count[day] + requests end
       if not entry.latest or entry.latest < at then entry.latest, entry.latestText = at, lastUsedAt end
     end
   end
@@ -312,26 +381,17 @@ end
 -- On the callers' clocks Redis's own clock only collects garbage (the stored expiresAt decides), so
 -- a state is kept a minute longer than it lasts.
 local ttlSlack = onCallerClock and 60000 or 0
-for _, index in ipairs(touched) do
+for t = 1, #touched do
+  local index = touched[t]
   local entry, key = entries[index], KEYS[index]
   local policy, state = entry.policy, entry.s
   if entry.inHash then
     local changes = {}
-    if entry.counts then
-      -- A field a later group added to was not read with the hash: read those now, together.
-      local missing = {}
-      for field in pairs(entry.counts) do
-        if entry.read[field] == nil then missing[#missing + 1] = field end
-      end
-      if #missing > 0 then
-        local names = {}
-        for j = 1, #missing do names[j] = fields[missing[j]] end
-        local values = redis.call('HMGET', key, unpack(names))
-        for j = 1, #missing do entry.read[missing[j]] = tonumber(values[j]) or 0 end
-      end
-      for field, count in pairs(entry.counts) do
-        changes[#changes + 1] = fields[field]
-        changes[#changes + 1] = string.format('%d', entry.read[field] + count)
+    if entry.counted then
+      local order, count = entry.order, entry.count
+      for j = 1, #order do
+        local field = order[j]
+        changes[2 * j - 1], changes[2 * j] = fields[field], string.format('%d', count[field])
       end
     end
     if entry.dirty then

@@ -56,6 +56,11 @@ interface LayerWire {
   inHash: boolean;
   /** The key whose usage hash `key` is, when `inHash`. */
   keyId?: string;
+  /**
+   * The key's own layer: its state differs from key to key, while the other layers of a list are
+   * usually shared by the owner's keys. The script takes it per group, the rest once per call.
+   */
+  own: boolean;
   spec: string;
 }
 
@@ -80,10 +85,11 @@ export function redisLayers(
     const cached = wires.get(layers);
     if (cached && cached.owner === owner) return cached.wire;
     const wire = layers.map((layer): LayerWire => {
-      const keyId = layer.layer === "key" ? keyIdOf(layer.bucket) : undefined;
+      const own = layer.layer === "key";
+      const keyId = own ? keyIdOf(layer.bucket) : undefined;
       return keyLayerInUsage && keyId !== undefined
-        ? { key: names.usage(keyId), inHash: true, keyId, spec: specOf(layer) }
-        : { key: names.layer(owner, layer.bucket), inHash: false, spec: specOf(layer) };
+        ? { key: names.usage(keyId), inHash: true, keyId, own, spec: specOf(layer) }
+        : { key: names.layer(owner, layer.bucket), inHash: false, own, spec: specOf(layer) };
     });
     wires.set(layers, { owner, wire });
     return wire;
@@ -109,18 +115,32 @@ export function redisLayers(
       }
       return index;
     };
-    /** Requests by their layers (as indexes): the script resolves each group's layers once. */
-    const groups = new Map<string, { positions: number[]; usage: Map<string, number> }>();
+    /** Lists of layers, with "*" for the key's own, which the groups of a call mostly share. */
+    const lists = new Map<string, number>();
+    /** Requests by their own key and list: the script resolves each group's layers once. */
+    const groups = new Map<
+      string,
+      { own: number; list: number; positions: number[]; usage: Map<string, number> }
+    >();
     requests.forEach(({ owner, layers, usage }, position) => {
       const wire = wireOf(owner, layers);
       let line = "";
-      for (const { key, inHash, spec } of wire) {
-        line += ` ${indexIn(keys, key)}${inHash ? "#" : "."}${indexIn(specs, spec)}`;
+      let own = 0;
+      for (const layer of wire) {
+        const where = layer.inHash ? "#" : ".";
+        if (layer.own && own === 0) {
+          own = indexIn(keys, layer.key);
+          line += ` *${where}${indexIn(specs, layer.spec)}`;
+        } else {
+          line += ` ${indexIn(keys, layer.key)}${where}${indexIn(specs, layer.spec)}`;
+        }
       }
-      let group = groups.get(line);
+      const list = indexIn(lists, line);
+      const groupKey = `${own} ${list}`;
+      let group = groups.get(groupKey);
       if (!group) {
-        group = { positions: [], usage: new Map() };
-        groups.set(line, group);
+        group = { own, list, positions: [], usage: new Map() };
+        groups.set(groupKey, group);
       }
       group.positions.push(position);
       if (usage) {
@@ -137,8 +157,10 @@ export function redisLayers(
       ...specs.keys(),
       String(fieldIndex.size),
       ...fieldIndex.keys(),
+      String(lists.size),
+      ...lists.keys(),
     ];
-    for (const [line, { positions, usage }] of groups) {
+    for (const { own, list, positions, usage } of groups.values()) {
       let lastUsedAt = Number.NEGATIVE_INFINITY;
       for (const position of positions) {
         const request = requests[position]!;
@@ -146,9 +168,10 @@ export function redisLayers(
       }
       const counted =
         usage.size === 0
-          ? "- -"
-          : `${Math.round(lastUsedAt)} ${[...usage].map(([fields, count]) => `${fields}x${count}`).join(",")}`;
-      args.push(`${positions.length} ${counted}${line}`);
+          ? "-"
+          : [...usage].map(([fields, count]) => `${fields}x${count}`).join(",");
+      const latest = usage.size === 0 ? "-" : String(Math.round(lastUsedAt));
+      args.push(`${positions.length} ${latest} ${own} ${list} ${counted}`);
       if (time === "caller") {
         for (const position of positions) args.push(String(Math.round(requests[position]!.now)));
       }
