@@ -5,13 +5,15 @@
  * algorithms of `consume.ts`, and the UTC calendar uses Howard Hinnant's civil-from-days.
  *
  * Several requests may share a call (those of one turn of the event loop, `layer-batcher.ts`),
- * grouped by the layers they pass through (in practice: by key; usage is counted per group). Each is stepped after the one
- * before, all-or-nothing on its own, exactly as separate calls would be that arrived in that order:
- * a group's requests in their order, the groups one after another (requests that were all in flight
- * at once have no order of their own to keep). What the requests of a call have in common is sent
- * and worked out once: each Redis key is named once in KEYS, read at most once and written at most
- * once; each spec is sent and parsed once; each group's layers are resolved once, and its usage is
- * counted once. A request is then only its steps.
+ * grouped by the layers they pass through (in practice: by key; usage is counted per group). Each
+ * is stepped after the one before, all-or-nothing on its own, exactly as separate calls would be
+ * that arrived in that order: a group's requests in their order, the groups one after another
+ * (requests that were all in flight at once have no order of their own to keep). What the requests
+ * of a call have in common is sent and worked out once: each Redis key is named once in KEYS, read
+ * at most once and written at most once; each spec and each list of layers is sent and parsed
+ * once (one owner's keys share a list: their owner's layers, with "*" for the key's own), so a
+ * group resolves only its own key's state, and its usage is counted once. A request is then only
+ * its steps.
  *
  * Where a state lives (`redis-layers.ts` decides):
  *   a string key, "<policy>:<state>" for a rate layer and "<state>" for a quota, with a TTL, and
@@ -226,8 +228,9 @@ end
 
 -- The layer lists of the call, each parsed once: a layer is its spec, where its state lives, and
 -- its key (an index into KEYS), or none for the group's own key ("*"), which differs from group to
--- group (a key's own limit) while the rest are shared (its owner's). Each layer also holds e and s,
--- the state its last step would leave, so a group's steps allocate nothing to plan them.
+-- group (a key's own limit) while the rest are shared (its owner's). A layer also holds, while a
+-- group is stepped, its entry (\`current\`) and e and s, the state its last step would leave, so a
+-- group's steps allocate nothing to plan them.
 local templates = {}
 for i = 1, tonumber(ARGV[cursor]) do
   local layers = {}
@@ -235,7 +238,7 @@ for i = 1, tonumber(ARGV[cursor]) do
     local spec = specs[tonumber(specIndex)]
     layers[#layers + 1] = {
       keyIndex = tonumber(keyIndex), inHash = where == '#', spec = spec, policy = spec.policy,
-      kind = spec.kind, entry = false, e = 0, s = false,
+      kind = spec.kind, entry = false, current = false, e = 0, s = false,
     }
   end
   templates[i] = layers
