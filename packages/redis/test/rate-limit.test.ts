@@ -122,6 +122,50 @@ describe.skipIf(!redisAvailable)("redisStore rate limits", () => {
     },
   );
 
+  it("counts one key's requests on several routes when they share a script call", async () => {
+    // Requests of one tick share a call; one key's requests on two routes count in three fields
+    // (two endpoints, one day), which the script reads and writes back with its state.
+    const raw = new IORedis(localRedis);
+    const { client: wrapped, calls } = counting(raw);
+    const redis = redisStore({ client: wrapped, prefix });
+    const keyward = createKeyward({
+      store: { keys: memoryKeyStore(), usage: redis.usage, rateLimits: redis.rateLimits },
+      scopes,
+      tiers: { free: { rateLimit: { limit: 100, window: "1h" } } },
+    });
+    const { id, key } = await keyward.keys.create({
+      ownerId: "u-routes",
+      accountTier: "free",
+      name: "k",
+      scopes: ["profile:read"],
+      tier: "free",
+    });
+    const verifyOn = (route: string) =>
+      keyward.verify(`Bearer ${key}`, { scopes: ["profile:read"], route });
+    const before = calls();
+    const first = await Promise.all(
+      [0, 1, 2, 3, 4].map((i) => verifyOn(i % 2 ? "PUT /p" : "GET /p")),
+    );
+    expect(calls() - before).toBe(1);
+    expect(first.map((result) => result.ok && result.rateLimit.remaining)).toEqual([
+      99, 98, 97, 96, 95,
+    ]);
+    // A second call starts from what the first wrote, on every field.
+    await Promise.all([verifyOn("GET /p"), verifyOn("DELETE /p")]);
+    const usage = await keyward.keys.usage("u-routes", id);
+    expect(usage).toMatchObject({
+      totalRequests: 7,
+      endpoints: [
+        { method: "GET", route: "/p", count: 4 },
+        { method: "PUT", route: "/p", count: 2 },
+        { method: "DELETE", route: "/p", count: 1 },
+      ],
+      daily: [{ date: new Date().toISOString().slice(0, 10), count: 7 }],
+    });
+    await keyward.close();
+    raw.disconnect();
+  });
+
   it("leaves usage to Keyward's recorder with recordsUsage: false", async () => {
     const redis = redisStore({ client, prefix, recordsUsage: false });
     expect(redis.rateLimits.recordsUsage).toBe(false);

@@ -64,8 +64,15 @@ cursor = cursor + policyCount + 1
 
 local replies, nextKey = {}, 1
 while cursor <= #ARGV do
-  local policyIndex, n, where, lastUsedAt, counts =
-    string.match(ARGV[cursor], '^(%d+) (%d+) (%a+) (%S+)(.*)$')
+  -- The usual principal is an API key whose requests count in two fields (their endpoint's and
+  -- their day's): its header is read in one match. Any other goes through the general header, its
+  -- counts through a loop below.
+  local policyIndex, n, where, lastUsedAt, first, firstCount, second, secondCount =
+    string.match(ARGV[cursor], '^(%d+) (%d+) (key) (%S+) (%d+):(%d+) (%d+):(%d+)$')
+  local counts
+  if not policyIndex then
+    policyIndex, n, where, lastUsedAt, counts = string.match(ARGV[cursor], '^(%d+) (%d+) (%a+) (%S+)(.*)$')
+  end
   local policy, inUsage = policies[policyIndex], where == 'key'
   local step, limit, windowMs = policy.step, policy.limit, policy.windowMs
   n = tonumber(n)
@@ -78,13 +85,21 @@ while cursor <= #ARGV do
   local stored, storedPolicy, last, text
   -- The usage fields to count in, read with the state so that one HSET writes both back: two
   -- commands per principal, not four (HINCRBY each field, then HSET the state).
-  local countFields, countValues = {}, {}
+  local countFields, countValues
   if inUsage then
-    for index, count in string.gmatch(counts, '(%d+):(%d+)') do
-      countFields[#countFields + 1] = fields[index]
-      countValues[#countValues + 1] = tonumber(count)
+    local values
+    if first then
+      countFields = { fields[first], fields[second] }
+      countValues = { tonumber(firstCount), tonumber(secondCount) }
+      values = redis.call('HMGET', key, 'rp', 'rl', 'last', countFields[1], countFields[2])
+    else
+      countFields, countValues = {}, {}
+      for index, count in string.gmatch(counts, '(%d+):(%d+)') do
+        countFields[#countFields + 1] = fields[index]
+        countValues[#countValues + 1] = tonumber(count)
+      end
+      values = redis.call('HMGET', key, 'rp', 'rl', 'last', unpack(countFields))
     end
-    local values = redis.call('HMGET', key, 'rp', 'rl', 'last', unpack(countFields))
     storedPolicy, stored, last = values[1], values[2], values[3]
     for j = 1, #countFields do countValues[j] = countValues[j] + (tonumber(values[3 + j]) or 0) end
     if storedPolicy == policy.text then text = stored end
