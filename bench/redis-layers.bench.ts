@@ -15,6 +15,7 @@ import { memoryKeyStore } from "@keyward/core/toolkit";
 import { redisStore } from "@keyward/redis";
 import IORedis from "ioredis";
 import { closedLoop, type LoopResult, median } from "./redis-closed-loop.js";
+import { redisReachable } from "./support/redis-reachable.js";
 
 const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const rounds = Number(process.env.KEYWARD_BENCH_ROUNDS ?? 5);
@@ -22,24 +23,7 @@ const durationMs = Number(process.env.KEYWARD_BENCH_SECONDS ?? 3) * 1_000;
 const concurrency = 64;
 const huge = 1_000_000_000;
 
-async function reachable(): Promise<boolean> {
-  const probe = new IORedis(url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  probe.on("error", () => {});
-  try {
-    await probe.connect();
-    return (await probe.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
-if (await reachable()) await benchmark();
+if (await redisReachable(url)) await benchmark();
 else console.warn(`redis-layers.bench.ts: skipped, no Redis at ${url}`);
 
 /** Script calls Redis has served so far (EVALSHA and EVAL), from its own counters. */

@@ -26,6 +26,7 @@ import { redisStore } from "@keyward/redis";
 import IORedis from "ioredis";
 import { luaHelpers, luaRateSteps } from "../packages/redis/src/lua/rate-steps.js";
 import { median } from "./redis-closed-loop.js";
+import { redisReachable } from "./support/redis-reachable.js";
 
 const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const rounds = Number(process.env.KEYWARD_BENCH_ROUNDS ?? 7);
@@ -127,19 +128,6 @@ interface Captured {
   args: string[];
 }
 
-async function reachable(): Promise<boolean> {
-  const probe = new IORedis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
-  probe.on("error", () => {});
-  try {
-    await probe.connect();
-    return (await probe.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
 /** Runs one round of `verify()` for 32 keys at once and keeps the biggest script call it sent. */
 async function capture(layered: boolean): Promise<Captured> {
   const client = new IORedis(url);
@@ -192,7 +180,14 @@ async function capture(layered: boolean): Promise<Captured> {
   return { sha: sha!, keys: Number(keys), args: rest };
 }
 
-if (await reachable()) await main();
+/** The arguments after `lists` counted lists (a count, then that many), the first at `first` in ARGV. */
+function requestsIn(call: Captured, first: number, lists: number): number {
+  let cursor = call.keys + first;
+  for (let list = 0; list < lists; list++) cursor += Number(call.args[cursor]) + 1;
+  return call.args.length - cursor;
+}
+
+if (await redisReachable(url)) await main();
 else console.warn(`redis-script-cost.ts: skipped, no Redis at ${url}`);
 
 async function main() {
@@ -201,23 +196,13 @@ async function main() {
   const client = new IORedis(url);
   const floorSha = (await client.script("LOAD", floorScript)) as string;
   const keyOnlyFloorSha = (await client.script("LOAD", keyOnlyFloorScript)) as string;
-  const groups = (call: Captured) => {
-    // The groups are the arguments after the call's lists of specs, fields (and layer lists).
-    let cursor = call.keys + 2;
-    const skip = () => {
-      cursor += Number(call.args[cursor]) + 1;
-    };
-    if (call === layered) {
-      skip();
-      skip();
-      skip();
-    } else {
-      cursor = call.keys + 1;
-      skip();
-      skip();
-    }
-    return call.args.length - cursor;
-  };
+  // A call's requests are its arguments after the counted lists that open ARGV: the layered
+  // script's specs, fields and layer lists (after its clock and mode), the key-only script's fields
+  // and policies (after its clock).
+  const requests = new Map([
+    [layered, requestsIn(layered, 2, 3)],
+    [keyOnly, requestsIn(keyOnly, 1, 2)],
+  ]);
   const subjects = [
     { name: "layered (consume-layers.ts)", sha: layered.sha, call: layered },
     { name: "floor for the layered call", sha: floorSha, call: layered },
@@ -252,10 +237,10 @@ async function main() {
   ]);
   for (const { name, call } of subjects) {
     const perCall = median(results.get(name)!);
-    const requests = groups(call);
+    const perRequest = perCall / requests.get(call)!;
     const ratio = `${(perCall / floors.get(call)!).toFixed(2)}×`;
     console.log(
-      `| ${name} | ${requests} | ${perCall.toFixed(0)} | ${(perCall / requests).toFixed(1)} | ${ratio} |`,
+      `| ${name} | ${requests.get(call)} | ${perCall.toFixed(0)} | ${perRequest.toFixed(1)} | ${ratio} |`,
     );
   }
 }

@@ -28,6 +28,7 @@ import { redisStore } from "@keyward/redis";
 import IORedis from "ioredis";
 import { RateLimiterRedis } from "rate-limiter-flexible";
 import { closedLoop, type LoopResult, median } from "./redis-closed-loop.js";
+import { redisReachable } from "./support/redis-reachable.js";
 
 const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const rounds = Number(process.env.KEYWARD_BENCH_ROUNDS ?? 5);
@@ -38,24 +39,7 @@ const scenarios = [
   { name: "64 keys", keys: 64 },
 ] as const;
 
-async function reachable(): Promise<boolean> {
-  const probe = new IORedis(url, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  probe.on("error", () => {});
-  try {
-    await probe.connect();
-    return (await probe.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
-if (await reachable()) await benchmark();
+if (await redisReachable(url)) await benchmark();
 else console.warn(`redis.bench.ts: skipped, no Redis at ${url}`);
 
 async function benchmark() {

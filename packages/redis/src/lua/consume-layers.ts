@@ -176,17 +176,11 @@ local function entryOf(index, inHash, wanted)
   local entry = entries[index]
   if entry == nil then
     if inHash then
-      local values
       local order = wanted or {}
       local n = #order
-      -- A request counts in two fields (its endpoint's and its day's): named without a table.
-      if n == 2 then
-        values = redis.call('HMGET', KEYS[index], 'rp', 'rl', 'last', fields[order[1]], fields[order[2]])
-      else
-        local names = {}
-        for j = 1, n do names[j] = fields[order[j]] end
-        values = redis.call('HMGET', KEYS[index], 'rp', 'rl', 'last', unpack(names))
-      end
+      local names = {}
+      for j = 1, n do names[j] = fields[order[j]] end
+      local values = redis.call('HMGET', KEYS[index], 'rp', 'rl', 'last', unpack(names))
       local count = {}
       for j = 1, n do count[order[j]] = tonumber(values[3 + j]) or 0 end
       entry = {
@@ -226,26 +220,26 @@ local function parseEntry(entry, policy)
   end
 end
 
--- The layer lists of the call, each parsed once: a layer is its spec, where its state lives, and
+-- The lists of layers of the call, each parsed once: a layer is its spec, where its state lives, and
 -- its key (an index into KEYS), or none for the group's own key ("*"), which differs from group to
--- group (a key's own limit) while the rest are shared (its owner's). A layer also holds, while a
--- group is stepped, its entry (\`current\`) and e and s, the state its last step would leave, so a
--- group's steps allocate nothing to plan them.
-local templates = {}
+-- group (a key's own limit) while the rest are shared (its owner's). A layer also holds its entry
+-- (a shared one's found once per call, the own key's per group) and e and s, the state its last
+-- step would leave, so a group's steps allocate nothing to plan them.
+local lists = {}
 for i = 1, tonumber(ARGV[cursor]) do
   local layers = {}
   for keyIndex, where, specIndex in string.gmatch(ARGV[cursor + i], '([%d*]+)([.#])(%d+)') do
     local spec = specs[tonumber(specIndex)]
     layers[#layers + 1] = {
       keyIndex = tonumber(keyIndex), inHash = where == '#', spec = spec, policy = spec.policy,
-      kind = spec.kind, entry = false, current = false, e = 0, s = false,
+      kind = spec.kind, entry = false, e = 0, s = false,
     }
   end
-  templates[i] = layers
+  lists[i] = layers
 end
 cursor = cursor + tonumber(ARGV[cursor]) + 1
 
--- Appends a field index to a list unless it holds it already (lists of a few fields).
+-- Appends a field index to a list of fields unless it holds it already (a few fields).
 local function addOnce(list, field)
   for j = 1, #list do if list[j] == field then return end end
   list[#list + 1] = field
@@ -257,6 +251,16 @@ local function countIn(entry, keyIndex, field)
   addOnce(entry.order, field)
 end
 
+-- One use of a group's usage: \`requests\` requests of it add one to two fields of a key's hash.
+local function addUse(uses, wanted, keyIndex, endpoint, day, requests)
+  keyIndex, endpoint, day = tonumber(keyIndex), tonumber(endpoint), tonumber(day)
+  local u = #uses
+  uses[u + 1], uses[u + 2], uses[u + 3], uses[u + 4] = keyIndex, endpoint, day, tonumber(requests)
+  local fieldsOf = wanted[keyIndex]
+  if not fieldsOf then fieldsOf = {}; wanted[keyIndex] = fieldsOf end
+  addOnce(fieldsOf, endpoint)
+  addOnce(fieldsOf, day)
+end
 local none = {}
 
 local replies, r = {}, 0
@@ -264,47 +268,37 @@ local replies, r = {}, 0
 local decided, waits = {}, {}
 
 while cursor <= #ARGV do
-  local count, lastUsedAt, own, template, usage =
+  local count, lastUsedAt, own, list, usage =
     string.match(ARGV[cursor], '^(%d+) (%S+) (%d+) (%d+) (%S+)$')
   count, own = tonumber(count), tonumber(own)
   local times = cursor
   cursor = cursor + 1 + (onCallerClock and count or 0)
-  local plan = templates[tonumber(template)]
+  local plan = lists[tonumber(list)]
   -- The usage of the group's requests: per hash and pair of fields, how many requests add one
   -- (flat, four numbers per use), and the fields each hash is read with.
   local uses, wanted = none, none
   if usage ~= '-' then
     uses, wanted = {}, {}
+    -- The usual group, one key's requests on one endpoint and one day, without a gmatch loop.
     local keyIndex, endpoint, day, requests = string.match(usage, '^(%d+):(%d+):(%d+)x(%d+)$')
     if keyIndex then
-      -- The usual group: one key's requests, all on one endpoint and one day.
-      keyIndex, endpoint, day = tonumber(keyIndex), tonumber(endpoint), tonumber(day)
-      uses[1], uses[2], uses[3], uses[4] = keyIndex, endpoint, day, tonumber(requests)
-      wanted[keyIndex] = endpoint == day and { endpoint } or { endpoint, day }
+      addUse(uses, wanted, keyIndex, endpoint, day, requests)
     else
       for keyIndex, endpoint, day, requests in string.gmatch(usage, '(%d+):(%d+):(%d+)x(%d+)') do
-        keyIndex, endpoint, day = tonumber(keyIndex), tonumber(endpoint), tonumber(day)
-        local u = #uses
-        uses[u + 1], uses[u + 2], uses[u + 3], uses[u + 4] = keyIndex, endpoint, day, tonumber(requests)
-        local list = wanted[keyIndex]
-        if not list then list = {}; wanted[keyIndex] = list end
-        addOnce(list, endpoint)
-        addOnce(list, day)
+        addUse(uses, wanted, keyIndex, endpoint, day, requests)
       end
     end
   end
   local n = #plan
   for i = 1, n do
     local layer = plan[i]
-    local entry = layer.entry
-    if layer.keyIndex == nil or not entry then
+    -- A shared layer's entry stays for the next group; the own key's is looked up per group.
+    if not layer.keyIndex or not layer.entry then
       local keyIndex = layer.keyIndex or own
-      entry = entryOf(keyIndex, layer.inHash, wanted[keyIndex])
+      local entry = entryOf(keyIndex, layer.inHash, wanted[keyIndex])
       if not entry.parsed then parseEntry(entry, layer.policy) end
-      -- A shared layer's entry stays for the next group; the own key's is looked up per group.
-      if layer.keyIndex then layer.entry = entry end
+      layer.entry = entry
     end
-    layer.current = entry
   end
 
   for request = 1, count do
@@ -314,7 +308,7 @@ while cursor <= #ARGV do
     r = flag
     for i = 1, n do
       local layer = plan[i]
-      local entry, spec, kind, policy = layer.current, layer.spec, layer.kind, layer.policy
+      local entry, spec, kind, policy = layer.entry, layer.spec, layer.kind, layer.policy
       local state = entry.s
       if state and (entry.policy ~= policy or (kind ~= 'c' and entry.e <= now)) then state = nil end
       local allowed, remaining, reset, retryAfter, expiresAt, nextState
@@ -345,7 +339,7 @@ while cursor <= #ARGV do
       if consume then
         for i = 1, n do
           local layer = plan[i]
-          local entry = layer.current
+          local entry = layer.entry
           entry.dirty, entry.policy, entry.e, entry.s, entry.at = true, layer.policy, layer.e, layer.s, now
         end
       end
@@ -374,8 +368,7 @@ while cursor <= #ARGV do
       if count[endpoint] == nil then countIn(entry, keyIndex, endpoint) end
       if count[day] == nil then countIn(entry, keyIndex, day) end
       count[endpoint] = count[endpoint] + requests
-      -- (Both fields may be one: the store names them apart, but the script does not rely on it.)
-      if day ~= endpoint then count[day] = count[day] + requests end
+      count[day] = count[day] + requests
       if not entry.latest or entry.latest < at then entry.latest, entry.latestText = at, lastUsedAt end
     end
   end

@@ -87,19 +87,17 @@ while cursor <= #ARGV do
   -- commands per principal, not four (HINCRBY each field, then HSET the state).
   local countFields, countValues
   if inUsage then
-    local values
     if first then
       countFields = { fields[first], fields[second] }
       countValues = { tonumber(firstCount), tonumber(secondCount) }
-      values = redis.call('HMGET', key, 'rp', 'rl', 'last', countFields[1], countFields[2])
     else
       countFields, countValues = {}, {}
       for index, count in string.gmatch(counts, '(%d+):(%d+)') do
         countFields[#countFields + 1] = fields[index]
         countValues[#countValues + 1] = tonumber(count)
       end
-      values = redis.call('HMGET', key, 'rp', 'rl', 'last', unpack(countFields))
     end
+    local values = redis.call('HMGET', key, 'rp', 'rl', 'last', unpack(countFields))
     storedPolicy, stored, last = values[1], values[2], values[3]
     for j = 1, #countFields do countValues[j] = countValues[j] + (tonumber(values[3 + j]) or 0) end
     if storedPolicy == policy.text then text = stored end
