@@ -35,8 +35,10 @@ export type {
 } from "./auth/jwt.js";
 export type {
   AcceptedCredentials,
+  KeyPrincipal,
   Principal,
   SessionUser,
+  UserPrincipal,
   VerifyOptions,
   VerifyResult,
 } from "./auth/principal.js";

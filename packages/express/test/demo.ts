@@ -6,6 +6,7 @@
 import type { AddressInfo } from "node:net";
 import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
 import { demoKeywardConfig, type NodeAdapterHost, PROFILE_ROUTE } from "@keyward/testing";
+import { readProfile, updateProfile } from "@keyward/testing/demo-contract";
 import type express from "express";
 import { keywardRouter, requireApiKey } from "../src/index.js";
 
@@ -37,14 +38,14 @@ export function demoApp(
   if (options.parseJsonFirst) app.use(expressModule.json());
   app.use(options.prefix ?? "/", keywardRouter(keyward));
   app.get(PROFILE_ROUTE, requireApiKey(keyward, { scopes: ["profile:read"] }), (req, res) => {
-    res.json({ slug: req.params.slug, viewer: req.keyward!.principal.userId });
+    res.json(readProfile(String(req.params.slug), req.keyward!.principal));
   });
   app.put(
     PROFILE_ROUTE,
     requireApiKey(keyward, { scopes: ["profile:write"] }),
     expressModule.json(),
     (req, res) => {
-      res.json({ slug: req.params.slug, updatedBy: req.keyward!.principal.userId });
+      res.json(updateProfile(String(req.params.slug), req.keyward!.principal));
     },
   );
   app.get("/guarded", requireApiKey(keyward, options.guard), (req, res) => {

@@ -5,6 +5,7 @@
  */
 import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
 import { demoKeywardConfig, type NodeAdapterHost, PROFILE_ROUTE } from "@keyward/testing";
+import { readProfile, updateProfile } from "@keyward/testing/demo-contract";
 import Fastify, { type FastifyInstance } from "fastify";
 import { keywardPlugin } from "../src/index.js";
 
@@ -41,15 +42,12 @@ export async function demoApp(
   app.get<{ Params: { slug: string } }>(
     PROFILE_ROUTE,
     { preHandler: app.requireApiKey({ scopes: ["profile:read"] }) },
-    async (request) => ({ slug: request.params.slug, viewer: request.keyward!.principal.userId }),
+    async (request) => readProfile(request.params.slug, request.keyward!.principal),
   );
   app.put<{ Params: { slug: string }; Body: { displayName?: string } }>(
     PROFILE_ROUTE,
     { preHandler: app.requireApiKey({ scopes: ["profile:write"] }) },
-    async (request) => ({
-      slug: request.params.slug,
-      updatedBy: request.keyward!.principal.userId,
-    }),
+    async (request) => updateProfile(request.params.slug, request.keyward!.principal),
   );
   app.get("/guarded", { preHandler: app.requireApiKey(host.guard) }, async (request) => {
     host.onGuarded?.();

@@ -4,6 +4,7 @@
  */
 import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
 import { demoKeywardConfig, PROFILE_ROUTE } from "@keyward/testing";
+import { readProfile, updateProfile } from "@keyward/testing/demo-contract";
 import type { ServerRequest } from "srvx";
 import { keywardFetchHandler, withApiKey } from "../src/index.js";
 
@@ -33,14 +34,14 @@ export function demoHost(keyward: Keyward): (request: Request) => Promise<Respon
   const getProfile = withApiKey(
     keyward,
     { scopes: ["profile:read"], route: PROFILE_ROUTE, clientIp },
-    (request, principal) => Response.json({ slug: slugOf(request), viewer: principal.userId }),
+    (request, principal) => Response.json(readProfile(slugOf(request), principal)),
   );
   const putProfile = withApiKey(
     keyward,
     { scopes: ["profile:write"], route: PROFILE_ROUTE, clientIp },
     async (request, principal) => {
       await request.json();
-      return Response.json({ slug: slugOf(request), updatedBy: principal.userId });
+      return Response.json(updateProfile(slugOf(request), principal));
     },
   );
   return async (request) => {

@@ -5,6 +5,7 @@
  */
 import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
 import { demoKeywardConfig } from "@keyward/testing";
+import { readProfile, updateProfile } from "@keyward/testing/demo-contract";
 import { Hono } from "hono";
 import {
   type KeywardEnv,
@@ -26,11 +27,11 @@ export function demoApp(
   const app = new Hono<KeywardEnv>();
   app.use(keyward(instance, options));
   app.get("/api/v1/profiles/:slug", requireScopes("profile:read"), (c) =>
-    c.json({ slug: c.req.param("slug"), viewer: c.get("keyward").principal.userId }),
+    c.json(readProfile(c.req.param("slug"), c.get("keyward").principal)),
   );
   app.put("/api/v1/profiles/:slug", requireScopes("profile:write"), async (c) => {
     await c.req.json();
-    return c.json({ slug: c.req.param("slug"), updatedBy: c.var.keyward.principal.userId });
+    return c.json(updateProfile(c.req.param("slug"), c.var.keyward.principal));
   });
   app.notFound((c) => c.json({ detail: "Not Found", code: "route_not_found" }, 404));
   return app;

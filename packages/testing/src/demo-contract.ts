@@ -107,14 +107,20 @@ export const PROFILE_ROUTES = {
   update: { method: "PUT", path: PROFILE_ROUTE, scopes: ["profile:write"] },
 } as const satisfies Record<string, { method: string; path: string; scopes: DemoScope[] }>;
 
-/** Whoever a request acts for: an API key's owner, or the user of a session JWT. */
-export interface Viewer {
-  userId: string;
+/**
+ * Whoever a request acts for, as the demo names them: an API key's owner (a user, or an
+ * organization), or the user of a session JWT. A `Principal` of `@keyward/core` is one.
+ */
+export type Viewer = { kind: "key"; owner: { id: string } } | { kind: "user"; userId: string };
+
+/** The id a profile answer names: the key's owner, or the session's user. */
+function viewerId(principal: Viewer): string {
+  return principal.kind === "key" ? principal.owner.id : principal.userId;
 }
 
 /** `GET /api/v1/profiles/:slug` answers `200 {"slug", "viewer"}`. */
 export function readProfile(slug: string, principal: Viewer): { slug: string; viewer: string } {
-  return { slug, viewer: principal.userId };
+  return { slug, viewer: viewerId(principal) };
 }
 
 /** `PUT /api/v1/profiles/:slug` answers `200 {"slug", "updatedBy"}`. The demo stores nothing. */
@@ -122,7 +128,7 @@ export function updateProfile(
   slug: string,
   principal: Viewer,
 ): { slug: string; updatedBy: string } {
-  return { slug, updatedBy: principal.userId };
+  return { slug, updatedBy: viewerId(principal) };
 }
 
 const stringField = { type: "string" } as const;

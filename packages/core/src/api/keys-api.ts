@@ -250,8 +250,20 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       action,
       "not_owner",
     );
-    return { key, accountTier: membership.tier };
+    // A membership that states no tier leaves the organization's recorded one in charge.
+    return { key, accountTier: membership.tier ?? recordedTier(key) };
   };
+
+  /** The account tier recorded on a key (its owner's), or the lowest when none ever was. */
+  const recordedTier = (key: StoredKey | undefined): string =>
+    ctx.tiers.resolveAccountTier(key?.ownerTier ?? undefined);
+
+  /**
+   * The tier an organization runs at when its member's membership does not say: the one recorded
+   * with its keys (they all carry the same), or the lowest before its first key.
+   */
+  const organizationTier = async (owner: Owner): Promise<string> =>
+    recordedTier((await ctx.keys.listByOwner(owner, { limit: 1 }))[0]);
 
   /** A secret with `prefix`: the key's environment's. */
   const newSecret = (prefix: string) => {
@@ -585,7 +597,12 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
             "not_member",
           );
           const owner: Owner = { type: "organization", id: organizationId };
-          // The organization's tier as its member's session reports it caps all its keys.
+          // The organization's tier as its member's session reports it caps all its keys; only a
+          // membership that states a tier records one (a claim without it downgrades nothing).
+          if (membership.tier === undefined) {
+            const accountTier = await organizationTier(owner);
+            return { owner, createdBy: caller.userId, accountTier, actor };
+          }
           await ctx.accountTiers.record(owner, membership.tier);
           return { owner, createdBy: caller.userId, accountTier: membership.tier, actor };
         }),

@@ -5,33 +5,45 @@ import type { KeyMetadata } from "../storage/key-store.js";
 import type { JwtClaims } from "./jwt.js";
 
 /**
- * Who a verified request acts for. `userId` is the key owner's id or the JWT's `sub`; for an
- * organization's key it is the organization's id, so read `owner` wherever organizations are on.
+ * Who a verified request acts for: an API key, or a signed-in user. `owner` names whose key it is
+ * for every key; `userId` is there only when a user is behind the request (a user's own key, or a
+ * session), so host code written before organizations never mistakes an organization for a user.
  */
-export type Principal =
-  | {
-      kind: "key";
-      userId: string;
-      /** Whose key it is: a user, or an organization. */
-      owner: Owner;
-      /** The user who created the key. */
-      createdBy: string;
-      /** The key's metadata (`keys.update`, or the create call), or null. */
-      metadata: KeyMetadata | null;
-      /** The key's environment: `live` unless `environments` are configured. */
-      environment: string;
-      keyId: string;
-      name: string;
-      scopes: readonly string[];
-      tier: string;
-    }
-  | {
-      kind: "user";
-      userId: string;
-      /** The account tier, from `accountTier(claims)`. */
-      tier: string;
-      claims: JwtClaims;
-    };
+export type Principal = KeyPrincipal | UserPrincipal;
+
+/** The fields every verified API key carries, whoever owns it. */
+interface KeyPrincipalFields {
+  kind: "key";
+  /** The user who created the key. */
+  createdBy: string;
+  /** The key's metadata (`keys.update`, or the create call), or null. */
+  metadata: KeyMetadata | null;
+  /** The key's environment: `live` unless `environments` are configured. */
+  environment: string;
+  keyId: string;
+  name: string;
+  scopes: readonly string[];
+  tier: string;
+}
+
+/**
+ * A verified API key. Narrow on `owner.type` to reach `userId`: a user's own key has it (the
+ * owner's id); an organization's key has none, since no user owns it.
+ */
+export type KeyPrincipal = KeyPrincipalFields &
+  (
+    | { owner: Owner & { type: "user" }; userId: string }
+    | { owner: Owner & { type: "organization" }; userId?: undefined }
+  );
+
+/** A signed-in user: a verified session JWT, or the host's own session. */
+export interface UserPrincipal {
+  kind: "user";
+  userId: string;
+  /** The account tier, from `accountTier(claims)`. */
+  tier: string;
+  claims: JwtClaims;
+}
 
 /** Which credentials a route takes. */
 export type AcceptedCredentials = "any" | "api-key" | "session";

@@ -6,8 +6,12 @@ export interface Membership {
   id: string;
   /** The user's role in it; which roles may do what is `organizations.roles`. */
   role: string;
-  /** The organization's account tier: its keys may not be above it. Unknown → lowest tier. */
-  tier: string;
+  /**
+   * The organization's account tier: its keys may not be above it. Unknown → lowest tier. Omit it
+   * when the claims do not know the plan: the tier recorded with the organization's keys (by an
+   * earlier membership that stated one, or `keys.setAccountTier`) then stands.
+   */
+  tier?: string;
 }
 
 /** What a role may do with an organization's keys. */

@@ -12,8 +12,13 @@ import {
 export interface CheckedMembership {
   organizationId: string;
   role: string;
-  /** The organization's tier, resolved against the configured ladder (unknown → lowest). */
-  tier: string;
+  /**
+   * The organization's tier as the membership states it, resolved against the configured ladder
+   * (an unknown name → lowest); undefined when the membership states none. A membership without a
+   * tier says nothing about the organization's plan: it is never taken for the lowest tier, never
+   * recorded, and the tier recorded on the organization's keys stands.
+   */
+  tier: string | undefined;
 }
 
 /**
@@ -61,7 +66,7 @@ export function organizationAccess(
       return {
         organizationId,
         role: membership.role,
-        tier: tiers.resolveAccountTier(membership.tier),
+        tier: statesTier(membership) ? tiers.resolveAccountTier(membership.tier) : undefined,
       };
     },
   };
@@ -85,4 +90,9 @@ function findMembership(list: unknown, organizationId: string): Membership | und
     }
   }
   return undefined;
+}
+
+/** Whether the host's membership names a tier at all (`tier` may be missing from loose claims). */
+function statesTier(membership: Membership): boolean {
+  return typeof membership.tier === "string" && membership.tier !== "";
 }

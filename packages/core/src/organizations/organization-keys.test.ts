@@ -40,9 +40,17 @@ describe("organization keys through keys.* (the operator's API)", () => {
     const verified = await keyward.verify(`Bearer ${created.key}`, { route: "GET /x" });
     expect(verified.ok && verified.principal).toMatchObject({
       kind: "key",
-      userId: "acme",
       owner: acme,
       createdBy: "bob",
+    });
+    // No user owns an organization's key: code that reads `userId` never takes "acme" for a user.
+    expect(verified.ok && "userId" in verified.principal).toBe(false);
+    const own = await keyward.keys.create({ ownerId: "acme", accountTier: "pro", ...fields });
+    const usersOwn = await keyward.verify(`Bearer ${own.key}`, { route: "GET /x" });
+    expect(usersOwn.ok && usersOwn.principal).toMatchObject({
+      kind: "key",
+      owner: { type: "user", id: "acme" },
+      userId: "acme",
     });
     const rotated = await keyward.keys.rotate(acme, created.id);
     expect((await keyward.keys.usage(acme, created.id)).totalRequests).toBe(1);
@@ -139,6 +147,58 @@ describe("the organizations option", () => {
     });
     const failed = await call("GET", "?organizationId=acme");
     expect(failed.status).toBe(500);
+  });
+
+  it("records an organization's tier only from a membership that states one", async () => {
+    let membership: { id: string; role: string; tier?: string } = {
+      id: "acme",
+      role: "admin",
+      tier: "pro",
+    };
+    const keyward = createKeyward({
+      store: memoryStore(),
+      scopes,
+      tiers,
+      jwt: { secret: "organization-test-secret-of-at-least-32-bytes" },
+      organizations: { memberships: () => [membership] },
+      logger: false,
+    });
+    const { SignJWT } = await import("jose");
+    const token = await new SignJWT({ sub: "bob", tier: "free" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuedAt()
+      .setExpirationTime("10m")
+      .sign(new TextEncoder().encode("organization-test-secret-of-at-least-32-bytes"));
+    const call = (method: string, path: string, body?: unknown) =>
+      keyward.handle(
+        new Request(`http://host.test/api/v1/api-keys${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        }),
+      );
+    const created = await call("POST", "", { ...fields, organizationId: "acme" });
+    expect(created.status).toBe(201);
+    const { key, id } = (await created.json()) as { key: string; id: string };
+    // A manager whose claims carry no tier: nothing of the organization's plan changes.
+    membership = { id: "acme", role: "admin" };
+    const second = await call("POST", "", { ...fields, organizationId: "acme" });
+    expect(second.status).toBe(201);
+    expect((await call("POST", `/${id}/rotate`)).status).toBe(200);
+    expect((await call("GET", "?organizationId=acme")).status).toBe(200);
+    const verified = await keyward.verify(`Bearer ${(await second.json()).key}`, {
+      route: "GET /x",
+    });
+    expect(verified.ok && verified.principal.tier).toBe("pro");
+    expect((await keyward.verify(`Bearer ${key}`, { route: "GET /x" })).ok).toBe(false); // rotated
+    // The recorded tier, set by the billing system, is what caps such a manager's keys.
+    await keyward.keys.setAccountTier(acme, "free");
+    const above = await call("POST", "", { ...fields, organizationId: "acme" });
+    expect(above.status).toBe(403);
+    expect(((await above.json()) as { code: string }).code).toBe("tier_not_allowed");
+    // A membership that states a tier records it.
+    membership = { id: "acme", role: "admin", tier: "pro" };
+    expect((await call("POST", "", { ...fields, organizationId: "acme" })).status).toBe(201);
   });
 
   it("configured roles replace the defaults", async () => {

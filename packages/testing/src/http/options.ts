@@ -54,7 +54,7 @@ export interface HttpSuiteOptions {
    * Also check organization-owned keys: the implementation is configured with `organizations`
    * reading memberships from the JWT claim `orgs: [{ id, role, tier }]` and the default roles
    * (manage: owner, admin; read: owner, admin, member), as DESIGN's demo contract v0.2 says.
-   * Its host route answers `viewer`/`updatedBy` with `principal.userId`.
+   * Its host route answers `viewer`/`updatedBy` with the principal's owner id (`readProfile`).
    */
   organizations?: boolean;
   /**

@@ -38,7 +38,8 @@ export function guardedHost(keyward: Keyward, route: HostRoute, clientIp = "127.
       clientIp,
     });
     if (!result.ok) return result.error.toResponse(result.headers);
-    const user = result.principal.userId;
+    const principal = result.principal;
+    const user = principal.kind === "key" ? principal.owner.id : principal.userId;
     const body =
       request.method === "GET"
         ? { slug: decodeURIComponent(slug), viewer: user }
