@@ -72,6 +72,11 @@ export const errorStatus = {
   invalid_signature: 401,
   /** The secret scanner's public keys could not be fetched, so no report can be checked now. */
   scanner_keys_unavailable: 503,
+  /**
+   * Every secret-scanning report slot is reading a body (`secretScanning.maxConcurrentReports`);
+   * `Retry-After` says when to try again.
+   */
+  reports_busy: 503,
   /** No route under the base path matches. */
   route_not_found: 404,
   /** The route exists but not for this method. */

@@ -44,8 +44,7 @@ export async function readBodyBytes(
   request: Request,
   limit: number,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  refuseDeclaredOverLimit(request, limit);
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -73,6 +72,12 @@ export async function readBodyBytes(
     offset += chunk.byteLength;
   }
   return bytes;
+}
+
+/** 413 for a `Content-Length` over `limit`, from the header alone: nothing of the body is read. */
+export function refuseDeclaredOverLimit(request: Request, limit: number): void {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
 }
 
 function tooLarge(limit: number): KeywardError {

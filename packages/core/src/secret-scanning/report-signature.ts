@@ -14,15 +14,23 @@ export const signatureHeader = "github-public-key-signature";
 /** The longest header values considered: GitHub's are a 64-character hex id and ~96 characters. */
 const maxHeaderLength = 512;
 
+/** A report's claimed signer and signature, checked as far as they can be without its body. */
+export interface ReportSigner {
+  key: CryptoKey;
+  /** The signature as raw `r || s`, as WebCrypto verifies it. */
+  signature: Uint8Array<ArrayBuffer>;
+}
+
 /**
- * Resolves when `body` carries a valid signature; otherwise throws `invalid_signature` (401), or
- * `scanner_keys_unavailable` (503) when the keys cannot be fetched.
+ * The signer a report's headers name, before a byte of its body is read: missing, oversized or
+ * undecodable headers and an identifier the scanner does not publish are refused here (401), so an
+ * unsigned request costs no buffering at all. Throws `scanner_keys_unavailable` (503) when the
+ * keys cannot be fetched.
  */
-export async function checkReportSignature(
+export async function reportSigner(
   headers: Headers,
-  body: Uint8Array<ArrayBuffer>,
   keys: ScannerPublicKeys,
-): Promise<void> {
+): Promise<ReportSigner> {
   const identifier = headers.get(keyIdentifierHeader)?.trim();
   const signature = headers.get(signatureHeader)?.trim();
   if (!identifier || !signature) {
@@ -36,10 +44,18 @@ export async function checkReportSignature(
   if (!raw) throw invalid("Invalid signature");
   const key = await keys.find(identifier);
   if (!key) throw invalid("Unknown signing key");
+  return { key, signature: raw as Uint8Array<ArrayBuffer> };
+}
+
+/** Resolves when `body` is what `signer` signed; otherwise throws `invalid_signature` (401). */
+export async function checkReportSignature(
+  signer: ReportSigner,
+  body: Uint8Array<ArrayBuffer>,
+): Promise<void> {
   const valid = await crypto.subtle.verify(
     { name: "ECDSA", hash: "SHA-256" },
-    key,
-    raw as Uint8Array<ArrayBuffer>,
+    signer.key,
+    signer.signature,
     body,
   );
   if (!valid) throw invalid("Invalid signature");

@@ -17,6 +17,13 @@ export interface SecretScanningConfig {
   action?: LeakAction;
   /** Largest report accepted, in bytes; default 1 MiB (GitHub batches many matches in one). */
   maxBodyBytes?: number;
+  /**
+   * Reports whose bodies are read at once; default 8. Anyone can open the endpoint, and its
+   * signature can only be checked once the body is in, so this bounds the memory anonymous clients
+   * can hold to `maxConcurrentReports × maxBodyBytes`. Beyond it: 503 `reports_busy` with
+   * `Retry-After: 1`, and the scanner retries.
+   */
+  maxConcurrentReports?: number;
   /** How long fetched keys are used before they are fetched again, in ms; default one hour. */
   keysCacheMs?: number;
   /** How long a fetch of the keys may take before the report is answered 503, in ms; default 5 s. */
@@ -27,6 +34,7 @@ export interface SecretScanningConfig {
 
 export const defaultScannerKeysUrl = "https://api.github.com/meta/public_keys/secret_scanning";
 export const defaultMaxReportBytes = 1024 * 1024;
+export const defaultMaxConcurrentReports = 8;
 export const defaultKeysCacheMs = 60 * 60 * 1000;
 export const defaultKeysTimeoutMs = 5_000;
 
@@ -35,6 +43,7 @@ export interface ResolvedSecretScanning {
   keysUrl: string;
   action: LeakAction;
   maxBodyBytes: number;
+  maxConcurrentReports: number;
   keysCacheMs: number;
   keysTimeoutMs: number;
   fetch: (input: string, init?: RequestInit) => Promise<Response>;
@@ -59,7 +68,12 @@ export function checkSecretScanningConfig(option: unknown): void {
       `Keyward: \`secretScanning.action\` must be "revoke" or "report", got ${JSON.stringify(config.action)}`,
     );
   }
-  for (const name of ["maxBodyBytes", "keysCacheMs", "keysTimeoutMs"] as const) {
+  for (const name of [
+    "maxBodyBytes",
+    "maxConcurrentReports",
+    "keysCacheMs",
+    "keysTimeoutMs",
+  ] as const) {
     const value = config[name];
     if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
       throw new TypeError(
@@ -82,6 +96,7 @@ export function resolveSecretScanning(
     keysUrl: option.keysUrl ?? defaultScannerKeysUrl,
     action: option.action ?? "revoke",
     maxBodyBytes: option.maxBodyBytes ?? defaultMaxReportBytes,
+    maxConcurrentReports: option.maxConcurrentReports ?? defaultMaxConcurrentReports,
     keysCacheMs: option.keysCacheMs ?? defaultKeysCacheMs,
     keysTimeoutMs: option.keysTimeoutMs ?? defaultKeysTimeoutMs,
     // Looked up on each call, not captured: a test or an instrumentation may replace it later.

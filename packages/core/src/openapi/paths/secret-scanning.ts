@@ -87,9 +87,23 @@ export const secretScanningPath: PathBuilder = {
       "422": { $ref: "#/components/responses/ValidationFailed" },
       "500": { $ref: "#/components/responses/InternalError" },
       "503": {
-        description: "GitHub's public keys could not be fetched; GitHub retries later",
+        description:
+          "GitHub's public keys could not be fetched, or every report slot is busy reading a body; GitHub retries later",
+        headers: {
+          "Retry-After": {
+            description: "With `reports_busy`: seconds until a slot is likely free",
+            schema: { type: "integer", minimum: 0 },
+          },
+        },
         content: {
-          "application/json": { schema: errorBody("scanner_keys_unavailable", sentence) },
+          "application/json": {
+            schema: {
+              oneOf: [
+                errorBody("scanner_keys_unavailable", sentence),
+                errorBody("reports_busy", sentence),
+              ],
+            },
+          },
         },
       },
     },

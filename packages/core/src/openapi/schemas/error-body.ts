@@ -64,6 +64,12 @@ export function codeIsConfigured(
   if (code === "not_member" || code === "role_not_permitted") return configuration.organizations;
   if (code === "too_many_keys") return configuration.maxKeysPerOwner;
   // Answered only by the secret-scanning endpoint, whose operation describes its own errors.
-  if (code === "invalid_signature" || code === "scanner_keys_unavailable") return false;
+  if (
+    code === "invalid_signature" ||
+    code === "scanner_keys_unavailable" ||
+    code === "reports_busy"
+  ) {
+    return false;
+  }
   return true;
 }
