@@ -46,6 +46,9 @@ const config = {
   scopes: DEMO_SCOPE_DESCRIPTIONS,
   tiers: demoTiers(DEMO_TIER_LIMITS),
   jwt: { secret: jwtSecret },
+  // PATCH and the audit log take input too.
+  keyUpdates: true,
+  events: {},
 };
 
 interface StoreUnderTest {
@@ -214,6 +217,126 @@ const badBodies: BadInput[] = [
     },
   },
 ];
+
+const metadataIssue = (msg: string): Answer => ({
+  status: 422,
+  body: {
+    detail: [
+      { loc: ["body", "metadata"], msg: `Value error, metadata ${msg}`, type: "value_error" },
+    ],
+    code: "validation_failed",
+  },
+  challenge: null,
+});
+
+const unstorable = (codePoint: string, where: "string" | "field name") =>
+  metadataIssue(
+    `holds ${codePoint} in a ${where}, which cannot be stored (no NUL characters or lone surrogates)`,
+  );
+
+/** `{"a":{"a":…}}` nested `depth` objects deep, as JSON text. */
+const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+
+const cursorIssue: Answer = {
+  status: 422,
+  body: {
+    detail: [
+      {
+        loc: ["query", "cursor"],
+        msg: "Value error, not a cursor this API issued",
+        type: "value_error",
+      },
+    ],
+    code: "validation_failed",
+  },
+  challenge: null,
+};
+
+/** A cursor as the API encodes one: base64url of `<time>.<id>`. */
+const forgedCursor = (text: string) =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(text)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+
+/** Metadata no store can hold, on create and on update, and JSON nested past any use. */
+const badMetadata: BadInput[] = [
+  {
+    name: "a NUL in a metadata value (create)",
+    request: (token) => send("POST", "", token, createBody({ metadata: { note: "a\u0000b" } })),
+    expected: unstorable("U+0000", "string"),
+  },
+  {
+    name: "a NUL in a metadata field name (create)",
+    request: (token) => send("POST", "", token, createBody({ metadata: { "a\u0000b": 1 } })),
+    expected: unstorable("U+0000", "field name"),
+  },
+  {
+    name: "a lone surrogate deep in metadata (create)",
+    request: (token) =>
+      send(
+        "POST",
+        "",
+        token,
+        '{"name":"ci","scopes":["profile:read"],"tier":"free","metadata":{"a":[{"b":"x\\udc00"}]}}',
+      ),
+    expected: unstorable("U+DC00", "string"),
+  },
+  {
+    name: "a NUL in a metadata value (PATCH)",
+    request: (token, keyId) =>
+      send("PATCH", `/${keyId}`, token, JSON.stringify({ metadata: { note: "a\u0000b" } })),
+    expected: unstorable("U+0000", "string"),
+  },
+  {
+    name: "a lone surrogate in a metadata field name (PATCH)",
+    request: (token, keyId) => send("PATCH", `/${keyId}`, token, '{"metadata":{"\\ud800":1}}'),
+    expected: unstorable("U+D800", "field name"),
+  },
+  {
+    name: "metadata 40 levels deep (PATCH)",
+    request: (token, keyId) => send("PATCH", `/${keyId}`, token, `{"metadata":${nested(40)}}`),
+    expected: metadataIssue("nested deeper than 32 levels"),
+  },
+  {
+    name: "metadata 5,000 levels deep (create)",
+    request: (token) =>
+      send(
+        "POST",
+        "",
+        token,
+        `{"name":"ci","scopes":["profile:read"],"tier":"free","metadata":${nested(5_000)}}`,
+      ),
+    expected: {
+      status: 400,
+      body: {
+        detail: "JSON in request body is nested deeper than 64 levels",
+        code: "malformed_body",
+      },
+      challenge: null,
+    },
+  },
+];
+
+/** Page cursors no page handed out, on the key list and the audit log. */
+const badCursors: BadInput[] = [
+  ["1.a\u0000b", "a NUL in the id"],
+  ["-9007199254740991.k", "the most negative time"],
+  ["9007199254740991.key_000000000000000000000000", "a time past any date"],
+  ["1.' OR 1=1 --", "SQL in the id"],
+].flatMap(([text, label]): BadInput[] => [
+  {
+    name: `a cursor with ${label} (key list)`,
+    request: (token) => send("GET", `?limit=2&cursor=${forgedCursor(text!)}`, token),
+    expected: cursorIssue,
+  },
+  {
+    name: `a cursor with ${label} (events list)`,
+    request: (token, keyId) =>
+      send("GET", `/${keyId}/events?limit=2&cursor=${forgedCursor(text!)}`, token),
+    expected: cursorIssue,
+  },
+]);
 
 /** Key ids in paths that were never issued, from a valid session. */
 const badKeyIds: BadInput[] = [
@@ -446,6 +569,8 @@ describeOnServer("one input policy on every store", () => {
 
     it.each(badBodies)("422 for $name, the same on every store", check);
     it.each(badKeyIds)("404 for $name, the same on every store", check);
+    it.each(badMetadata)("refuses $name, the same on every store", check);
+    it.each(badCursors)("422 for $name, the same on every store", check);
     it.each(badSubjects)("401 for $name, the same on every store", check);
 
     it("stores a trimmed name and a 255-character sub the same way everywhere", async () => {

@@ -10,6 +10,7 @@ import {
   type KeywardEvent,
   toKeywardEvent,
 } from "../events/event.js";
+import { isEventId } from "../events/event-id.js";
 import type { EventsRuntime } from "../events/events-runtime.js";
 import type { KeywardContext } from "../keyward/context.js";
 import type { Owner } from "../organizations/owner.js";
@@ -89,7 +90,8 @@ export function createEventsApi(ctx: KeywardContext, keys: InternalKeysApi): Int
     after: string | null | undefined,
   ): Promise<EventPage> => {
     // The keys listing's cursor format, a time and an id, read here as `occurredAt` and event id.
-    const position = after === undefined || after === null ? undefined : decodeListCursor(after);
+    const position =
+      after === undefined || after === null ? undefined : decodeListCursor(after, isEventId);
     events.start();
     let found: Awaited<ReturnType<EventsRuntime["log"]["list"]>>;
     try {
@@ -166,7 +168,7 @@ export function createEventsApi(ctx: KeywardContext, keys: InternalKeysApi): Int
       const limit =
         query.limit === null ? defaultEventPageSize : attempt(() => parsePageSize(query.limit));
       const types = query.types.length === 0 ? undefined : attempt(() => checkedTypes(query.types));
-      if (query.cursor !== null) attempt(() => decodeListCursor(query.cursor as string));
+      if (query.cursor !== null) attempt(() => decodeListCursor(query.cursor as string, isEventId));
       if (problems.length > 0) {
         const issues = problems.flatMap((problem) =>
           Array.isArray(problem.detail) ? problem.detail : [],

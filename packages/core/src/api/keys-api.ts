@@ -385,7 +385,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     const after =
       options.cursor === undefined || options.cursor === null
         ? undefined
-        : decodeListCursor(options.cursor);
+        : decodeListCursor(options.cursor, isKeyId);
     // One more than the page: whether it exists says if there is a next page, without a count.
     const keys = await ctx.keys.listByOwner(owner, {
       limit: limit + 1,

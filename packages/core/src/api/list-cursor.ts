@@ -33,10 +33,15 @@ export function pageOf<Row extends { occurredAt: number; id: string }, Shown>(
   };
 }
 
-/** The position a cursor names, or a 422 at `["query", "cursor"]` for text no page handed out. */
-export function decodeListCursor(cursor: string): KeyListCursor {
+/**
+ * The position a cursor names, or a 422 at `["query", "cursor"]` for text no page handed out.
+ * Forged cursors are decoded text from anyone, so what reaches a store is held to what a page could
+ * have handed out: an id of the listing's own shape (`isId`: a key id, an event id, a delivery id,
+ * so no NUL byte or other character a store refuses) and a time a `Date` can hold.
+ */
+export function decodeListCursor(cursor: string, isId: (id: string) => boolean): KeyListCursor {
   const position = tryDecode(cursor);
-  if (position) return position;
+  if (position && isId(position.id) && isPositionTime(position.createdAt)) return position;
   throw new KeywardError("validation_failed", [
     {
       loc: ["query", "cursor"],
@@ -62,6 +67,13 @@ function tryDecode(cursor: string): KeyListCursor | null {
   const id = text.slice(dot + 1);
   if (dot <= 0 || !Number.isSafeInteger(createdAt) || id.length === 0) return null;
   return { createdAt, id };
+}
+
+/** The times a JavaScript `Date` can hold (and so every store): ±8.64e15 ms around the epoch. */
+const maxTime = 8.64e15;
+
+function isPositionTime(time: number): boolean {
+  return time >= 0 && time <= maxTime;
 }
 
 /** The page size rule: a whole number from 1 to 1,000 (422 at `["query", "limit"]` otherwise). */

@@ -101,7 +101,7 @@ export function createWebhooksApi(
       const position =
         options.after === undefined || options.after === null
           ? undefined
-          : decodeListCursor(options.after);
+          : decodeListCursor(options.after, isWebhookDeliveryId);
       let found: StoredWebhookDelivery[];
       try {
         found = await outbox.list({

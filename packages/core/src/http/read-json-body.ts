@@ -1,4 +1,5 @@
 import { KeywardError } from "../errors/keyward-error.js";
+import { maxBodyNesting, nestsDeeperThan } from "../validation/json-nesting.js";
 
 /** Body size limit when none is configured: key-management bodies are a few hundred bytes. */
 export const defaultBodyLimit = 64 * 1024;
@@ -16,6 +17,7 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
   const text = await readText(request, limit);
   if (text.trim() === "") return missingBody;
+  if (nestsDeeperThan(text, maxBodyNesting)) throw tooDeep();
   try {
     return JSON.parse(text);
   } catch (cause) {
@@ -78,6 +80,14 @@ export async function readBodyBytes(
 export function refuseDeclaredOverLimit(request: Request, limit: number): void {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+}
+
+/** A body nested past `maxBodyNesting`: refused before it is parsed (`json-nesting.ts`). */
+export function tooDeep(): KeywardError {
+  return new KeywardError(
+    "malformed_body",
+    `JSON in request body is nested deeper than ${maxBodyNesting} levels`,
+  );
 }
 
 function tooLarge(limit: number): KeywardError {

@@ -7,6 +7,7 @@ import { type } from "arktype";
 import type { ValidationIssue } from "../errors/validation-issue.js";
 import { toValidationIssues } from "../validation/issues.js";
 import { validation } from "../validation/jitless.js";
+import { maxBodyNesting, nestsDeeperThan } from "../validation/json-nesting.js";
 
 export interface LeakReportEntry {
   /** The string the scanner found: maybe one of our keys, maybe not. */
@@ -36,7 +37,21 @@ export type LeakReportValidation =
 export function parseLeakReport(bytes: Uint8Array): LeakReportValidation {
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    // A report is a flat list of flat objects; deeper is refused before anything walks it.
+    if (nestsDeeperThan(text, maxBodyNesting)) {
+      return {
+        ok: false,
+        issues: [
+          {
+            loc: ["body"],
+            msg: `JSON nested deeper than ${maxBodyNesting} levels`,
+            type: "json_invalid",
+          },
+        ],
+      };
+    }
+    value = JSON.parse(text);
   } catch {
     return {
       ok: false,

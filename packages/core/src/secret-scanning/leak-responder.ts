@@ -5,12 +5,14 @@
  * GitHub's label back: `true_positive` for a secret that is or was one of our keys, else
  * `false_positive`.
  */
+
 import { isoTime } from "../api/key-record.js";
 import type { EventDataByType } from "../events/event.js";
 import { githubScannerActor } from "../events/event-actor.js";
 import { toHex } from "../keys/hash.js";
 import type { KeywardContext } from "../keyward/context.js";
 import type { StoredKey } from "../storage/key-store.js";
+import { storableText } from "../validation/storable-json.js";
 import type { LeakReportEntry } from "./leak-report-body.js";
 import type { LeakAction } from "./secret-scanning-config.js";
 
@@ -83,8 +85,10 @@ async function handleLeak(
     action,
     hint: ctx.format.hint(entry.token),
     tokenType: entry.type,
-    url: entry.url ?? null,
-    source: entry.source ?? null,
+    // Evidence, kept as reported but storable: a NUL byte in a URL must not fail the event's
+    // write after the key is revoked (GitHub would retry into the same failure forever).
+    url: entry.url == null ? null : storableText(entry.url),
+    source: entry.source == null ? null : storableText(entry.source),
   };
   if (!ctx.events) {
     // Without `events` there is no audit log to write to: the operator hears of it here instead.

@@ -1,18 +1,25 @@
 import type { Type } from "arktype";
 import { pydanticMeta } from "./issues.js";
 import { validation } from "./jitless.js";
+import { describeJsonProblem, jsonProblem } from "./storable-json.js";
 
 /** The largest metadata accepted: its JSON serialization in UTF-8 bytes. */
 export const maxMetadataBytes = 4096;
 
 /**
  * Why `value` cannot be key metadata, as a Pydantic-style issue, or null when it can: a JSON object
- * (not an array, not null) of at most 4 KiB serialized, measured as stored, in UTF-8 bytes. A body
- * already parsed from JSON is JSON, so only the shape and the size need checking.
+ * (not an array, not null) that every store can hold (`storable-json.ts`: at most 32 levels deep, no
+ * NUL character or lone surrogate in any string or field name), of at most 4 KiB serialized,
+ * measured as stored, in UTF-8 bytes.
  */
 export function metadataProblem(value: unknown): { type: string; msg: string } | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return { type: "dict_type", msg: "Input should be a valid dictionary" };
+  }
+  // Before serializing: a value nested thousands deep would overflow `JSON.stringify`'s stack.
+  const problem = jsonProblem(value);
+  if (problem) {
+    return { type: "value_error", msg: `Value error, metadata ${describeJsonProblem(problem)}` };
   }
   const bytes = new TextEncoder().encode(JSON.stringify(value)).length;
   return bytes <= maxMetadataBytes

@@ -280,6 +280,33 @@ export function describeSecretScanning(name: string, options: SecretScanningSuit
       expect(leaks(await eventsOf(host, revokedBefore))).toHaveLength(1);
     });
 
+    it("keeps a report's evidence storable: a URL with U+0000 still revokes and writes key.leaked", async () => {
+      const leaked = await newKey(host);
+      const body = JSON.stringify([
+        {
+          token: leaked.key,
+          type: "keyward_api_key",
+          url: "https://github.com/o/r/blob/main/.env\u0000\ud800x",
+          source: "content\u0000",
+        },
+      ]);
+      for (let attempt = 0; attempt < 2; attempt++) {
+        // GitHub retries what failed: both answers must be the same 200.
+        const reply = await report(host, body);
+        expect(reply.status).toBe(200);
+        expect(((await reply.json()) as Label[]).map((entry) => entry.label)).toEqual([
+          "true_positive",
+        ]);
+      }
+      expect(await statusOf(host, leaked)).toBe("revoked");
+      const leaks = (await eventsOf(host, leaked)).filter((event) => event.type === "key.leaked");
+      expect(leaks).toHaveLength(1);
+      expect(leaks[0]!.data).toMatchObject({
+        url: "https://github.com/o/r/blob/main/.env\ufffd\ufffdx",
+        source: "content\ufffd",
+      });
+    });
+
     it("in report-only mode leaves the key working and writes key.leaked once", async () => {
       const leaked = await newKey(reporting);
       const body = JSON.stringify([
