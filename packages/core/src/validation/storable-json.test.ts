@@ -27,7 +27,7 @@ describe("jsonProblem", () => {
       codePoint: "U+0000",
       inKey: false,
     });
-    expect(jsonProblem({ ["\ud800"]: 1 })).toEqual({
+    expect(jsonProblem(JSON.parse('{"\\ud800": 1}'))).toEqual({
       kind: "character",
       codePoint: "U+D800",
       inKey: true,

@@ -15,6 +15,7 @@
 /** How deeply metadata may nest: objects and arrays inside one another, the top object counting 1. */
 export const maxJsonDepth = 32;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is exactly what is looked for.
 const unstorable = /\u0000|\p{Cs}/u;
 
 /** The first character of `text` no store can hold (`U+0000` or a lone surrogate), or null. */
@@ -26,7 +27,7 @@ export function findUnstorableCharacter(text: string): string | null {
 
 /** `text` with every character no store can hold replaced by U+FFFD, for text kept as evidence. */
 export function storableText(text: string): string {
-  return unstorable.test(text) ? text.replace(/\u0000|\p{Cs}/gu, "\uFFFD") : text;
+  return unstorable.test(text) ? text.replace(new RegExp(unstorable.source, "gu"), "\uFFFD") : text;
 }
 
 export type JsonProblem =
