@@ -176,4 +176,30 @@ describe.skipIf(!redisAvailable)(`layered limits: ${workers} processes, one owne
       refillsAt: "2026-08-02T00:00:00.000Z",
     });
   });
+  it("a request refused for a scope spends no credits and no quota: only served ones do", {
+    timeout: 180_000,
+  }, async () => {
+    const tiers = {
+      free: { rateLimit: open, quota: { limit: 100_000, period: "month" as const } },
+    };
+    const keyward = admin(tiers, beforeMidnight);
+    const { ownerId, keys } = await keysOf(keyward);
+    await keyward.keys.setLimits(keys[0]!.id, { credits: { remaining: 300 } });
+    // One key, two lanes: a route it may call, and one that needs a scope it lacks.
+    const lanes = [
+      { secret: keys[0]!.key, cost: 1, scopes: ["profile:read"] },
+      { secret: keys[0]!.key, cost: 1, scopes: ["profile:write"] },
+    ];
+    const { admitted, refusals } = await hammer({ now: beforeMidnight, tiers, keys: lanes });
+    const attempts = (workers * perWorker) / 2;
+    expect(admitted).toEqual([300, 0]);
+    expect(refusals).toEqual({
+      "API key lacks the required scope: profile:write": attempts,
+      "API key has no credits left": attempts - 300,
+    });
+    const usage = await keyward.keys.usage(ownerId, keys[0]!.id);
+    expect(usage.credits?.remaining).toBe(0);
+    // The quota counted the 300 served requests, none of the refused ones.
+    expect(usage.quota?.remaining).toBe(100_000 - 300);
+  });
 });

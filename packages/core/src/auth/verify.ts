@@ -1,6 +1,7 @@
 import { compiledAllowlist } from "../allowlists/ip-allowlist.js";
 import { internalError, KeywardError } from "../errors/keyward-error.js";
 import type { KeywardContext } from "../keyward/context.js";
+import { hasBilledLayers, rateLayersOf } from "../limits/attempt-layers.js";
 import { describedLayer, layeredHeaders, layerRefusal } from "../limits/layered-response.js";
 import { planKeyLimits } from "../limits/resolve-layers.js";
 import type { LayeredDecision, LimitLayer } from "../limits/types.js";
@@ -27,7 +28,7 @@ const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, st
  * (with `environment`) the prefix's environment → (found by the peek: on to the checks below;
  * else, with a client address: the address's failed-lookup budget) → lookup →
  * revoked / expired / disabled → (a key with an allowlist) the client's address → rate limit
- * (+ usage) → scopes;
+ * (+ usage; a request lacking a scope passes the rate layers only, never quota or credits) → scopes;
  * or (anything else) JWT or the host's session → rate limit per user.
  * It never throws: failures come back as `{ ok: false, error }`.
  */
@@ -291,7 +292,14 @@ export function createVerify(ctx: KeywardContext) {
     }
     const plan = planKeyLimits(ctx.tiers, key, tier, cost);
     if (!plan.layers) return limitOneLayer(key, options, tier, plan.policy, now);
-    return limitLayers(key, options, tier, plan.owner, plan.layers, now);
+    // A request refused for its scopes is not served: it counts against the rate layers (attempts)
+    // but spends no quota or credits (what the owner pays for). The scopes are in the record, so
+    // this costs no store call; the 403 itself still comes after the limiter, as on every path.
+    const layers =
+      lacksScopes(key, options) && hasBilledLayers(plan.layers)
+        ? rateLayersOf(plan.layers)
+        : plan.layers;
+    return limitLayers(key, options, tier, plan.owner, layers, now);
   };
 
   /** One rate-limit layer (the key's own), with usage counted in the same store call if it can. */
@@ -380,6 +388,14 @@ export function createVerify(ctx: KeywardContext) {
     // Only an admitted request spent anything, so only it can cross a threshold. Not awaited.
     ctx.events?.usage(key, owner, layers, layered.layers, now);
     return withScopes(key, options, tier, decision, headers);
+  };
+
+  /** Whether the route requires a scope the key does not hold. */
+  const lacksScopes = (key: StoredKey, options: VerifyOptions): boolean => {
+    const required = options.scopes;
+    return required !== undefined && required.length > 0
+      ? ctx.scopes.missing(key.scopes, required).length > 0
+      : false;
   };
 
   /** An admitted request: refused only if the key lacks a scope the route requires. */

@@ -15,6 +15,7 @@ import type {
   LayeredRead,
   RateLimitStore,
 } from "../storage/rate-limit-store.js";
+import { isRateLayer } from "./attempt-layers.js";
 import type { LayerDecision, LayeredDecision, LimitLayer } from "./types.js";
 
 export interface LayeredLimiter {
@@ -28,8 +29,6 @@ export interface LayeredLimiter {
   /** Whether `consume` counted the request's usage itself (else Keyward's recorder does). */
   readonly recordsUsage: boolean;
 }
-
-const isRateLayer = (layer: LimitLayer) => layer.layer === "key" || layer.layer === "owner";
 
 /** Undefined when the rate-limit store cannot apply layers: layered configuration is refused. */
 export function layeredLimiter(

@@ -52,6 +52,44 @@ describe("layered limits on the memory store", () => {
     expect((await call(other.key)).ok).toBe(true);
   });
 
+  it("charges quota and credits only for requests it serves; a missing scope counts as an attempt", async () => {
+    const seen: string[] = [];
+    const { keyward, newKey } = setup(
+      {
+        free: {
+          rateLimit: { limit: 12, window: "1m" },
+          quota: { limit: 100, period: "day" },
+        },
+      },
+      {
+        scopes: { ...scopes, "profile:write": "Write" },
+        events: { onEvent: (e) => seen.push(e.type) },
+      },
+    );
+    const { id, key } = await newKey();
+    await keyward.keys.setLimits(id, { credits: { remaining: 10 } });
+    const write = () =>
+      keyward.verify(`Bearer ${key}`, { route: "PUT /p", scopes: ["profile:write"] });
+    for (let i = 0; i < 10; i++) {
+      const refused = await write();
+      expect(refused.ok === false && refused.error.code).toBe("insufficient_scope");
+    }
+    const usage = await keyward.keys.usage("alice", id);
+    expect(usage.credits?.remaining).toBe(10);
+    expect(usage.quota?.remaining).toBe(100);
+    expect(seen).not.toContain("credits.exhausted");
+    // The rate limit counted them: two requests of twelve are left, and both are served.
+    const read = () =>
+      keyward.verify(`Bearer ${key}`, { route: "GET /p", scopes: ["profile:read"] });
+    expect((await read()).ok).toBe(true);
+    expect((await read()).ok).toBe(true);
+    const limited = await read();
+    expect(limited.ok === false && limited.error.code).toBe("rate_limited");
+    const after = await keyward.keys.usage("alice", id);
+    expect(after.credits?.remaining).toBe(8);
+    expect(after.quota?.remaining).toBe(98);
+  });
+
   it("keeps v0.1's detail for the per-key layer, and describes the layer with the fewest left", async () => {
     const { newKey, call } = setup({
       free: { rateLimit: { limit: 2, window: "1m" }, ownerRateLimit: { limit: 10, window: "1m" } },

@@ -21,7 +21,8 @@ export interface LayeredJob {
   schema: string;
   now: number;
   tiers: KeywardConfig["tiers"];
-  keys: { secret: string; cost: number }[];
+  /** Per lane: the secret, the credits a request spends, and the scopes its route requires. */
+  keys: { secret: string; cost: number; scopes?: string[] }[];
   requests: number;
   inFlight: number;
 }
@@ -43,8 +44,12 @@ const run = async ({ job, keyward }: NonNullable<typeof prepared>): Promise<Laye
     while (sent < job.requests) {
       const index = sent % job.keys.length;
       sent += 1;
-      const { secret, cost } = job.keys[index]!;
-      const result = await keyward.verify(`Bearer ${secret}`, { route: "GET /p", cost });
+      const { secret, cost, scopes } = job.keys[index]!;
+      const result = await keyward.verify(`Bearer ${secret}`, {
+        route: "GET /p",
+        cost,
+        ...(scopes ? { scopes } : {}),
+      });
       if (result.ok) admitted[index]! += 1;
       else refusals[String(result.error.detail)] = (refusals[String(result.error.detail)] ?? 0) + 1;
     }
@@ -69,7 +74,7 @@ process.on(
       const store = combineStores(pgStore, memoryStore());
       const keyward = createKeyward({
         store,
-        scopes: { "profile:read": "Read" },
+        scopes: { "profile:read": "Read", "profile:write": "Write" },
         tiers: job.tiers,
         clock: manualClock(job.now),
         jwt: false,
