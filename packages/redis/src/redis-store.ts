@@ -150,6 +150,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     recordsUsage: options.recordsUsage ?? true,
     onStoreError,
     insurance: options.insurance ?? memoryRateLimitStore({ maxKeys: 100_000 }),
+    onVoidError: onError,
   });
   const invalidation = createInvalidationChannel(connection, {
     channel: names.channel,
@@ -170,6 +171,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     close() {
       closed ??= (async () => {
         try {
+          rateLimits.stopVoiding();
           await invalidation.close();
           await backlog.flush();
         } finally {

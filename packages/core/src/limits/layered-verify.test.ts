@@ -63,7 +63,11 @@ describe("layered limits on the memory store", () => {
       },
       {
         scopes: { ...scopes, "profile:write": "Write" },
-        events: { onEvent: (e) => seen.push(e.type) },
+        events: {
+          onEvent: (event) => {
+            seen.push(event.type);
+          },
+        },
       },
     );
     const { id, key } = await newKey();

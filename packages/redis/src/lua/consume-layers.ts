@@ -25,7 +25,8 @@
  * Cluster: every key of a call is in one slot (one owner's, `KeyNames.layer`); the usage hash is in
  * the key's slot, so there usage is counted by a call of its own and the key's layer is a string.
  *
- * ARGV[1] "redis" | "caller" (whose clock), ARGV[2] "consume" | "read";
+ * ARGV[1] "redis" | "caller" (whose clock), ARGV[2] "consume" | "read", ARGV[3] how long the
+ * "paid" marker is kept (ms);
  * then s, the number of layer specs, and the s specs:
  *   "r <algorithm>:<limit>:<windowMs>"                        a rate layer
  *   "q <limit> <day|month>"                                   a quota
@@ -41,9 +42,14 @@
  *   <count> requests adds one to both fields) or "-"; followed with "caller" by the n requests'
  *   times.
  *
+ * With "consume", the last two KEYS are the call's charge markers (`charge-markers.ts`): "paid",
+ * where the call writes what it charged to quotas and credits (so that a caller that gave up on it,
+ * and answered its requests 500, can undo exactly that: `lua/void-charges.ts`), and "void", which,
+ * once set, makes the call change nothing (it arrived after its caller had given up).
+ *
  * Returns, per request in the order of the groups: 1 if it was admitted, then for each layer its
  * remaining and reset (every layer allowed it, with no wait); or 0, then for each layer allowed
- * (1/0), remaining, reset and retryAfter.
+ * (1/0), remaining, reset and retryAfter. A voided call returns an error reply.
  */
 import { luaScript } from "../client/lua-script.js";
 import { luaHelpers, luaRateSteps } from "./rate-steps.js";
@@ -60,6 +66,13 @@ if not onCallerClock then
   serverNow = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
 end
 local consume = ARGV[2] == 'consume'
+local paidKey, voidKey
+if consume then
+  paidKey, voidKey = KEYS[#KEYS - 1], KEYS[#KEYS]
+  if redis.call('EXISTS', voidKey) == 1 then return redis.error_reply('KEYWARD_VOIDED call given up by its caller') end
+end
+-- What admitted requests charged to quotas and credits, one line each (see void-charges.ts).
+local charges = {}
 
 ${luaRateSteps}
 local dayMs = 86400000
@@ -129,8 +142,8 @@ local function creditsStep(state, cost, remaining, grantedAt, amount, kind)
 end
 
 -- The specs, parsed once for the whole call.
-local specs, cursor = {}, 4
-for i = 1, tonumber(ARGV[3]) do
+local specs, cursor = {}, 5
+for i = 1, tonumber(ARGV[4]) do
   local text = ARGV[cursor]
   cursor = cursor + 1
   local kind = string.sub(text, 1, 1)
@@ -341,6 +354,15 @@ while cursor <= #ARGV do
           local layer = plan[i]
           local entry = layer.entry
           entry.dirty, entry.policy, entry.e, entry.s, entry.at = true, layer.policy, layer.e, layer.s, now
+          -- A billed layer's charge, with the state it went into (a later period or grant is not
+          -- this charge's to undo).
+          local kind, state = layer.kind, layer.s
+          if kind == 'q' then
+            charges[#charges + 1] = KEYS[layer.keyIndex or own] .. '\\tq\\t' .. string.format('%d', state[1])
+          elseif kind == 'c' and layer.spec.cost > 0 then
+            charges[#charges + 1] = KEYS[layer.keyIndex or own] .. '\\tc\\t' ..
+              string.format('%d\\t%d\\t%d', layer.spec.cost, state[1], state[3])
+          end
         end
       end
     else
@@ -419,6 +441,7 @@ for t = 1, #touched do
     end
   end
 end
+if #charges > 0 then redis.call('SET', paidKey, table.concat(charges, '\\n'), 'PX', ARGV[3]) end
 return replies
 `,
 );

@@ -14,6 +14,7 @@ import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
 import { consumeLayersScript } from "../lua/consume-layers.js";
 import { dayField, endpointField } from "../usage/usage-fields.js";
+import { type ChargeMarkers, chargeMarkersFor, chargeMarkerTtlMs } from "./charge-markers.js";
 import type { TimeSource } from "./redis-steps.js";
 
 function specOf(layer: LimitLayer): string {
@@ -103,6 +104,7 @@ export function redisLayers(
   return async function layersOnRedis(
     mode: "consume" | "read",
     requests: readonly LayerRequest[],
+    markers?: ChargeMarkers,
   ): Promise<LayeredDecision[]> {
     const keys = new Map<string, number>();
     const specs = new Map<string, number>();
@@ -153,6 +155,7 @@ export function redisLayers(
     const args = [
       time,
       mode,
+      String(chargeMarkerTtlMs),
       String(specs.size),
       ...specs.keys(),
       String(fieldIndex.size),
@@ -176,7 +179,13 @@ export function redisLayers(
         for (const position of positions) args.push(String(Math.round(requests[position]!.now)));
       }
     }
-    const reply = (await connection.run(consumeLayersScript, [...keys.keys()], args)) as number[];
+    const keyList = [...keys.keys()];
+    if (mode === "consume") {
+      // A caller that may give up on the call passes markers it can void; otherwise fresh ones.
+      const marked = markers ?? chargeMarkersFor(names, requests[0]!.owner);
+      keyList.push(marked.paid, marked.void);
+    }
+    const reply = (await connection.run(consumeLayersScript, keyList, args)) as number[];
 
     const decisions: LayeredDecision[] = new Array(requests.length);
     let offset = 0;

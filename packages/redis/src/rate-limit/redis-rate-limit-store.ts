@@ -16,6 +16,7 @@ import type {
 import { bucketFor, type CallGuard, rateLimitAlgorithms } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
+import { chargeMarkersFor, chargeVoids } from "./charge-markers.js";
 import { layerBatcher } from "./layer-batcher.js";
 import { redisLayers } from "./redis-layers.js";
 import { stepsOnRedis, type TimeSource } from "./redis-steps.js";
@@ -31,6 +32,8 @@ export interface RedisRateLimitStoreOptions {
   onStoreError: StoreErrorPolicy;
   /** Limits requests while Redis is unreachable under `"fail-open"`. */
   insurance: RateLimitStore;
+  /** Told when voiding a given-up call failed (it is retried). */
+  onVoidError?(error: unknown): void;
 }
 
 export function redisRateLimitStore(
@@ -44,6 +47,8 @@ export function redisRateLimitStore(
   readonly recordsUsage: boolean;
   consumeLayers: NonNullable<RateLimitStore["consumeLayers"]>;
   readLayers: NonNullable<RateLimitStore["readLayers"]>;
+  /** Stops retrying voids that have not landed (on close). */
+  stopVoiding(): void;
 } {
   const { time, insurance, recordsUsage } = options;
   const failOpen = options.onStoreError === "fail-open";
@@ -59,13 +64,26 @@ export function redisRateLimitStore(
   // On a cluster a key's usage hash is in the key's slot, not its owner's: counted by a call of its own.
   const usageTogether = !connection.cluster;
   const layersOnRedis = redisLayers(connection, names, time, { keyLayerInUsage: usageTogether });
-  const layers = layerBatcher((requests) => guard.run(() => layersOnRedis("consume", requests)), {
-    cluster: connection.cluster,
-  });
+  // A call given up on (deadline, failure) is voided: its requests were answered 500, so what it
+  // charged to quotas and credits, if it ran or runs later, is undone (`charge-markers.ts`).
+  const voids = chargeVoids(connection, { onError: options.onVoidError ?? (() => {}) });
+  const layers = layerBatcher(
+    async (requests) => {
+      const markers = chargeMarkersFor(names, requests[0]!.owner);
+      try {
+        return await guard.run(() => layersOnRedis("consume", requests, markers));
+      } catch (error) {
+        void voids.voidCall(markers);
+        throw error;
+      }
+    },
+    { cluster: connection.cluster },
+  );
 
   return {
     recordsUsage,
     shared: true,
+    stopVoiding: () => voids.close(),
 
     async consumeLayers(request: LayeredConsume): Promise<LayeredDecision> {
       const hit = recordsUsage ? request.usage : undefined;
