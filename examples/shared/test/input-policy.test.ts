@@ -6,39 +6,22 @@
  * PostgreSQL and 2xx in memory.
  *
  * This file lives here because this package already depends on both store packages and on their
- * drivers (pg, ioredis). PGlite and the PostgreSQL server probe come from `@keyward/postgres`'s own
- * test support, imported by path: that file resolves PGlite from its own package, so nothing is
- * added to this one. Needs PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379: skipped with
- * a notice outside CI when either is down, failed in CI.
+ * drivers (pg, ioredis); the stores come from `support/stores-under-test.ts`. Needs PostgreSQL on
+ * 127.0.0.1:5432 and Redis on 127.0.0.1:6379: skipped with a notice outside CI when either is down,
+ * failed in CI.
  */
 
 import { isDeepStrictEqual } from "node:util";
-import { createKeyward, type Keyward, memoryStore } from "@keyward/core";
-import { memoryRateLimitStore } from "@keyward/core/toolkit";
-import { migrate, postgresStore } from "@keyward/postgres";
-import { redisStore } from "@keyward/redis";
 import {
   DEMO_SCOPE_DESCRIPTIONS,
   DEMO_TIER_LIMITS,
   demoTiers,
 } from "@keyward/testing/demo-contract";
-import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  describeOnServer,
-  dropSchema,
-  dumpSchema,
-  serverPool,
-  sharedPGlite,
-  uniqueSchema,
-} from "../../../packages/postgres/test/support/databases.js";
-import {
-  localRedis,
-  redisAvailable,
-  testPrefix,
-} from "../../../packages/redis/test/support/local-redis.js";
-import { deletePrefix, dumpPrefix } from "../../../packages/redis/test/support/scan.js";
+import { describeOnServer } from "../../../packages/postgres/test/support/databases.js";
+import { redisAvailable } from "../../../packages/redis/test/support/local-redis.js";
 import { mintToken } from "../src/token.js";
+import { type StoreUnderTest, storesUnderTest } from "./support/stores-under-test.js";
 
 const jwtSecret = "input-policy-test-secret-of-32-bytes!";
 const basePath = "/api/v1/api-keys";
@@ -50,16 +33,6 @@ const config = {
   keyUpdates: true,
   events: {},
 };
-
-interface StoreUnderTest {
-  name: string;
-  keyward: Keyward;
-  /** Keys and usage, read past the store (rate-limit state apart: valid sessions consume it). */
-  dump(): Promise<unknown>;
-  /** Everything the store holds, rate-limit state included. */
-  dumpAll(): Promise<unknown>;
-  close(): Promise<void>;
-}
 
 /** What a request got: the parts that must be the same on every store. */
 interface Answer {
@@ -434,94 +407,7 @@ describeOnServer("one input policy on every store", () => {
     const keyIds = new Map<string, string>();
 
     beforeAll(async () => {
-      // Where rate limits live in memory, a new bucket is a new entry: its count is the state.
-      const memory = memoryStore();
-      const memoryLimits = memoryRateLimitStore();
-      stores.push({
-        name: "memory",
-        keyward: createKeyward({
-          store: { keys: memory.keys, usage: memory.usage, rateLimits: memoryLimits },
-          ...config,
-        }),
-        dump: async () => structuredClone(memory.snapshot()),
-        dumpAll: async () => ({
-          ...structuredClone(memory.snapshot()),
-          rateLimitBuckets: memoryLimits.size,
-        }),
-        close: async () => {},
-      });
-
-      const pglite = sharedPGlite();
-      const pgliteSchema = uniqueSchema("policy_pglite");
-      const pgliteClient = await pglite.get();
-      await migrate(pgliteClient, { schema: pgliteSchema });
-      const onPGlite = postgresStore({ client: pgliteClient, schema: pgliteSchema });
-      await onPGlite.ready;
-      const pgliteLimits = memoryRateLimitStore();
-      stores.push({
-        name: "PGlite",
-        keyward: createKeyward({
-          store: { keys: onPGlite.keys, usage: onPGlite.usage, rateLimits: pgliteLimits },
-          ...config,
-        }),
-        dump: () => dumpSchema(pgliteClient, pgliteSchema),
-        dumpAll: async () => ({
-          ...(await dumpSchema(pgliteClient, pgliteSchema)),
-          rateLimitBuckets: pgliteLimits.size,
-        }),
-        close: async () => {
-          await onPGlite.close();
-          await pglite.close();
-        },
-      });
-
-      const pool = serverPool({ max: 4 });
-      const serverSchema = uniqueSchema("policy_server");
-      await migrate(pool, { schema: serverSchema });
-      const onServer = postgresStore({ client: pool, schema: serverSchema });
-      await onServer.ready;
-      const serverLimits = memoryRateLimitStore();
-      stores.push({
-        name: "PostgreSQL",
-        keyward: createKeyward({
-          store: { keys: onServer.keys, usage: onServer.usage, rateLimits: serverLimits },
-          ...config,
-        }),
-        dump: () => dumpSchema(pool, serverSchema),
-        dumpAll: async () => ({
-          ...(await dumpSchema(pool, serverSchema)),
-          rateLimitBuckets: serverLimits.size,
-        }),
-        close: async () => {
-          await onServer.close();
-          await dropSchema(pool, serverSchema);
-          await pool.end();
-        },
-      });
-
-      const redis = new IORedis(localRedis);
-      const prefix = testPrefix("policy");
-      const onRedis = redisStore({ client: redis, prefix, keys: true });
-      const rateLimitKeys = `${prefix}rl:`;
-      stores.push({
-        name: "Redis",
-        keyward: createKeyward({
-          store: { keys: onRedis.keys, usage: onRedis.usage, rateLimits: onRedis.rateLimits },
-          ...config,
-        }),
-        dump: async () =>
-          Object.fromEntries(
-            Object.entries(await dumpPrefix(redis, prefix)).filter(
-              ([key]) => !key.startsWith(rateLimitKeys),
-            ),
-          ),
-        dumpAll: () => dumpPrefix(redis, prefix),
-        close: async () => {
-          await onRedis.close();
-          await deletePrefix(redis, prefix);
-          redis.disconnect();
-        },
-      });
+      stores.push(...(await storesUnderTest(config)));
 
       const token = await tokenFor(owner);
       for (const store of stores) {

@@ -1,0 +1,285 @@
+/**
+ * Random input, no 5xx, on every store: PATCH bodies, page cursors and page sizes on the key list
+ * and the audit log, and signed secret-scanning reports, generated from a seeded generator biased
+ * toward what breaks stores and parsers (NUL, lone surrogates, bidi controls, huge and negative
+ * numbers, deep nesting, wrong types, long strings). Every answer must be below 500 and the same on
+ * memory, PGlite, PostgreSQL and Redis; a case that fails prints its seed and input.
+ */
+
+import { type ScannerKeyServer, startScannerKeyServer } from "@keyward/testing";
+import {
+  DEMO_SCOPE_DESCRIPTIONS,
+  DEMO_TIER_LIMITS,
+  demoTiers,
+} from "@keyward/testing/demo-contract";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describeOnServer } from "../../../packages/postgres/test/support/databases.js";
+import { redisAvailable } from "../../../packages/redis/test/support/local-redis.js";
+import { mintToken } from "../src/token.js";
+import { type StoreUnderTest, storesUnderTest } from "./support/stores-under-test.js";
+
+const jwtSecret = "fuzz-no-5xx-test-secret-of-32-bytes!!";
+const basePath = "/api/v1/api-keys";
+const casesPerTarget = Number(process.env.KEYWARD_FUZZ_CASES ?? 120);
+const seed = Number(process.env.KEYWARD_FUZZ_SEED ?? 20261127);
+
+/** mulberry32: small, seedable, good enough to pick inputs. */
+function generator(start: number) {
+  let state = start >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (below: number) => Math.floor(next() * below);
+  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
+
+  const nasty = [
+    "\u0000",
+    "\ud800",
+    "\udfff",
+    "\u202e",
+    "\u2066",
+    "\n",
+    "\u007f",
+    "\ufeff",
+    "🔑",
+    "'",
+    '"',
+    "\\",
+    "%00",
+    "../",
+    "{",
+    "]",
+  ];
+  const text = (): string => {
+    const length = pick([0, 1, 3, 12, 100, 300, 5_000]);
+    let out = "";
+    while (out.length < length)
+      out += next() < 0.3 ? pick(nasty) : String.fromCharCode(0x20 + int(0x5f));
+    return out;
+  };
+  const number = () =>
+    pick([0, -1, 1, 1.5, -0, 2 ** 53, -(2 ** 53), 1e308, -1e308, 8.64e15, Number.MAX_SAFE_INTEGER]);
+  const value = (depth: number): unknown => {
+    const kind = int(depth > 6 ? 4 : 7);
+    switch (kind) {
+      case 0:
+        return text();
+      case 1:
+        return number();
+      case 2:
+        return pick([true, false, null]);
+      case 3:
+        return pick([
+          "profile:read",
+          "profile:write",
+          "free",
+          "pro",
+          "10.0.0.0/8",
+          "::1",
+          "2026-01-01T00:00:00Z",
+        ]);
+      case 4:
+        return Array.from({ length: int(4) }, () => value(depth + 1));
+      default: {
+        const object: Record<string, unknown> = {};
+        for (let i = int(4); i > 0; i--)
+          object[next() < 0.5 ? text().slice(0, 20) : pick(fields)] = value(depth + 1);
+        return object;
+      }
+    }
+  };
+  const fields = [
+    "name",
+    "metadata",
+    "enabled",
+    "scopes",
+    "allowedIps",
+    "tier",
+    "organizationId",
+    "expiresAt",
+    "limits",
+    "environment",
+  ];
+  /** JSON text: usually a serialized value, sometimes raw text a serializer would never produce. */
+  const json = (): string => {
+    const roll = next();
+    if (roll < 0.1) return text();
+    if (roll < 0.2)
+      return `${"[".repeat(pick([10, 70, 5_000]))}1${"]".repeat(pick([0, 10, 5_000]))}`;
+    if (roll < 0.3) return `{"metadata":{"a":"${pick(["\\u0000", "\\ud800", "\\udc00x"])}"}}`;
+    const body: Record<string, unknown> = {};
+    for (let i = 1 + int(4); i > 0; i--) body[pick(fields)] = value(1);
+    return JSON.stringify(body);
+  };
+  const cursorText = (): string => {
+    const roll = next();
+    const raw =
+      roll < 0.5
+        ? `${pick(["1", "-9007199254740991", "1e999", "0x10", "", "9999999999999999"])}.${text().slice(0, 40)}`
+        : text().slice(0, 60);
+    if (next() < 0.7) {
+      const bytes = new TextEncoder().encode(raw);
+      return btoa(String.fromCharCode(...bytes))
+        .replace(/\+/g, "-")
+        .replace(/\//g, "_")
+        .replace(/=+$/, "");
+    }
+    return raw;
+  };
+  return { next, int, pick, text, json, cursorText, value };
+}
+
+type Target = (
+  gen: ReturnType<typeof generator>,
+  context: Context,
+) => Promise<{ request: Request; label: string }>;
+
+interface Context {
+  token: string;
+  keyId(store: string): string;
+  sign(body: string): Promise<Record<string, string>>;
+}
+
+/** A query value: a URL carries bytes, so a lone surrogate arrives as U+FFFD whatever is sent. */
+const q = (text: string) => encodeURIComponent(text.replace(/\p{Cs}/gu, "\ufffd"));
+
+const jsonHeaders = (token: string) => ({
+  authorization: `Bearer ${token}`,
+  "content-type": "application/json",
+});
+
+/** Per target: a request made from the generator, the same for every store but for the key id. */
+const targets: Record<
+  string,
+  (gen: ReturnType<typeof generator>, context: Context, keyId: string) => Promise<Request>
+> = {
+  "PATCH a key": async (gen, { token }, keyId) =>
+    new Request(`http://keyward.test${basePath}/${keyId}`, {
+      method: "PATCH",
+      headers: jsonHeaders(token),
+      body: gen.json(),
+    }),
+  "list keys with a cursor": async (gen, { token }) =>
+    new Request(
+      `http://keyward.test${basePath}?limit=${q(gen.pick(["1", "0", "-1", "1001", "1e3", "abc", "", "2"]))}&cursor=${q(gen.cursorText())}`,
+      { headers: { authorization: `Bearer ${token}` } },
+    ),
+  "list a key's events": async (gen, { token }, keyId) => {
+    const query = [
+      gen.next() < 0.8 ? `cursor=${q(gen.cursorText())}` : "",
+      gen.next() < 0.5 ? `limit=${q(gen.pick(["1", "0", "5000", "x", "2"]))}` : "",
+      gen.next() < 0.5 ? `types=${q(gen.text().slice(0, 30))}` : "",
+      gen.next() < 0.3 ? `after=${q(gen.text().slice(0, 30))}` : "",
+    ]
+      .filter(Boolean)
+      .join("&");
+    return new Request(`http://keyward.test${basePath}/${keyId}/events?${query}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+  },
+  "report leaked tokens (signed)": async (gen, { sign }, _keyId) => {
+    const roll = gen.next();
+    const body =
+      roll < 0.3
+        ? gen.json()
+        : JSON.stringify(
+            Array.from({ length: 1 + gen.int(3) }, () => ({
+              token:
+                gen.next() < 0.5 ? `sk_live_${gen.text().slice(0, 40)}` : gen.text().slice(0, 60),
+              type: gen.next() < 0.8 ? "keyward_api_key" : gen.value(3),
+              ...(gen.next() < 0.7 ? { url: gen.next() < 0.7 ? gen.text() : gen.value(3) } : {}),
+              ...(gen.next() < 0.5 ? { source: gen.value(3) } : {}),
+            })),
+          );
+    return new Request(`http://keyward.test${basePath}/secret-scanning`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(await sign(body)) },
+      body,
+    });
+  },
+};
+
+describeOnServer("random input, no 5xx, on every store", () => {
+  describe.skipIf(!redisAvailable)("memory, PGlite, PostgreSQL and Redis", () => {
+    let stores: StoreUnderTest[] = [];
+    let scanner: ScannerKeyServer;
+    const keyIds = new Map<string, string>();
+    let token: string;
+
+    beforeAll(async () => {
+      scanner = await startScannerKeyServer();
+      stores = await storesUnderTest({
+        scopes: DEMO_SCOPE_DESCRIPTIONS,
+        tiers: demoTiers(DEMO_TIER_LIMITS),
+        jwt: { secret: jwtSecret },
+        keyUpdates: true,
+        events: {},
+        secretScanning: { keysUrl: scanner.url, action: "report" },
+        logger: false,
+      });
+      token = await mintToken({
+        sub: `fuzz-${crypto.randomUUID()}`,
+        tier: "pro",
+        secret: jwtSecret,
+      });
+      for (const store of stores) {
+        const created = await store.keyward.handle(
+          new Request(`http://keyward.test${basePath}`, {
+            method: "POST",
+            headers: jsonHeaders(token),
+            body: JSON.stringify({
+              name: "fuzzed",
+              scopes: ["profile:read", "profile:write"],
+              tier: "free",
+            }),
+          }),
+        );
+        expect(created.status, store.name).toBe(201);
+        keyIds.set(store.name, ((await created.json()) as { id: string }).id);
+      }
+    }, 60_000);
+
+    afterAll(async () => {
+      for (const store of stores) {
+        await store.keyward.close();
+        await store.close();
+      }
+      await scanner?.close();
+    });
+
+    for (const [name, build] of Object.entries(targets)) {
+      it(`${name}: ${casesPerTarget} random requests, never a 5xx, the same status on every store`, async () => {
+        const context: Context = {
+          token,
+          keyId: (store) => keyIds.get(store)!,
+          sign: (body) => scanner.sign(body),
+        };
+        const failures: string[] = [];
+        for (let n = 0; n < casesPerTarget; n++) {
+          const caseSeed = seed + n * 7919 + name.length;
+          const statuses: Record<string, number> = {};
+          let shown = "";
+          for (const store of stores) {
+            // The same input for every store: a generator restarted from the case's seed.
+            const request = await build(generator(caseSeed), context, keyIds.get(store.name)!);
+            shown ||= `${request.method} ${new URL(request.url).search.slice(0, 200)} ${(await request.clone().text()).slice(0, 200)}`;
+            const response = await store.keyward.handle(request);
+            await response.arrayBuffer();
+            statuses[store.name] = response.status;
+          }
+          const values = Object.values(statuses);
+          if (values.some((status) => status >= 500) || new Set(values).size > 1) {
+            failures.push(
+              `seed ${caseSeed}: ${JSON.stringify(statuses)} for ${JSON.stringify(shown)}`,
+            );
+          }
+        }
+        expect(failures).toEqual([]);
+      }, 180_000);
+    }
+  });
+});
