@@ -133,11 +133,6 @@ function generator(start: number) {
   return { next, int, pick, text, json, cursorText, value };
 }
 
-type Target = (
-  gen: ReturnType<typeof generator>,
-  context: Context,
-) => Promise<{ request: Request; label: string }>;
-
 interface Context {
   token: string;
   keyId(store: string): string;
