@@ -83,7 +83,8 @@ export function demoKeywardConfig(jwtSecret: string) {
 export interface DemoMembership {
   id: string;
   role: string;
-  tier: string;
+  /** The organization's plan; absent: the tier recorded with its keys stands. */
+  tier?: string;
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   expectErrorDetail,
   expectJson,
   expectKeyRecord,
+  expectRateLimitHeaders,
   expectStatus,
   expectValidationIssues,
   issueAt,
@@ -32,7 +33,7 @@ export function organizationsSuite(client: SuiteClient): void {
   const newOrganization = () => `org_${crypto.randomUUID()}`;
   /** A signed-in user whose session lists `memberships`. */
   const memberOf = (
-    memberships: { id: string; role: Role; tier: string }[],
+    memberships: { id: string; role: Role; tier?: string }[],
     tier: string = highest,
   ): Promise<TestUser> => client.newUser(tier, { orgs: memberships });
   const createFor = (user: TestUser, organizationId: string, fields: { tier?: string } = {}) =>
@@ -71,6 +72,24 @@ export function organizationsSuite(client: SuiteClient): void {
       expect(owner).toEqual({ type: "organization", id: organizationId });
       expect(createdBy).toBe(admin.id);
       expect(record).toMatchObject({ tier: second, status: "active" });
+    });
+
+    it("a manager whose membership states no tier downgrades none of the organization's keys", async () => {
+      const organizationId = newOrganization();
+      const admin = await memberOf([{ id: organizationId, role: "admin", tier: second }]);
+      const created = await createFor(admin, organizationId, { tier: second });
+      expectJson(created, 201);
+      const key = created.body;
+      const tierless = await memberOf([{ id: organizationId, role: "admin" }], lowest);
+      // Creating and rotating with such a membership records no tier: the recorded one caps them.
+      expectJson(await createFor(tierless, organizationId, { tier: second }), 201);
+      const rotated = await client.rotateKey(tierless.token, key.id);
+      expectJson(rotated, 200);
+      const used = await client.getProfile(rotated.body.key, newSlug());
+      expectJson(used, 200);
+      expectRateLimitHeaders(used, contract.secondTier.limit);
+      // The principal names the organization as the owner; no user is behind the key.
+      expect(used.body.viewer).toBe(organizationId);
     });
 
     it("members list the organization's keys; nobody's own list shows them", async () => {
