@@ -1,6 +1,7 @@
 /**
  * How keys look in the terminal. Records carry no secret and no hash; the secret is printed by
- * `printSecret` alone, which only `keys create` and `keys rotate` call.
+ * `keyWithSecret` alone, which only `keys create` and `keys rotate` call. Names, metadata and ids
+ * pass through `formatTable` / `formatFields`, which make them printable.
  */
 import type { KeyRecord, KeyWithSecret } from "@keyward/core";
 import { formatFields, formatTable } from "./table.js";
@@ -28,8 +29,16 @@ export function keyFields(record: KeyRecord): string {
   const grace: [string, string][] = record.previousSecretExpiresAt
     ? [["old secret until", record.previousSecretExpiresAt]]
     : [];
+  // Present on a record only where they differ from the contract's plain user key.
+  const extra: [string, string][] = [
+    ...(record.owner ? [["owner", `${record.owner.type} ${record.owner.id}`] as [string, string]] : []),
+    ...(record.createdBy ? [["created by", record.createdBy] as [string, string]] : []),
+    ...(record.environment ? [["environment", record.environment] as [string, string]] : []),
+    ...(record.metadata ? [["metadata", JSON.stringify(record.metadata)] as [string, string]] : []),
+  ];
   return formatFields([
     ["id", record.id],
+    ...extra,
     ["name", record.name],
     ["status", record.status],
     ["tier", record.tier],
