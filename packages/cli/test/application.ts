@@ -39,6 +39,11 @@ export interface ApplicationOptions {
   redisPrefix: string;
   /** Where webhooks go; omitted: no webhooks. */
   webhookUrl?: string | undefined;
+  /** Other servers than the local test ones (one nobody listens on, for failures). */
+  databaseUrl?: string | undefined;
+  redisUrl?: string | undefined;
+  /** False: the schema is left as it is (never migrated, for failures). Default true. */
+  migrate?: boolean;
 }
 
 export interface Naming {
@@ -62,6 +67,9 @@ export function applicationEnvironment(options: ApplicationOptions): Record<stri
     KEYWARD_TEST_SCHEMA: options.schema,
     KEYWARD_TEST_REDIS_PREFIX: options.redisPrefix,
     ...(options.webhookUrl ? { KEYWARD_TEST_WEBHOOK_URL: options.webhookUrl } : {}),
+    ...(options.databaseUrl ? { KEYWARD_TEST_DATABASE_URL: options.databaseUrl } : {}),
+    ...(options.redisUrl ? { KEYWARD_TEST_REDIS_URL: options.redisUrl } : {}),
+    ...(options.migrate === false ? { KEYWARD_TEST_MIGRATE: "false" } : {}),
   };
 }
 
@@ -76,6 +84,9 @@ export function applicationOptionsFrom(env: NodeJS.ProcessEnv): ApplicationOptio
     schema: env.KEYWARD_TEST_SCHEMA,
     redisPrefix: env.KEYWARD_TEST_REDIS_PREFIX,
     webhookUrl: env.KEYWARD_TEST_WEBHOOK_URL,
+    databaseUrl: env.KEYWARD_TEST_DATABASE_URL,
+    redisUrl: env.KEYWARD_TEST_REDIS_URL,
+    migrate: env.KEYWARD_TEST_MIGRATE !== "false",
   };
 }
 
@@ -91,16 +102,46 @@ export interface Application {
  */
 export async function openApplication(options: ApplicationOptions): Promise<Application> {
   const pool =
-    options.backends === "redis" ? undefined : new pg.Pool({ connectionString: databaseUrl });
+    options.backends === "redis"
+      ? undefined
+      : new pg.Pool({ connectionString: options.databaseUrl ?? databaseUrl });
   pool?.on("error", () => {});
-  const redis = options.backends === "postgres" ? undefined : new Redis(redisUrl);
+  const redis =
+    options.backends === "postgres"
+      ? undefined
+      : new Redis(options.redisUrl ?? redisUrl, {
+          lazyConnect: true,
+          maxRetriesPerRequest: 1,
+          // One attempt: an application that cannot reach Redis does not start.
+          retryStrategy: () => null,
+        });
+  // connect() rejects with only "Connection is closed."; the cause comes as an event.
+  let redisFailure: unknown;
+  redis?.on("error", (error) => {
+    redisFailure ??= error;
+  });
   const postgres = pool
     ? postgresStore({ client: pool, schema: options.schema, onError: () => {} })
     : undefined;
-  await postgres?.migrate();
-  await postgres?.ready;
+  try {
+    if (options.migrate !== false) await postgres?.migrate();
+    await postgres?.ready;
+    await redis?.connect();
+  } catch (error) {
+    // As an application that cannot start: its connections end, the error goes on.
+    await pool?.end();
+    redis?.disconnect();
+    throw redisFailure ?? error;
+  }
   const redisParts = redis
-    ? redisStore({ client: redis, keys: !postgres, prefix: options.redisPrefix, onError: () => {} })
+    ? redisStore({
+        client: redis,
+        keys: !postgres,
+        prefix: options.redisPrefix,
+        // The test machine is shared and busy: a slow round trip is not a failure here.
+        timeoutMs: 2_000,
+        onError: () => {},
+      })
     : undefined;
   const combined = combineStores(
     ...(redisParts ? [redisParts] : []),

@@ -11,7 +11,5 @@ import { printable } from "../output/printable.js";
 export async function keysList(context: CommandContext, owner: Owner): Promise<void> {
   const keys = await context.keyward.keys.list(owner);
   if (context.json) return printJson(context, { data: keys });
-  context.print(
-    keys.length === 0 ? `no keys for ${printable(ownerText(owner))}` : keyTable(keys),
-  );
+  context.print(keys.length === 0 ? `no keys for ${printable(ownerText(owner))}` : keyTable(keys));
 }

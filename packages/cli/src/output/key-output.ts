@@ -31,7 +31,9 @@ export function keyFields(record: KeyRecord): string {
     : [];
   // Present on a record only where they differ from the contract's plain user key.
   const extra: [string, string][] = [
-    ...(record.owner ? [["owner", `${record.owner.type} ${record.owner.id}`] as [string, string]] : []),
+    ...(record.owner
+      ? [["owner", `${record.owner.type} ${record.owner.id}`] as [string, string]]
+      : []),
     ...(record.createdBy ? [["created by", record.createdBy] as [string, string]] : []),
     ...(record.environment ? [["environment", record.environment] as [string, string]] : []),
     ...(record.metadata ? [["metadata", JSON.stringify(record.metadata)] as [string, string]] : []),

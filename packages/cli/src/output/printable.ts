@@ -9,7 +9,7 @@
 /** Every character escaped: C0 and C1 controls, DEL, U+2028/9, and bidi embeddings and isolates. */
 const unsafe = /[\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 
-const escape = (character: string): string => {
+const escaped = (character: string): string => {
   const code = character.codePointAt(0)!;
   return code <= 0xff
     ? `\\x${code.toString(16).padStart(2, "0")}`
@@ -18,7 +18,7 @@ const escape = (character: string): string => {
 
 /** `text` with every unsafe character as `\xHH` or `\uHHHH`; safe text is returned unchanged. */
 export function printable(text: string): string {
-  return text.replace(unsafe, escape);
+  return text.replace(unsafe, escaped);
 }
 
 /** `text` in double quotes, printable: how a message names a value the user gave. */
@@ -33,7 +33,10 @@ export function quoted(text: string): string {
  */
 export function printableJson(value: unknown): string {
   return JSON.stringify(value, null, 2).replace(
-    unsafe,
+    unsafeInJson,
     (character) => `\\u${character.codePointAt(0)!.toString(16).padStart(4, "0")}`,
   );
 }
+
+/** What `JSON.stringify` leaves raw of `unsafe` (its own C0 escapes and newlines stay as they are). */
+const unsafeInJson = /[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
