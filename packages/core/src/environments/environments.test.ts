@@ -212,7 +212,7 @@ describe("environments: a key whose record and prefix disagree", () => {
   // rotated a test key, so the record says test while the new secret starts sk_live_.
   const rotatedElsewhere = async () => {
     const { keyward, store } = withEnvironments();
-    const test = await create(keyward, { environment: "test", route: "GET /x" });
+    const test = await create(keyward, { environment: "test" });
     const elsewhere = createKeyward({ store, scopes, tiers, jwt: false });
     const rotated = await elsewhere.keys.rotate("alice", test.id);
     expect(rotated.key).toMatch(/^sk_live_/);
