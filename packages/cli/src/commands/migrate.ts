@@ -4,8 +4,6 @@
  * application names its tables so. It needs no application: a deploy step runs it before the
  * application starts. Redis keeps no schema, so with only `REDIS_URL` there is nothing to do.
  */
-import { migrate as migratePostgres } from "@keyward/postgres";
-import pg from "pg";
 import { CliError, ExitCode } from "../exit-codes.js";
 import { describeFailure } from "../failure.js";
 
@@ -31,6 +29,11 @@ export async function migrate(options: MigrateOptions): Promise<void> {
     else print("Redis needs no migrations; nothing to do.");
     return;
   }
+  // Loaded here: the other commands reach PostgreSQL, if at all, through the application.
+  const [{ migrate: migratePostgres }, { default: pg }] = await Promise.all([
+    import("@keyward/postgres"),
+    import("pg"),
+  ]);
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     connectionTimeoutMillis: connectTimeoutMs,

@@ -222,7 +222,10 @@ describe("environments: a key whose record and prefix disagree", () => {
 
   it("is refused by a live route: the recorded environment counts, not the prefix alone", async () => {
     const { keyward, secret } = await rotatedElsewhere();
-    const result = await keyward.verify(`Bearer ${secret}`, { environment: "live", route: "GET /x" });
+    const result = await keyward.verify(`Bearer ${secret}`, {
+      environment: "live",
+      route: "GET /x",
+    });
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.error).toMatchObject({
@@ -234,7 +237,10 @@ describe("environments: a key whose record and prefix disagree", () => {
 
   it("is refused by a test route too (its prefix is live), and names its environment to others", async () => {
     const { keyward, secret } = await rotatedElsewhere();
-    const asTest = await keyward.verify(`Bearer ${secret}`, { environment: "test", route: "GET /x" });
+    const asTest = await keyward.verify(`Bearer ${secret}`, {
+      environment: "test",
+      route: "GET /x",
+    });
     expect(!asTest.ok && asTest.error.detail).toBe(
       "API key is for the live environment; this endpoint takes test keys",
     );
@@ -246,7 +252,8 @@ describe("environments: a key whose record and prefix disagree", () => {
 
   it("costs the key's limit nothing when refused", async () => {
     const { keyward, secret } = await rotatedElsewhere();
-    for (let i = 0; i < 3; i++) await keyward.verify(`Bearer ${secret}`, { environment: "live", route: "GET /x" });
+    for (let i = 0; i < 3; i++)
+      await keyward.verify(`Bearer ${secret}`, { environment: "live", route: "GET /x" });
     const admitted = await keyward.verify(`Bearer ${secret}`, { route: "GET /x" });
     expect(admitted.ok && admitted.rateLimit?.remaining).toBe(99);
   });
