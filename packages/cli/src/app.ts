@@ -50,6 +50,11 @@ export async function loadApp(
   } catch (error) {
     throw startFailure(shown, error);
   }
+  if (isKeyward(exported) && typeof exported.keys.get !== "function") {
+    throw badInput(
+      `${shown} exports a Keyward instance from an older @keyward/core, without keys.get: use the @keyward/core release of this @keyward/cli`,
+    );
+  }
   if (!isKeyward(exported)) {
     throw badInput(
       `${shown} must export your Keyward instance as its default export (export default keyward), or a function or promise that returns it`,
@@ -65,7 +70,6 @@ function isKeyward(value: unknown): value is Keyward {
     typeof candidate === "object" &&
     candidate !== null &&
     typeof candidate.keys?.create === "function" &&
-    typeof candidate.keys.get === "function" &&
     typeof candidate.events?.list === "function" &&
     typeof candidate.close === "function"
   );
