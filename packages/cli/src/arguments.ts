@@ -3,6 +3,7 @@
  * any store is opened, so bad usage changes nothing and needs no database.
  */
 import { parseArgs } from "node:util";
+import type { Owner } from "@keyward/core";
 import { badInput } from "./exit-codes.js";
 import { quoted } from "./output/printable.js";
 
@@ -18,18 +19,12 @@ export interface CommonOptions {
   json: boolean;
 }
 
-/** Whose keys: a user's (`--owner <id>`) or an organization's (`--org <id>`). */
-export interface OwnerOption {
-  type: "user" | "organization";
-  id: string;
-}
-
 export type Invocation =
   | { command: "help" }
-  | ({ command: "keys list"; owner: OwnerOption } & CommonOptions)
+  | ({ command: "keys list"; owner: Owner } & CommonOptions)
   | ({
       command: "keys create";
-      owner: OwnerOption;
+      owner: Owner;
       /** `--created-by`: the user recorded as the key's creator; required for an organization. */
       createdBy: string | undefined;
       name: string;
@@ -93,7 +88,7 @@ export function parseInvocation(given: readonly string[]): Invocation {
     case "keys list": {
       const { values } = parse(rest, ownerOptions, 0);
       if (values.help) return { command: "help" };
-      return { command: name, owner: ownerOf(values), ...commonOf(values) };
+      return { command: name, owner: ownerOption(values), ...commonOf(values) };
     }
     case "keys create": {
       const { values } = parse(
@@ -111,7 +106,7 @@ export function parseInvocation(given: readonly string[]): Invocation {
         0,
       );
       if (values.help) return { command: "help" };
-      const owner = ownerOf(values);
+      const owner = ownerOption(values);
       const createdBy = optional(values["created-by"]);
       if (owner.type === "organization" && createdBy === undefined) {
         throw badInput(
@@ -202,8 +197,8 @@ function pageSize(value: string | boolean | undefined): number {
   return Number(value);
 }
 
-/** Exactly one of `--owner <user id>` and `--org <organization id>`. */
-function ownerOf(values: Record<string, string | boolean | undefined>): OwnerOption {
+/** Whose keys: exactly one of `--owner <user id>` and `--org <organization id>`. */
+function ownerOption(values: Record<string, string | boolean | undefined>): Owner {
   const user = optional(values.owner);
   const organization = optional(values.org);
   if ((user === undefined) === (organization === undefined)) {

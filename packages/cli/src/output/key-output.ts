@@ -26,21 +26,13 @@ export function keyTable(records: readonly KeyRecord[]): string {
 }
 
 export function keyFields(record: KeyRecord): string {
-  const grace: [string, string][] = record.previousSecretExpiresAt
-    ? [["old secret until", record.previousSecretExpiresAt]]
-    : [];
-  // Present on a record only where they differ from the contract's plain user key.
-  const extra: [string, string][] = [
-    ...(record.owner
-      ? [["owner", `${record.owner.type} ${record.owner.id}`] as [string, string]]
-      : []),
-    ...(record.createdBy ? [["created by", record.createdBy] as [string, string]] : []),
-    ...(record.environment ? [["environment", record.environment] as [string, string]] : []),
-    ...(record.metadata ? [["metadata", JSON.stringify(record.metadata)] as [string, string]] : []),
-  ];
   return formatFields([
     ["id", record.id],
-    ...extra,
+    // Present only where a record differs from the contract's plain user key.
+    ...present("owner", record.owner && `${record.owner.type} ${record.owner.id}`),
+    ...present("created by", record.createdBy),
+    ...present("environment", record.environment),
+    ...present("metadata", record.metadata && JSON.stringify(record.metadata)),
     ["name", record.name],
     ["status", record.status],
     ["tier", record.tier],
@@ -50,8 +42,13 @@ export function keyFields(record: KeyRecord): string {
     ["expires", record.expiresAt ?? dash],
     ["last used", record.lastUsedAt ?? dash],
     ["revoked", record.revokedAt ?? dash],
-    ...grace,
+    ...present("old secret until", record.previousSecretExpiresAt),
   ]);
+}
+
+/** One `label: value` line when there is a value, none otherwise. */
+function present(label: string, value: string | undefined): [string, string][] {
+  return value === undefined ? [] : [[label, value]];
 }
 
 /** The record, then the secret with the warning that it is shown this once. */
