@@ -6,7 +6,6 @@ import { fileURLToPath } from "node:url";
 import {
   answerDemoPageOnNode,
   closeOnSignal,
-  createDemo,
   createDemoPage,
   exitOnStartupError,
   nodeServerTimeouts,
@@ -16,7 +15,8 @@ import { answerClientError } from "@keyward/express";
 import { createApp } from "./app.js";
 
 try {
-  const demo = await createDemo();
+  // Imported here, not at the top: a bad variable or an unreachable store is reported below.
+  const { demo } = await import("./keyward.js");
   const app = createApp(demo.keyward);
   // In development, the key-management page at `/` (docs/ui.md) answers before Express does.
   const page = answerDemoPageOnNode(createDemoPage(demo.config));

@@ -4,7 +4,6 @@ import { fileURLToPath } from "node:url";
 import {
   answerDemoPageOnNode,
   closeOnSignal,
-  createDemo,
   createDemoPage,
   exitOnStartupError,
   nodeServerTimeouts,
@@ -13,7 +12,8 @@ import {
 import { createApp } from "./app.js";
 
 try {
-  const demo = await createDemo();
+  // Imported here, not at the top: a bad variable or an unreachable store is reported below.
+  const { demo } = await import("./keyward.js");
   const app = await createApp(demo.keyward, nodeServerTimeouts(demo.config));
   // In development, the key-management page at `/` (docs/ui.md), before Fastify reads the body.
   const page = answerDemoPageOnNode(createDemoPage(demo.config));

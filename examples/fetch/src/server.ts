@@ -7,7 +7,6 @@ import { fileURLToPath } from "node:url";
 import { answerClientError } from "@keyward/core/node-http";
 import {
   closeOnSignal,
-  createDemo,
   createDemoPage,
   exitOnStartupError,
   nodeServerTimeouts,
@@ -24,7 +23,8 @@ const runtimeTitles: Record<string, string> = {
 };
 
 try {
-  const demo = await createDemo();
+  // Imported here, not at the top: a bad variable or an unreachable store is reported below.
+  const { demo } = await import("./keyward.js");
   const server = serve({
     // In development, the key-management page at `/` (docs/ui.md); in production, the app alone.
     fetch: withDemoPage(createDemoPage(demo.config), createApp(demo.keyward)),

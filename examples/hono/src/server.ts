@@ -7,7 +7,6 @@ import { getRequestListener } from "@hono/node-server";
 import { answerClientError } from "@keyward/core/node-http";
 import {
   closeOnSignal,
-  createDemo,
   createDemoPage,
   exitOnStartupError,
   nodeServerTimeouts,
@@ -16,7 +15,8 @@ import {
 import { createApp } from "./app.js";
 
 try {
-  const demo = await createDemo();
+  // Imported here, not at the top: a bad variable or an unreachable store is reported below.
+  const { demo } = await import("./keyward.js");
   // @hono/node-server's listener on a server of our own, so the demo's timeouts apply.
   const app = createApp(demo.keyward);
   // In development, the key-management page at `/` (docs/ui.md); in production, the app alone.

@@ -3,30 +3,36 @@
  * any store is opened, so bad usage changes nothing and needs no database.
  */
 import { parseArgs } from "node:util";
+import type { Owner } from "@keyward/core";
 import { badInput } from "./exit-codes.js";
+import { quoted } from "./output/printable.js";
 
 const common = {
-  config: { type: "string" },
+  app: { type: "string" },
   json: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
 export interface CommonOptions {
-  config: string | undefined;
+  /** `--app <module>`: the module whose default export is the application's Keyward instance. */
+  app: string | undefined;
   json: boolean;
 }
 
 export type Invocation =
   | { command: "help" }
-  | ({ command: "keys list"; owner: string } & CommonOptions)
+  | ({ command: "keys list"; owner: Owner } & CommonOptions)
   | ({
       command: "keys create";
-      owner: string;
+      owner: Owner;
+      /** `--created-by`: the user recorded as the key's creator; required for an organization. */
+      createdBy: string | undefined;
       name: string;
       scopes: string[];
       tier: string;
       expiresAt: string | undefined;
       accountTier: string | undefined;
+      environment: string | undefined;
     } & CommonOptions)
   | ({
       command: "keys rotate";
@@ -35,9 +41,32 @@ export type Invocation =
       graceSeconds: number | undefined;
     } & CommonOptions)
   | ({ command: "keys revoke" | "usage"; id: string } & CommonOptions)
-  | ({ command: "migrate" } & CommonOptions);
+  | ({
+      command: "events";
+      id: string;
+      /** `--limit`: how many of the newest events, 1 to 1,000. */
+      limit: number;
+      /** `--after <cursor>`: the page after the one that printed this cursor. */
+      after: string | undefined;
+    } & CommonOptions)
+  | ({
+      command: "migrate";
+      /** `postgresStore`'s naming, where the application names its tables otherwise. */
+      schema: string | undefined;
+      tablePrefix: string | undefined;
+    } & CommonOptions);
 
-const commands = ["keys list", "keys create", "keys rotate", "keys revoke", "usage", "migrate"];
+const commands = [
+  "keys list",
+  "keys create",
+  "keys rotate",
+  "keys revoke",
+  "usage",
+  "events",
+  "migrate",
+];
+
+const ownerOptions = { owner: { type: "string" }, org: { type: "string" } } as const;
 
 export function parseInvocation(given: readonly string[]): Invocation {
   const argv = commandFirst(given);
@@ -51,33 +80,43 @@ export function parseInvocation(given: readonly string[]): Invocation {
     throw badInput(
       first === "keys"
         ? `keys needs a subcommand: list, create, rotate or revoke (see keyward --help)`
-        : `unknown command "${first}" (see keyward --help)`,
+        : `unknown command ${quoted(first)} (see keyward --help)`,
     );
   }
   const rest = argv.slice(name.split(" ").length);
   switch (name) {
     case "keys list": {
-      const { values } = parse(rest, { owner: { type: "string" } }, 0);
+      const { values } = parse(rest, ownerOptions, 0);
       if (values.help) return { command: "help" };
-      return { command: name, owner: required(values.owner, "--owner"), ...commonOf(values) };
+      return { command: name, owner: ownerOption(values), ...commonOf(values) };
     }
     case "keys create": {
       const { values } = parse(
         rest,
         {
-          owner: { type: "string" },
+          ...ownerOptions,
+          "created-by": { type: "string" },
           name: { type: "string" },
           scopes: { type: "string" },
           tier: { type: "string" },
           "expires-at": { type: "string" },
           "account-tier": { type: "string" },
+          environment: { type: "string" },
         },
         0,
       );
       if (values.help) return { command: "help" };
+      const owner = ownerOption(values);
+      const createdBy = optional(values["created-by"]);
+      if (owner.type === "organization" && createdBy === undefined) {
+        throw badInput(
+          "keys create --org needs --created-by <user id>: the member recorded as the key's creator",
+        );
+      }
       return {
         command: name,
-        owner: required(values.owner, "--owner"),
+        owner,
+        createdBy,
         name: required(values.name, "--name", true),
         scopes: required(values.scopes, "--scopes")
           .split(",")
@@ -85,6 +124,7 @@ export function parseInvocation(given: readonly string[]): Invocation {
         tier: required(values.tier, "--tier"),
         expiresAt: optional(values["expires-at"]),
         accountTier: optional(values["account-tier"]),
+        environment: optional(values.environment),
         ...commonOf(values),
       };
     }
@@ -103,10 +143,36 @@ export function parseInvocation(given: readonly string[]): Invocation {
       if (id === undefined) throw badInput(`${name} needs a key id: keyward ${name} <key id>`);
       return { command: name, id, ...commonOf(values) };
     }
-    default: {
-      const { values } = parse(rest, {}, 0);
+    case "events": {
+      const { values, positionals } = parse(
+        rest,
+        { limit: { type: "string" }, after: { type: "string" } },
+        1,
+      );
       if (values.help) return { command: "help" };
-      return { command: "migrate", ...commonOf(values) };
+      const id = positionals[0];
+      if (id === undefined) throw badInput(`${name} needs a key id: keyward ${name} <key id>`);
+      return {
+        command: name,
+        id,
+        limit: pageSize(values.limit),
+        after: optional(values.after),
+        ...commonOf(values),
+      };
+    }
+    default: {
+      const { values } = parse(
+        rest,
+        { schema: { type: "string" }, "table-prefix": { type: "string" } },
+        0,
+      );
+      if (values.help) return { command: "help" };
+      return {
+        command: "migrate",
+        schema: optional(values.schema),
+        tablePrefix: optional(values["table-prefix"]),
+        ...commonOf(values),
+      };
     }
   }
 }
@@ -115,13 +181,40 @@ export function parseInvocation(given: readonly string[]): Invocation {
 function graceSeconds(value: string | boolean | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "string" || !/^\d{1,9}$/.test(value)) {
-    throw badInput(`--grace takes a whole number of seconds, e.g. --grace 3600, got "${value}"`);
+    throw badInput(
+      `--grace takes a whole number of seconds, e.g. --grace 3600, got ${quoted(String(value))}`,
+    );
   }
   return Number(value);
 }
 
+/** `--limit` of `events`: 1 to 1,000, default 100 (the audit log's own page sizes). */
+function pageSize(value: string | boolean | undefined): number {
+  if (value === undefined) return 100;
+  if (typeof value !== "string" || !/^\d{1,4}$/.test(value) || +value < 1 || +value > 1000) {
+    throw badInput(`--limit takes a whole number from 1 to 1000, got ${quoted(String(value))}`);
+  }
+  return Number(value);
+}
+
+/** Whose keys: exactly one of `--owner <user id>` and `--org <organization id>`. */
+function ownerOption(values: Record<string, string | boolean | undefined>): Owner {
+  const user = optional(values.owner);
+  const organization = optional(values.org);
+  if ((user === undefined) === (organization === undefined)) {
+    throw badInput(
+      user === undefined
+        ? "missing --owner <user id> or --org <organization id> (see keyward --help)"
+        : "give --owner or --org, not both",
+    );
+  }
+  return organization === undefined
+    ? { type: "user", id: required(user, "--owner") }
+    : { type: "organization", id: required(organization, "--org") };
+}
+
 /**
- * Moves the common options written before the command (`keyward --config c.json keys list …`)
+ * Moves the common options written before the command (`keyward --app src/keyward.ts keys list …`)
  * after it, so that the command is always first.
  */
 function commandFirst(argv: readonly string[]): string[] {
@@ -130,7 +223,7 @@ function commandFirst(argv: readonly string[]): string[] {
   while (index < argv.length && argv[index]!.startsWith("-")) {
     const option = argv[index]!;
     if (option === "--help" || option === "-h") return ["help"];
-    const takesValue = option === "--config";
+    const takesValue = option === "--app";
     leading.push(...argv.slice(index, index + (takesValue ? 2 : 1)));
     index += takesValue ? 2 : 1;
   }
@@ -156,13 +249,15 @@ function parse(args: string[], options: OptionSpec, positionals: number) {
     throw badInput(`${(error as Error).message} (see keyward --help)`);
   }
   if (parsed.positionals.length > positionals) {
-    throw badInput(`unexpected argument "${parsed.positionals[positionals]}" (see keyward --help)`);
+    throw badInput(
+      `unexpected argument ${quoted(parsed.positionals[positionals]!)} (see keyward --help)`,
+    );
   }
   return parsed as { values: Record<string, string | boolean | undefined>; positionals: string[] };
 }
 
 function commonOf(values: Record<string, string | boolean | undefined>): CommonOptions {
-  return { config: values.config as string | undefined, json: values.json === true };
+  return { app: values.app as string | undefined, json: values.json === true };
 }
 
 function optional(value: string | boolean | undefined): string | undefined {

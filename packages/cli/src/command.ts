@@ -1,12 +1,12 @@
-/** What every command is handed once its input is checked and the stores are open. */
-import type { Keyward, KeywardStore } from "@keyward/core";
-import { isKeyId } from "@keyward/core/toolkit";
+/** What every command is handed once its input is checked and the application is loaded. */
+import type { Keyward, Owner } from "@keyward/core";
 import { CliError, ExitCode } from "./exit-codes.js";
+import { keywardErrorOf } from "./keyward-error.js";
+import { printable, printableJson } from "./output/printable.js";
 
 export interface CommandContext {
+  /** The application's own instance: every change goes through its API, as the host's would. */
   keyward: Keyward;
-  /** The stores behind `keyward`: the CLI finds a key's owner through `storage.keys`. */
-  storage: KeywardStore;
   /** Print JSON for scripts instead of text for people. */
   json: boolean;
   /** Writes one block of output, followed by a newline. */
@@ -15,15 +15,25 @@ export interface CommandContext {
 
 /**
  * The owner of key `id`. The keys API acts for an owner (as the HTTP endpoints act for the signed-in
- * user); an operator names only the key, so its owner is read first.
+ * user); an operator names only the key, so its owner is read first, a user or an organization.
  */
-export async function ownerOf(context: CommandContext, id: string): Promise<string> {
-  const key = isKeyId(id) ? await context.storage.keys.findById(id) : null;
-  if (!key) throw new CliError(ExitCode.notFound, `no key with id ${id}`);
-  return key.ownerId;
+export async function ownerOf(context: CommandContext, id: string): Promise<Owner> {
+  try {
+    return (await context.keyward.keys.get(id)).owner;
+  } catch (error) {
+    if (keywardErrorOf(error)?.code === "key_not_found") {
+      throw new CliError(ExitCode.notFound, `no key with id ${printable(id)}`);
+    }
+    throw error;
+  }
 }
 
-/** Prints `value` as indented JSON (for `--json`). */
+/** `user alice` or `organization acme`, for people. */
+export function ownerText(owner: Owner): string {
+  return `${owner.type} ${owner.id}`;
+}
+
+/** Prints `value` as indented JSON (for `--json`), with nothing in it a terminal would act on. */
 export function printJson(context: CommandContext, value: unknown): void {
-  context.print(JSON.stringify(value, null, 2));
+  context.print(printableJson(value));
 }

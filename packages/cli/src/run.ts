@@ -1,21 +1,24 @@
 /**
- * One invocation of `keyward`, from arguments to exit code: parse, load the configuration, open the
- * stores, run the command, close, and turn every failure into one line on stderr and its exit code.
+ * One invocation of `keyward`, from arguments to exit code: parse, load the application's Keyward
+ * instance, run the command through it, close it, and turn every failure into one line on stderr
+ * and its exit code.
  */
-import { createKeyward, isKeywardError, type KeywardError } from "@keyward/core";
+import type { Keyward, KeywardError } from "@keyward/core";
+import { loadApp } from "./app.js";
 import { type Invocation, parseInvocation } from "./arguments.js";
 import type { CommandContext } from "./command.js";
+import { events } from "./commands/events.js";
 import { keysCreate } from "./commands/keys-create.js";
 import { keysList } from "./commands/keys-list.js";
 import { keysRevoke } from "./commands/keys-revoke.js";
 import { keysRotate } from "./commands/keys-rotate.js";
 import { migrate } from "./commands/migrate.js";
 import { usage } from "./commands/usage.js";
-import { type CliConfig, loadConfig } from "./config.js";
 import { CliError, ExitCode } from "./exit-codes.js";
 import { describeFailure } from "./failure.js";
 import { helpText } from "./help.js";
-import { openStores, storeUrls } from "./stores.js";
+import { keywardErrorOf } from "./keyward-error.js";
+import { printable } from "./output/printable.js";
 
 export interface RunEnvironment {
   env: NodeJS.ProcessEnv;
@@ -25,10 +28,19 @@ export interface RunEnvironment {
 }
 
 /**
+ * How long closing the application may take (flushing usage, waiting for a webhook delivery in
+ * progress, ending connections) before the CLI gives up on it: a command is never held by a store
+ * that does not answer.
+ */
+const closeDeadlineMs = 15_000;
+
+/**
  * Runs `keyward` with `argv` (without the node and script paths) and resolves to the exit code.
+ * The application may leave handles open that only its own shutdown would close: the executable
+ * exits with the code once this resolves, rather than waiting for them.
  *
  * @example
- * const code = await run(["keys", "list", "--owner", "user_1", "--json"], {
+ * const code = await run(["keys", "list", "--owner", "user_1", "--app", "src/keyward.ts"], {
  *   env: process.env, cwd: process.cwd(),
  *   stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text),
  * });
@@ -44,7 +56,8 @@ export async function run(argv: readonly string[], io: RunEnvironment): Promise<
     return ExitCode.ok;
   } catch (error) {
     const failure = asCliError(error);
-    io.stderr(`keyward: ${failure.message}\n`);
+    // Line by line: a validation failure lists its problems on lines of their own.
+    io.stderr(`keyward: ${failure.message.split("\n").map(printable).join("\n")}\n`);
     return failure.exitCode;
   }
 }
@@ -52,45 +65,30 @@ export async function run(argv: readonly string[], io: RunEnvironment): Promise<
 async function execute(invocation: Exclude<Invocation, { command: "help" }>, io: RunEnvironment) {
   const print = (text: string) => io.stdout(`${text}\n`);
   if (invocation.command === "migrate") {
-    // The schema's naming comes from the configuration when there is one; migrate needs no more.
-    const config = await loadConfig(invocation.config, io.env, io.cwd).catch((error) => {
-      if (invocation.config === undefined && io.env.KEYWARD_CONFIG === undefined) return undefined;
-      throw error;
+    return migrate({
+      env: io.env,
+      schema: invocation.schema,
+      tablePrefix: invocation.tablePrefix,
+      json: invocation.json,
+      print,
     });
-    const stores = await openStores(storeUrls(io.env), config ?? {});
-    try {
-      await migrate(stores.postgres, invocation.json, print);
-    } finally {
-      await stores.close();
-    }
-    return;
   }
-  const config = await loadConfig(invocation.config, io.env, io.cwd);
-  const stores = await openStores(storeUrls(io.env), config);
-  const keyward = createKeyward({
-    store: stores.storage,
-    ...keywardOptions(config, io.env),
-    jwt: false,
-    logger: false,
-  });
-  const context: CommandContext = {
-    keyward,
-    storage: stores.storage,
-    json: invocation.json,
-    print,
-  };
+  const keyward = await loadApp(invocation.app, io.env, io.cwd);
+  const context: CommandContext = { keyward, json: invocation.json, print };
   try {
     switch (invocation.command) {
       case "keys list":
         return await keysList(context, invocation.owner);
       case "keys create":
         return await keysCreate(context, {
-          ownerId: invocation.owner,
+          owner: invocation.owner,
+          createdBy: invocation.createdBy,
           name: invocation.name,
           scopes: invocation.scopes,
           tier: invocation.tier,
           accountTier: invocation.accountTier,
           ...(invocation.expiresAt === undefined ? {} : { expiresAt: invocation.expiresAt }),
+          ...(invocation.environment === undefined ? {} : { environment: invocation.environment }),
         });
       case "keys rotate":
         return await keysRotate(context, invocation.id, invocation.graceSeconds);
@@ -98,23 +96,34 @@ async function execute(invocation: Exclude<Invocation, { command: "help" }>, io:
         return await keysRevoke(context, invocation.id);
       case "usage":
         return await usage(context, invocation.id);
+      case "events":
+        return await events(context, invocation.id, invocation);
     }
   } finally {
-    // Closes the stores too, writing nothing the command did not (the CLI records no usage).
-    await keyward.close();
-    await stores.close();
+    await close(keyward, io);
   }
 }
 
-function keywardOptions(config: CliConfig, env: NodeJS.ProcessEnv) {
-  return {
-    scopes: config.scopes,
-    tiers: config.tiers,
-    ...(config.keyPrefix === undefined ? {} : { keyPrefix: config.keyPrefix }),
-    // The operator may give a grace up to the application's maximum (7 days unless configured).
-    gracefulRotation: config.gracefulRotation ?? true,
-    ...(env.KEYWARD_PEPPER ? { pepper: env.KEYWARD_PEPPER } : {}),
-  };
+/**
+ * Closes the application's instance, and with it its stores: the events and webhook deliveries a
+ * change started finish first (a delivery that fails stays in the outbox, for the application's
+ * instances to retry). A close that fails or hangs is reported; it does not undo the command.
+ */
+async function close(keyward: Keyward, io: RunEnvironment): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), closeDeadlineMs);
+  });
+  try {
+    const outcome = await Promise.race([keyward.close(), deadline]);
+    if (outcome === "timeout") {
+      io.stderr(`keyward: the application did not close within ${closeDeadlineMs / 1000} s\n`);
+    }
+  } catch (error) {
+    io.stderr(`keyward: closing the application failed: ${printable(describeFailure(error))}\n`);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The option each field of the create body comes from, for validation messages. */
@@ -123,13 +132,16 @@ const optionOfField: Record<string, string> = {
   scopes: "--scopes",
   tier: "--tier",
   expiresAt: "--expires-at",
+  environment: "--environment",
   gracePeriodSeconds: "--grace",
 };
 
 function asCliError(error: unknown): CliError {
   if (error instanceof CliError) return error;
-  if (isKeywardError(error)) return fromKeywardError(error);
-  // createKeyward refuses a configuration with the option's name and the fix.
+  const keywardError = keywardErrorOf(error);
+  if (keywardError) return fromKeywardError(keywardError);
+  // Keyward refuses a misuse (an environment that is not configured, a grace without
+  // `gracefulRotation`) with a TypeError naming it and the fix.
   if (error instanceof TypeError || error instanceof RangeError) {
     return new CliError(ExitCode.badInput, error.message, { cause: error });
   }

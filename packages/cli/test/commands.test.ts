@@ -1,21 +1,22 @@
 /**
- * Every command of `keyward`, run as a child process against real PostgreSQL and Redis, in each
- * arrangement the CLI supports: keys and usage on PostgreSQL, everything on Redis, and keys on
- * PostgreSQL with usage on Redis. What each command did is read back through the stores and
- * checked with an in-process Keyward, as an application sharing them would see it.
+ * Every command of `keyward`, run as a child process loading the test application (`--app`)
+ * against real PostgreSQL and Redis, in each arrangement an application may have: keys and usage
+ * on PostgreSQL, everything on Redis, and keys on PostgreSQL with usage on Redis. What each command
+ * did is read back through the stores and checked with the same application opened in this
+ * process, as a running instance of it would see it.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { runCli, writeConfig } from "./run-cli.js";
 import {
+  type Application,
+  applicationEnvironment,
   type Backends,
   databaseUrl,
   dropNaming,
   openApplication,
   redisUrl,
-  scopes,
-  tiers,
   uniqueNaming,
-} from "./stores.js";
+} from "./application.js";
+import { runCli, testApp } from "./run-cli.js";
 
 // Each command is a Node process loading drivers: seconds apiece on a loaded two-core machine.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -28,20 +29,16 @@ const arrangements: [Backends, Record<string, string>][] = [
 
 describe.each(arrangements)("keyward on %s", (backends, env) => {
   const naming = uniqueNaming(backends);
-  const config = writeConfig({
-    scopes,
-    tiers,
-    postgres: { schema: naming.schema },
-    redis: { prefix: naming.redisPrefix },
-  });
-  const keyward = (...args: string[]) => runCli([...args, "--config", config], env);
-  let app: Awaited<ReturnType<typeof openApplication>>;
+  const options = { backends, ...naming };
+  const keyward = (...args: string[]) =>
+    runCli([...args, "--app", testApp], { ...env, ...applicationEnvironment(options) });
+  let app: Application;
   const owner = `user_${crypto.randomUUID()}`;
 
   beforeAll(async () => {
-    const migrated = await keyward("migrate");
+    const migrated = await runCli(["migrate", "--schema", naming.schema], env);
     expect(migrated.code, migrated.stderr).toBe(0);
-    app = await openApplication(backends, naming);
+    app = await openApplication(options);
   });
   afterAll(async () => {
     await app?.close();
@@ -75,7 +72,7 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
     ).ok;
 
   it("migrate: PostgreSQL's schema is current after the first run; Redis needs none", async () => {
-    const again = await keyward("migrate");
+    const again = await runCli(["migrate", "--schema", naming.schema], env);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(
       backends === "redis" ? /Redis needs no migrations/ : /schema is current \(version \d+\)/,
@@ -148,7 +145,7 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
 
   it("keys list for an owner without keys says so, and exits 0", async () => {
     const result = await keyward("keys", "list", "--owner", "user_nobody");
-    expect(result).toMatchObject({ code: 0, stdout: "no keys for owner user_nobody\n" });
+    expect(result).toMatchObject({ code: 0, stdout: "no keys for user user_nobody\n" });
   });
 
   it("keys rotate: a new secret; the old one stops working at once; id and fields stay", async () => {
@@ -212,8 +209,8 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
     const created = await create("used");
     for (let i = 0; i < 3; i++) expect(await verifies(created.key)).toBe(true);
     // Buffered usage reaches the store before the CLI reads it.
-    await app.keyward.close();
-    app = await openApplication(backends, naming);
+    await app.close();
+    app = await openApplication(options);
     const json = await keyward("usage", created.id, "--json");
     expect(json.code, json.stderr).toBe(0);
     const report = JSON.parse(json.stdout);

@@ -1,18 +1,20 @@
 /**
  * Runs the `keyward` executable as a user's shell would: a real child process, its exit code, both
  * output streams, and how long it took. The executable is bundled from the package's source once
- * per test file (as the release build bundles it, drivers left external), because starting Node
- * with a TypeScript loader for every command would take seconds each on a busy machine.
+ * per test file (as the release build bundles it, drivers and tsx left external), because starting
+ * Node with a TypeScript loader for every command would take seconds each on a busy machine. The
+ * application module it loads (`--app`) is TypeScript, loaded by the CLI's own tsx; Node runs with
+ * the `@keyward/source` condition, so that module's `@keyward/*` imports reach the workspace's
+ * source, as the examples' `start` scripts do.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "tsup";
 import { afterAll } from "vitest";
 
-const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 let built: Promise<string> | undefined;
 let builtDirectory: string | undefined;
@@ -36,7 +38,7 @@ function builtBin(): Promise<string> {
       platform: "node",
       target: "node20",
       noExternal: [/^@keyward\//],
-      external: ["pg", "ioredis"],
+      external: ["pg", "tsx"],
       dts: false,
       silent: true,
       config: false,
@@ -57,37 +59,37 @@ export interface CliResult {
   ms: number;
 }
 
-/** Runs `keyward ...args` with only the given store variables (none inherited from this process). */
+/** The `--app` module of these tests (see `application.ts`). */
+export const testApp = path.join(packageRoot, "test", "fixtures", "app.ts");
+
+/**
+ * Runs `keyward ...args` with only the given variables of the CLI's (none of DATABASE_URL,
+ * REDIS_URL, KEYWARD_APP and the test application's inherited from this process), in `cwd`
+ * (default the package's folder). A process still running after 30 s is killed: code -1.
+ */
 export async function runCli(
   args: readonly string[],
   env: Record<string, string> = {},
+  cwd = packageRoot,
 ): Promise<CliResult> {
   const bin = await builtBin();
-  const {
-    DATABASE_URL: _d,
-    REDIS_URL: _r,
-    KEYWARD_CONFIG: _c,
-    KEYWARD_PEPPER: _p,
-    ...inherited
-  } = process.env;
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) =>
+        !["DATABASE_URL", "REDIS_URL", "KEYWARD_APP"].includes(name) &&
+        !name.startsWith("KEYWARD_TEST_"),
+    ),
+  );
   const started = performance.now();
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [bin, ...args],
-      { cwd: packageRoot, env: { ...inherited, ...env }, timeout: 30_000 },
+      ["--conditions=@keyward/source", bin, ...args],
+      { cwd, env: { ...inherited, ...env }, timeout: 30_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
         resolve({ code, stdout, stderr, ms: performance.now() - started });
       },
     );
   });
-}
-
-/** Writes a configuration file (JSON) and returns its path. */
-export function writeConfig(config: unknown): string {
-  const directory = mkdtempSync(path.join(tmpdir(), "keyward-cli-"));
-  const file = path.join(directory, "keyward.config.json");
-  writeFileSync(file, JSON.stringify(config));
-  return file;
 }

@@ -1,6 +1,7 @@
 /**
  * How keys look in the terminal. Records carry no secret and no hash; the secret is printed by
- * `printSecret` alone, which only `keys create` and `keys rotate` call.
+ * `keyWithSecret` alone, which only `keys create` and `keys rotate` call. Names, metadata and ids
+ * pass through `formatTable` / `formatFields`, which make them printable.
  */
 import type { KeyRecord, KeyWithSecret } from "@keyward/core";
 import { formatFields, formatTable } from "./table.js";
@@ -25,11 +26,13 @@ export function keyTable(records: readonly KeyRecord[]): string {
 }
 
 export function keyFields(record: KeyRecord): string {
-  const grace: [string, string][] = record.previousSecretExpiresAt
-    ? [["old secret until", record.previousSecretExpiresAt]]
-    : [];
   return formatFields([
     ["id", record.id],
+    // Present only where a record differs from the contract's plain user key.
+    ...present("owner", record.owner && `${record.owner.type} ${record.owner.id}`),
+    ...present("created by", record.createdBy),
+    ...present("environment", record.environment),
+    ...present("metadata", record.metadata && JSON.stringify(record.metadata)),
     ["name", record.name],
     ["status", record.status],
     ["tier", record.tier],
@@ -39,8 +42,13 @@ export function keyFields(record: KeyRecord): string {
     ["expires", record.expiresAt ?? dash],
     ["last used", record.lastUsedAt ?? dash],
     ["revoked", record.revokedAt ?? dash],
-    ...grace,
+    ...present("old secret until", record.previousSecretExpiresAt),
   ]);
+}
+
+/** One `label: value` line when there is a value, none otherwise. */
+function present(label: string, value: string | undefined): [string, string][] {
+  return value === undefined ? [] : [[label, value]];
 }
 
 /** The record, then the secret with the warning that it is shown this once. */

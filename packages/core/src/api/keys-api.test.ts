@@ -246,6 +246,34 @@ describe("keys.list", () => {
   });
 });
 
+describe("keys.get", () => {
+  it("finds a key by id alone, with its owner, a user's or an organization's", async () => {
+    const mine = await create();
+    const theirs = await create({
+      ownerId: undefined,
+      owner: { type: "organization", id: "acme" },
+      createdBy: "alice",
+    });
+    const { key: _secret, ...record } = mine;
+    expect(await keyward.keys.get(mine.id)).toEqual({
+      ...record,
+      owner: { type: "user", id: "alice" },
+    });
+    expect(await keyward.keys.get(theirs.id)).toMatchObject({
+      id: theirs.id,
+      owner: { type: "organization", id: "acme" },
+      createdBy: "alice",
+    });
+    expect(JSON.stringify(await keyward.keys.get(mine.id))).not.toContain(mine.key);
+  });
+
+  it("answers 404 for an unknown id or one of a shape never issued", async () => {
+    for (const id of ["key_000000000000000000000000", "not a key id\u0000"]) {
+      expect((await failure(keyward.keys.get(id))).status).toBe(404);
+    }
+  });
+});
+
 describe("keys.rotate", () => {
   it("replaces the secret, keeping id, name, scopes, tier and expiry", async () => {
     const created = await create({

@@ -9,7 +9,7 @@ import { hasLimits, limitsAfter, limitsNotAllowed, takeLimits } from "../limits/
 import type { KeyLimitOverrides, KeyLimits } from "../limits/types.js";
 import { type UsageLimits, usageLimits } from "../limits/usage-limits.js";
 import type { OrganizationAction } from "../organizations/membership.js";
-import { isOwnedBy, type Owner, toOwner, userOwner } from "../organizations/owner.js";
+import { isOwnedBy, type Owner, ownerOfKey, toOwner, userOwner } from "../organizations/owner.js";
 import type { KeyMetadata, KeyUpdate, StoredKey } from "../storage/key-store.js";
 import type { KeyUsage } from "../storage/usage-store.js";
 import { validateCreateKeyBody } from "../validation/create-key-body.js";
@@ -139,6 +139,15 @@ export interface KeysApi {
    */
   revokeAll(owner: OwnerInput): Promise<{ revoked: number }>;
   usage(owner: OwnerInput, keyId: string): Promise<UsageReport>;
+  /**
+   * A key by its id alone, whoever owns it, for tools that hold only ids (an operator's command
+   * line, a support console): its record with `owner` always set, to pass to the calls above.
+   * `KeywardError` 404 for an unknown id.
+   * @example
+   * const { owner } = await keyward.keys.get(keyId);
+   * await keyward.keys.revoke(owner, keyId);
+   */
+  get(keyId: string): Promise<KeyRecord & { owner: Owner }>;
   /**
    * Records an account's tier on all its keys, for a billing system to call when a plan changes.
    * Keys above the new tier run at it from then on, on every instance within the revocation bound
@@ -715,6 +724,19 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       }),
 
     usage: (owner, keyId) => guarded(async () => usage(await ownedKey(toOwner(owner), keyId))),
+
+    get: (keyId) =>
+      guarded(async () => {
+        const key = await findKey(keyId);
+        const lastUsed = await ctx.usage.lastUsed([key.id]);
+        const record = toKeyRecord(
+          key,
+          ctx.clock.now(),
+          lastUsed.get(key.id) ?? null,
+          environmentOf(key),
+        );
+        return { ...record, owner: ownerOfKey(key) };
+      }),
 
     setAccountTier: async (owner, tier) => {
       const resolved = toOwner(owner);

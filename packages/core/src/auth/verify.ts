@@ -27,8 +27,9 @@ const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, st
  * bearer parsing → (API key) prefix → hash → cache peek → (not found there) shape and checksum →
  * (with `environment`) the prefix's environment → (found by the peek: on to the checks below;
  * else, with a client address: the address's failed-lookup budget) → lookup →
- * revoked / expired / disabled → (a key with an allowlist) the client's address → rate limit
- * (+ usage; a request lacking a scope passes the rate layers only, never quota or credits) → scopes;
+ * revoked / expired / disabled → (with `environment`) the key's recorded environment → (a key with
+ * an allowlist) the client's address → rate limit (+ usage; a request lacking a scope passes the
+ * rate layers only, never quota or credits) → scopes;
  * or (anything else) JWT or the host's session → rate limit per user.
  * It never throws: failures come back as `{ ok: false, error }`.
  */
@@ -90,11 +91,14 @@ export function createVerify(ctx: KeywardContext) {
     }
     const actual = ctx.environments.nameOfPrefix(ctx.format.prefixOf(token) ?? "");
     if (actual === wanted) return undefined;
-    return failure(
+    return otherEnvironmentKey(actual, wanted);
+  };
+
+  const otherEnvironmentKey = (actual: string | undefined, wanted: string): VerifyResult =>
+    failure(
       "invalid_api_key",
       `API key is for the ${actual} environment; this endpoint takes ${wanted} keys`,
     );
-  };
 
   const warnNoClientIp = () =>
     ctx.warnOnce(
@@ -271,6 +275,12 @@ export function createVerify(ctx: KeywardContext) {
       return failure("invalid_api_key", "API key has expired");
     }
     if (key.disabledAt !== null) return failure("invalid_api_key", "API key is disabled");
+    // The prefix said which environment the token claims; the record says which one the key is
+    // in. They agree for every key Keyward made, but a secret issued with another prefix (by a
+    // second configuration writing to the same store) must not pass a route of the other one.
+    if (options.environment !== undefined && ctx.environments.ofKey(key) !== options.environment) {
+      return otherEnvironmentKey(ctx.environments.ofKey(key), options.environment);
+    }
     const allowedIps = key.allowedIps;
     if (allowedIps != null) {
       const refused = outsideAllowlist(allowedIps, options.clientIp);

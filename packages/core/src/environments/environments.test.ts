@@ -206,3 +206,55 @@ describe("environments: a key moved to another prefix", () => {
     expect(!result.ok && result.error.detail).toBe("Invalid API key");
   });
 });
+
+describe("environments: a key whose record and prefix disagree", () => {
+  // What a second configuration sharing the store once made: an instance without `environments`
+  // rotated a test key, so the record says test while the new secret starts sk_live_.
+  const rotatedElsewhere = async () => {
+    const { keyward, store } = withEnvironments();
+    const test = await create(keyward, { environment: "test" });
+    const elsewhere = createKeyward({ store, scopes, tiers, jwt: false });
+    const rotated = await elsewhere.keys.rotate("alice", test.id);
+    expect(rotated.key).toMatch(/^sk_live_/);
+    expect(store.keys.snapshot()[0]!.environment).toBe("test");
+    return { keyward, secret: rotated.key };
+  };
+
+  it("is refused by a live route: the recorded environment counts, not the prefix alone", async () => {
+    const { keyward, secret } = await rotatedElsewhere();
+    const result = await keyward.verify(`Bearer ${secret}`, {
+      environment: "live",
+      route: "GET /x",
+    });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error).toMatchObject({
+      code: "invalid_api_key",
+      status: 401,
+      detail: "API key is for the test environment; this endpoint takes live keys",
+    });
+  });
+
+  it("is refused by a test route too (its prefix is live), and names its environment to others", async () => {
+    const { keyward, secret } = await rotatedElsewhere();
+    const asTest = await keyward.verify(`Bearer ${secret}`, {
+      environment: "test",
+      route: "GET /x",
+    });
+    expect(!asTest.ok && asTest.error.detail).toBe(
+      "API key is for the live environment; this endpoint takes test keys",
+    );
+    const anywhere = await keyward.verify(`Bearer ${secret}`, { route: "GET /x" });
+    expect(anywhere.ok && anywhere.principal.kind === "key" && anywhere.principal.environment).toBe(
+      "test",
+    );
+  });
+
+  it("costs the key's limit nothing when refused", async () => {
+    const { keyward, secret } = await rotatedElsewhere();
+    for (let i = 0; i < 3; i++)
+      await keyward.verify(`Bearer ${secret}`, { environment: "live", route: "GET /x" });
+    const admitted = await keyward.verify(`Bearer ${secret}`, { route: "GET /x" });
+    expect(admitted.ok && admitted.rateLimit?.remaining).toBe(99);
+  });
+});
