@@ -132,6 +132,7 @@ describe("migrate on PGlite", () => {
         ownerTier: index % 2 ? "pro" : null,
         disabledAt: null,
         metadata: null,
+        version: index + 1,
       };
       await store.keys.create(key);
       expect(await store.keys.findById(key.id)).toEqual(key);

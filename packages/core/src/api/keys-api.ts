@@ -311,6 +311,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     const { secret, secretHash, hint } = newSecret(ctx.environments.prefixOf(environment)!);
     const key: StoredKey = {
       id: generateKeyId(ctx.random),
+      version: 1,
       ownerType: owner.type,
       ownerId: owner.id,
       createdBy,

@@ -8,8 +8,8 @@ import { memoryEventLog } from "./memory-event-log.js";
 
 /**
  * `KeyStore` in process memory. Every operation is synchronous inside its promise, so the
- * compare-and-set of `rotate` and the check-then-set of `revoke` cannot interleave with another
- * call. Records are copied once on the way in and frozen, so they can be handed out without a copy
+ * compare-and-sets of `rotate` and `update` and the check-then-set of `revoke` cannot interleave
+ * with another call. Records are copied once on the way in and frozen, so they can be handed out without a copy
  * per lookup (verification reads one on every request) and still never change under a caller.
  * A change's events are appended in the same synchronous step as the change.
  */
@@ -93,6 +93,7 @@ export function memoryKeyStore(): KeyStore & {
       if (!graceful) idByHash.delete(key.secretHash);
       const rotated = freeze({
         ...key,
+        version: key.version + 1,
         secretHash,
         hint,
         rotatedAt,
@@ -108,19 +109,20 @@ export function memoryKeyStore(): KeyStore & {
     async revoke(id, revokedAt, changeEvents) {
       const key = byId.get(id);
       if (!key || key.revokedAt !== null) return null;
-      const revoked = freeze({ ...key, revokedAt });
+      const revoked = freeze({ ...key, version: key.version + 1, revokedAt });
       byId.set(id, revoked);
       record(changeEvents);
       return revoked;
     },
 
-    async update(id, changes: KeyUpdate, changeEvents) {
+    async update(id, changes: KeyUpdate, changeEvents, expectedVersion) {
       const key = byId.get(id);
       if (!key || key.revokedAt !== null) return null;
+      if (expectedVersion !== undefined && key.version !== expectedVersion) return null;
       const fields = definedFields(changes);
       // A copy, as in setLimits: the caller's object must not change the stored record later.
       if (changes.limits) fields.limits = structuredClone(changes.limits);
-      const updated = freeze({ ...key, ...fields });
+      const updated = freeze({ ...key, ...fields, version: key.version + 1 });
       byId.set(id, updated);
       record(changeEvents);
       return updated;
@@ -131,7 +133,7 @@ export function memoryKeyStore(): KeyStore & {
       for (const id of idsByOwner.get(ownerLabel(owner)) ?? []) {
         const key = byId.get(id)!;
         if (key.ownerTier === tier) continue;
-        const updated = freeze({ ...key, ownerTier: tier });
+        const updated = freeze({ ...key, ownerTier: tier, version: key.version + 1 });
         byId.set(id, updated);
         changed.push(updated);
       }
@@ -142,7 +144,11 @@ export function memoryKeyStore(): KeyStore & {
       const key = byId.get(id);
       if (!key) return null;
       // A copy: the caller's object must not change the stored record later.
-      const updated = freeze({ ...key, limits: limits === null ? null : structuredClone(limits) });
+      const updated = freeze({
+        ...key,
+        limits: limits === null ? null : structuredClone(limits),
+        version: key.version + 1,
+      });
       byId.set(id, updated);
       return updated;
     },

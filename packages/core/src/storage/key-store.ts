@@ -10,6 +10,13 @@ import type { EventLog } from "./event-log.js";
  */
 export interface StoredKey {
   id: string;
+  /**
+   * How many times the record has been written: 1 when created, one more with every change a store
+   * makes to it (`update`, `rotate`, `revoke`, `setLimits`, `setOwnerTier`). What a compare-and-set
+   * compares (`KeyStore.update`'s `expectedVersion`) and what an HTTP `ETag` names. Records stored
+   * before versions existed read as 1.
+   */
+  version: number;
   /** Whose key it is: a user's own, or an organization's (see `Owner`). */
   ownerType: OwnerType;
   /** The user's or the organization's id. */
@@ -148,8 +155,14 @@ export interface KeyRotation {
  *   way the secret that was previous before this rotation stops being found at once.
  * - `revoke` sets `revokedAt` only if it is unset, atomically; a second revoke gets `null`.
  *   Revocation is permanent: nothing clears `revokedAt`.
- * - `update` sets the given fields in one atomic write, only if the key exists and is not revoked,
- *   and returns the updated record; otherwise `null` and nothing changes.
+ * - `update` sets the given fields in one atomic write, only if the key exists and is not revoked
+ *   and, when `expectedVersion` is given, its `version` is still that one; it returns the updated
+ *   record, otherwise `null` and nothing changes (events included). Of many concurrent updates that
+ *   read the same version, exactly one succeeds. Without `expectedVersion` the write is
+ *   unconditional (last writer wins), as before versions.
+ * - Every change a store makes to a record (`update`, `rotate`, `revoke`, `setLimits`,
+ *   `setOwnerTier`) adds 1 to its `version` in the same atomic write; `create` stores the version
+ *   it is given (Keyward gives 1).
  * - An owner is its type and id together: a user and an organization with the same id own
  *   different keys (`listByOwner` and `setOwnerTier` never mix them).
  * - `setOwnerTier` sets `ownerTier` on every key of the owner whose value differs (revoked keys
@@ -190,10 +203,16 @@ export interface KeyStore {
   countLiveByOwner?(owner: Owner, now: number): Promise<number>;
   rotate(rotation: KeyRotation, events?: readonly StoredEvent[]): Promise<StoredKey | null>;
   revoke(id: string, revokedAt: number, events?: readonly StoredEvent[]): Promise<StoredKey | null>;
+  /**
+   * @param expectedVersion the `version` the caller read and computed `changes` (and `events`)
+   *   from: the write applies only if the record still has it, so nothing written in between is
+   *   undone and the events say exactly what changed.
+   */
   update(
     id: string,
     changes: KeyUpdate,
     events?: readonly StoredEvent[],
+    expectedVersion?: number,
   ): Promise<StoredKey | null>;
   setOwnerTier(owner: Owner, tier: string): Promise<StoredKey[]>;
   /**
