@@ -20,7 +20,15 @@ describe("key entity tags", () => {
     expect(ifMatchPrecondition(keyEntityTag("key_000000000000000000000000", 3), id)).toEqual({
       versions: [],
     });
-    for (const garbage of ["", "3", `"${id}.0"`, `"${id}.03"`, `"${id}.-1"`, `"${id}.1e3"`, `"${id}."`]) {
+    for (const garbage of [
+      "",
+      "3",
+      `"${id}.0"`,
+      `"${id}.03"`,
+      `"${id}.-1"`,
+      `"${id}.1e3"`,
+      `"${id}."`,
+    ]) {
       expect(ifMatchPrecondition(garbage, id)).toEqual({ versions: [] });
     }
   });

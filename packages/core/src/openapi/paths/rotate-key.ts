@@ -25,6 +25,7 @@ export const rotateKeyPath: PathBuilder = {
     responses: {
       "200": successResponse(context, "The key with its new secret", "KeyWithSecret", {
         noStore: true,
+        entityTag: true,
       }),
       ...(context.rotateKeyBody
         ? errorResponses(400, 404, 409, 410, 413, 415, 422, ...guardedErrors)

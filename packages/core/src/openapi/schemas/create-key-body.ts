@@ -137,7 +137,11 @@ export function createKeyBodyJsonSchema(
 }
 
 export function updateKeyBodyJsonSchema(schema: Type): JsonSchema {
-  return requestBodyJsonSchema(schema, updateKeyFields, "update-key");
+  // A field an update does not have is refused (422 `extra_forbidden`), unlike create's.
+  return {
+    ...requestBodyJsonSchema(schema, updateKeyFields, "update-key"),
+    additionalProperties: false,
+  };
 }
 
 /** The rotate body (`gracefulRotation`): its one field's narrow, as the range it checks. */
