@@ -142,7 +142,7 @@ describe("keys.update racing another change of the key", () => {
   });
 
   it("gives up after a few lost races: 409 update_conflict, nothing of its own written", async () => {
-    const competing = Array.from({ length: 10 }, (_, i) => ({ name: `other ${i}` }));
+    const competing = Array.from({ length: 20 }, (_, i) => ({ name: `other ${i}` }));
     const { keyward, create, events, calls } = setup(competing);
     const key = await create(["profile:read"]);
     const error = await keyward.keys
@@ -150,7 +150,7 @@ describe("keys.update racing another change of the key", () => {
       .catch((reason: unknown) => reason);
     expect((error as KeywardError).code).toBe("update_conflict");
     expect((error as KeywardError).status).toBe(409);
-    expect(calls()).toBe(5);
+    expect(calls()).toBe(10);
     expect(await record(keyward, key.id)).not.toHaveProperty("metadata");
     expect(await events(key.id)).toEqual([]);
   });

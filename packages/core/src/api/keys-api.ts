@@ -878,9 +878,10 @@ function preconditionFailedError(): KeywardError {
 /**
  * How many times an update without a precondition is tried against a fresh read of the key when
  * concurrent changes keep winning; past it, 409. Each loss means another change was written, so
- * this bounds the work of one request, not anyone's progress.
+ * this bounds the work of one request, not anyone's progress: with fewer concurrent writers of
+ * one key than this, every one of them gets through.
  */
-const updateAttempts = 5;
+const updateAttempts = 10;
 
 function revokedError(): KeywardError {
   return new KeywardError("key_gone", "API key has been revoked");
