@@ -43,8 +43,10 @@ const updatesOf = {
 const within = (inner: readonly string[], outer: readonly string[]) =>
   inner.every((scope) => outer.includes(scope));
 
+type UpdatedEvent = Extract<KeywardEvent, { type: "key.updated" }>;
+
 /** The events of the latest time among `events` (several when instances wrote in one millisecond). */
-function latest(events: KeywardEvent[]): KeywardEvent[] {
+function latest<E extends KeywardEvent>(events: E[]): E[] {
   const last = Math.max(...events.map((event) => Date.parse(event.occurredAt)));
   return events.filter((event) => Date.parse(event.occurredAt) === last);
 }
@@ -125,7 +127,9 @@ describeOnServer("two processes updating one key at once", () => {
               expect(within(record.scopes, outcome.record.scopes), context).toBe(true);
             }
           }
-          const updated = events.filter((event) => event.type === "key.updated");
+          const updated = events.filter(
+            (event): event is UpdatedEvent => event.type === "key.updated",
+          );
           const scopeEvents = updated.filter((event) => event.data.changes.scopes !== undefined);
           for (const event of scopeEvents) {
             expect(within(record.scopes, event.data.changes.scopes!), context).toBe(true);

@@ -60,7 +60,8 @@ describe("keyward.openapi() with organizations and key updates", () => {
     );
     // If-Match is declared, and the record's ETag on the answer.
     expect(item?.patch?.parameters).toContainEqual({ $ref: "#/components/parameters/IfMatch" });
-    expect(Object.keys(item?.patch?.responses?.["200"]?.headers ?? {})).toContain("ETag");
+    const ok = item?.patch?.responses?.["200"] as { headers?: Record<string, unknown> };
+    expect(Object.keys(ok.headers ?? {})).toContain("ETag");
     expect(item?.options?.description).toContain("Allow: DELETE, PATCH, OPTIONS");
     const body = document.components.schemas.UpdateKeyBody as {
       properties: Record<string, unknown>;
