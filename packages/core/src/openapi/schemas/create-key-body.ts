@@ -198,7 +198,8 @@ function requestBodyJsonSchema(
     }
     assertNoNestedNarrow(body, field, properties[field] as JsonSchema);
   }
-  // Unknown fields are ignored, not refused (DESIGN: "Unknown extra fields are ignored").
+  // Unknown fields are ignored on create, not refused (DESIGN: "Unknown extra fields are
+  // ignored"); the update body closes itself (`updateKeyBodyJsonSchema`).
   return { ...converted, properties };
 }
 
