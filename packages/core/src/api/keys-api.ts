@@ -125,8 +125,10 @@ export interface KeysApi {
   revoke(owner: OwnerInput, keyId: string): Promise<RevokedKey>;
   /**
    * Changes a key's name, metadata, enabled state, (narrowing only) scopes or per-key limits: 422
-   * for bad values (all at once), 410 for a revoked key. Disabling and new limits reach every
-   * instance like a revocation.
+   * for bad values or fields it does not have (all at once), 410 for a revoked key. Disabling and
+   * new limits reach every instance like a revocation. Written by compare-and-set on the version
+   * read: a change made meanwhile by another request is never undone (the update is checked again
+   * against it and retried; 409 `update_conflict` after 10 lost races).
    * @example
    * await keyward.keys.update(ownerId, keyId, { name: "CI", limits: { quota: { limit: 5_000_000, period: "month" } } });
    */
