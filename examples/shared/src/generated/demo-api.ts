@@ -64,7 +64,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a key
-         * @description Issues a new secret; id, name, scopes, tier, expiry and usage stay. The old secret fails at once, or, with `gracePeriodSeconds`, keeps working until the record's `previousSecretExpiresAt`; a later rotation or a revocation ends that grace at once.
+         * @description Issues a new secret; id, name, scopes, tier, expiry and usage stay. The old secret fails at once, or, with `gracePeriodSeconds`, keeps working until the record's `previousSecretExpiresAt`; a later rotation or a revocation ends that grace at once. With `If-Match`, only if the key is still at that version (412 otherwise).
          */
         post: operations["rotateKey"];
         delete?: never;
@@ -1753,7 +1753,10 @@ export interface operations {
     rotateKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the key as last seen (or several, comma-separated): the change applies only if the key is still at that version, else 412 `precondition_failed`. Strong comparison: a weak tag never matches. `*`: any version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The key's id, as its record shows it */
                 key_id: components["parameters"]["KeyId"];
@@ -1791,6 +1794,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];

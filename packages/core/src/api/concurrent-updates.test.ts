@@ -189,6 +189,38 @@ describe("PATCH with If-Match racing another change", () => {
     expect(await events(key.id)).toEqual([]);
   });
 
+  it("refuses a rotation with If-Match (412) when the key changed between the read and the write", async () => {
+    const { create, store, keyward } = setup([]);
+    const key = await create(["profile:read"]);
+    const hashBefore = (await store.keys.findById(key.id))!.secretHash;
+    const rotate = store.keys.rotate.bind(store.keys);
+    store.keys.rotate = async (rotation, events) => {
+      // A rename lands first: the hash is unchanged, the version is not.
+      await store.keys.update(rotation.id, { name: "renamed meanwhile" });
+      return rotate(rotation, events);
+    };
+    const token = await new SignJWT({ tier: "free" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("alice")
+      .setIssuedAt()
+      .setExpirationTime("5m")
+      .sign(new TextEncoder().encode(secret));
+    const response = await keyward.handle(
+      new Request(`http://api.test/api/v1/api-keys/${key.id}/rotate`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "if-match": `"${key.id}.1"` },
+      }),
+    );
+    expect(response.status).toBe(412);
+    expect(await response.json()).toMatchObject({ code: "precondition_failed" });
+    // No new secret: the hash is the one created, the record the rename left.
+    expect(await store.keys.findById(key.id)).toMatchObject({
+      secretHash: hashBefore,
+      rotatedAt: null,
+      name: "renamed meanwhile",
+    });
+  });
+
   it("answers with the ETag of the version it wrote", async () => {
     const { create, patch } = setup([]);
     const key = await create(["profile:read"]);

@@ -205,8 +205,16 @@ export interface KeysApiForCaller {
     body: unknown,
     precondition?: VersionPrecondition,
   ): Promise<Versioned<KeyRecord>>;
-  /** `body`: the raw request body (`{}` when there was none); read only with `gracefulRotation`. */
-  rotate(caller: Caller, keyId: string, body: unknown): Promise<Versioned<KeyWithSecret>>;
+  /**
+   * `body`: the raw request body (`{}` when there was none); read only with `gracefulRotation`.
+   * With a `precondition`, the key is rotated only at one of its versions (412 otherwise).
+   */
+  rotate(
+    caller: Caller,
+    keyId: string,
+    body: unknown,
+    precondition?: VersionPrecondition,
+  ): Promise<Versioned<KeyWithSecret>>;
   revoke(caller: Caller, keyId: string): Promise<RevokedKey>;
   usage(caller: Caller, keyId: string): Promise<UsageReport>;
 }
@@ -562,11 +570,15 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     accountTier: string | undefined,
     graceSeconds: number,
     actor: EventActor,
+    precondition?: VersionPrecondition,
   ) => {
     const now = ctx.clock.now();
     refuseIfGone(key, now);
     if (accountTier !== undefined) {
       requireTierAllowed(key.tier, ctx.tiers.resolveAccountTier(accountTier));
+    }
+    if (precondition && !precondition.versions.includes(key.version)) {
+      throw preconditionFailedError();
     }
     // The new secret stays in the key's environment.
     const { secret, secretHash, hint } = newSecret(ctx.environments.prefixForKey(key));
@@ -581,6 +593,8 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         hint,
         rotatedAt: now,
         previousSecretExpiresAt,
+        // With a precondition, any change since the read (not only another rotation) stops it.
+        ...(precondition ? { expectedVersion: key.version } : {}),
       },
       events,
     );
@@ -589,6 +603,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       // secret first. Handing out this secret would give the caller a key that never works.
       const current = await ctx.keys.findById(key.id);
       if (current) refuseIfGone(current, now);
+      if (precondition) throw preconditionFailedError();
       throw new KeywardError(
         "rotation_conflict",
         "The API key was rotated by a concurrent request; no new secret was issued",
@@ -681,12 +696,12 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         ),
       ),
 
-    rotate: (caller, keyId, body) =>
+    rotate: (caller, keyId, body, precondition) =>
       guarded(async () => {
         // The body first: a bad one changes nothing, and costs no lookup.
         const graceSeconds = gracePeriodOf(body);
         const { key, accountTier } = await callersKey(caller, keyId, "manage");
-        return rotate(key, accountTier, graceSeconds, userActor(caller));
+        return rotate(key, accountTier, graceSeconds, userActor(caller), precondition);
       }),
 
     revoke: (caller, keyId) =>

@@ -86,6 +86,8 @@ export function memoryKeyStore(): KeyStore & {
       const previousSecretExpiresAt = rotation.previousSecretExpiresAt ?? null;
       const key = byId.get(id);
       if (!key || key.revokedAt !== null || key.secretHash !== expectedHash) return null;
+      const { expectedVersion } = rotation;
+      if (expectedVersion !== undefined && key.version !== expectedVersion) return null;
       if (idByHash.has(secretHash)) throw new Error("A key with this secret hash already exists");
       // The secret an earlier grace kept alive ends now, whatever this rotation's grace.
       if (key.previousSecretHash !== null) idByHash.delete(key.previousSecretHash);

@@ -134,6 +134,11 @@ export interface KeyRotation {
    * valid until then. Absent or null: no grace, and any earlier previous secret is dropped too.
    */
   previousSecretExpiresAt?: number | null;
+  /**
+   * The `version` the caller read: with it, the rotation also applies only if the record is still
+   * at that version (HTTP `If-Match`), so no change made meanwhile goes unseen by the caller.
+   */
+  expectedVersion?: number;
 }
 
 /**
@@ -149,8 +154,8 @@ export interface KeyRotation {
  *   previous hash once it has.) Revoked and expired keys are still returned; the caller decides
  *   what they mean.
  * - `rotate` is one atomic compare-and-set: it replaces the hash only if the key exists, is not
- *   revoked, and its current hash equals `expectedHash`. Of many concurrent rotations that read the
- *   same hash, exactly one succeeds; the others get `null`. With `previousSecretExpiresAt` the
+ *   revoked, its current hash equals `expectedHash` and, when `expectedVersion` is given, its
+ *   `version` is that one. Of many concurrent rotations that read the same hash, exactly one succeeds; the others get `null`. With `previousSecretExpiresAt` the
  *   replaced hash becomes `previousSecretHash`; without, both previous fields become null. Either
  *   way the secret that was previous before this rotation stops being found at once.
  * - `revoke` sets `revokedAt` only if it is unset, atomically; a second revoke gets `null`.

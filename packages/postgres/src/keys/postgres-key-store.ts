@@ -97,6 +97,7 @@ export function postgresKeyStore(client: TransactionalClient, naming: Naming): K
         previous_secret_hash = CASE WHEN $6::bigint IS NULL THEN NULL ELSE secret_hash END,
         previous_secret_expires_at = ${fromEpochMs("$6")}
       WHERE id = $1 AND secret_hash = $2 AND revoked_at IS NULL
+        AND ($7::bigint IS NULL OR version = $7::bigint)
       RETURNING ${keyColumns}`,
     revoke: `UPDATE ${keys} SET version = version + 1, revoked_at = ${fromEpochMs("$2")}
       WHERE id = $1 AND revoked_at IS NULL
@@ -207,6 +208,7 @@ export function postgresKeyStore(client: TransactionalClient, naming: Naming): K
           rotation.hint,
           epochMsParam(rotation.rotatedAt, "rotatedAt"),
           epochMsParam(rotation.previousSecretExpiresAt ?? null, "previousSecretExpiresAt"),
+          rotation.expectedVersion ?? null,
         ]),
       ),
 

@@ -179,6 +179,7 @@ export function redisKeyStore(
           graceEnd === null ? "" : String(graceEnd),
           String(previousIndexTtlMs(rotatedAt, graceEnd)),
           names.keyHashPrefix,
+          rest.expectedVersion === undefined ? "" : String(rest.expectedVersion),
         ],
         events,
       );

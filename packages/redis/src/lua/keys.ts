@@ -132,8 +132,9 @@ return records
 /**
  * The compare-and-set. KEYS: record, index of the expected hash, index of the new hash.
  * ARGV: expected hash, new hash, hint, rotatedAt, id, the grace's end ("" for none), how long the
- * replaced secret's index is kept (ms), the hash index prefix.
- * Returns the new record; nil when the key is missing, revoked or no longer has the expected hash;
+ * replaced secret's index is kept (ms), the hash index prefix, the expected version ("" for any).
+ * Returns the new record; nil when the key is missing, revoked, no longer has the expected hash or
+ * is at another version than the expected one;
  * 1 when the new hash belongs to a key already (nothing written).
  *
  * An earlier grace's secret is unindexed whatever this rotation's grace: at most one previous
@@ -166,8 +167,12 @@ return live
 export const rotateKeyScript = luaScript(
   "rotate-key",
   `${nextVersion}
-local current = redis.call('HMGET', KEYS[1], 'secretHash', 'revokedAt', 'previousSecretHash')
+local current = redis.call('HMGET', KEYS[1], 'secretHash', 'revokedAt', 'previousSecretHash', 'version')
 if not current[1] or current[2] or current[1] ~= ARGV[1] then return false end
+local expectedVersion = ARGV[9]
+if expectedVersion ~= '' and tonumber(current[4] or '1') ~= tonumber(expectedVersion) then
+  return false
+end
 if redis.call('EXISTS', KEYS[3]) == 1 then return 1 end
 if current[3] then redis.call('DEL', ARGV[8] .. current[3]) end
 if ARGV[6] == '' then

@@ -145,11 +145,15 @@ export function createSuiteClient(options: HttpSuiteOptions) {
       send<{ data: { name: string; description: string }[] }>("GET", `${basePath}/scopes`, {
         token,
       }),
-    /** Rotates with no body, as v0.1 does; `json` sends one (`gracePeriodSeconds`). */
-    rotateKey: (token: string, id: string, json?: unknown) =>
+    /**
+     * Rotates with no body, as v0.1 does; `json` sends one (`gracePeriodSeconds`), `headers`
+     * `If-Match`, say.
+     */
+    rotateKey: (token: string, id: string, json?: unknown, headers?: Record<string, string>) =>
       send<KeyWithSecret>("POST", `${keyPath(id)}/rotate`, {
         token,
         ...(json === undefined ? {} : { json }),
+        ...(headers ? { headers } : {}),
       }),
     keyUsage: (token: string, id: string) =>
       send<UsageReport>("GET", `${keyPath(id)}/usage`, { token }),

@@ -209,6 +209,21 @@ export function lifecycleSuite(client: SuiteClient): void {
       expectJson(any, 200);
       expectJson(await client.updateKey(user.token, id, { name: "plain" }), 200);
 
+      // A rotation takes If-Match too: at a stale version it is refused and the secret still works.
+      const current = (await client.updateKey(user.token, id, { name: "current" })).headers.get(
+        "etag",
+      )!;
+      expectErrorDetail(
+        await client.rotateKey(user.token, id, undefined, { "if-match": first! }),
+        412,
+      );
+      expectStatus(await client.getProfile(created.body.key, newSlug()), 200);
+      const rotatedAtTag = await client.rotateKey(user.token, id, undefined, {
+        "if-match": current,
+      });
+      expectJson(rotatedAtTag, 200);
+      expectStatus(await client.getProfile(created.body.key, newSlug()), 401);
+
       // A rotation is a change too: its answer carries the new tag, and the old one is stale.
       const beforeRotation = (
         await client.updateKey(user.token, id, { name: "before" })

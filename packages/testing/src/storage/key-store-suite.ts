@@ -225,6 +225,26 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
       expect(winners[0]!.scopes).toEqual([`scope:${winners[0]!.name.slice("writer ".length)}`]);
     });
 
+    it("rotates at an expected version only: a key changed since is not rotated", async () => {
+      const { keys } = await open();
+      const key = storedKey();
+      await keys.create(key);
+      const renamed = (await keys.update(key.id, { name: "renamed" }, undefined, 1))!;
+      const rotation = {
+        id: key.id,
+        expectedHash: key.secretHash,
+        secretHash: fakeHash(),
+        hint: "sk_live_…wxyz",
+        rotatedAt: 5_000,
+      };
+      // The hash still matches, the version does not: nothing changes, the old secret still works.
+      expect(await keys.rotate({ ...rotation, expectedVersion: 1 })).toBeNull();
+      expect(await keys.findByHash(key.secretHash)).toEqual(renamed);
+      expect(await keys.findByHash(rotation.secretHash)).toBeNull();
+      const rotated = await keys.rotate({ ...rotation, expectedVersion: renamed.version });
+      expect(rotated).toMatchObject({ secretHash: rotation.secretHash, version: 3 });
+    });
+
     it("rotates by compare-and-set: the old hash stops resolving at once", async () => {
       const { keys } = await open();
       const key = storedKey();
