@@ -38,6 +38,7 @@ function seededKey(i: number): StoredKey {
     rotatedAt: null,
     previousSecretHash: null,
     previousSecretExpiresAt: null,
+    version: 1,
     ownerTier: "free",
     disabledAt: null,
     metadata: null,

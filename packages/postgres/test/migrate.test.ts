@@ -132,6 +132,7 @@ describe("migrate on PGlite", () => {
         ownerTier: index % 2 ? "pro" : null,
         disabledAt: null,
         metadata: null,
+        version: index + 1,
       };
       await store.keys.create(key);
       expect(await store.keys.findById(key.id)).toEqual(key);
@@ -643,5 +644,41 @@ describe("migrate from a database at the schema before usage retention (every ve
       ],
       daily: [{ date: "2026-01-03", count: 2 }],
     });
+  });
+});
+
+describe("migrate from a database at the schema before record versions (every version before 13)", () => {
+  it("reads every stored key as version 1, and updates from there by compare-and-set", async () => {
+    const db = await pglite.get();
+    const schema = uniqueSchema("up13");
+    const before = migrationStatements({ schema }).filter(({ version }) => version < 13);
+    await db.query(`CREATE SCHEMA "${schema}"`);
+    await db.query(
+      `CREATE TABLE "${schema}"."keyward_migrations" (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    for (const { version, name, statements } of before) {
+      for (const statement of statements) await db.query(statement);
+      await db.query(
+        `INSERT INTO "${schema}"."keyward_migrations" (version, name) VALUES ($1, $2)`,
+        [version, name],
+      );
+    }
+    await db.query(
+      `INSERT INTO "${schema}"."keyward_keys" (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, owner_tier)
+       VALUES ('key_v', 'acme', 'old key', '["profile:read","profile:write"]', 'pro', $1, 'sk_live_…abcd', now(), 'pro')`,
+      [hash("13")],
+    );
+    expect(await migrate(db, { schema })).toEqual({
+      applied: versionsFrom(13),
+      version: latestVersion,
+    });
+    const store = postgresStore({ client: db, schema, cache: false });
+    expect(await store.keys.findById("key_v")).toMatchObject({ id: "key_v", version: 1 });
+    const narrowed = await store.keys.update("key_v", { scopes: ["profile:read"] }, undefined, 1);
+    expect(narrowed).toMatchObject({ scopes: ["profile:read"], version: 2 });
+    expect(
+      await store.keys.update("key_v", { scopes: ["profile:write"] }, undefined, 1),
+    ).toBeNull();
+    expect((await store.keys.findByHash(hash("13")))?.scopes).toEqual(["profile:read"]);
   });
 });

@@ -48,6 +48,7 @@ function storedKey(id: string, ownerId: string, createdAt: number): StoredKey {
     rotatedAt: null,
     previousSecretHash: null,
     previousSecretExpiresAt: null,
+    version: 1,
     ownerTier: "free",
     disabledAt: null,
     metadata: null,

@@ -61,6 +61,8 @@ describe.skipIf(!redisAvailable)("a Redis database the previous release wrote", 
       ownerTier: "pro",
       disabledAt: null,
       metadata: null,
+      // A record written before versions reads as a new key's first version.
+      version: 1,
     };
     expect(await store.keys!.findByHash(hash)).toEqual(expected);
     expect(await store.keys!.listByOwner({ type: "user", id: "acme" })).toEqual([expected]);
@@ -68,7 +70,12 @@ describe.skipIf(!redisAvailable)("a Redis database the previous release wrote", 
     expect(await store.keys!.listByOwner({ type: "organization", id: "acme" })).toEqual([]);
     // Writes keep working on the old record.
     const changed = await store.keys!.setOwnerTier({ type: "user", id: "acme" }, "free");
-    expect(changed).toEqual([{ ...expected, ownerTier: "free" }]);
+    expect(changed).toEqual([{ ...expected, ownerTier: "free", version: 2 }]);
+    // An update's compare-and-set works on the versions counted from there.
+    expect(await store.keys!.update("key_old", { name: "stale" }, undefined, 1)).toBeNull();
+    const renamed = await store.keys!.update("key_old", { name: "renamed" }, undefined, 2);
+    expect(renamed).toMatchObject({ name: "renamed", version: 3 });
+    expect(await client.hget(`${prefix}{keys}:id:key_old`, "version")).toBe("3");
     const revoked = await store.keys!.revoke("key_old", 1_767_225_700_000);
     expect(revoked).toMatchObject({ id: "key_old", ownerType: "user", createdBy: "acme" });
     await store.close();
@@ -156,6 +163,7 @@ describe.skipIf(!redisAvailable)("a Redis database the previous release wrote", 
     });
     expect(rotated).toEqual({
       ...old,
+      version: old!.version + 1,
       secretHash: next,
       hint: "sk_live_…ijkl",
       rotatedAt: 1_767_225_700_000,
@@ -225,9 +233,11 @@ describe.skipIf(!redisAvailable)("a Redis database the previous release wrote", 
     expect(data.map((event) => [event.type, event.data])).toEqual([
       ["key.updated", { changes: { name: "renamed" } }],
     ]);
+    // …and its version, which an old record lacked and read as 1: the first change makes it 2.
     expect(await client.hgetall(`${prefix}{keys}:id:${id}`)).toEqual({
       ...before,
       name: "renamed",
+      version: "2",
     });
     await keyward.close();
     await store.close();

@@ -64,7 +64,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a key
-         * @description Issues a new secret; id, name, scopes, tier, expiry and usage stay. The old secret fails at once, or, with `gracePeriodSeconds`, keeps working until the record's `previousSecretExpiresAt`; a later rotation or a revocation ends that grace at once.
+         * @description Issues a new secret; id, name, scopes, tier, expiry and usage stay. The old secret fails at once, or, with `gracePeriodSeconds`, keeps working until the record's `previousSecretExpiresAt`; a later rotation or a revocation ends that grace at once. With `If-Match`, only if the key is still at that version (412 otherwise).
          */
         post: operations["rotateKey"];
         delete?: never;
@@ -124,7 +124,7 @@ export interface paths {
         head?: never;
         /**
          * Update a key
-         * @description Renames, narrows the scopes, replaces or removes the metadata or the IP allowlist, disables or enables a key; fields left out stay as they are. The secret does not change. Unknown fields are ignored.
+         * @description Renames, narrows the scopes, replaces or removes the metadata or the IP allowlist, disables or enables a key; fields left out stay as they are. The secret does not change. A field the body does not define is refused (422, `extra_forbidden`). With `If-Match` (the `ETag` of the record as last seen) the change applies only if the key is still at that version, else 412; without it, a change that races another one is checked again against the key as the other left it.
          */
         patch: operations["updateKey"];
         trace?: never;
@@ -1307,7 +1307,7 @@ export interface components {
         };
         Error: {
             /** @enum {unknown} */
-            code: "api_key_not_allowed" | "api_key_required" | "body_too_large" | "credits_exhausted" | "cross_site_request" | "failed_lookups_limited" | "headers_too_large" | "http_error" | "insufficient_scope" | "internal" | "invalid_api_key" | "invalid_token" | "ip_not_allowed" | "key_gone" | "key_not_found" | "malformed_body" | "malformed_request" | "method_not_allowed" | "missing_credentials" | "not_member" | "not_owner" | "quota_exceeded" | "rate_limited" | "request_timeout" | "role_not_permitted" | "rotation_conflict" | "route_not_found" | "tier_not_allowed" | "too_many_keys" | "unsupported_media_type" | "validation_failed";
+            code: "api_key_not_allowed" | "api_key_required" | "body_too_large" | "credits_exhausted" | "cross_site_request" | "failed_lookups_limited" | "headers_too_large" | "http_error" | "insufficient_scope" | "internal" | "invalid_api_key" | "invalid_token" | "ip_not_allowed" | "key_gone" | "key_not_found" | "malformed_body" | "malformed_request" | "method_not_allowed" | "missing_credentials" | "not_member" | "not_owner" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "request_timeout" | "role_not_permitted" | "rotation_conflict" | "route_not_found" | "tier_not_allowed" | "too_many_keys" | "unsupported_media_type" | "update_conflict" | "validation_failed";
             detail: string | {
                 /** @description Where the problem is: "body", then the field and any index */
                 loc: (string | number)[];
@@ -1428,8 +1428,8 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    /** @constant */
-                    code: "rotation_conflict";
+                    /** @enum {unknown} */
+                    code: "rotation_conflict" | "update_conflict";
                     detail: string;
                 };
             };
@@ -1446,6 +1446,22 @@ export interface components {
                 "application/json": {
                     /** @constant */
                     code: "key_gone";
+                    detail: string;
+                };
+            };
+        };
+        /** @description `If-Match` names no current version of the key: it changed since; nothing was changed */
+        PreconditionFailed: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @constant */
+                    code: "precondition_failed";
                     detail: string;
                 };
             };
@@ -1558,6 +1574,8 @@ export interface components {
     parameters: {
         /** @description The key's id, as its record shows it */
         KeyId: string;
+        /** @description The `ETag` of the key as last seen (or several, comma-separated): the change applies only if the key is still at that version, else 412 `precondition_failed`. Strong comparison: a weak tag never matches. `*`: any version. */
+        IfMatch: string;
     };
     requestBodies: never;
     headers: {
@@ -1575,6 +1593,8 @@ export interface components {
         Allow: string;
         /** @description Secrets are never cached */
         "Cache-Control": "no-store";
+        /** @description The key record's version, as a strong entity tag: send it back in `If-Match` to change the key only if nothing changed it since */
+        ETag: string;
     };
     pathItems: never;
 }
@@ -1642,6 +1662,8 @@ export interface operations {
                     "X-RateLimit-Reset": number;
                     /** @description Secrets are never cached */
                     "Cache-Control": "no-store";
+                    /** @description The key record's version, as a strong entity tag: send it back in `If-Match` to change the key only if nothing changed it since */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1731,7 +1753,10 @@ export interface operations {
     rotateKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the key as last seen (or several, comma-separated): the change applies only if the key is still at that version, else 412 `precondition_failed`. Strong comparison: a weak tag never matches. `*`: any version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The key's id, as its record shows it */
                 key_id: components["parameters"]["KeyId"];
@@ -1755,6 +1780,8 @@ export interface operations {
                     "X-RateLimit-Reset": number;
                     /** @description Secrets are never cached */
                     "Cache-Control": "no-store";
+                    /** @description The key record's version, as a strong entity tag: send it back in `If-Match` to change the key only if nothing changed it since */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1767,6 +1794,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
@@ -1906,7 +1934,10 @@ export interface operations {
     updateKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of the key as last seen (or several, comma-separated): the change applies only if the key is still at that version, else 412 `precondition_failed`. Strong comparison: a weak tag never matches. `*`: any version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The key's id, as its record shows it */
                 key_id: components["parameters"]["KeyId"];
@@ -1928,6 +1959,8 @@ export interface operations {
                     "X-RateLimit-Remaining": number;
                     /** @description Unix epoch second at which the allowance is back (on a 429: when a retry is admitted) */
                     "X-RateLimit-Reset": number;
+                    /** @description The key record's version, as a strong entity tag: send it back in `If-Match` to change the key only if nothing changed it since */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1938,7 +1971,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             410: components["responses"]["Gone"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];

@@ -393,6 +393,38 @@ describe("keys.revoke", () => {
   });
 });
 
+describe("keys.update", () => {
+  it("refuses fields it does not have (422 naming each) before changing anything; limits stay the operator's", async () => {
+    const key = await create();
+    const error = await failure(
+      keyward.keys.update("alice", key.id, {
+        name: "renamed",
+        tier: "free",
+        expiresAt: null,
+      } as Parameters<Keyward["keys"]["update"]>[2]),
+    );
+    expect(error.code).toBe("validation_failed");
+    expect(error.detail).toEqual([
+      { loc: ["body", "tier"], msg: "Extra inputs are not permitted", type: "extra_forbidden" },
+      {
+        loc: ["body", "expiresAt"],
+        msg: "Extra inputs are not permitted",
+        type: "extra_forbidden",
+      },
+    ]);
+    expect((await keyward.keys.list("alice"))[0]).toMatchObject({
+      name: "deploy bot",
+      tier: "pro",
+    });
+    const limited = await keyward.keys.update("alice", key.id, {
+      name: "metered",
+      limits: { rateLimit: { limit: 5, window: "1m" } },
+    });
+    expect(limited.name).toBe("metered");
+    expect(store.keys.snapshot()[0]?.limits).toEqual({ rateLimit: { limit: 5, window: "1m" } });
+  });
+});
+
 describe("keys.usage", () => {
   it("reports totals, last use, endpoints and days", async () => {
     const created = await create();

@@ -15,7 +15,7 @@ import type { KeyUsage } from "../storage/usage-store.js";
 import { validateCreateKeyBody } from "../validation/create-key-body.js";
 import { ownerIdProblem } from "../validation/owner-id.js";
 import { validateRotateKeyBody } from "../validation/rotate-key-body.js";
-import { validateUpdateKeyBody } from "../validation/update-key-body.js";
+import { type UpdateKeyBody, validateUpdateKeyBody } from "../validation/update-key-body.js";
 import {
   isoTime,
   type KeyRecord,
@@ -125,8 +125,10 @@ export interface KeysApi {
   revoke(owner: OwnerInput, keyId: string): Promise<RevokedKey>;
   /**
    * Changes a key's name, metadata, enabled state, (narrowing only) scopes or per-key limits: 422
-   * for bad values (all at once), 410 for a revoked key. Disabling and new limits reach every
-   * instance like a revocation.
+   * for bad values or fields it does not have (all at once), 410 for a revoked key. Disabling and
+   * new limits reach every instance like a revocation. Written by compare-and-set on the version
+   * read: a change made meanwhile by another request is never undone (the update is checked again
+   * against it and retried; 409 `update_conflict` after 10 lost races).
    * @example
    * await keyward.keys.update(ownerId, keyId, { name: "CI", limits: { quota: { limit: 5_000_000, period: "month" } } });
    */
@@ -171,6 +173,25 @@ export interface KeysApi {
   setLimits(keyId: string, overrides: KeyLimitOverrides | null): Promise<KeyLimits | null>;
 }
 
+/**
+ * A record as a key-management endpoint answers it, with the `version` of the stored record it
+ * shows: what the HTTP layer's `ETag` names and `If-Match` is compared with.
+ */
+export interface Versioned<T> {
+  record: T;
+  version: number;
+}
+
+/**
+ * What a change requires of the record before it applies (HTTP `If-Match`): that its version is one
+ * of these. The change is then a single compare-and-set against that version, never retried: a
+ * concurrent change is the caller's to look at (412). Omitted: any version, and a change that lost
+ * a race is re-checked against the new record and tried again.
+ */
+export interface VersionPrecondition {
+  versions: readonly number[];
+}
+
 /** The signed-in user behind a key-management request. */
 export type Caller = Extract<Principal, { kind: "user" }>;
 
@@ -180,16 +201,29 @@ export type Caller = Extract<Principal, { kind: "user" }>;
  */
 export interface KeysApiForCaller {
   /** `create` from a raw request body, which may be anything (an array, a string). */
-  create(caller: Caller, body: unknown): Promise<KeyWithSecret>;
+  create(caller: Caller, body: unknown): Promise<Versioned<KeyWithSecret>>;
   list(caller: Caller, organizationId: string | undefined): Promise<KeyRecord[]>;
   listPage(
     caller: Caller,
     organizationId: string | undefined,
     options: ListPageOptions,
   ): Promise<KeyPage>;
-  update(caller: Caller, keyId: string, body: unknown): Promise<KeyRecord>;
-  /** `body`: the raw request body (`{}` when there was none); read only with `gracefulRotation`. */
-  rotate(caller: Caller, keyId: string, body: unknown): Promise<KeyWithSecret>;
+  update(
+    caller: Caller,
+    keyId: string,
+    body: unknown,
+    precondition?: VersionPrecondition,
+  ): Promise<Versioned<KeyRecord>>;
+  /**
+   * `body`: the raw request body (`{}` when there was none); read only with `gracefulRotation`.
+   * With a `precondition`, the key is rotated only at one of its versions (412 otherwise).
+   */
+  rotate(
+    caller: Caller,
+    keyId: string,
+    body: unknown,
+    precondition?: VersionPrecondition,
+  ): Promise<Versioned<KeyWithSecret>>;
   revoke(caller: Caller, keyId: string): Promise<RevokedKey>;
   usage(caller: Caller, keyId: string): Promise<UsageReport>;
 }
@@ -332,6 +366,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     const { secret, secretHash, hint } = newSecret(ctx.environments.prefixOf(environment)!);
     const key: StoredKey = {
       id: generateKeyId(ctx.random),
+      version: 1,
       ownerType: owner.type,
       ownerId: owner.id,
       createdBy,
@@ -356,7 +391,10 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     const events = ctx.events?.build.created(key, actor);
     await ctx.keys.create(key, events);
     if (events) ctx.events?.committed(events);
-    return { ...toKeyRecord(key, key.createdAt, null, environmentOf(key)), key: secret };
+    return {
+      record: { ...toKeyRecord(key, key.createdAt, null, environmentOf(key)), key: secret },
+      version: key.version,
+    };
   };
 
   /**
@@ -409,27 +447,79 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
   };
 
   /**
+   * A change to a key, as one compare-and-set on the version of the record it was computed from:
+   * the record written is that one with the change, and the events say exactly what changed. When
+   * a concurrent change wins, the change is checked again against the record it left (a narrowing
+   * of scopes that record no longer has is a 422, never a widening) and tried again, a few times;
+   * with a `precondition` (HTTP `If-Match`) it is not: 412.
+   *
    * @param actor who asks: the operator (`keys.update`, the host's own code) may also change
    *   `limits`; a user through the PATCH endpoint may not (the body is the key owner's).
    */
-  const update = async (key: StoredKey, body: unknown, actor: EventActor): Promise<KeyRecord> => {
+  const update = async (
+    key: StoredKey,
+    body: unknown,
+    actor: EventActor,
+    precondition?: VersionPrecondition,
+  ): Promise<Versioned<KeyRecord>> => {
     const operator = actor.type === "operator";
-    const { rest, limits: overrides } = operator
-      ? takeLimits(body)
-      : { rest: body, limits: undefined };
+    // `limits` is taken out on both paths: the operator's is applied below; a user's is refused
+    // with an issue of its own (never applied).
+    const taken = takeLimits(body);
+    const { rest } = taken;
+    const overrides = operator ? taken.limits : undefined;
     const checked = validateUpdateKeyBody(ctx.updateKeyBody, rest);
-    const issues = checked.ok ? [] : [...checked.issues];
-    issues.push(...widenedScopeIssues(key, rest));
-    if (!operator && hasLimits(body)) issues.push(limitsNotAllowed);
-    const now = ctx.clock.now();
-    const next = overrides === undefined ? undefined : limitsAfter(key.limits, overrides, now);
-    if (next && "issue" in next) issues.push(next.issue);
-    if (issues.length > 0 || !checked.ok) throw new KeywardError("validation_failed", issues);
-    if (key.revokedAt !== null) throw revokedError();
-    const limits = next && "limits" in next ? next.limits : undefined;
-    if (limits !== undefined) requireLimitsSupport(limits);
-    const { name, scopes, metadata, enabled, allowedIps } = checked.value;
-    const changes: KeyUpdate = {
+    let current = key;
+    for (let attempt = 1; ; attempt++) {
+      const now = ctx.clock.now();
+      const issues = checked.ok ? [] : [...checked.issues];
+      issues.push(...widenedScopeIssues(current, rest));
+      if (!operator && hasLimits(body)) issues.push(limitsNotAllowed);
+      const next =
+        overrides === undefined ? undefined : limitsAfter(current.limits, overrides, now);
+      if (next && "issue" in next) issues.push(next.issue);
+      if (issues.length > 0 || !checked.ok) throw new KeywardError("validation_failed", issues);
+      if (current.revokedAt !== null) throw revokedError();
+      if (precondition && !precondition.versions.includes(current.version)) {
+        throw preconditionFailedError();
+      }
+      const limits = next && "limits" in next ? next.limits : undefined;
+      if (limits !== undefined) requireLimitsSupport(limits);
+      const changes = changesOf(current, checked.value, limits, now);
+      const events = ctx.events?.build.updated(current, changes, now, actor);
+      const updated = await ctx.keys.update(current.id, changes, events, current.version);
+      if (updated) {
+        if (events) ctx.events?.committed(events);
+        const lastUsed = await ctx.usage.lastUsed([key.id]);
+        return {
+          record: toKeyRecord(updated, now, lastUsed.get(key.id) ?? null, environmentOf(updated)),
+          version: updated.version,
+        };
+      }
+      // Revoked, changed by someone else, or deleted by hand between the read and the write.
+      const fresh = await ctx.keys.findById(key.id);
+      if (!fresh) throw new KeywardError("key_not_found", "API key not found");
+      if (fresh.revokedAt !== null) throw revokedError();
+      if (precondition) throw preconditionFailedError();
+      if (attempt === updateAttempts) {
+        throw new KeywardError(
+          "update_conflict",
+          "The API key was changed by concurrent requests; nothing was changed, try again",
+        );
+      }
+      current = fresh;
+    }
+  };
+
+  /** What an update writes to `key`: the body's fields, each only when given. */
+  const changesOf = (
+    key: StoredKey,
+    value: UpdateKeyBody,
+    limits: KeyLimits | null | undefined,
+    now: number,
+  ): KeyUpdate => {
+    const { name, scopes, metadata, enabled, allowedIps } = value;
+    return {
       ...(name === undefined ? {} : { name }),
       ...(scopes === undefined ? {} : { scopes }),
       ...(metadata === undefined ? {} : { metadata }),
@@ -438,17 +528,6 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       ...(enabled === undefined ? {} : { disabledAt: enabled ? null : (key.disabledAt ?? now) }),
       ...(limits === undefined ? {} : { limits }),
     };
-    const events = ctx.events?.build.updated(key, changes, now, actor);
-    const updated = await ctx.keys.update(key.id, changes, events);
-    if (!updated) {
-      // Revoked (or deleted by hand) between the read and the write.
-      const current = await ctx.keys.findById(key.id);
-      if (!current) throw new KeywardError("key_not_found", "API key not found");
-      throw revokedError();
-    }
-    if (events) ctx.events?.committed(events);
-    const lastUsed = await ctx.usage.lastUsed([key.id]);
-    return toKeyRecord(updated, now, lastUsed.get(key.id) ?? null, environmentOf(updated));
   };
 
   /**
@@ -512,11 +591,15 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     accountTier: string | undefined,
     graceSeconds: number,
     actor: EventActor,
+    precondition?: VersionPrecondition,
   ) => {
     const now = ctx.clock.now();
     refuseIfGone(key, now);
     if (accountTier !== undefined) {
       requireTierAllowed(key.tier, ctx.tiers.resolveAccountTier(accountTier));
+    }
+    if (precondition && !precondition.versions.includes(key.version)) {
+      throw preconditionFailedError();
     }
     // The new secret stays in the key's environment.
     const { secret, secretHash, hint } = newSecret(ctx.environments.prefixForKey(key));
@@ -531,6 +614,8 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         hint,
         rotatedAt: now,
         previousSecretExpiresAt,
+        // With a precondition, any change since the read (not only another rotation) stops it.
+        ...(precondition ? { expectedVersion: key.version } : {}),
       },
       events,
     );
@@ -539,6 +624,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       // secret first. Handing out this secret would give the caller a key that never works.
       const current = await ctx.keys.findById(key.id);
       if (current) refuseIfGone(current, now);
+      if (precondition) throw preconditionFailedError();
       throw new KeywardError(
         "rotation_conflict",
         "The API key was rotated by a concurrent request; no new secret was issued",
@@ -547,8 +633,11 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     if (events) ctx.events?.committed(events);
     const lastUsed = await ctx.usage.lastUsed([key.id]);
     return {
-      ...toKeyRecord(rotated, now, lastUsed.get(key.id) ?? null, environmentOf(rotated)),
-      key: secret,
+      record: {
+        ...toKeyRecord(rotated, now, lastUsed.get(key.id) ?? null, environmentOf(rotated)),
+        key: secret,
+      },
+      version: rotated.version,
     };
   };
 
@@ -623,17 +712,22 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     listPage: (caller, organizationId, options) =>
       guarded(async () => listPage(await readableOwner(caller, organizationId), options)),
 
-    update: (caller, keyId, body) =>
+    update: (caller, keyId, body, precondition) =>
       guarded(async () =>
-        update((await callersKey(caller, keyId, "manage")).key, body, userActor(caller)),
+        update(
+          (await callersKey(caller, keyId, "manage")).key,
+          body,
+          userActor(caller),
+          precondition,
+        ),
       ),
 
-    rotate: (caller, keyId, body) =>
+    rotate: (caller, keyId, body, precondition) =>
       guarded(async () => {
         // The body first: a bad one changes nothing, and costs no lookup.
         const graceSeconds = gracePeriodOf(body);
         const { key, accountTier } = await callersKey(caller, keyId, "manage");
-        return rotate(key, accountTier, graceSeconds, userActor(caller));
+        return rotate(key, accountTier, graceSeconds, userActor(caller), precondition);
       }),
 
     revoke: (caller, keyId) =>
@@ -676,9 +770,10 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         ...(input.allowedIps === undefined ? {} : { allowedIps: input.allowedIps }),
       };
       const actor = operatorActor;
-      return guarded(() =>
+      const created = await guarded(() =>
         createValidated(body, async () => ({ owner, createdBy, accountTier, actor })),
       );
+      return created.record;
     },
 
     list: (owner) =>
@@ -700,14 +795,17 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
           gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds },
         );
         const key = await ownedKey(toOwner(owner), keyId);
-        return rotate(key, options.accountTier, graceSeconds, operatorActor);
+        return (await rotate(key, options.accountTier, graceSeconds, operatorActor)).record;
       }),
 
     revoke: (owner, keyId) =>
       guarded(async () => revoke(await ownedKey(toOwner(owner), keyId), operatorActor)),
 
     update: (owner, keyId, changes) =>
-      guarded(async () => update(await ownedKey(toOwner(owner), keyId), changes, operatorActor)),
+      guarded(
+        async () =>
+          (await update(await ownedKey(toOwner(owner), keyId), changes, operatorActor)).record,
+      ),
 
     listPage: (owner, options) =>
       guarded(async () => {
@@ -825,6 +923,21 @@ function refuseIfGone(key: StoredKey, now: number): void {
   if (status === "revoked") throw revokedError();
   if (status === "expired") throw new KeywardError("key_gone", "API key has expired");
 }
+
+function preconditionFailedError(): KeywardError {
+  return new KeywardError(
+    "precondition_failed",
+    "The API key has changed since the version If-Match names; nothing was changed",
+  );
+}
+
+/**
+ * How many times an update without a precondition is tried against a fresh read of the key when
+ * concurrent changes keep winning; past it, 409. Each loss means another change was written, so
+ * this bounds the work of one request, not anyone's progress: with fewer concurrent writers of
+ * one key than this, every one of them gets through.
+ */
+const updateAttempts = 10;
 
 function revokedError(): KeywardError {
   return new KeywardError("key_gone", "API key has been revoked");

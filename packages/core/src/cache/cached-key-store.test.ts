@@ -23,6 +23,7 @@ const storedKey = (overrides: Partial<StoredKey> = {}): StoredKey => ({
   rotatedAt: null,
   previousSecretHash: null,
   previousSecretExpiresAt: null,
+  version: 1,
   ownerTier: null,
   disabledAt: null,
   metadata: null,

@@ -311,8 +311,8 @@ export function cachedKeyStore(
       return revoked;
     },
 
-    async update(id, changes, events) {
-      const updated = await inner.update(id, changes, events);
+    async update(id, changes, events, expectedVersion) {
+      const updated = await inner.update(id, changes, events, expectedVersion);
       // Announced like a revocation: a disabled key must stop working on every instance.
       forget(id, updated?.secretHash);
       if (updated) await announce({ keyId: id, secretHash: updated.secretHash });

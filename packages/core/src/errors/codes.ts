@@ -35,6 +35,13 @@ export const errorStatus = {
   key_gone: 410,
   /** A rotation that lost a race with another rotation of the same key; no secret was issued. */
   rotation_conflict: 409,
+  /**
+   * An update that kept losing races with concurrent changes of the same key (it is re-checked
+   * and tried again a few times first); nothing was changed.
+   */
+  update_conflict: 409,
+  /** A change with `If-Match` whose entity tags do not name the key's current version; nothing was changed. */
+  precondition_failed: 412,
   /** Body is not valid JSON. */
   malformed_body: 400,
   /** A request the server's parser refused before Keyward saw it (a bad `Content-Length`, say). */

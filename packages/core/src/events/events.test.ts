@@ -329,11 +329,13 @@ describe("events configuration", () => {
   it("off: the store is never handed an event, and events.list says how to turn it on", async () => {
     const store = memoryStore();
     const keyward = createKeyward({ store, scopes, tiers, jwt: false });
-    const calls: unknown[][] = [];
+    // Each method's events argument (update's is followed by the version it expects).
+    const eventsArgument = { create: 1, rotate: 1, revoke: 2, update: 2 } as const;
+    const calls: unknown[] = [];
     for (const method of ["create", "rotate", "revoke", "update"] as const) {
       const original = store.keys[method] as (...args: unknown[]) => Promise<unknown>;
       store.keys[method] = ((...args: unknown[]) => {
-        calls.push(args);
+        calls.push(args[eventsArgument[method]]);
         return original(...args);
       }) as never;
     }
@@ -348,7 +350,7 @@ describe("events configuration", () => {
     await keyward.keys.update("alice", key.id, { enabled: false });
     await keyward.keys.revoke("alice", key.id);
     expect(calls).toHaveLength(4);
-    for (const args of calls) expect(args.at(-1)).toBeUndefined();
+    for (const events of calls) expect(events).toBeUndefined();
     expect(store.keys.events.snapshot()).toEqual([]);
     await expect(keyward.events.list({ owner: "alice" })).rejects.toThrow(
       /events are not configured; add `events: \{\}`/,

@@ -95,6 +95,7 @@ describe("a store's background failures", () => {
       rotatedAt: null,
       previousSecretHash: null,
       previousSecretExpiresAt: null,
+      version: 1,
       ownerTier: null,
       disabledAt: null,
       metadata: null,

@@ -8,8 +8,8 @@ import { memoryEventLog } from "./memory-event-log.js";
 
 /**
  * `KeyStore` in process memory. Every operation is synchronous inside its promise, so the
- * compare-and-set of `rotate` and the check-then-set of `revoke` cannot interleave with another
- * call. Records are copied once on the way in and frozen, so they can be handed out without a copy
+ * compare-and-sets of `rotate` and `update` and the check-then-set of `revoke` cannot interleave
+ * with another call. Records are copied once on the way in and frozen, so they can be handed out without a copy
  * per lookup (verification reads one on every request) and still never change under a caller.
  * A change's events are appended in the same synchronous step as the change.
  */
@@ -86,6 +86,8 @@ export function memoryKeyStore(): KeyStore & {
       const previousSecretExpiresAt = rotation.previousSecretExpiresAt ?? null;
       const key = byId.get(id);
       if (!key || key.revokedAt !== null || key.secretHash !== expectedHash) return null;
+      const { expectedVersion } = rotation;
+      if (expectedVersion !== undefined && key.version !== expectedVersion) return null;
       if (idByHash.has(secretHash)) throw new Error("A key with this secret hash already exists");
       // The secret an earlier grace kept alive ends now, whatever this rotation's grace.
       if (key.previousSecretHash !== null) idByHash.delete(key.previousSecretHash);
@@ -93,6 +95,7 @@ export function memoryKeyStore(): KeyStore & {
       if (!graceful) idByHash.delete(key.secretHash);
       const rotated = freeze({
         ...key,
+        version: key.version + 1,
         secretHash,
         hint,
         rotatedAt,
@@ -108,19 +111,20 @@ export function memoryKeyStore(): KeyStore & {
     async revoke(id, revokedAt, changeEvents) {
       const key = byId.get(id);
       if (!key || key.revokedAt !== null) return null;
-      const revoked = freeze({ ...key, revokedAt });
+      const revoked = freeze({ ...key, version: key.version + 1, revokedAt });
       byId.set(id, revoked);
       record(changeEvents);
       return revoked;
     },
 
-    async update(id, changes: KeyUpdate, changeEvents) {
+    async update(id, changes: KeyUpdate, changeEvents, expectedVersion) {
       const key = byId.get(id);
       if (!key || key.revokedAt !== null) return null;
+      if (expectedVersion !== undefined && key.version !== expectedVersion) return null;
       const fields = definedFields(changes);
       // A copy, as in setLimits: the caller's object must not change the stored record later.
       if (changes.limits) fields.limits = structuredClone(changes.limits);
-      const updated = freeze({ ...key, ...fields });
+      const updated = freeze({ ...key, ...fields, version: key.version + 1 });
       byId.set(id, updated);
       record(changeEvents);
       return updated;
@@ -131,7 +135,7 @@ export function memoryKeyStore(): KeyStore & {
       for (const id of idsByOwner.get(ownerLabel(owner)) ?? []) {
         const key = byId.get(id)!;
         if (key.ownerTier === tier) continue;
-        const updated = freeze({ ...key, ownerTier: tier });
+        const updated = freeze({ ...key, ownerTier: tier, version: key.version + 1 });
         byId.set(id, updated);
         changed.push(updated);
       }
@@ -142,7 +146,11 @@ export function memoryKeyStore(): KeyStore & {
       const key = byId.get(id);
       if (!key) return null;
       // A copy: the caller's object must not change the stored record later.
-      const updated = freeze({ ...key, limits: limits === null ? null : structuredClone(limits) });
+      const updated = freeze({
+        ...key,
+        limits: limits === null ? null : structuredClone(limits),
+        version: key.version + 1,
+      });
       byId.set(id, updated);
       return updated;
     },

@@ -79,6 +79,14 @@ export function buildComponents(context: OpenApiBuildContext): OpenApiDocument["
         description: "The key's id, as its record shows it",
         schema: { type: "string" },
       },
+      IfMatch: {
+        name: "If-Match",
+        in: "header",
+        required: false,
+        description:
+          "The `ETag` of the key as last seen (or several, comma-separated): the change applies only if the key is still at that version, else 412 `precondition_failed`. Strong comparison: a weak tag never matches. `*`: any version.",
+        schema: { type: "string" },
+      },
     },
     securitySchemes: {
       [securitySchemeNames.session]: {

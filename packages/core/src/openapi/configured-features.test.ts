@@ -42,8 +42,26 @@ describe("keyward.openapi() with organizations and key updates", () => {
       content: { "application/json": { schema: { $ref: "#/components/schemas/UpdateKeyBody" } } },
     });
     expect(Object.keys(item?.patch?.responses ?? {}).sort()).toEqual(
-      ["200", "400", "401", "403", "404", "410", "413", "415", "422", "429", "500"].sort(),
+      [
+        "200",
+        "400",
+        "401",
+        "403",
+        "404",
+        "409",
+        "410",
+        "412",
+        "413",
+        "415",
+        "422",
+        "429",
+        "500",
+      ].sort(),
     );
+    // If-Match is declared, and the record's ETag on the answer.
+    expect(item?.patch?.parameters).toContainEqual({ $ref: "#/components/parameters/IfMatch" });
+    const ok = item?.patch?.responses?.["200"] as { headers?: Record<string, unknown> };
+    expect(Object.keys(ok.headers ?? {})).toContain("ETag");
     expect(item?.options?.description).toContain("Allow: DELETE, PATCH, OPTIONS");
     const body = document.components.schemas.UpdateKeyBody as {
       properties: Record<string, unknown>;

@@ -38,6 +38,11 @@ export function headerComponents(context: OpenApiBuildContext): Record<string, H
     },
     Allow: { description: "The methods this path takes", schema: { type: "string" } },
     "Cache-Control": { description: "Secrets are never cached", schema: { const: "no-store" } },
+    ETag: {
+      description:
+        "The key record's version, as a strong entity tag: send it back in `If-Match` to change the key only if nothing changed it since",
+      schema: { type: "string", pattern: '^"[^"]+"$' },
+    },
   };
   if (context.ietfRateLimitHeaders) {
     headers["RateLimit-Policy"] = {
@@ -85,11 +90,14 @@ export function successResponse(
   context: OpenApiBuildContext,
   description: string,
   schemaName: string | undefined,
-  options: { noStore?: boolean } = {},
+  options: { noStore?: boolean; entityTag?: boolean } = {},
 ): ResponseObject {
   const headers = rateLimitHeaders(context, true);
   if (options.noStore) {
     headers["Cache-Control"] = requiredHeader(context, "Cache-Control");
+  }
+  if (options.entityTag) {
+    headers.ETag = requiredHeader(context, "ETag");
   }
   return {
     description,
@@ -110,6 +118,7 @@ export const errorResponseNames = {
   408: "RequestTimeout",
   409: "Conflict",
   410: "Gone",
+  412: "PreconditionFailed",
   413: "PayloadTooLarge",
   415: "UnsupportedMediaType",
   422: "ValidationFailed",
@@ -129,6 +138,7 @@ const errorDescriptions: Record<ErrorStatus, string> = {
   408: "The request did not arrive in time",
   409: "A conflicting change won a race; nothing was changed",
   410: "The key is revoked (or, for rotation, expired)",
+  412: "`If-Match` names no current version of the key: it changed since; nothing was changed",
   413: "Body larger than the configured limit",
   415: "A content type the route cannot read",
   422: "Field problems, every one at once, in the Pydantic shape",

@@ -10,6 +10,13 @@ import type { EventLog } from "./event-log.js";
  */
 export interface StoredKey {
   id: string;
+  /**
+   * How many times the record has been written: 1 when created, one more with every change a store
+   * makes to it (`update`, `rotate`, `revoke`, `setLimits`, `setOwnerTier`). What a compare-and-set
+   * compares (`KeyStore.update`'s `expectedVersion`) and what an HTTP `ETag` names. Records stored
+   * before versions existed read as 1.
+   */
+  version: number;
   /** Whose key it is: a user's own, or an organization's (see `Owner`). */
   ownerType: OwnerType;
   /** The user's or the organization's id. */
@@ -127,6 +134,11 @@ export interface KeyRotation {
    * valid until then. Absent or null: no grace, and any earlier previous secret is dropped too.
    */
   previousSecretExpiresAt?: number | null;
+  /**
+   * The `version` the caller read: with it, the rotation also applies only if the record is still
+   * at that version (HTTP `If-Match`), so no change made meanwhile goes unseen by the caller.
+   */
+  expectedVersion?: number;
 }
 
 /**
@@ -142,14 +154,20 @@ export interface KeyRotation {
  *   previous hash once it has.) Revoked and expired keys are still returned; the caller decides
  *   what they mean.
  * - `rotate` is one atomic compare-and-set: it replaces the hash only if the key exists, is not
- *   revoked, and its current hash equals `expectedHash`. Of many concurrent rotations that read the
- *   same hash, exactly one succeeds; the others get `null`. With `previousSecretExpiresAt` the
+ *   revoked, its current hash equals `expectedHash` and, when `expectedVersion` is given, its
+ *   `version` is that one. Of many concurrent rotations that read the same hash, exactly one succeeds; the others get `null`. With `previousSecretExpiresAt` the
  *   replaced hash becomes `previousSecretHash`; without, both previous fields become null. Either
  *   way the secret that was previous before this rotation stops being found at once.
  * - `revoke` sets `revokedAt` only if it is unset, atomically; a second revoke gets `null`.
  *   Revocation is permanent: nothing clears `revokedAt`.
- * - `update` sets the given fields in one atomic write, only if the key exists and is not revoked,
- *   and returns the updated record; otherwise `null` and nothing changes.
+ * - `update` sets the given fields in one atomic write, only if the key exists and is not revoked
+ *   and, when `expectedVersion` is given, its `version` is still that one; it returns the updated
+ *   record, otherwise `null` and nothing changes (events included). Of many concurrent updates that
+ *   read the same version, exactly one succeeds. Without `expectedVersion` the write is
+ *   unconditional (last writer wins), as before versions.
+ * - Every change a store makes to a record (`update`, `rotate`, `revoke`, `setLimits`,
+ *   `setOwnerTier`) adds 1 to its `version` in the same atomic write; `create` stores the version
+ *   it is given (Keyward gives 1).
  * - An owner is its type and id together: a user and an organization with the same id own
  *   different keys (`listByOwner` and `setOwnerTier` never mix them).
  * - `setOwnerTier` sets `ownerTier` on every key of the owner whose value differs (revoked keys
@@ -190,10 +208,16 @@ export interface KeyStore {
   countLiveByOwner?(owner: Owner, now: number): Promise<number>;
   rotate(rotation: KeyRotation, events?: readonly StoredEvent[]): Promise<StoredKey | null>;
   revoke(id: string, revokedAt: number, events?: readonly StoredEvent[]): Promise<StoredKey | null>;
+  /**
+   * @param expectedVersion the `version` the caller read and computed `changes` (and `events`)
+   *   from: the write applies only if the record still has it, so nothing written in between is
+   *   undone and the events say exactly what changed.
+   */
   update(
     id: string,
     changes: KeyUpdate,
     events?: readonly StoredEvent[],
+    expectedVersion?: number,
   ): Promise<StoredKey | null>;
   setOwnerTier(owner: Owner, tier: string): Promise<StoredKey[]>;
   /**

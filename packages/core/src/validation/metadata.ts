@@ -22,12 +22,13 @@ export function metadataProblem(value: unknown): { type: string; msg: string } |
     return { type: "value_error", msg: `Value error, metadata ${describeJsonProblem(problem)}` };
   }
   const bytes = new TextEncoder().encode(JSON.stringify(value)).length;
-  return bytes <= maxMetadataBytes
-    ? null
-    : {
-        type: "value_error",
-        msg: `Value error, metadata must be at most ${maxMetadataBytes} bytes as JSON (got ${bytes})`,
-      };
+  if (bytes > maxMetadataBytes) {
+    return {
+      type: "value_error",
+      msg: `Value error, metadata must be at most ${maxMetadataBytes} bytes as JSON (got ${bytes})`,
+    };
+  }
+  return null;
 }
 
 /** Metadata on create: an object. On update, `null` also passes (it removes the metadata). */

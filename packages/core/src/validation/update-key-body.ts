@@ -23,6 +23,15 @@ export type UpdateKeyValidation =
   | { ok: true; value: UpdateKeyBody }
   | { ok: false; issues: ValidationIssue[] };
 
+/** The fields a PATCH body may have; any other is a 422 (see `extraFieldIssues`). */
+const updateFields: ReadonlySet<string> = new Set([
+  "name",
+  "scopes",
+  "metadata",
+  "enabled",
+  "allowedIps",
+]);
+
 /** The update schema from the same field rules as create: a name or scopes valid there are valid here. */
 export function updateKeyBodySchema(fields: ReturnType<typeof keyFieldSchemas>) {
   return validation.type({
@@ -51,6 +60,11 @@ const enabled = validation.type("unknown").narrow(
     }),
 ) as unknown as Type<boolean>;
 
+/**
+ * Validates a PATCH body (or `keys.update`'s changes without `limits`). Unlike create's, a field it
+ * does not know is refused, each one named: a PATCH that answered 200 while ignoring `tier` or
+ * `expiresAt` would tell the caller a change was made that was not.
+ */
 export function validateUpdateKeyBody(
   schema: ReturnType<typeof updateKeyBodySchema>,
   input: unknown,
@@ -58,8 +72,10 @@ export function validateUpdateKeyBody(
   const notAnObject = notAnObjectIssue(input);
   if (notAnObject) return { ok: false, issues: notAnObject };
   const result = schema(input);
-  if (result instanceof type.errors) {
-    return { ok: false, issues: toValidationIssues(result, "body") };
+  const extra = extraFieldIssues(input as object);
+  if (result instanceof type.errors || extra.length > 0) {
+    const issues = result instanceof type.errors ? toValidationIssues(result, "body") : [];
+    return { ok: false, issues: [...issues, ...extra] };
   }
   const value: UpdateKeyBody = {};
   if (result.name !== undefined) value.name = result.name;
@@ -68,4 +84,15 @@ export function validateUpdateKeyBody(
   if (result.enabled !== undefined) value.enabled = result.enabled;
   if (result.allowedIps !== undefined) value.allowedIps = result.allowedIps;
   return { ok: true, value };
+}
+
+/** One issue per field of `body` that an update does not have, in the body's order (FastAPI's `extra="forbid"`). */
+function extraFieldIssues(body: object): ValidationIssue[] {
+  return Object.keys(body)
+    .filter((field) => !updateFields.has(field))
+    .map((field) => ({
+      loc: ["body", field],
+      msg: "Extra inputs are not permitted",
+      type: "extra_forbidden",
+    }));
 }

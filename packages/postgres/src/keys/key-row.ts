@@ -4,6 +4,7 @@ import { toEpochMs } from "../schema/epoch-ms.js";
 /** The select list every key query returns, shaped so each driver hands back the same values. */
 export const keyColumns = [
   "id",
+  "version",
   "owner_type",
   "owner_id",
   // Keys stored before migration 3 were created by their owner (only users owned keys then).
@@ -29,6 +30,8 @@ export const keyColumns = [
 
 export interface KeyRow {
   id: string;
+  /** bigint: a string from most drivers. */
+  version: number | string;
   owner_type: string;
   owner_id: string;
   created_by: string;
@@ -59,6 +62,7 @@ const time = (value: number | string | null) => (value === null ? null : Number(
 export function toStoredKey(row: KeyRow): StoredKey {
   return {
     id: row.id,
+    version: Number(row.version),
     ownerType: row.owner_type === "organization" ? "organization" : "user",
     ownerId: row.owner_id,
     createdBy: row.created_by,

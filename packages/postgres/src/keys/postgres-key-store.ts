@@ -1,7 +1,8 @@
 /**
  * `KeyStore` on PostgreSQL. Every write is one statement, so its atomicity is the database's:
- * rotation is a conditional UPDATE that matches only the current hash of a live key, and
- * revocation one that matches only a key not yet revoked. Under READ COMMITTED, concurrent
+ * rotation is a conditional UPDATE that matches only the current hash of a live key, an update
+ * with an expected version one that matches only that version, and revocation one that matches
+ * only a key not yet revoked. Every write adds 1 to the row's `version`. Under READ COMMITTED, concurrent
  * UPDATEs of one row wait for each other and re-check their WHERE against the committed row, so
  * of many rotations that read the same hash exactly one matches.
  *
@@ -50,10 +51,10 @@ export function postgresKeyStore(client: TransactionalClient, naming: Naming): K
     create: `INSERT INTO ${keys}
       (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at, rotated_at,
         owner_tier, owner_type, created_by, disabled_at, metadata, limits, previous_secret_hash,
-        previous_secret_expires_at, environment, allowed_ips)
+        previous_secret_expires_at, environment, allowed_ips, version)
       VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, ${fromEpochMs("$8")}, ${fromEpochMs("$9")},
         ${fromEpochMs("$10")}, ${fromEpochMs("$11")}, $12, $13, $14, ${fromEpochMs("$15")},
-        $16::text::jsonb, $17::text::jsonb, $18, ${fromEpochMs("$19")}, $20, $21::text::jsonb)`,
+        $16::text::jsonb, $17::text::jsonb, $18, ${fromEpochMs("$19")}, $20, $21::text::jsonb, $22)`,
     // Two unique indexes, one row at most: the current secret's, or the one a grace keeps alive.
     findByHash: `SELECT ${keyColumns} FROM ${keys}
       WHERE secret_hash = $1 OR previous_secret_hash = $1`,
@@ -78,28 +79,33 @@ export function postgresKeyStore(client: TransactionalClient, naming: Naming): K
         AND expires_at >= ${fromEpochMs("$1")}
       ORDER BY expires_at, id LIMIT $3`,
     // Each field is set only when its flag is: one statement for every combination of changes.
+    // $14, the expected version, is NULL for an unconditional update. A concurrent update of the
+    // row waits for this one and re-checks the WHERE against the committed row, whose version has
+    // moved on: it matches nothing, so of many updates from one version exactly one applies.
     update: `UPDATE ${keys} SET
+        version = version + 1,
         name = CASE WHEN $2::boolean THEN $3 ELSE name END,
         scopes = CASE WHEN $4::boolean THEN $5::text::jsonb ELSE scopes END,
         metadata = CASE WHEN $6::boolean THEN $7::text::jsonb ELSE metadata END,
         disabled_at = CASE WHEN $8::boolean THEN ${fromEpochMs("$9")} ELSE disabled_at END,
         limits = CASE WHEN $10::boolean THEN $11::text::jsonb ELSE limits END,
         allowed_ips = CASE WHEN $12::boolean THEN $13::text::jsonb ELSE allowed_ips END
-      WHERE id = $1 AND revoked_at IS NULL
+      WHERE id = $1 AND revoked_at IS NULL AND ($14::bigint IS NULL OR version = $14::bigint)
       RETURNING ${keyColumns}`,
     // On the right of SET, secret_hash is the value before this UPDATE: the replaced secret.
-    rotate: `UPDATE ${keys} SET secret_hash = $3, hint = $4, rotated_at = ${fromEpochMs("$5")},
+    rotate: `UPDATE ${keys} SET version = version + 1, secret_hash = $3, hint = $4, rotated_at = ${fromEpochMs("$5")},
         previous_secret_hash = CASE WHEN $6::bigint IS NULL THEN NULL ELSE secret_hash END,
         previous_secret_expires_at = ${fromEpochMs("$6")}
       WHERE id = $1 AND secret_hash = $2 AND revoked_at IS NULL
+        AND ($7::bigint IS NULL OR version = $7::bigint)
       RETURNING ${keyColumns}`,
-    revoke: `UPDATE ${keys} SET revoked_at = ${fromEpochMs("$2")}
+    revoke: `UPDATE ${keys} SET version = version + 1, revoked_at = ${fromEpochMs("$2")}
       WHERE id = $1 AND revoked_at IS NULL
       RETURNING ${keyColumns}`,
-    setOwnerTier: `UPDATE ${keys} SET owner_tier = $3
+    setOwnerTier: `UPDATE ${keys} SET version = version + 1, owner_tier = $3
       WHERE owner_id = $1 AND owner_type = $2 AND owner_tier IS DISTINCT FROM $3
       RETURNING ${keyColumns}`,
-    setLimits: `UPDATE ${keys} SET limits = $2::text::jsonb WHERE id = $1 RETURNING ${keyColumns}`,
+    setLimits: `UPDATE ${keys} SET version = version + 1, limits = $2::text::jsonb WHERE id = $1 RETURNING ${keyColumns}`,
   };
 
   return {
@@ -128,6 +134,7 @@ export function postgresKeyStore(client: TransactionalClient, naming: Naming): K
           epochMsParam(key.previousSecretExpiresAt, "previousSecretExpiresAt"),
           key.environment ?? null,
           key.allowedIps == null ? null : JSON.stringify(key.allowedIps),
+          key.version,
         ]);
         return true;
       });
@@ -160,7 +167,7 @@ export function postgresKeyStore(client: TransactionalClient, naming: Naming): K
       return row?.live ?? 0;
     },
 
-    update: async (id, changes, events) =>
+    update: async (id, changes, events, expectedVersion) =>
       withEvents(events, (on) =>
         oneOn(on, sql.update, [
           id,
@@ -176,6 +183,7 @@ export function postgresKeyStore(client: TransactionalClient, naming: Naming): K
           changes.limits == null ? null : JSON.stringify(changes.limits),
           changes.allowedIps !== undefined,
           changes.allowedIps == null ? null : JSON.stringify(changes.allowedIps),
+          expectedVersion ?? null,
         ]),
       ),
 
@@ -200,6 +208,7 @@ export function postgresKeyStore(client: TransactionalClient, naming: Naming): K
           rotation.hint,
           epochMsParam(rotation.rotatedAt, "rotatedAt"),
           epochMsParam(rotation.previousSecretExpiresAt ?? null, "previousSecretExpiresAt"),
+          rotation.expectedVersion ?? null,
         ]),
       ),
 

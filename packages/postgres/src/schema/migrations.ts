@@ -226,6 +226,15 @@ export const migrations: readonly Migration[] = [
       `CREATE INDEX ${index("usage_day_idx")} ON ${tables.usage} (day)`,
     ],
   },
+  {
+    version: 13,
+    name: "record versions",
+    statements: ({ tables }) => [
+      // The compare-and-set of an update (and an HTTP ETag) reads it; every write adds 1. Rows
+      // stored before it read as version 1, as a new key starts.
+      `ALTER TABLE ${tables.keys} ADD COLUMN version bigint NOT NULL DEFAULT 1`,
+    ],
+  },
 ];
 
 export const latestVersion = migrations.at(-1)!.version;

@@ -2,9 +2,11 @@
  * One Keyward instance in its own Node process, driven by the two-process test over IPC. Run as
  * `node --conditions=@keyward/source --import tsx instance.ts` with KEYWARD_TEST_DATABASE_URL and
  * KEYWARD_TEST_SCHEMA set. With KEYWARD_TEST_REDIS_PREFIX, rate limits and usage live in the local
- * Redis under that prefix (keys stay in PostgreSQL), as in a deployment on both.
+ * Redis under that prefix (keys stay in PostgreSQL), as in a deployment on both; with
+ * KEYWARD_TEST_KEYS=redis as well, the keys (and their events) live there too. With
+ * KEYWARD_TEST_EVENTS=1, changes write events.
  */
-import { createKeyward } from "@keyward/core";
+import { createKeyward, isKeywardError } from "@keyward/core";
 import {
   type CachedKeyStore,
   createSecretHasher,
@@ -16,7 +18,9 @@ import pg from "pg";
 import { postgresStore } from "../../src/index.js";
 
 export type Command =
-  | { type: "create"; ownerId: string }
+  | { type: "create"; ownerId: string; scopes?: string[] }
+  | { type: "patch"; ownerId: string; keyId: string; changes: Record<string, unknown> }
+  | { type: "inspect"; ownerId: string; keyId: string }
   | { type: "rotate"; ownerId: string; keyId: string; gracePeriodSeconds?: number }
   | { type: "usage"; ownerId: string; keyId: string }
   | { type: "revoke"; ownerId: string; keyId: string }
@@ -44,19 +48,31 @@ redisClient?.on("error", () => {});
 // A generous deadline: this test measures propagation on a machine that may be busy, not faults.
 const redis =
   redisClient && redisStore({ client: redisClient, prefix: redisPrefix, timeoutMs: 2_000 });
+const redisKeys = process.env.KEYWARD_TEST_KEYS === "redis";
+if (redisKeys && !redis) throw new Error("KEYWARD_TEST_KEYS=redis needs KEYWARD_TEST_REDIS_PREFIX");
+const keysRedis =
+  redisKeys && redisClient
+    ? redisStore({ client: redisClient, prefix: redisPrefix, timeoutMs: 2_000, keys: true })
+    : undefined;
 const keyward = createKeyward({
   store: {
-    keys: store.keys,
+    keys: keysRedis?.keys ?? store.keys,
     usage: redis?.usage ?? store.usage,
     rateLimits: redis?.rateLimits ?? memoryRateLimitStore(),
     close: async () => {
+      await keysRedis?.close();
       await redis?.close();
       redisClient?.disconnect();
       await store.close();
     },
   },
   gracefulRotation: true,
-  scopes: { "profile:read": "Read profiles" },
+  ...(process.env.KEYWARD_TEST_EVENTS === "1" ? { events: { pruneIntervalMs: false } } : {}),
+  scopes: {
+    "profile:read": "Read profiles",
+    "profile:write": "Edit profiles",
+    "profile:admin": "Administer profiles",
+  },
   // Limits far out of reach: the watch loop verifies thousands of times a second.
   tiers: { free: { rateLimit: { limit: 1_000_000_000, window: "1m" } } },
 });
@@ -98,10 +114,29 @@ async function handle(id: number, command: Command): Promise<unknown> {
         ownerId: command.ownerId,
         accountTier: "free",
         name: "two-process",
-        scopes: ["profile:read"],
+        scopes: command.scopes ?? ["profile:read"],
         tier: "free",
       });
       return { keyId: created.id, secret: created.key };
+    }
+    case "patch": {
+      // The outcome, refusals included: the test counts them; anything but a KeywardError throws.
+      try {
+        const record = await keyward.keys.update(command.ownerId, command.keyId, command.changes);
+        return { status: 200, record };
+      } catch (error) {
+        if (!isKeywardError(error)) throw error;
+        return { status: error.status, code: error.code };
+      }
+    }
+    case "inspect": {
+      const records = await keyward.keys.list(command.ownerId);
+      const { data } = await keyward.events.list({
+        owner: command.ownerId,
+        keyId: command.keyId,
+        limit: 1_000,
+      });
+      return { record: records.find((record) => record.id === command.keyId), events: data };
     }
     case "rotate": {
       const startedAt = now();

@@ -18,6 +18,7 @@ const key: StoredKey = {
   rotatedAt: null,
   previousSecretHash: null,
   previousSecretExpiresAt: null,
+  version: 1,
   ownerTier: null,
   disabledAt: null,
   metadata: null,

@@ -28,6 +28,8 @@ export function toKeyFields(key: StoredKey): string[] {
     String(key.createdAt),
     "createdBy",
     key.createdBy,
+    "version",
+    String(key.version),
   ];
   if (key.ownerType !== "user") fields.push("ownerType", key.ownerType);
   for (const field of [
@@ -57,6 +59,8 @@ export function fromKeyFields(flat: readonly string[] | null | undefined): Store
   const time = (name: string) => (fields[name] === undefined ? null : Number(fields[name]));
   return {
     id: fields.id!,
+    // Records written before versions have none: they read as a new key's first version.
+    version: fields.version === undefined ? 1 : Number(fields.version),
     ownerType: fields.ownerType === "organization" ? "organization" : "user",
     ownerId: fields.ownerId!,
     createdBy: fields.createdBy ?? fields.ownerId!,

@@ -179,6 +179,7 @@ export function redisKeyStore(
           graceEnd === null ? "" : String(graceEnd),
           String(previousIndexTtlMs(rotatedAt, graceEnd)),
           names.keyHashPrefix,
+          rest.expectedVersion === undefined ? "" : String(rest.expectedVersion),
         ],
         events,
       );
@@ -196,12 +197,17 @@ export function redisKeyStore(
       return fromKeyFields(flat as string[] | null);
     },
 
-    async update(id, changes, events) {
+    async update(id, changes, events, expectedVersion) {
       const { set, unset } = toUpdateFields(changes);
       const flat = await change(
         updateKeyScript,
         [names.keyRecord(id)],
-        [String(set.length), ...set, ...unset],
+        [
+          expectedVersion === undefined ? "" : String(expectedVersion),
+          String(set.length),
+          ...set,
+          ...unset,
+        ],
         events,
       );
       return fromKeyFields(flat as string[] | null);

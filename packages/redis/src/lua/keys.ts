@@ -6,6 +6,19 @@
 import { luaScript } from "../client/lua-script.js";
 
 /**
+ * Lua that defines `nextVersion(record)`: adds 1 to the record's `version` field and answers the
+ * new one. Every script that changes a record calls it in the same run. A record written before
+ * versions has no field and reads as version 1, so its first change makes it 2.
+ */
+const nextVersion = `
+local function nextVersion(record)
+  local version = tonumber(redis.call('HGET', record, 'version') or '1') + 1
+  redis.call('HSET', record, 'version', version)
+  return version
+end
+`;
+
+/**
  * KEYS: record, hash index, owner set, expiring-keys index, the owner's listing index, and (for a
  * record that already has a previous secret) that secret's index. ARGV[1] the id, then field/value
  * pairs. Returns 0, or 1 for a duplicate id, 2 for a duplicate hash (nothing written).
@@ -119,8 +132,9 @@ return records
 /**
  * The compare-and-set. KEYS: record, index of the expected hash, index of the new hash.
  * ARGV: expected hash, new hash, hint, rotatedAt, id, the grace's end ("" for none), how long the
- * replaced secret's index is kept (ms), the hash index prefix.
- * Returns the new record; nil when the key is missing, revoked or no longer has the expected hash;
+ * replaced secret's index is kept (ms), the hash index prefix, the expected version ("" for any).
+ * Returns the new record; nil when the key is missing, revoked, no longer has the expected hash or
+ * is at another version than the expected one;
  * 1 when the new hash belongs to a key already (nothing written).
  *
  * An earlier grace's secret is unindexed whatever this rotation's grace: at most one previous
@@ -152,9 +166,13 @@ return live
 
 export const rotateKeyScript = luaScript(
   "rotate-key",
-  `
-local current = redis.call('HMGET', KEYS[1], 'secretHash', 'revokedAt', 'previousSecretHash')
+  `${nextVersion}
+local current = redis.call('HMGET', KEYS[1], 'secretHash', 'revokedAt', 'previousSecretHash', 'version')
 if not current[1] or current[2] or current[1] ~= ARGV[1] then return false end
+local expectedVersion = ARGV[9]
+if expectedVersion ~= '' and tonumber(current[4] or '1') ~= tonumber(expectedVersion) then
+  return false
+end
 if redis.call('EXISTS', KEYS[3]) == 1 then return 1 end
 if current[3] then redis.call('DEL', ARGV[8] .. current[3]) end
 if ARGV[6] == '' then
@@ -166,6 +184,7 @@ else
 end
 redis.call('SET', KEYS[3], ARGV[5])
 redis.call('HSET', KEYS[1], 'secretHash', ARGV[2], 'hint', ARGV[3], 'rotatedAt', ARGV[4])
+nextVersion(KEYS[1])
 return redis.call('HGETALL', KEYS[1])
 `,
 );
@@ -176,13 +195,14 @@ return redis.call('HGETALL', KEYS[1])
  */
 export const setOwnerTierScript = luaScript(
   "set-owner-tier",
-  `
+  `${nextVersion}
 local changed = {}
 for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   local record = ARGV[1] .. id
   local current = redis.call('HGET', record, 'ownerTier')
   if redis.call('EXISTS', record) == 1 and current ~= ARGV[2] then
     redis.call('HSET', record, 'ownerTier', ARGV[2])
+    nextVersion(record)
     changed[#changed + 1] = redis.call('HGETALL', record)
   end
 end
@@ -196,11 +216,12 @@ return changed
  */
 export const revokeKeyScript = luaScript(
   "revoke-key",
-  `
+  `${nextVersion}
 if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'revokedAt') == 1 then
   return false
 end
 redis.call('HSET', KEYS[1], 'revokedAt', ARGV[1])
+nextVersion(KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
 return redis.call('HGETALL', KEYS[1])
 `,
@@ -276,18 +297,24 @@ return step[1]
 );
 
 /**
- * KEYS[1] the record; ARGV[1] how many name/value arguments follow to set, then those, then the
- * fields to delete. The updated record, or nil if the key is missing or revoked (nothing written).
+ * KEYS[1] the record; ARGV[1] the version the update was computed from ('' for an unconditional
+ * update), ARGV[2] how many name/value arguments follow to set, then those, then the fields to
+ * delete. The updated record, or nil if the key is missing, revoked or no longer at the expected
+ * version (nothing written).
  */
 export const updateKeyScript = luaScript(
   "update-key",
-  `
+  `${nextVersion}
+local expectedVersion = ARGV[1]
+local setCount = tonumber(ARGV[2])
 if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], 'revokedAt') == 1 then
   return false
 end
-local setCount = tonumber(ARGV[1])
-if setCount > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 2, 1 + setCount)) end
-if #ARGV > 1 + setCount then redis.call('HDEL', KEYS[1], unpack(ARGV, 2 + setCount)) end
+local version = redis.call('HGET', KEYS[1], 'version') or '1'
+if expectedVersion ~= '' and tonumber(version) ~= tonumber(expectedVersion) then return false end
+if setCount > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 3, 2 + setCount)) end
+if #ARGV > 2 + setCount then redis.call('HDEL', KEYS[1], unpack(ARGV, 3 + setCount)) end
+nextVersion(KEYS[1])
 return redis.call('HGETALL', KEYS[1])
 `,
 );
@@ -297,13 +324,14 @@ return redis.call('HGETALL', KEYS[1])
  */
 export const setKeyLimitsScript = luaScript(
   "set-key-limits",
-  `
+  `${nextVersion}
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 if ARGV[1] == '' then
   redis.call('HDEL', KEYS[1], 'limits')
 else
   redis.call('HSET', KEYS[1], 'limits', ARGV[1])
 end
+nextVersion(KEYS[1])
 return redis.call('HGETALL', KEYS[1])
 `,
 );

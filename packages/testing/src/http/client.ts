@@ -43,6 +43,8 @@ export interface SendInit {
   json?: unknown;
   /** A raw body, sent with `Content-Type: application/json`. */
   body?: string;
+  /** More request headers (`If-Match`, say). */
+  headers?: Record<string, string>;
 }
 
 export interface CreateKeyBody {
@@ -72,6 +74,7 @@ export function createSuiteClient(options: HttpSuiteOptions) {
     if (authorization !== undefined) headers.set("authorization", authorization);
     const body = init.json === undefined ? init.body : JSON.stringify(init.json);
     if (body !== undefined) headers.set("content-type", "application/json");
+    for (const [name, value] of Object.entries(init.headers ?? {})) headers.set(name, value);
     const response = await options.fetch(
       new Request(new URL(path, SUITE_ORIGIN), {
         method,
@@ -142,17 +145,22 @@ export function createSuiteClient(options: HttpSuiteOptions) {
       send<{ data: { name: string; description: string }[] }>("GET", `${basePath}/scopes`, {
         token,
       }),
-    /** Rotates with no body, as v0.1 does; `json` sends one (`gracePeriodSeconds`). */
-    rotateKey: (token: string, id: string, json?: unknown) =>
+    /**
+     * Rotates with no body, as v0.1 does; `json` sends one (`gracePeriodSeconds`), `headers`
+     * `If-Match`, say.
+     */
+    rotateKey: (token: string, id: string, json?: unknown, headers?: Record<string, string>) =>
       send<KeyWithSecret>("POST", `${keyPath(id)}/rotate`, {
         token,
         ...(json === undefined ? {} : { json }),
+        ...(headers ? { headers } : {}),
       }),
     keyUsage: (token: string, id: string) =>
       send<UsageReport>("GET", `${keyPath(id)}/usage`, { token }),
     revokeKey: (token: string, id: string) => send<RevokedKey>("DELETE", keyPath(id), { token }),
-    updateKey: (token: string, id: string, json: unknown) =>
-      send<KeyRecord>("PATCH", keyPath(id), { token, json }),
+    /** `headers`: `If-Match`, say. */
+    updateKey: (token: string, id: string, json: unknown, headers?: Record<string, string>) =>
+      send<KeyRecord>("PATCH", keyPath(id), { token, json, ...(headers ? { headers } : {}) }),
     /** A create-key body the implementation accepts from a lowest-tier user. */
     validCreateBody: (): CreateKeyBody => ({
       name: "conformance key",

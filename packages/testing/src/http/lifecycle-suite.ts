@@ -119,6 +119,136 @@ export function lifecycleSuite(client: SuiteClient): void {
       expectStatus(await client.getProfile(key.key, newSlug()), 401);
     });
 
+    it("refuses fields a PATCH does not have (422 naming each, extra_forbidden), changing nothing", async () => {
+      const user = await client.newUser();
+      const key = await client.createKeyFor(user);
+      const reply = await client.updateKey(user.token, key.id, {
+        name: "renamed",
+        tier: contract.highestTier.name,
+        organizationId: "acme",
+        expiresAt: "2099-01-01T00:00:00Z",
+      });
+      const issues = expectValidationIssues(reply);
+      expect(issues.map((issue) => JSON.stringify(issue.loc)).sort()).toEqual(
+        ['["body","expiresAt"]', '["body","organizationId"]', '["body","tier"]'].sort(),
+      );
+      for (const issue of issues) {
+        expect(issue).toMatchObject({
+          type: "extra_forbidden",
+          msg: "Extra inputs are not permitted",
+        });
+      }
+      // Reported with the fields' own problems, in one 422.
+      const both = await client.updateKey(user.token, key.id, { name: "", tier: "x" });
+      expect(issueLocs(both).sort()).toEqual(['["body","name"]', '["body","tier"]'].sort());
+      const listed = await client.listKeys(user.token);
+      expect(listed.body.data[0]).toMatchObject({
+        name: "conformance key",
+        tier: contract.lowestTier.name,
+        expiresAt: null,
+      });
+    });
+
+    it("tags records with an ETag; with If-Match a PATCH applies only at that version (412)", async () => {
+      const user = await client.newUser();
+      const created = await client.createKey(user.token, client.validCreateBody());
+      expectJson(created, 201);
+      const id = created.body.id;
+      const first = created.headers.get("etag");
+      expect(first, "ETag on create").toMatch(/^"[^"]+"$/);
+
+      const renamed = await client.updateKey(
+        user.token,
+        id,
+        { name: "first" },
+        { "if-match": first! },
+      );
+      expectJson(renamed, 200);
+      expect(renamed.body.name).toBe("first");
+      const second = renamed.headers.get("etag");
+      expect(second, "ETag on PATCH").toMatch(/^"[^"]+"$/);
+      expect(second).not.toBe(first);
+
+      // The tag read before the rename names a version that is gone: 412, and nothing changes.
+      const stale = await client.updateKey(
+        user.token,
+        id,
+        { name: "stale" },
+        { "if-match": first! },
+      );
+      expectErrorDetail(stale, 412);
+      expect((stale.body as { code?: string }).code).toBe("precondition_failed");
+      // A weak tag never matches (If-Match compares strongly); another key's tag is not this key's.
+      const weak = await client.updateKey(
+        user.token,
+        id,
+        { name: "weak" },
+        { "if-match": `W/${second}` },
+      );
+      expectErrorDetail(weak, 412);
+      const otherKey = await client.createKey(user.token, client.validCreateBody());
+      const foreign = otherKey.headers.get("etag")!;
+      expectErrorDetail(
+        await client.updateKey(user.token, id, { name: "foreign" }, { "if-match": foreign }),
+        412,
+      );
+      expect((await client.listKeys(user.token)).body.data.find((k) => k.id === id)?.name).toBe(
+        "first",
+      );
+
+      // One of several tags, or `*`, matches; a PATCH without If-Match applies as it always has.
+      const listedTags = `${foreign}, ${second}`;
+      const third = await client.updateKey(
+        user.token,
+        id,
+        { name: "third" },
+        { "if-match": listedTags },
+      );
+      expectJson(third, 200);
+      const any = await client.updateKey(user.token, id, { name: "any" }, { "if-match": "*" });
+      expectJson(any, 200);
+      expectJson(await client.updateKey(user.token, id, { name: "plain" }), 200);
+
+      // A rotation takes If-Match too: at a stale version it is refused and the secret still works.
+      const current = (await client.updateKey(user.token, id, { name: "current" })).headers.get(
+        "etag",
+      )!;
+      expectErrorDetail(
+        await client.rotateKey(user.token, id, undefined, { "if-match": first! }),
+        412,
+      );
+      expectStatus(await client.getProfile(created.body.key, newSlug()), 200);
+      const rotatedAtTag = await client.rotateKey(user.token, id, undefined, {
+        "if-match": current,
+      });
+      expectJson(rotatedAtTag, 200);
+      expectStatus(await client.getProfile(created.body.key, newSlug()), 401);
+
+      // A rotation is a change too: its answer carries the new tag, and the old one is stale.
+      const beforeRotation = (
+        await client.updateKey(user.token, id, { name: "before" })
+      ).headers.get("etag")!;
+      const rotated = await client.rotateKey(user.token, id);
+      expectJson(rotated, 200);
+      const afterRotation = rotated.headers.get("etag");
+      expect(afterRotation, "ETag on rotate").toMatch(/^"[^"]+"$/);
+      expect(afterRotation).not.toBe(beforeRotation);
+      expectErrorDetail(
+        await client.updateKey(user.token, id, { name: "x" }, { "if-match": beforeRotation }),
+        412,
+      );
+      expectJson(
+        await client.updateKey(user.token, id, { name: "after" }, { "if-match": afterRotation! }),
+        200,
+      );
+      // A revoked key is gone whatever the tag says.
+      expectJson(await client.revokeKey(user.token, id), 200);
+      expectErrorDetail(
+        await client.updateKey(user.token, id, { name: "x" }, { "if-match": afterRotation! }),
+        410,
+      );
+    });
+
     it("takes metadata on create too, and shows it in the record", async () => {
       const user = await client.newUser();
       const reply = await client.createKey(user.token, {

@@ -118,6 +118,23 @@ export function eventLogSuite<S extends KeywardStore>(options: StorageSuiteOptio
       expect(await keys.events.list({ owner: owned(ghost), limit: 10 })).toEqual([]);
     });
 
+    it("writes an update's events only when its compare-and-set on the version wins", async () => {
+      const keys = await open();
+      const key = storedKey();
+      await keys.create(key);
+      const renamed = (name: string) =>
+        storedEvent(key, { type: "key.updated", occurredAt: 20, data: { changes: { name } } });
+      const won = renamed("won");
+      expect(await keys.update(key.id, { name: "won" }, [won], key.version)).not.toBeNull();
+      // Computed from the same version, which is gone: neither the change nor its event is written.
+      expect(
+        await keys.update(key.id, { name: "lost" }, [renamed("lost")], key.version),
+      ).toBeNull();
+      const listed = await keys.events.list({ owner: owned(key), keyId: key.id, limit: 10 });
+      expect(listed).toEqual([won]);
+      expect((await keys.findById(key.id))?.name).toBe("won");
+    });
+
     it("filters by key and by type, keeps owners apart, and pages with a cursor", async () => {
       const keys = await open();
       const sharedId = uniqueId("acme");

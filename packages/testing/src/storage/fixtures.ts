@@ -33,6 +33,7 @@ export function storedKey(overrides: Partial<StoredKey> = {}): StoredKey {
     rotatedAt: null,
     previousSecretHash: null,
     previousSecretExpiresAt: null,
+    version: 1,
     ownerTier: null,
     disabledAt: null,
     metadata: null,

@@ -4,6 +4,7 @@ import { eventLogSuite } from "./event-log-suite.js";
 import { keyStoreSuite } from "./key-store-suite.js";
 import { layeredLimitsSuite } from "./layered-limits-suite.js";
 import type { StorageSuiteOptions } from "./options.js";
+import { patchFuzzSuite } from "./patch-fuzz-suite.js";
 import { rateLimitStoreSuite } from "./rate-limit-store-suite.js";
 import { secretsSuite } from "./secrets-suite.js";
 import { timedEventsSuite } from "./timed-events-suite.js";
@@ -14,7 +15,7 @@ export type { StorageProbe, StorageSuiteOptions } from "./options.js";
 
 /**
  * Registers the storage conformance suite with vitest. Every store Keyward ships runs it, and so
- * should yours: it checks atomicity (rotation compare-and-set, revocation, rate-limit steps, layered limits all-or-nothing), the
+ * should yours: it checks atomicity (rotation and update compare-and-sets, revocation, rate-limit steps, layered limits all-or-nothing), that fuzzed PATCH bodies never meet a 5xx, the
  * ordering and shapes of reads, and, through the probe's raw reads, that what is persisted matches
  * what the getters report and that no secret is ever persisted.
  *
@@ -46,6 +47,7 @@ export function describeStorageConformance<S extends KeywardStore>(
     if (!options.skipRateLimits) rateLimitStoreSuite(options);
     if (!options.skipLayers) layeredLimitsSuite(options);
     if (!options.skipKeys) secretsSuite(options);
+    if (!options.skipKeys) patchFuzzSuite(options);
     if (!options.skipKeys && !options.skipEvents) eventLogSuite(options);
     if (!options.skipKeys && !options.skipEvents && !options.skipExpiringKeys) {
       timedEventsSuite(options);

@@ -96,10 +96,10 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
       expect(await keys.listByOwner({ type: "organization", id: sharedId })).toEqual([orgsKey]);
 
       const changed = await keys.setOwnerTier({ type: "organization", id: sharedId }, "free");
-      expect(changed).toEqual([{ ...orgsKey, ownerTier: "free" }]);
+      expect(changed).toEqual([{ ...orgsKey, ownerTier: "free", version: 2 }]);
       expect(await keys.findById(usersKey.id)).toEqual(usersKey);
       const revoked = await keys.revoke(orgsKey.id, 9_000);
-      expect(revoked).toEqual({ ...orgsKey, ownerTier: "free", revokedAt: 9_000 });
+      expect(revoked).toEqual({ ...orgsKey, ownerTier: "free", revokedAt: 9_000, version: 3 });
     });
 
     it("pages an owner's keys after a position, in the listing order", async () => {
@@ -143,18 +143,106 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
         scopes: ["profile:read"],
         metadata,
         disabledAt: 7_000,
+        version: 2,
       };
       expect(updated).toEqual(expected);
       expect(await keys.findById(key.id)).toEqual(expected);
       expect(await keys.findByHash(key.secretHash)).toEqual(expected);
       // Fields left out stay; null clears metadata and enables the key again.
       const cleared = await keys.update(key.id, { metadata: null, disabledAt: null });
-      expect(cleared).toEqual({ ...expected, metadata: null, disabledAt: null });
-      expect(await keys.update(key.id, {})).toEqual(cleared);
+      expect(cleared).toEqual({ ...expected, metadata: null, disabledAt: null, version: 3 });
+      // An update that changes no field is still a write: the version moves on.
+      expect(await keys.update(key.id, {})).toEqual({ ...cleared, version: 4 });
       await keys.revoke(key.id, 8_000);
       expect(await keys.update(key.id, { name: "after revocation" })).toBeNull();
       expect((await keys.findById(key.id))?.name).toBe("renamed");
       expect(await keys.update(uniqueId("missing"), { name: "x" })).toBeNull();
+    });
+
+    it("updates by compare-and-set on the version: a stale version changes nothing", async () => {
+      const { keys } = await open();
+      const key = storedKey({ scopes: ["profile:read", "profile:write"] });
+      await keys.create(key);
+      const narrowed = await keys.update(key.id, { scopes: ["profile:read"] }, undefined, 1);
+      expect(narrowed).toEqual({ ...key, scopes: ["profile:read"], version: 2 });
+      // Computed from version 1, which is gone: refused, and the narrowing stays.
+      const stale = await keys.update(
+        key.id,
+        { scopes: ["profile:read", "profile:write"], name: "stale" },
+        undefined,
+        1,
+      );
+      expect(stale).toBeNull();
+      expect(await keys.findById(key.id)).toEqual(narrowed);
+      // Every kind of write moves the version on, so none of them is undone by a stale update.
+      await keys.setLimits?.(key.id, { credits: { remaining: 5, grantedAt: 1 } });
+      const before = (await keys.findById(key.id))!;
+      expect(before.version).toBe(keys.setLimits ? 3 : 2);
+      expect(await keys.update(key.id, { limits: null }, undefined, 2)).toBeNull();
+      expect(await keys.findById(key.id)).toEqual(before);
+      const owner = { type: key.ownerType, id: key.ownerId };
+      await keys.setOwnerTier(owner, "pro");
+      expect(await keys.update(key.id, { name: "x" }, undefined, before.version)).toBeNull();
+      const tiered = (await keys.findById(key.id))!;
+      expect(tiered).toEqual({ ...before, ownerTier: "pro", version: before.version + 1 });
+      const next = fakeHash();
+      await keys.rotate({
+        id: key.id,
+        expectedHash: key.secretHash,
+        secretHash: next,
+        hint: "sk_live_…wxyz",
+        rotatedAt: 5_000,
+      });
+      expect(await keys.update(key.id, { name: "x" }, undefined, tiered.version)).toBeNull();
+      const rotated = (await keys.findById(key.id))!;
+      expect(rotated.version).toBe(tiered.version + 1);
+      expect(await keys.update(key.id, { name: "fresh" }, undefined, rotated.version)).toEqual({
+        ...rotated,
+        name: "fresh",
+        version: rotated.version + 1,
+      });
+      // A revoked key refuses an update at its current version too; a missing one at any.
+      const revoked = (await keys.revoke(key.id, 9_000))!;
+      expect(revoked.version).toBe(rotated.version + 2);
+      expect(await keys.update(key.id, { name: "y" }, undefined, revoked.version)).toBeNull();
+      expect(await keys.update(uniqueId("missing"), { name: "y" }, undefined, 1)).toBeNull();
+    });
+
+    it("lets exactly one of 50 concurrent updates from one version win", async () => {
+      const { keys } = await open();
+      const key = storedKey();
+      await keys.create(key);
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          keys.update(key.id, { name: `writer ${i}`, scopes: [`scope:${i}`] }, undefined, 1),
+        ),
+      );
+      const winners = results.filter((result) => result !== null);
+      expect(winners).toHaveLength(1);
+      // The record is exactly the winner's write: no field of a loser got in.
+      expect(await keys.findById(key.id)).toEqual(winners[0]);
+      expect(winners[0]).toMatchObject({ version: 2 });
+      expect(winners[0]!.scopes).toEqual([`scope:${winners[0]!.name.slice("writer ".length)}`]);
+    });
+
+    it("rotates at an expected version only: a key changed since is not rotated", async () => {
+      const { keys } = await open();
+      const key = storedKey();
+      await keys.create(key);
+      const renamed = (await keys.update(key.id, { name: "renamed" }, undefined, 1))!;
+      const rotation = {
+        id: key.id,
+        expectedHash: key.secretHash,
+        secretHash: fakeHash(),
+        hint: "sk_live_…wxyz",
+        rotatedAt: 5_000,
+      };
+      // The hash still matches, the version does not: nothing changes, the old secret still works.
+      expect(await keys.rotate({ ...rotation, expectedVersion: 1 })).toBeNull();
+      expect(await keys.findByHash(key.secretHash)).toEqual(renamed);
+      expect(await keys.findByHash(rotation.secretHash)).toBeNull();
+      const rotated = await keys.rotate({ ...rotation, expectedVersion: renamed.version });
+      expect(rotated).toMatchObject({ secretHash: rotation.secretHash, version: 3 });
     });
 
     it("rotates by compare-and-set: the old hash stops resolving at once", async () => {
@@ -174,6 +262,7 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
         secretHash: next,
         hint: "sk_live_…wxyz",
         rotatedAt: 5_000,
+        version: 2,
       });
       expect(await keys.findByHash(key.secretHash)).toBeNull();
       expect(await keys.findByHash(next)).toEqual(rotated);
@@ -200,6 +289,7 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
         rotatedAt: 5_000,
         previousSecretHash: key.secretHash,
         previousSecretExpiresAt: 65_000,
+        version: 2,
       };
       expect(graceful).toEqual(expected);
       // Both secrets find the one record; the deadline is the caller's to check.
@@ -357,7 +447,7 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
       const key = storedKey();
       await keys.create(key);
       const revoked = await keys.revoke(key.id, 7_000);
-      expect(revoked).toEqual({ ...key, revokedAt: 7_000 });
+      expect(revoked).toEqual({ ...key, revokedAt: 7_000, version: 2 });
       expect(await keys.revoke(key.id, 8_000)).toBeNull();
       expect((await keys.findById(key.id))?.revokedAt).toBe(7_000);
       // A revoked key still resolves by hash: the caller decides it is no longer valid.
@@ -386,8 +476,12 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
       const owner = { type: "user", id: ownerId } as const;
       const changed = await keys.setOwnerTier(owner, "free");
       expect(changed.map((key) => key.id).sort()).toEqual([first.id, second.id].sort());
-      expect(await keys.findById(first.id)).toEqual({ ...first, ownerTier: "free" });
-      expect(await keys.findByHash(second.secretHash)).toEqual({ ...second, ownerTier: "free" });
+      expect(await keys.findById(first.id)).toEqual({ ...first, ownerTier: "free", version: 2 });
+      expect(await keys.findByHash(second.secretHash)).toEqual({
+        ...second,
+        ownerTier: "free",
+        version: 2,
+      });
       expect(await keys.findById(someoneElse.id)).toEqual(someoneElse);
       // The same tier again changes nothing; an owner without keys is no error.
       expect(await keys.setOwnerTier(owner, "free")).toEqual([]);
@@ -460,7 +554,7 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
       const key = storedKey({ environment: "live" });
       await keys.create(key);
       const set = await keys.update(key.id, { allowedIps: ["198.51.100.0/24"] });
-      expect(set).toEqual({ ...key, allowedIps: ["198.51.100.0/24"] });
+      expect(set).toEqual({ ...key, allowedIps: ["198.51.100.0/24"], version: 2 });
       const renamed = await keys.update(key.id, { name: "renamed" });
       expect(renamed?.allowedIps).toEqual(["198.51.100.0/24"]);
       const next = fakeHash();

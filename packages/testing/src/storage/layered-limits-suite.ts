@@ -193,7 +193,7 @@ export function layeredLimitsSuite<S extends KeywardStore>(options: StorageSuite
         credits: { remaining: 4, grantedAt: 11 },
       };
       const updated = await keys.update(key.id, { name: "metered", limits, disabledAt: 5_000 });
-      const expected = { ...key, name: "metered", limits, disabledAt: 5_000 };
+      const expected = { ...key, name: "metered", limits, disabledAt: 5_000, version: 2 };
       expect(updated).toEqual(expected);
       expect(await keys.findById(key.id)).toEqual(expected);
       expect(await keys.findByHash(key.secretHash)).toEqual(expected);

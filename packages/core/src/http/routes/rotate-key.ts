@@ -1,3 +1,4 @@
+import { ifMatchPrecondition, keyEntityTag } from "../entity-tag.js";
 import { jsonResponse } from "../json-response.js";
 import { isMissingBody, readJsonBody } from "../read-json-body.js";
 import type { EndpointHandler } from "./route-context.js";
@@ -5,7 +6,8 @@ import type { EndpointHandler } from "./route-context.js";
 /**
  * `POST /api-keys/{key_id}/rotate` → the record with its new secret. The old one fails at once,
  * or, with `gracefulRotation` and `{ "gracePeriodSeconds": n }`, n seconds later. Without
- * `gracefulRotation` the body is not read, as in v0.1.
+ * `gracefulRotation` the body is not read, as in v0.1. The record's new `ETag` comes with it;
+ * with `If-Match`, the key is rotated only at the version its tags name (412 otherwise).
  */
 export const rotateKey: EndpointHandler = async ({
   request,
@@ -21,8 +23,11 @@ export const rotateKey: EndpointHandler = async ({
     const read = await readJsonBody(request, bodyLimit);
     if (!isMissingBody(read)) body = read;
   }
-  return jsonResponse(200, await keys.forCaller.rotate(user, keyId, body), {
+  const precondition = ifMatchPrecondition(request.headers.get("if-match"), keyId);
+  const { record, version } = await keys.forCaller.rotate(user, keyId, body, precondition);
+  return jsonResponse(200, record, {
     ...headers,
     "cache-control": "no-store",
+    etag: keyEntityTag(record.id, version),
   });
 };

@@ -1,9 +1,13 @@
 import { KeywardError } from "../../errors/keyward-error.js";
+import { ifMatchPrecondition, keyEntityTag } from "../entity-tag.js";
 import { jsonResponse } from "../json-response.js";
 import { isMissingBody, readJsonBody } from "../read-json-body.js";
 import type { EndpointHandler } from "./route-context.js";
 
-/** `PATCH /api-keys/{key_id}` (with `keyUpdates`) → 200 with the updated record. */
+/**
+ * `PATCH /api-keys/{key_id}` (with `keyUpdates`) → 200 with the updated record and its `ETag`.
+ * With `If-Match`, the change applies only to the version its tags name: 412 otherwise.
+ */
 export const updateKey: EndpointHandler = async ({
   request,
   user,
@@ -18,5 +22,7 @@ export const updateKey: EndpointHandler = async ({
       { loc: ["body"], msg: "Field required", type: "missing" },
     ]);
   }
-  return jsonResponse(200, await keys.forCaller.update(user, keyId, body), headers);
+  const precondition = ifMatchPrecondition(request.headers.get("if-match"), keyId);
+  const { record, version } = await keys.forCaller.update(user, keyId, body, precondition);
+  return jsonResponse(200, record, { ...headers, etag: keyEntityTag(record.id, version) });
 };

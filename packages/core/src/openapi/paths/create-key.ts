@@ -19,6 +19,7 @@ export const createKeyPath: PathBuilder = {
     responses: {
       "201": successResponse(context, "The new key, with its secret", "KeyWithSecret", {
         noStore: true,
+        entityTag: true,
       }),
       ...errorResponses(400, 413, 415, 422, ...guardedErrors),
     },

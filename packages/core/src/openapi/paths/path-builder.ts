@@ -18,3 +18,4 @@ export interface PathBuilder {
 export const sessionOnly = [{ userJwt: [] }];
 
 export const keyIdParameter = { $ref: "#/components/parameters/KeyId" };
+export const ifMatchParameter = { $ref: "#/components/parameters/IfMatch" };

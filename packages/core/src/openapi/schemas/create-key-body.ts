@@ -137,7 +137,11 @@ export function createKeyBodyJsonSchema(
 }
 
 export function updateKeyBodyJsonSchema(schema: Type): JsonSchema {
-  return requestBodyJsonSchema(schema, updateKeyFields, "update-key");
+  // A field an update does not have is refused (422 `extra_forbidden`), unlike create's.
+  return {
+    ...requestBodyJsonSchema(schema, updateKeyFields, "update-key"),
+    additionalProperties: false,
+  };
 }
 
 /** The rotate body (`gracefulRotation`): its one field's narrow, as the range it checks. */
@@ -194,7 +198,8 @@ function requestBodyJsonSchema(
     }
     assertNoNestedNarrow(body, field, properties[field] as JsonSchema);
   }
-  // Unknown fields are ignored, not refused (DESIGN: "Unknown extra fields are ignored").
+  // Unknown fields are ignored on create, not refused (DESIGN: "Unknown extra fields are
+  // ignored"); the update body closes itself (`updateKeyBodyJsonSchema`).
   return { ...converted, properties };
 }
 
