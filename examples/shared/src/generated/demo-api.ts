@@ -2137,9 +2137,11 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
-            /** @description GitHub's public keys could not be fetched; GitHub retries later */
+            /** @description GitHub's public keys could not be fetched, or every report slot is busy reading a body; GitHub retries later */
             503: {
                 headers: {
+                    /** @description With `reports_busy`: seconds until a slot is likely free */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2147,6 +2149,10 @@ export interface operations {
                         detail: string;
                         /** @constant */
                         code: "scanner_keys_unavailable";
+                    } | {
+                        detail: string;
+                        /** @constant */
+                        code: "reports_busy";
                     };
                 };
             };
