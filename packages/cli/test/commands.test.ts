@@ -113,6 +113,11 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
     expect(created).toMatchObject({ status: "active", key: expect.stringMatching(/^sk_live_/) });
     expect(Object.keys(created)).not.toContain("secretHash");
     expect(await verifies(created.key)).toBe(true);
+    // A free key made without --account-tier leaves the owner's recorded tier (pro, from the key
+    // above) as it was: creating a key never downgrades the owner's other keys by itself.
+    const stored = await app.storage.keys.listByOwner({ type: "user", id: owner });
+    expect(new Set(stored.map((key) => key.ownerTier))).toEqual(new Set(["pro"]));
+    expect(await app.keyward.keys.accountTier(owner)).toBe("pro");
   });
 
   it("keys list: an aligned table and JSON, newest first, with no secret and no hash", async () => {

@@ -5,8 +5,9 @@ import { keyWithSecret } from "../output/key-output.js";
 
 /**
  * `keyward keys create`: a key for a user or an organization, validated as `POST /api-keys`
- * validates its body. The account tier defaults to the key's own tier: an operator may issue any
- * configured tier.
+ * validates its body. Without `--account-tier`, the owner's account tier is the one recorded with
+ * its keys, so creating a key never changes the cap on the owner's other keys unless the operator
+ * says so; an owner without keys takes the new key's tier.
  */
 export async function keysCreate(
   context: CommandContext,
@@ -17,10 +18,11 @@ export async function keysCreate(
   },
 ): Promise<void> {
   const { createdBy, accountTier, ...rest } = input;
+  const recorded = accountTier ?? (await context.keyward.keys.accountTier(input.owner));
   const created = await context.keyward.keys.create({
     ...rest,
     ...(createdBy === undefined ? {} : { createdBy }),
-    accountTier: accountTier ?? input.tier,
+    accountTier: recorded ?? input.tier,
   });
   if (context.json) return printJson(context, created);
   context.print(keyWithSecret(created));

@@ -274,6 +274,18 @@ describe("keys.get", () => {
   });
 });
 
+describe("keys.accountTier", () => {
+  it("answers the tier recorded for an owner, null before its first key, apart per owner type", async () => {
+    expect(await keyward.keys.accountTier("alice")).toBeNull();
+    await create();
+    expect(await keyward.keys.accountTier("alice")).toBe("pro");
+    await keyward.keys.setAccountTier("alice", "free");
+    expect(await keyward.keys.accountTier("alice")).toBe("free");
+    expect(await keyward.keys.accountTier({ type: "organization", id: "alice" })).toBeNull();
+    await expect(keyward.keys.accountTier("")).rejects.toThrow(TypeError);
+  });
+});
+
 describe("keys.rotate", () => {
   it("replaces the secret, keeping id, name, scopes, tier and expiry", async () => {
     const created = await create({

@@ -160,6 +160,15 @@ export interface KeysApi {
    */
   setAccountTier(owner: OwnerInput, tier: string): Promise<void>;
   /**
+   * The account tier recorded for an owner (with its keys, by a session, a create or
+   * `setAccountTier`), or null before the owner's first key. For operator tools that create a key
+   * without being told the account's plan: passing this on to `create` changes nothing, where a
+   * guess would be recorded on every key of the owner.
+   * @example
+   * const accountTier = (await keyward.keys.accountTier(owner)) ?? "free";
+   */
+  accountTier(owner: OwnerInput): Promise<string | null>;
+  /**
    * An operator's per-key limits (never reachable through the HTTP API): override any layer of the
    * key's tier, or grant it credits. The same change as `keys.update(owner, keyId, { limits })`, by
    * key id alone (what a billing system holds) and on revoked keys too. Fields given replace the key's current ones, `null` returns a
@@ -834,6 +843,14 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
           environmentOf(key),
         );
         return { ...record, owner: ownerOfKey(key) };
+      }),
+
+    accountTier: (owner) =>
+      guarded(async () => {
+        const resolved = toOwner(owner);
+        requireOwner(resolved);
+        const [newest] = await ctx.keys.listByOwner(resolved, { limit: 1 });
+        return newest?.ownerTier ?? null;
       }),
 
     setAccountTier: async (owner, tier) => {
