@@ -1806,7 +1806,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description The key's id, as its record shows it */
+                key_id: components["parameters"]["KeyId"];
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -1860,7 +1863,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description The key's id, as its record shows it */
+                key_id: components["parameters"]["KeyId"];
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -1915,7 +1921,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description The key's id, as its record shows it */
+                key_id: components["parameters"]["KeyId"];
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -2027,7 +2036,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @description The key's id, as its record shows it */
+                key_id: components["parameters"]["KeyId"];
+            };
             cookie?: never;
         };
         requestBody?: never;

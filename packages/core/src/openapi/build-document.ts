@@ -5,9 +5,15 @@
  */
 import type { OpenApiBuildContext } from "./build-context.js";
 import { buildComponents } from "./components.js";
-import type { HttpMethod, OpenApiDocument, PathItemObject } from "./document-types.js";
+import type {
+  HttpMethod,
+  OpenApiDocument,
+  PathItemObject,
+  ReferenceObject,
+} from "./document-types.js";
 import { addHostRoutes } from "./host-routes.js";
 import { pathBuilders } from "./paths/index.js";
+import { keyIdParameter } from "./paths/path-builder.js";
 import { requiredHeader } from "./responses.js";
 
 export function buildOpenApiDocument(context: OpenApiBuildContext): OpenApiDocument {
@@ -19,7 +25,7 @@ export function buildOpenApiDocument(context: OpenApiBuildContext): OpenApiDocum
     paths[path][builder.method] = builder.build(context);
   }
   // Every path under the base path answers a CORS preflight (the router does it for them all).
-  for (const item of Object.values(paths)) addPreflight(context, item);
+  for (const [path, item] of Object.entries(paths)) addPreflight(context, path, item);
   addHostRoutes(context, paths);
 
   const info = context.options.info ?? {};
@@ -38,14 +44,24 @@ export function buildOpenApiDocument(context: OpenApiBuildContext): OpenApiDocum
   };
 }
 
-function addPreflight(context: OpenApiBuildContext, item: PathItemObject): void {
+/** The parameter each template variable of the key paths stands for. */
+const pathParameters: Record<string, ReferenceObject> = { key_id: keyIdParameter };
+
+function addPreflight(context: OpenApiBuildContext, path: string, item: PathItemObject): void {
   const methods = (Object.keys(item) as HttpMethod[]).filter((key) => key !== "options");
   const first = item[methods[0] as HttpMethod];
+  // Every operation of a templated path declares its variables, the preflight too (OpenAPI 3.1,
+  // "Path Templating"; linters refuse a path parameter left undeclared).
+  const parameters = [...path.matchAll(/\{([^}]+)\}/g)].flatMap(([, name]) => {
+    const parameter = pathParameters[name!];
+    return parameter ? [parameter] : [];
+  });
   item.options = {
     operationId: `${first?.operationId ?? "path"}Preflight`,
     summary: "CORS preflight",
     description: `Answered before authentication: \`Allow: ${[...methods.map((m) => m.toUpperCase()), "OPTIONS"].join(", ")}\`. CORS headers are the host's to add.`,
     tags: ["API keys"],
+    ...(parameters.length > 0 ? { parameters } : {}),
     security: [],
     responses: {
       "204": {

@@ -36,6 +36,36 @@ describe("keyward.openapi()", () => {
     expect(document.openapi).toBe("3.1.0");
   });
 
+  it("declares every path template variable on every operation, the CORS preflights included", () => {
+    const document = keywardWith({
+      keyUpdates: true,
+      events: {},
+      gracefulRotation: true,
+      openapi: { routes: [{ method: "GET", path: "/profiles/:slug", scopes: ["profile:read"] }] },
+    }).openapi();
+    const parameters = (
+      document.components as { parameters: Record<string, { in: string; name: string }> }
+    ).parameters;
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(document.paths)) {
+      const variables = [...path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => name!);
+      for (const [method, operation] of Object.entries(item)) {
+        if (method === "parameters" || typeof operation !== "object" || operation === null)
+          continue;
+        const declared = ((operation as { parameters?: unknown[] }).parameters ?? []).map((p) => {
+          const ref = (p as { $ref?: string }).$ref;
+          return ref ? parameters[ref.split("/").at(-1)!] : (p as { in: string; name: string });
+        });
+        for (const variable of variables) {
+          if (!declared.some((p) => p?.in === "path" && p.name === variable)) {
+            missing.push(`${method.toUpperCase()} ${path}: ${variable}`);
+          }
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it("fails the validator when broken (the validator is real)", async () => {
     const document = keywardWith().openapi();
     document.components.securitySchemes.userJwt = { type: "bearer" };
