@@ -6,7 +6,6 @@
  * answered 500, and Redis runs their calls once it resumes. At the end, credits and quota have spent
  * exactly one per request answered 200 by either process (the voids undo the rest).
  */
-import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { combineStores, createKeyward, type Keyward } from "@keyward/core";
 import { migrate, postgresStore } from "@keyward/postgres";
@@ -21,6 +20,7 @@ import {
   serverUrl,
   uniqueSchema,
 } from "../../../packages/postgres/test/support/databases.js";
+import { forkWorker } from "../../../packages/redis/test/support/forked-worker.js";
 import {
   type RedisServer,
   startRedisServer,
@@ -32,27 +32,7 @@ const packageDir = fileURLToPath(new URL("..", import.meta.url));
 const credits = 100_000;
 const quota = 1_000_000;
 
-function startWorker(env: Record<string, string>) {
-  const child: ChildProcess = fork(workerFile, [], {
-    cwd: packageDir,
-    execArgv: ["--conditions=@keyward/source", "--import", "tsx"],
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const replies: unknown[] = [];
-  const waiters: ((reply: unknown) => void)[] = [];
-  child.on("message", (reply) => {
-    const waiter = waiters.shift();
-    if (waiter) waiter(reply);
-    else replies.push(reply);
-  });
-  const next = () =>
-    new Promise<unknown>((resolve) => {
-      if (replies.length > 0) resolve(replies.shift());
-      else waiters.push(resolve);
-    });
-  return { child, next };
-}
+const startWorker = (env: Record<string, string>) => forkWorker(workerFile, packageDir, env);
 
 describeOnServer(
   "a Redis stall charges nothing for its 500s: two processes, PostgreSQL + Redis",

@@ -5,12 +5,12 @@
  * is overspent or lost, and quotas and credits come back exactly at the UTC period boundary (the
  * workers run on a fake clock set per round; the store decides on the callers' clocks).
  */
-import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createKeyward, type Keyward, type KeywardConfig, manualClock } from "@keyward/core";
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
+import { forkWorker } from "./support/forked-worker.js";
 import type { LayeredJob, LayeredResult } from "./support/layered-worker.js";
 import { localRedis, redisAvailable, testPrefix } from "./support/local-redis.js";
 import { deletePrefix } from "./support/scan.js";
@@ -23,27 +23,8 @@ const beforeMidnight = Date.parse("2026-07-31T23:59:50Z");
 const afterMidnight = Date.parse("2026-08-01T00:00:05Z");
 const open = { limit: 1_000_000, window: "1h" } as const;
 
-function startWorker() {
-  const child: ChildProcess = fork(workerFile, [], {
-    cwd: packageDir,
-    execArgv: ["--conditions=@keyward/source", "--import", "tsx"],
-    env: { ...process.env, KEYWARD_TEST_REDIS_PORT: String(localRedis.port) },
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const replies: unknown[] = [];
-  const waiters: ((reply: unknown) => void)[] = [];
-  child.on("message", (reply) => {
-    const waiter = waiters.shift();
-    if (waiter) waiter(reply);
-    else replies.push(reply);
-  });
-  const next = () =>
-    new Promise<unknown>((resolve) => {
-      if (replies.length > 0) resolve(replies.shift());
-      else waiters.push(resolve);
-    });
-  return { child, next };
-}
+const startWorker = () =>
+  forkWorker(workerFile, packageDir, { KEYWARD_TEST_REDIS_PORT: String(localRedis.port) });
 
 describe.skipIf(!redisAvailable)(`layered limits: ${workers} processes, one owner's keys`, () => {
   let client: IORedis;

@@ -1,7 +1,7 @@
 import { compiledAllowlist } from "../allowlists/ip-allowlist.js";
 import { internalError, KeywardError } from "../errors/keyward-error.js";
 import type { KeywardContext } from "../keyward/context.js";
-import { hasBilledLayers, rateLayersOf } from "../limits/attempt-layers.js";
+import { rateLayersOf } from "../limits/attempt-layers.js";
 import { describedLayer, layeredHeaders, layerRefusal } from "../limits/layered-response.js";
 import { planKeyLimits } from "../limits/resolve-layers.js";
 import type { LayeredDecision, LimitLayer } from "../limits/types.js";
@@ -20,6 +20,7 @@ import { isPromise, type Pending } from "./pending-verify.js";
 import type { Principal, SessionUser, VerifyOptions, VerifyResult } from "./principal.js";
 
 const noHeaders: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const noScopes: readonly string[] = Object.freeze([]);
 
 /**
  * The hot path. From a raw `Authorization` value to a decision, in this order, none reached if an
@@ -305,11 +306,11 @@ export function createVerify(ctx: KeywardContext) {
     // A request refused for its scopes is not served: it counts against the rate layers (attempts)
     // but spends no quota or credits (what the owner pays for). The scopes are in the record, so
     // this costs no store call; the 403 itself still comes after the limiter, as on every path.
-    const layers =
-      lacksScopes(key, options) && hasBilledLayers(plan.layers)
-        ? rateLayersOf(plan.layers)
-        : plan.layers;
-    return limitLayers(key, options, tier, plan.owner, layers, now);
+    // Asked only when a layer is billed, and the answer carried on to the scope check.
+    const rateOnly = rateLayersOf(plan.layers);
+    const missing = rateOnly === plan.layers ? undefined : missingScopes(key, options);
+    const layers = missing !== undefined && missing.length > 0 ? rateOnly : plan.layers;
+    return limitLayers(key, options, tier, plan.owner, layers, now, missing);
   };
 
   /** One rate-limit layer (the key's own), with usage counted in the same store call if it can. */
@@ -361,6 +362,7 @@ export function createVerify(ctx: KeywardContext) {
     owner: string,
     layers: readonly LimitLayer[],
     now: number,
+    missing: readonly string[] | undefined,
   ): Pending<VerifyResult> => {
     const limiter = ctx.layeredLimits;
     if (!limiter) {
@@ -373,7 +375,7 @@ export function createVerify(ctx: KeywardContext) {
     const request = { owner, layers, now, usage: counted };
     const decided = limiter.consumeNow ? limiter.consumeNow(request) : limiter.consume(request);
     return continueWith(decided, (layered) =>
-      limitedLayers(key, options, tier, owner, layers, now, counted, layered),
+      limitedLayers(key, options, tier, owner, layers, now, counted, layered, missing),
     );
   };
 
@@ -387,6 +389,7 @@ export function createVerify(ctx: KeywardContext) {
     now: number,
     counted: UsageHit | undefined,
     layered: LayeredDecision,
+    missing: readonly string[] | undefined,
   ): VerifyResult => {
     if (!counted) ctx.usageRecorder.record(key.id, options.route, now);
     const headers = layeredHeaders(layered, layers, { now, ietf: ctx.ietfRateLimitHeaders, tier });
@@ -397,28 +400,30 @@ export function createVerify(ctx: KeywardContext) {
     }
     // Only an admitted request spent anything, so only it can cross a threshold. Not awaited.
     ctx.events?.usage(key, owner, layers, layered.layers, now);
-    return withScopes(key, options, tier, decision, headers);
+    return withScopes(key, options, tier, decision, headers, missing);
   };
 
-  /** Whether the route requires a scope the key does not hold. */
-  const lacksScopes = (key: StoredKey, options: VerifyOptions): boolean => {
+  /** The scopes the route requires that the key does not hold (none required: none missing). */
+  const missingScopes = (key: StoredKey, options: VerifyOptions): readonly string[] => {
     const required = options.scopes;
-    return required !== undefined && required.length > 0
-      ? ctx.scopes.missing(key.scopes, required).length > 0
-      : false;
+    return required && required.length > 0 ? ctx.scopes.missing(key.scopes, required) : noScopes;
   };
 
-  /** An admitted request: refused only if the key lacks a scope the route requires. */
+  /**
+   * An admitted request: refused only if the key lacks a scope the route requires.
+   * @param known the missing scopes when the caller already asked (`missingScopes`)
+   */
   const withScopes = (
     key: StoredKey,
     options: VerifyOptions,
     tier: string,
     decision: RateLimitDecision,
     headers: Record<string, string>,
+    known?: readonly string[],
   ): VerifyResult => {
     const required = options.scopes;
     if (required && required.length > 0) {
-      const missing = ctx.scopes.missing(key.scopes, required);
+      const missing = known ?? ctx.scopes.missing(key.scopes, required);
       if (missing.length > 0) {
         warnUnknownScopes(missing);
         const error = new KeywardError(

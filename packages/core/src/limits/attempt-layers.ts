@@ -11,21 +11,20 @@ export function isRateLayer(layer: LimitLayer): boolean {
   return layer.layer === "key" || layer.layer === "owner";
 }
 
-/** Whether any layer is billed (a quota or credits). */
-export function hasBilledLayers(layers: readonly LimitLayer[]): boolean {
-  return layers.some((layer) => !isRateLayer(layer));
-}
-
 // One filtered list per list of layers: plans are built once per key record, and stores cache what
 // they derive from a list by its identity (the Redis store's wire format), so the same list must
 // come back for the same plan.
 const attemptLayers = new WeakMap<readonly LimitLayer[], readonly LimitLayer[]>();
 
-/** The rate layers of `layers` alone (the same array on every call for the same `layers`). */
+/**
+ * The rate layers of `layers` alone: the same array on every call for the same `layers`, and
+ * `layers` itself when none is billed (so `rateLayersOf(layers) !== layers` says some layer is).
+ */
 export function rateLayersOf(layers: readonly LimitLayer[]): readonly LimitLayer[] {
   let rate = attemptLayers.get(layers);
   if (!rate) {
-    rate = layers.filter(isRateLayer);
+    const filtered = layers.filter(isRateLayer);
+    rate = filtered.length === layers.length ? layers : filtered;
     attemptLayers.set(layers, rate);
   }
   return rate;

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { manualClock } from "../clock.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
+import type { OrganizationsConfig } from "./membership.js";
 
 const scopes = { "profile:read": "Read profiles" };
 const tiers = {
@@ -10,6 +11,35 @@ const tiers = {
 };
 const acme = { type: "organization", id: "acme" } as const;
 const fields = { name: "team key", scopes: ["profile:read"], tier: "pro" };
+
+const jwtSecret = "organization-test-secret-of-at-least-32-bytes";
+
+/** An instance with `memberships`, and a key-management call as "bob" (account tier free). */
+async function signedIn(memberships: OrganizationsConfig["memberships"]) {
+  const keyward = createKeyward({
+    store: memoryStore(),
+    scopes,
+    tiers,
+    jwt: { secret: jwtSecret },
+    organizations: { memberships },
+    logger: false,
+  });
+  const { SignJWT } = await import("jose");
+  const token = await new SignJWT({ sub: "bob", tier: "free" })
+    .setProtectedHeader({ alg: "HS256" })
+    .setIssuedAt()
+    .setExpirationTime("10m")
+    .sign(new TextEncoder().encode(jwtSecret));
+  const call = (method: string, path: string, body?: unknown) =>
+    keyward.handle(
+      new Request(`http://host.test/api/v1/api-keys${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    );
+  return { keyward, call };
+}
 
 const instance = (organizations?: Parameters<typeof createKeyward>[0]["organizations"]) =>
   createKeyward({
@@ -107,28 +137,7 @@ describe("the organizations option", () => {
   it("asks memberships on every call, so a membership that ends applies at once", async () => {
     let role = "admin";
     const memberships = vi.fn(() => [{ id: "acme", role, tier: "pro" }]);
-    const keyward = createKeyward({
-      store: memoryStore(),
-      scopes,
-      tiers,
-      jwt: { secret: "organization-test-secret-of-at-least-32-bytes" },
-      organizations: { memberships },
-      logger: false,
-    });
-    const { SignJWT } = await import("jose");
-    const token = await new SignJWT({ sub: "bob", tier: "free" })
-      .setProtectedHeader({ alg: "HS256" })
-      .setIssuedAt()
-      .setExpirationTime("10m")
-      .sign(new TextEncoder().encode("organization-test-secret-of-at-least-32-bytes"));
-    const call = (method: string, path: string, body?: unknown) =>
-      keyward.handle(
-        new Request(`http://host.test/api/v1/api-keys${path}`, {
-          method,
-          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        }),
-      );
+    const { call } = await signedIn(memberships);
     const created = await call("POST", "", { ...fields, organizationId: "acme" });
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
@@ -155,28 +164,7 @@ describe("the organizations option", () => {
       role: "admin",
       tier: "pro",
     };
-    const keyward = createKeyward({
-      store: memoryStore(),
-      scopes,
-      tiers,
-      jwt: { secret: "organization-test-secret-of-at-least-32-bytes" },
-      organizations: { memberships: () => [membership] },
-      logger: false,
-    });
-    const { SignJWT } = await import("jose");
-    const token = await new SignJWT({ sub: "bob", tier: "free" })
-      .setProtectedHeader({ alg: "HS256" })
-      .setIssuedAt()
-      .setExpirationTime("10m")
-      .sign(new TextEncoder().encode("organization-test-secret-of-at-least-32-bytes"));
-    const call = (method: string, path: string, body?: unknown) =>
-      keyward.handle(
-        new Request(`http://host.test/api/v1/api-keys${path}`, {
-          method,
-          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        }),
-      );
+    const { keyward, call } = await signedIn(() => [membership]);
     const created = await call("POST", "", { ...fields, organizationId: "acme" });
     expect(created.status).toBe(201);
     const { key, id } = (await created.json()) as { key: string; id: string };
