@@ -58,7 +58,18 @@ export {
 } from "./keys/hash.js";
 export { isKeyId } from "./keys/key-id.js";
 export { periodEnd, periodStart } from "./limits/calendar-period.js";
-export { type LayeredLimiter, layeredLimiter } from "./limits/layered-limiter.js";
+export {
+  type CreditCheckpoints,
+  type CreditsState,
+  creditCheckpoints,
+  creditsStateOf,
+  isNewerCredits,
+} from "./limits/durable-credits.js";
+export {
+  type LayeredLimiter,
+  type LayeredLimiterOptions,
+  layeredLimiter,
+} from "./limits/layered-limiter.js";
 export { ownerLimitKey } from "./limits/owner-limit-key.js";
 export { type LayerStep, stepLayer, stepLayers } from "./limits/step-layer.js";
 export {

@@ -145,7 +145,10 @@ export function createKeyward(config: KeywardConfig): Keyward {
   const random = config.random ?? cryptoRandom;
   const scopes = createScopeRegistry(config.scopes);
   const tiers = createTierLadder(config.tiers);
-  const layeredLimits = layeredLimiter(config.store.rateLimits, config.store.allowances);
+  const layeredLimits = layeredLimiter(config.store.rateLimits, config.store.allowances, {
+    onCreditSaveError: (error) =>
+      reportFailure("Keyward: could not save credit balances (kept for the next save)", error),
+  });
   if (tiers.layered && !layeredLimits) {
     throw new TypeError(
       "Keyward: a tier has `ownerRateLimit` or `quota`, but the store's rate limits cannot apply layered limits (`consumeLayers`). Use memoryStore(), redisStore() or combineStores(postgresStore(...), memoryStore()).",
@@ -385,6 +388,11 @@ export function createKeyward(config: KeywardConfig): Keyward {
         await context.events?.close();
         await deliverer?.close();
         await usageRecorder.close();
+        await layeredLimits
+          ?.close?.()
+          .catch((error: unknown) =>
+            reportFailure("Keyward: could not save credit balances on close", error),
+          );
         await config.store.close?.();
       })();
       return closed;

@@ -8,6 +8,10 @@
  * 2. quotas and credits are spent in one database transaction, all or none: refused → stop;
  * 3. the rate layers are consumed in memory. Only a request that raced another on this instance
  *    between 1 and 3 can be refused here; its quota and credits are then refunded.
+ *
+ * A shared store (Redis) beside an `AllowanceStore` that keeps credit balances (PostgreSQL) keeps
+ * every layer in one step on the shared store, and the credits' durable balance in the other
+ * (`durable-credits.ts`).
  */
 import type {
   AllowanceStore,
@@ -16,6 +20,7 @@ import type {
   RateLimitStore,
 } from "../storage/rate-limit-store.js";
 import { isRateLayer } from "./attempt-layers.js";
+import { type CreditCheckpoints, creditCheckpoints } from "./durable-credits.js";
 import type { LayerDecision, LayeredDecision, LimitLayer } from "./types.js";
 
 export interface LayeredLimiter {
@@ -28,15 +33,31 @@ export interface LayeredLimiter {
   read(request: LayeredRead): Promise<LayerDecision[]>;
   /** Whether `consume` counted the request's usage itself (else Keyward's recorder does). */
   readonly recordsUsage: boolean;
+  /** Saves what is pending (durable credits); present when there is anything to save. */
+  close?(): Promise<void>;
 }
+
+export interface LayeredLimiterOptions {
+  /** How often credit states seen on a shared store are saved to the durable balance (ms). */
+  creditSaveIntervalMs?: number;
+  /** Told when saving credit states failed (they are kept for the next save). */
+  onCreditSaveError?(error: unknown): void;
+}
+
+/** What a Redis loss may give back at most: the credits spent in one second. */
+const defaultCreditSaveIntervalMs = 1_000;
 
 /** Undefined when the rate-limit store cannot apply layers: layered configuration is refused. */
 export function layeredLimiter(
   rateLimits: RateLimitStore,
   allowances: AllowanceStore | undefined,
+  options: LayeredLimiterOptions = {},
 ): LayeredLimiter | undefined {
   const { consumeLayers, consumeLayersNow, readLayers, checkLayers } = rateLimits;
   if (!consumeLayers || !readLayers) return undefined;
+  if (rateLimits.shared && allowances?.loadCredits && allowances.saveCredits) {
+    return durableCreditsLimiter(rateLimits, allowances, options);
+  }
   if (!allowances || rateLimits.shared || !checkLayers) {
     return {
       recordsUsage: rateLimits.recordsUsage === true,
@@ -96,5 +117,92 @@ export function layeredLimiter(
       ]);
       return merge(layers, rate, allowance).layers;
     },
+  };
+}
+
+/** Tries a request gets to find its credits seeded before it is answered 500. */
+const seedAttempts = 3;
+
+/**
+ * Every layer on the shared store, in one step, asked with `durableCredits`: a credits state it
+ * has lost is seeded from the durable balance, and each admitted request's credits are written back.
+ */
+function durableCreditsLimiter(
+  rateLimits: RateLimitStore,
+  allowances: AllowanceStore,
+  options: LayeredLimiterOptions,
+): LayeredLimiter {
+  const consumeLayers = rateLimits.consumeLayers!.bind(rateLimits);
+  const readLayers = rateLimits.readLayers!.bind(rateLimits);
+  const { seedCredits } = rateLimits;
+  const loadCredits = allowances.loadCredits!.bind(allowances);
+  const saveCredits = allowances.saveCredits!.bind(allowances);
+  if (!seedCredits) {
+    throw new TypeError(
+      "Keyward: the allowance store keeps durable credit balances, but the shared rate-limit store cannot be seeded from them (`seedCredits`)",
+    );
+  }
+  const checkpoints: CreditCheckpoints = creditCheckpoints({
+    save: saveCredits,
+    intervalMs: options.creditSaveIntervalMs ?? defaultCreditSaveIntervalMs,
+    onError: options.onCreditSaveError ?? (() => {}),
+  });
+  const hasCredits = (layers: readonly LimitLayer[]) =>
+    layers.some((layer) => layer.layer === "credits");
+
+  /** Loads the durable balance of the request's credits and writes it where the store has none. */
+  const seed = async ({ owner, layers }: LayeredRead) => {
+    const buckets = layers.flatMap((layer) => (layer.layer === "credits" ? [layer.bucket] : []));
+    const states = await loadCredits(buckets);
+    await seedCredits.call(
+      rateLimits,
+      owner,
+      buckets.map((bucket) => ({ bucket, state: states.get(bucket) })),
+    );
+  };
+
+  /** Asks until the credits are seeded: a lost state is seeded once, then decided as usual. */
+  const untilSeeded = async <T>(
+    request: LayeredConsume,
+    ask: (request: LayeredConsume) => Promise<T>,
+    unseeded: (answer: T) => boolean,
+  ): Promise<T> => {
+    let answer = await ask(request);
+    for (let attempt = 1; unseeded(answer); attempt++) {
+      if (attempt === seedAttempts) {
+        throw new Error(
+          `Keyward: the credits of owner ${JSON.stringify(request.owner)} were lost again each time they were seeded`,
+        );
+      }
+      await seed(request);
+      // The first call counted the request's usage already.
+      answer = await ask({ ...request, usage: undefined });
+    }
+    return answer;
+  };
+
+  return {
+    recordsUsage: rateLimits.recordsUsage === true,
+    async consume(request) {
+      if (!hasCredits(request.layers)) return consumeLayers(request);
+      const decision = await untilSeeded(
+        { ...request, durableCredits: true },
+        consumeLayers,
+        (answer) => answer.unseeded === true,
+      );
+      if (decision.allowed) checkpoints.note(request.layers, decision.layers);
+      return decision;
+    },
+    async read(request) {
+      if (!hasCredits(request.layers)) return readLayers(request);
+      let unseeded = false;
+      const read = (asked: LayeredRead) =>
+        readLayers(asked).then((layers) => {
+          unseeded = layers.some((layer) => layer.unseeded === true);
+          return layers;
+        });
+      return untilSeeded({ ...request, durableCredits: true }, read, () => unseeded);
+    },
+    close: () => checkpoints.close(),
   };
 }

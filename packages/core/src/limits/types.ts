@@ -78,10 +78,20 @@ export type LimitLayer =
  */
 export interface LayerDecision extends RateLimitDecision {
   layer: LimitLayerName;
+  /**
+   * Asked with `durableCredits`: this credits layer has no state in the store, so nothing was
+   * decided (see `LayeredDecision.unseeded`).
+   */
+  unseeded?: boolean;
 }
 
 /** The outcome of all layers of one request, in the order they were given. */
 export interface LayeredDecision {
   allowed: boolean;
   layers: LayerDecision[];
+  /**
+   * Asked with `durableCredits`, a credits layer had no state in the store: nothing was decided or
+   * changed (`allowed` is false, `layers` mean nothing). Seed and ask again.
+   */
+  unseeded?: boolean;
 }

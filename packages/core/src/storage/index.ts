@@ -16,6 +16,7 @@ export type {
 } from "./key-store.js";
 export type {
   AllowanceStore,
+  CreditSeed,
   LayeredConsume,
   LayeredRead,
   RateLimitStore,

@@ -78,6 +78,18 @@ export interface RateLimitStore {
    * store, all layers in one step, even when an `AllowanceStore` is configured.
    */
   readonly shared?: boolean;
+  /**
+   * Writes credit states where a bucket has none (a state already there is left alone), for a
+   * `consumeLayers` that answered `unseeded`: `state` is the durable balance (`AllowanceStore.loadCredits`),
+   * or undefined when there is none, and the layer then starts from its grant. One owner's buckets.
+   */
+  seedCredits?(owner: string, seeds: readonly CreditSeed[]): Promise<void>;
+}
+
+/** A credit bucket's state to seed a shared store with: `[grantedAt, balance, refilledAt]`, or none. */
+export interface CreditSeed {
+  bucket: string;
+  state: readonly number[] | undefined;
 }
 
 /** One request's layers, for `consumeLayers`. */
@@ -90,6 +102,14 @@ export interface LayeredConsume {
   layers: readonly LimitLayer[];
   now: number;
   usage?: UsageHit | undefined;
+  /**
+   * The credits' durable balance is kept by an `AllowanceStore`, not by this store alone: a credits
+   * layer whose state this store does not hold at all (never seeded, or lost: a Redis flush, an
+   * eviction, a failover) must not start from its grant. The store then decides nothing and changes
+   * nothing for the request's layers, and answers `unseeded`; the caller seeds the state
+   * (`seedCredits`) and asks again without `usage`, which was counted already.
+   */
+  durableCredits?: boolean | undefined;
 }
 
 export type LayeredRead = Omit<LayeredConsume, "usage">;
@@ -108,4 +128,15 @@ export interface AllowanceStore {
   consume(request: LayeredRead): Promise<LayeredDecision>;
   refund(request: LayeredRead): Promise<void>;
   read(request: LayeredRead): Promise<LayerDecision[]>;
+  /**
+   * The durable balances of credits spent on a shared store (Redis), by bucket: what a state lost
+   * there is seeded from. A bucket with no balance is absent.
+   */
+  loadCredits?(buckets: readonly string[]): Promise<Map<string, number[]>>;
+  /**
+   * Keeps credit states seen on a shared store, each `[grantedAt, balance, refilledAt]`, only where
+   * it is newer than the one kept (`isNewerCredits`): a later grant, a later refill period, or a
+   * lower balance in the same period. So writes from many instances in any order keep the latest.
+   */
+  saveCredits?(states: readonly CreditSeed[]): Promise<void>;
 }

@@ -10,9 +10,18 @@
  * Concurrent requests for one owner queue on the row lock, so none reads a balance another is about
  * to spend: never overspent, never lost. Every statement runs through the store's guarded client,
  * with its deadline and circuit breaker.
+ *
+ * Beside Redis, the same table keeps the durable balance of credits spent there (`loadCredits`,
+ * `saveCredits`): what a lost Redis state is seeded from.
  */
-import type { AllowanceStore, LayerDecision, LayeredRead, LimitLayer } from "@keyward/core";
-import { stepLayer } from "@keyward/core/toolkit";
+import type {
+  AllowanceStore,
+  CreditSeed,
+  LayerDecision,
+  LayeredRead,
+  LimitLayer,
+} from "@keyward/core";
+import { isNewerCredits, stepLayer } from "@keyward/core/toolkit";
 import { inTransaction, type PostgresClient, queryRows } from "../client.js";
 import type { Naming } from "../schema/naming.js";
 
@@ -39,6 +48,18 @@ export function postgresAllowanceStore(client: PostgresClient, { tables }: Namin
     write: `UPDATE ${table} AS a SET state = v.state::bigint[]
       FROM unnest($1::text[], $2::text[]) AS v(bucket, state) WHERE a.bucket = v.bucket`,
     read: `SELECT bucket, state::text AS state FROM ${table} WHERE bucket = ANY($1::text[])`,
+    // Newer only (isNewerCredits in @keyward/core): a later grant, a later refill period, or a
+    // lower balance in the same one; a row another layer kind or the lock's placeholder left
+    // ('{}') is replaced. Instances may save in any order and the latest state stays.
+    saveCredits: `INSERT INTO ${table} AS a (bucket, state)
+      SELECT v.bucket, ARRAY[v.granted, v.balance, v.refilled]
+      FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[])
+        AS v(bucket, granted, balance, refilled)
+      ORDER BY v.bucket
+      ON CONFLICT (bucket) DO UPDATE SET state = EXCLUDED.state
+      WHERE cardinality(a.state) <> 3
+        OR (EXCLUDED.state[1], EXCLUDED.state[3], -EXCLUDED.state[2])
+          > (a.state[1], a.state[3], -a.state[2])`,
   };
 
   const sortedBuckets = (layers: readonly LimitLayer[]) =>
@@ -94,6 +115,34 @@ export function postgresAllowanceStore(client: PostgresClient, { tables }: Namin
         }
         return { result: undefined, writes };
       }),
+
+    async loadCredits(buckets: readonly string[]): Promise<Map<string, number[]>> {
+      const rows = await queryRows<StateRow>(client, sql.read, [[...new Set(buckets)].sort()]);
+      const states = new Map<string, number[]>();
+      for (const row of rows) {
+        const state = parseState(row.state);
+        if (state?.length === 3) states.set(row.bucket, state);
+      }
+      return states;
+    },
+
+    async saveCredits(states: readonly CreditSeed[]): Promise<void> {
+      // One row per bucket in one statement: an upsert may not touch a row twice.
+      const latest = new Map<string, readonly number[]>();
+      for (const { bucket, state } of states) {
+        if (state?.length === 3 && isNewerCredits(state, latest.get(bucket))) {
+          latest.set(bucket, state);
+        }
+      }
+      if (latest.size === 0) return;
+      const entries = [...latest];
+      await client.query(sql.saveCredits, [
+        entries.map(([bucket]) => bucket),
+        entries.map(([, state]) => String(state[0])),
+        entries.map(([, state]) => String(state[1])),
+        entries.map(([, state]) => String(state[2])),
+      ]);
+    },
 
     async read({ layers, now }: LayeredRead): Promise<LayerDecision[]> {
       const rows = await queryRows<StateRow>(client, sql.read, [sortedBuckets(layers)]);

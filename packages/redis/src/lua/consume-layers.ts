@@ -31,6 +31,9 @@
  *   "r <algorithm>:<limit>:<windowMs>"                        a rate layer
  *   "q <limit> <day|month>"                                   a quota
  *   "c <cost> <remaining> <grantedAt> [<amount> <period>]"    credits (with a refill)
+ *   "d <cost> …"                                               durable credits, as "c"; a state
+ *     not held at all is not started from the grant: the request is refused unchanged, with
+ *     retryAfter -1 on that layer, for the caller to seed it from the durable balance and retry
  * then f, the number of usage hash fields ("e:<METHOD> <route>", "d:<YYYY-MM-DD>"), and the f fields;
  * then t, the number of layer lists, and the t lists, each "<layer>…" with each <layer> as
  *   "<key>.<spec>" (a string state) or "<key>#<spec>" (a state in a hash), <key> an index into KEYS
@@ -158,10 +161,11 @@ for i = 1, tonumber(ARGV[4]) do
     specs[i] = { kind = kind, policy = '', limit = tonumber(limit), period = periodKind }
   else
     local cost, remaining, grantedAt, amount, periodKind =
-      string.match(text, '^c (%d+) (%d+) (%d+) ?(%d*) ?(%a*)$')
+      string.match(text, '^[cd] (%d+) (%d+) (%d+) ?(%d*) ?(%a*)$')
     specs[i] = {
       kind = 'c', policy = 'c', cost = tonumber(cost), remaining = tonumber(remaining),
       grantedAt = tonumber(grantedAt), amount = tonumber(amount), period = periodKind,
+      durable = kind == 'd',
     }
   end
 end
@@ -334,6 +338,11 @@ while cursor <= #ARGV do
         if expiresAt <= now then nextState = nil end
       elseif kind == 'q' then
         allowed, remaining, reset, retryAfter, expiresAt, nextState = quotaStep(state, spec.limit, spec.period)
+      elseif spec.durable and not entry.raw and not entry.dirty then
+        -- Durable credits with no state here (never seeded, or lost): not started from the grant.
+        -- The request is refused with nothing changed, marked for its caller to seed and retry.
+        allowed, remaining, reset, retryAfter, nextState = false, 0, 0, -1, nil
+        expiresAt = 0
       else
         allowed, remaining, reset, retryAfter, nextState =
           creditsStep(state, spec.cost, spec.remaining, spec.grantedAt, spec.amount, spec.period)

@@ -17,7 +17,7 @@ import { dayField, endpointField } from "../usage/usage-fields.js";
 import { type ChargeMarkers, chargeMarkersFor, chargeMarkerTtlMs } from "./charge-markers.js";
 import type { TimeSource } from "./redis-steps.js";
 
-function specOf(layer: LimitLayer): string {
+function specOf(layer: LimitLayer, durableCredits: boolean): string {
   switch (layer.layer) {
     case "key":
     case "owner": {
@@ -27,7 +27,8 @@ function specOf(layer: LimitLayer): string {
     case "quota":
       return `q ${layer.limit} ${layer.period}`;
     case "credits": {
-      const base = `c ${layer.cost} ${layer.remaining} ${layer.grantedAt}`;
+      // "d": the durable balance is elsewhere, so a missing state is not started from the grant.
+      const base = `${durableCredits ? "d" : "c"} ${layer.cost} ${layer.remaining} ${layer.grantedAt}`;
       return layer.refill ? `${base} ${layer.refill.amount} ${layer.refill.period}` : base;
     }
   }
@@ -44,6 +45,9 @@ function limitOf(layer: LimitLayer): number {
       return layer.refill ? layer.refill.amount : layer.remaining;
   }
 }
+
+/** A refused layer's retryAfter from the script: a durable credits layer with no state. */
+const unseededMark = -1;
 
 /** One request's layers, and its usage when the key's usage hash may share the call. */
 export interface LayerRequest extends LayeredRead {
@@ -80,19 +84,23 @@ export function redisLayers(
   time: TimeSource,
   { keyLayerInUsage }: { keyLayerInUsage: boolean },
 ) {
-  const wires = new WeakMap<readonly LimitLayer[], { owner: string; wire: LayerWire[] }>();
+  const wires = new WeakMap<
+    readonly LimitLayer[],
+    { owner: string; durable: boolean; wire: LayerWire[] }
+  >();
 
-  const wireOf = (owner: string, layers: readonly LimitLayer[]): LayerWire[] => {
+  const wireOf = (owner: string, layers: readonly LimitLayer[], durable: boolean): LayerWire[] => {
     const cached = wires.get(layers);
-    if (cached && cached.owner === owner) return cached.wire;
+    if (cached && cached.owner === owner && cached.durable === durable) return cached.wire;
     const wire = layers.map((layer): LayerWire => {
       const own = layer.layer === "key";
       const keyId = own ? keyIdOf(layer.bucket) : undefined;
+      const spec = specOf(layer, durable);
       return keyLayerInUsage && keyId !== undefined
-        ? { key: names.usage(keyId), inHash: true, keyId, own, spec: specOf(layer) }
-        : { key: names.layer(owner, layer.bucket), inHash: false, own, spec: specOf(layer) };
+        ? { key: names.usage(keyId), inHash: true, keyId, own, spec }
+        : { key: names.layer(owner, layer.bucket), inHash: false, own, spec };
     });
-    wires.set(layers, { owner, wire });
+    wires.set(layers, { owner, durable, wire });
     return wire;
   };
 
@@ -124,8 +132,8 @@ export function redisLayers(
       string,
       { own: number; list: number; positions: number[]; usage: Map<string, number> }
     >();
-    requests.forEach(({ owner, layers, usage }, position) => {
-      const wire = wireOf(owner, layers);
+    requests.forEach(({ owner, layers, usage, durableCredits }, position) => {
+      const wire = wireOf(owner, layers, durableCredits === true);
       let line = "";
       let own = 0;
       for (const layer of wire) {
@@ -192,6 +200,7 @@ export function redisLayers(
     for (const { positions } of groups.values()) {
       for (const position of positions) {
         const allowed = reply[offset++] === 1;
+        let unseeded = false;
         const layers = requests[position]!.layers.map((layer): LayerDecision => {
           const limit = limitOf(layer);
           if (allowed) {
@@ -206,18 +215,25 @@ export function redisLayers(
             offset += 2;
             return decision;
           }
-          const decision = {
+          const retryAfter = Number(reply[offset + 3]);
+          const decision: LayerDecision = {
             layer: layer.layer,
             allowed: reply[offset] === 1,
             limit,
             remaining: Number(reply[offset + 1]),
             reset: Number(reply[offset + 2]),
-            retryAfter: Number(reply[offset + 3]),
+            retryAfter,
           };
           offset += 4;
+          // The script's mark for a durable credits layer it holds no state for.
+          if (retryAfter === unseededMark) {
+            decision.unseeded = true;
+            decision.retryAfter = 0;
+            unseeded = true;
+          }
           return decision;
         });
-        decisions[position] = { allowed, layers };
+        decisions[position] = unseeded ? { allowed, layers, unseeded } : { allowed, layers };
       }
     }
     return decisions;

@@ -16,6 +16,7 @@ import type {
 import { bucketFor, type CallGuard, rateLimitAlgorithms } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
+import { freshCredits, seedCreditsScript } from "../lua/seed-credits.js";
 import { chargeMarkersFor, chargeVoids } from "./charge-markers.js";
 import { layerBatcher } from "./layer-batcher.js";
 import { redisLayers } from "./redis-layers.js";
@@ -47,6 +48,7 @@ export function redisRateLimitStore(
   readonly recordsUsage: boolean;
   consumeLayers: NonNullable<RateLimitStore["consumeLayers"]>;
   readLayers: NonNullable<RateLimitStore["readLayers"]>;
+  seedCredits: NonNullable<RateLimitStore["seedCredits"]>;
   /** Stops retrying voids that have not landed (on close). */
   stopVoiding(): void;
 } {
@@ -105,6 +107,19 @@ export function redisRateLimitStore(
         layersOnRedis("read", [{ ...request, usage: undefined }]),
       );
       return decision!.layers;
+    },
+
+    async seedCredits(owner, seeds) {
+      if (seeds.length === 0) return;
+      await guard.run(() =>
+        connection.run(
+          seedCreditsScript,
+          seeds.map(({ bucket }) => names.layer(owner, bucket)),
+          seeds.map(({ state }) =>
+            state?.length === 3 ? `${state[0]}:${state[1]}:${state[2]}` : freshCredits,
+          ),
+        ),
+      );
     },
 
     // What this store counts is read back from `usage`: `combineStores` checks the two go together.
