@@ -5,5 +5,6 @@ export default packageBuild({
     index: "src/index.ts",
     "node-http/index": "src/node-http/index.ts",
     toolkit: "src/toolkit.ts",
+    "secret-scanning/index": "src/secret-scanning/index.ts",
   },
 });

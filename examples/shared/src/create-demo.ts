@@ -1,4 +1,5 @@
 import { createKeyward, type Keyward, type KeywardConfig } from "@keyward/core";
+import { secretScanning } from "@keyward/core/secret-scanning";
 import {
   DEMO_ENVIRONMENTS,
   DEMO_OPENAPI_ROUTES,
@@ -39,6 +40,12 @@ export function demoKeywardOptions(config: DemoConfig): Omit<KeywardConfig, "sto
   return {
     scopes: DEMO_SCOPE_DESCRIPTIONS,
     tiers: demoTiers(config.tierLimits, { ownerLimits: config.ownerLimits, quotas: config.quotas }),
+    features: [
+      // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports revoke the keys they
+      // name (docs/leaked-keys.md); the signing keys come from GitHub unless
+      // KEYWARD_SECRET_SCANNING_KEYS_URL points elsewhere (a staging key server, a test's).
+      secretScanning(config.secretScanningKeysUrl ? { keysUrl: config.secretScanningKeysUrl } : {}),
+    ],
     jwt: { secret: config.jwtSecret },
     // DESIGN's demo contract v0.2: organization memberships from the JWT claim `orgs`.
     organizations: { memberships: demoMemberships },
@@ -52,10 +59,6 @@ export function demoKeywardOptions(config: DemoConfig): Omit<KeywardConfig, "sto
     gracefulRotation: true,
     // GET /api/v1/api-keys/{key_id}/events: every key change, with who made it, kept 90 days.
     events: {},
-    // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports revoke the keys they
-    // name (docs/leaked-keys.md); the signing keys come from GitHub unless
-    // KEYWARD_SECRET_SCANNING_KEYS_URL points elsewhere (a staging key server, a test's).
-    secretScanning: config.secretScanningKeysUrl ? { keysUrl: config.secretScanningKeysUrl } : {},
     openapi: {
       serve: true,
       info: { title: "Keyward demo", version: "0.2.0" },

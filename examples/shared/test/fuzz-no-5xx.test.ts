@@ -6,6 +6,7 @@
  * memory, PGlite, PostgreSQL and Redis; a case that fails prints its seed and input.
  */
 
+import { secretScanning } from "@keyward/core/secret-scanning";
 import { type ScannerKeyServer, startScannerKeyServer } from "@keyward/testing";
 import {
   DEMO_SCOPE_DESCRIPTIONS,
@@ -213,7 +214,7 @@ describeOnServer("random input, no 5xx, on every store", () => {
         jwt: { secret: jwtSecret },
         keyUpdates: true,
         events: {},
-        secretScanning: { keysUrl: scanner.url, action: "report" },
+        features: [secretScanning({ keysUrl: scanner.url, action: "report" })],
         logger: false,
       });
       token = await mintToken({

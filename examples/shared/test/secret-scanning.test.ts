@@ -11,7 +11,8 @@ import { demoKeywardOptions } from "../src/create-demo.js";
 describe("KEYWARD_SECRET_SCANNING_KEYS_URL", () => {
   it("is unset by default (GitHub's keys) and must be an http(s) URL", () => {
     expect(loadDemoConfig({}).secretScanningKeysUrl).toBeUndefined();
-    expect(demoKeywardOptions(loadDemoConfig({})).secretScanning).toEqual({});
+    const features = demoKeywardOptions(loadDemoConfig({})).features ?? [];
+    expect(features.map((feature) => feature.name)).toEqual(["secretScanning"]);
     expect(() => loadDemoConfig({ KEYWARD_SECRET_SCANNING_KEYS_URL: "keys.json" })).toThrow(
       /KEYWARD_SECRET_SCANNING_KEYS_URL must be an http\(s\) URL/,
     );

@@ -8,6 +8,7 @@
  * says what a deployment needs instead.
  */
 import { createKeyward, memoryStore } from "@keyward/core";
+import { secretScanning } from "@keyward/core/secret-scanning";
 import { type DemoConfig, type Environment, loadDemoConfig } from "@keyward/example-demo/config";
 import {
   DEMO_ENVIRONMENTS,
@@ -62,9 +63,11 @@ function createWorkerApp(env: WorkerEnvironment): (request: Request) => Promise<
     gracefulRotation: true,
     // GET /api/v1/api-keys/{key_id}/events, the audit log (pruned on a timer set on first use).
     events: {},
-    // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports (docs/leaked-keys.md),
-    // checked with WebCrypto, as on every runtime.
-    secretScanning: config.secretScanningKeysUrl ? { keysUrl: config.secretScanningKeysUrl } : {},
+    features: [
+      // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports (docs/leaked-keys.md),
+      // checked with WebCrypto, as on every runtime.
+      secretScanning(config.secretScanningKeysUrl ? { keysUrl: config.secretScanningKeysUrl } : {}),
+    ],
     onError: (error) => console.error("keyward:", error),
   });
   return createApp(keyward);

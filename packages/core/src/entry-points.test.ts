@@ -6,6 +6,7 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import * as root from "./index.js";
+import * as secretScanning from "./secret-scanning/index.js";
 import * as toolkit from "./toolkit.js";
 
 describe("entry points", () => {
@@ -19,6 +20,10 @@ describe("entry points", () => {
       "memoryStore",
       "systemClock",
     ]);
+  });
+
+  it("each feature's entry point exports its feature function only", () => {
+    expect(Object.keys(secretScanning)).toEqual(["secretScanning"]);
   });
 
   it("the toolkit shares no name with the root", () => {

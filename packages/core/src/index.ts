@@ -56,6 +56,14 @@ export type {
 } from "./events/event.js";
 export type { OnEvent } from "./events/event-hook.js";
 export type { EventsConfig, ExpiringEventsConfig } from "./events/events-config.js";
+export type {
+  FeatureApis,
+  FeatureKernel,
+  FeatureParts,
+  FeatureRoute,
+  KeywardFeature,
+  StoreRequirement,
+} from "./features/feature.js";
 export type { KeywardConfig } from "./keyward/config.js";
 export { createKeyward, type Keyward } from "./keyward/create-keyward.js";
 export type {
@@ -96,10 +104,6 @@ export type {
   RateLimitDecision,
   RateLimitPolicy,
 } from "./rate-limit/types.js";
-export type {
-  LeakAction,
-  SecretScanningConfig,
-} from "./secret-scanning/secret-scanning-config.js";
 export { combineStores, type StorePart } from "./storage/combine-stores.js";
 export type * from "./storage/index.js";
 export type { TierConfig } from "./tiers/tier-ladder.js";

@@ -3,6 +3,8 @@
  * `express.json()` in front of it keeping the raw bytes (`verify: keepRawBody`). Without
  * `keepRawBody`, a parser in front re-serialises the body and the signature no longer matches.
  */
+
+import { secretScanning } from "@keyward/core/secret-scanning";
 import { describeSecretScanning, forwardTo, startScannerKeyServer } from "@keyward/testing";
 import { describe, expect, it } from "vitest";
 import { keepRawBody, keywardRouter } from "../src/index.js";
@@ -10,8 +12,8 @@ import { demoApp, demoKeyward, type ExpressModule, listen } from "./demo.js";
 
 export function describeExpressSecretScanning(name: string, express: ExpressModule): void {
   describeSecretScanning(`${name} (router first), memory store`, {
-    serve: async (secretScanning) => {
-      const keyward = demoKeyward({ secretScanning });
+    serve: async (config) => {
+      const keyward = demoKeyward({ features: [secretScanning(config)] });
       const server = await listen(demoApp(express, keyward));
       return {
         fetch: forwardTo(server.origin),
@@ -26,8 +28,8 @@ export function describeExpressSecretScanning(name: string, express: ExpressModu
 
   describeSecretScanning(`${name} behind express.json({ verify: keepRawBody })`, {
     hostParsesJsonFirst: true,
-    serve: async (secretScanning) => {
-      const keyward = demoKeyward({ secretScanning });
+    serve: async (config) => {
+      const keyward = demoKeyward({ features: [secretScanning(config)] });
       const app = express();
       app.use(express.json({ verify: keepRawBody }));
       app.use(keywardRouter(keyward));
@@ -46,7 +48,7 @@ export function describeExpressSecretScanning(name: string, express: ExpressModu
   describe(`${name} behind express.json() without keepRawBody`, () => {
     it("cannot verify a report whose bytes the parser re-serialised (401), as documented", async () => {
       const keys = await startScannerKeyServer();
-      const keyward = demoKeyward({ secretScanning: { keysUrl: keys.url } });
+      const keyward = demoKeyward({ features: [secretScanning({ keysUrl: keys.url })] });
       const app = express();
       app.use(express.json());
       app.use(keywardRouter(keyward));

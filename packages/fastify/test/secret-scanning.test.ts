@@ -3,12 +3,14 @@
  * parser and adds one of its own at the root: the plugin's encapsulated context still hands
  * Keyward the raw bytes.
  */
+
+import { secretScanning } from "@keyward/core/secret-scanning";
 import { describeSecretScanning, forwardTo } from "@keyward/testing";
 import { demoApp, demoKeyward } from "./demo.js";
 
 describeSecretScanning("@keyward/fastify, memory store", {
-  serve: async (secretScanning) => {
-    const keyward = demoKeyward({ secretScanning });
+  serve: async (config) => {
+    const keyward = demoKeyward({ features: [secretScanning(config)] });
     const app = await demoApp(keyward);
     // A host parser that would re-serialise JSON differently, were it to run on Keyward's routes.
     app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {

@@ -1,11 +1,13 @@
 /** GitHub's secret-scanning endpoint through the Fetch adapter, served over real HTTP by srvx. */
+
+import { secretScanning } from "@keyward/core/secret-scanning";
 import { describeSecretScanning, forwardTo } from "@keyward/testing";
 import { serve } from "srvx";
 import { demoHost, demoKeyward } from "./demo.js";
 
 describeSecretScanning("@keyward/fetch on srvx, memory store", {
-  serve: async (secretScanning) => {
-    const keyward = demoKeyward({ secretScanning });
+  serve: async (config) => {
+    const keyward = demoKeyward({ features: [secretScanning(config)] });
     const server = serve({
       fetch: demoHost(keyward),
       port: 0,

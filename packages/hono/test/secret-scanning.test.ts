@@ -3,6 +3,8 @@
  * reads the body as JSON first (as a validator would): Hono keeps the text it read, and Keyward
  * gets those bytes unchanged.
  */
+
+import { secretScanning } from "@keyward/core/secret-scanning";
 import { describeSecretScanning, forwardTo } from "@keyward/testing";
 import { Hono } from "hono";
 import { type KeywardEnv, keyward } from "../src/index.js";
@@ -10,8 +12,8 @@ import { demoKeyward } from "./demo.js";
 import { listen } from "./node-server.js";
 
 describeSecretScanning("@keyward/hono after a middleware that read the JSON body", {
-  serve: async (secretScanning) => {
-    const instance = demoKeyward({ secretScanning });
+  serve: async (config) => {
+    const instance = demoKeyward({ features: [secretScanning(config)] });
     const app = new Hono<KeywardEnv>();
     app.use(async (c, next) => {
       if (c.req.method === "POST") await c.req.json().catch(() => undefined);

@@ -4,6 +4,7 @@
  * repeats (the once-markers of migration 9). Served by core's own `handle`.
  */
 import { combineStores, createKeyward, memoryStore } from "@keyward/core";
+import { secretScanning } from "@keyward/core/secret-scanning";
 import { demoKeywardConfig, describeSecretScanning } from "@keyward/testing";
 import pg from "pg";
 import { postgresStore } from "../src/index.js";
@@ -13,7 +14,7 @@ const jwtSecret = "postgres-secret-scanning-secret-of-at-least-32-bytes";
 
 describeOnServer("PostgreSQL: secret scanning", () => {
   describeSecretScanning("core handle, PostgreSQL keys and events", {
-    serve: async (secretScanning) => {
+    serve: async (config) => {
       const pool = new pg.Pool({ connectionString: serverUrl, max: 4 });
       pool.on("error", () => {});
       const schema = uniqueSchema("leaks");
@@ -23,7 +24,7 @@ describeOnServer("PostgreSQL: secret scanning", () => {
       const keyward = createKeyward({
         store: combineStores(store, memoryStore()),
         ...demoKeywardConfig(jwtSecret),
-        secretScanning,
+        features: [secretScanning(config)],
       });
       return {
         fetch: (request) => keyward.handle(request),

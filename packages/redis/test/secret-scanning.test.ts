@@ -4,6 +4,7 @@
  * Served by core's own `handle`.
  */
 import { createKeyward } from "@keyward/core";
+import { secretScanning } from "@keyward/core/secret-scanning";
 import { demoKeywardConfig, describeSecretScanning } from "@keyward/testing";
 import IORedis from "ioredis";
 import { describe } from "vitest";
@@ -15,13 +16,13 @@ const jwtSecret = "redis-secret-scanning-secret-of-at-least-32-bytes";
 
 describe.skipIf(!redisAvailable)("Redis: secret scanning", () => {
   describeSecretScanning("core handle, Redis keys and events", {
-    serve: async (secretScanning) => {
+    serve: async (config) => {
       const client = new IORedis(localRedis);
       const prefix = testPrefix("leaks");
       const keyward = createKeyward({
         store: redisStore({ client, prefix, keys: true, timeoutMs: 2_000 }),
         ...demoKeywardConfig(jwtSecret),
-        secretScanning,
+        features: [secretScanning(config)],
       });
       return {
         fetch: (request) => keyward.handle(request),

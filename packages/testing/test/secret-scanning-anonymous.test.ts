@@ -4,6 +4,7 @@
  * controls, so "never read" and "still reading" are observed, not inferred from timing.
  */
 import { createKeyward, memoryStore } from "@keyward/core";
+import { secretScanning } from "@keyward/core/secret-scanning";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoKeywardConfig, type ScannerKeyServer, startScannerKeyServer } from "../src/index.js";
 
@@ -70,10 +71,12 @@ describe("secret scanning: anonymous work before the signature", () => {
     createKeyward({
       store: memoryStore(),
       ...demoKeywardConfig(jwtSecret),
-      secretScanning: {
-        keysUrl: keys.url,
-        ...(maxConcurrentReports === undefined ? {} : { maxConcurrentReports }),
-      },
+      features: [
+        secretScanning({
+          keysUrl: keys.url,
+          ...(maxConcurrentReports === undefined ? {} : { maxConcurrentReports }),
+        }),
+      ],
       logger: false,
     });
 

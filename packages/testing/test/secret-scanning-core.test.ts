@@ -4,6 +4,7 @@
  * and a leaked secret that a graceful rotation replaced.
  */
 import { createKeyward, type KeywardConfig, memoryStore } from "@keyward/core";
+import { secretScanning } from "@keyward/core/secret-scanning";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   demoKeywardConfig,
@@ -15,11 +16,11 @@ import {
 const jwtSecret = "secret-scanning-core-secret-of-at-least-32-bytes";
 
 describeSecretScanning("core handle, memory store", {
-  serve: async (secretScanning) => {
+  serve: async (config) => {
     const keyward = createKeyward({
       store: memoryStore(),
       ...demoKeywardConfig(jwtSecret),
-      secretScanning,
+      features: [secretScanning(config)],
     });
     return { fetch: (request) => keyward.handle(request), keyward, close: () => keyward.close() };
   },
@@ -46,7 +47,7 @@ describe("secret scanning beyond the suite", () => {
     createKeyward({
       store: memoryStore(),
       ...demoKeywardConfig(jwtSecret),
-      secretScanning: { keysUrl: keys.url },
+      features: [secretScanning({ keysUrl: keys.url })],
       ...overrides,
     });
   const newKey = (keyward: ReturnType<typeof createKeyward>, ownerId: string) =>

@@ -4,7 +4,6 @@ import type { createVerify } from "../auth/verify.js";
 import { internalError, isKeywardError, KeywardError } from "../errors/keyward-error.js";
 import type { KeywardContext } from "../keyward/context.js";
 import { documentSubpath, serveDocument } from "../openapi/serve-document.js";
-import { secretScanningSubpath } from "../secret-scanning/secret-scanning-endpoint.js";
 import { isCrossSiteWrite } from "./cross-site.js";
 import { matchRoute } from "./router.js";
 import { endpoints } from "./routes/index.js";
@@ -17,8 +16,11 @@ export interface HandleOptions {
   bodyLimit: number;
   /** The OpenAPI document as JSON, when `openapi.serve` is on: served at `/openapi.json`. */
   openapiDocument?: () => string;
-  /** GitHub's secret-scanning endpoint, when `secretScanning` is on: served at `/secret-scanning`. */
-  secretScanning?: (request: Request) => Promise<Response>;
+  /**
+   * The features' own routes by subpath (`FeatureParts.routes`): they authenticate their requests
+   * themselves, so they are answered before the session checks.
+   */
+  featureRoutes: ReadonlyMap<string, (request: Request) => Promise<Response>>;
 }
 
 /**
@@ -59,10 +61,8 @@ export function createHandle(
       if (options.openapiDocument && subpath === documentSubpath) {
         return serveDocument(request.method, options.openapiDocument);
       }
-      // Authenticated by its signature, not by a session: answered before the session checks.
-      if (options.secretScanning && subpath === secretScanningSubpath) {
-        return await options.secretScanning(request);
-      }
+      const featureRoute = options.featureRoutes.get(subpath);
+      if (featureRoute) return await featureRoute(request);
       const match = matchRoute(subpath, request.method, routerOptions);
       if ("error" in match) return match.error.toResponse();
       // Answered before authentication: a preflight carries no credentials. The CORS headers

@@ -7,7 +7,6 @@
 import { checkEnvironmentsOption } from "../environments/environments.js";
 import { checkEventsConfig } from "../events/events-config.js";
 import type { KeywardLogger } from "../logging/logger.js";
-import { checkSecretScanningConfig } from "../secret-scanning/secret-scanning-config.js";
 import { checkUsageConfig } from "../usage/usage-config.js";
 import { checkWebhooksConfig } from "../webhooks/webhooks-config.js";
 import type { KeywardConfig } from "./config.js";
@@ -73,7 +72,6 @@ export function checkConfig(config: KeywardConfig): void {
     config.events !== undefined && config.events !== false,
     store.keys.events?.outbox !== undefined,
   );
-  checkSecretScanningConfig(config.secretScanning);
   if (config.pepper !== undefined) checkPepper(config.pepper);
   checkUsageConfig(config.usage, store.usage);
 }

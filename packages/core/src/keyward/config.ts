@@ -3,18 +3,31 @@ import type { JwtClaims, JwtOptions } from "../auth/jwt.js";
 import type { SessionUser } from "../auth/principal.js";
 import type { Clock } from "../clock.js";
 import type { EventsConfig } from "../events/events-config.js";
+import type { KeywardFeature } from "../features/feature.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import type { OpenApiOptions } from "../openapi/options.js";
 import type { OrganizationsConfig } from "../organizations/membership.js";
 import type { RandomSource } from "../random.js";
-import type { SecretScanningConfig } from "../secret-scanning/secret-scanning-config.js";
 import type { KeywardStore } from "../storage/index.js";
 import type { TierConfig } from "../tiers/tier-ladder.js";
 import type { UsageConfig } from "../usage/usage-config.js";
 import type { WebhooksConfig } from "../webhooks/webhooks-config.js";
 
 /** How one Keyward instance is configured. Only `store`, `scopes` and `tiers` are required. */
-export interface KeywardConfig {
+export interface KeywardConfig<
+  Features extends readonly KeywardFeature<string, unknown>[] = readonly KeywardFeature<
+    string,
+    unknown
+  >[],
+> {
+  /**
+   * Feature modules, each from its own entry point: what the instance does beyond the kernel. Their
+   * APIs appear on the instance, typed from this list. See docs/features.md.
+   * @example
+   * import { secretScanning } from "@keyward/core/secret-scanning";
+   * features: [secretScanning({ action: "revoke" })],
+   */
+  features?: Features;
   /** Where keys, usage and rate-limit state live: `memoryStore()`, or stores from other packages. */
   store: KeywardStore;
   /** Scope name → description. Keys may only be granted these. */
@@ -100,15 +113,6 @@ export interface KeywardConfig {
    * webhooks: { endpoints: [{ id: "audit", url: "https://example.com/hooks", secret: process.env.WEBHOOK_SECRET! }] },
    */
   webhooks?: WebhooksConfig | false;
-  /**
-   * GitHub's secret-scanning partner endpoint (opt-in): `POST {basePath}/secret-scanning` takes
-   * GitHub's signed reports of tokens found in public, revokes the keys among them (or, with
-   * `action: "report"`, only reports them) and writes `key.leaked`. `{}` for GitHub's defaults.
-   * See docs/leaked-keys.md.
-   * @example
-   * secretScanning: { action: "revoke" },
-   */
-  secretScanning?: SecretScanningConfig | false;
   /** Where the six endpoints live; default `/api/v1/api-keys`. */
   basePath?: string;
   /** Largest accepted request body in bytes; default 64 KiB. */

@@ -17,6 +17,8 @@ import { systemClock } from "../clock.js";
 import { createEnvironments } from "../environments/environments.js";
 import { KeywardError } from "../errors/keyward-error.js";
 import { eventsRuntime } from "../events/events-runtime.js";
+import type { FeatureApis, KeywardFeature } from "../features/feature.js";
+import { checkFeatures, installFeatures } from "../features/install-features.js";
 import { createHandle, underBasePath } from "../http/handle.js";
 import { defaultBodyLimit } from "../http/read-json-body.js";
 import { createKeyFormat, DEFAULT_KEY_PREFIX, type KeyFormat } from "../keys/format.js";
@@ -30,8 +32,6 @@ import type { OpenApiDocument } from "../openapi/document-types.js";
 import { organizationAccess } from "../organizations/organization-access.js";
 import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
-import { resolveSecretScanning } from "../secret-scanning/secret-scanning-config.js";
-import { secretScanningEndpoint } from "../secret-scanning/secret-scanning-endpoint.js";
 import { attachStoreLogger } from "../storage/attach-store-logger.js";
 import { accountTierSync } from "../tiers/account-tier-sync.js";
 import { createTierLadder } from "../tiers/tier-ladder.js";
@@ -134,8 +134,11 @@ const defaultMaxKeysPerOwner = 100;
  * });
  * const response = await keyward.handle(request); // the six endpoints
  */
-export function createKeyward(config: KeywardConfig): Keyward {
+export function createKeyward<
+  const Features extends readonly KeywardFeature<string, unknown>[] = [],
+>(config: KeywardConfig<Features>): Keyward & FeatureApis<Features> {
   checkConfig(config);
+  checkFeatures(config.features, config.store);
   const basePath = normaliseBasePath(config.basePath ?? defaultBasePath);
   const bodyLimit = config.bodyLimit ?? defaultBodyLimit;
   if (!Number.isInteger(bodyLimit) || bodyLimit <= 0) {
@@ -283,33 +286,35 @@ export function createKeyward(config: KeywardConfig): Keyward {
   const keys = createKeysApi(context);
   const events = createEventsApi(context, keys);
   const verify = createVerify(context);
+  const features = installFeatures(config.features ?? [], { context, basePath });
   const openapiOptions = config.openapi ?? {};
-  const secretScanning = resolveSecretScanning(config.secretScanning);
   // Built on first use and kept: the configuration it describes cannot change.
   let openapiJson: string | undefined;
   const documentJson = () => {
     openapiJson ??= JSON.stringify(
-      buildOpenApiDocument({
-        basePath,
-        scopes,
-        tiers,
-        keyPrefixes: context.format.prefixes,
-        environments: environments.names,
-        environmentsConfigured: environments.configured,
-        createKeyBody: context.createKeyBody,
-        updateKeyBody: context.updateKeyBody,
-        keyUpdates: context.keyUpdates,
-        rotateKeyBody: context.gracefulRotation && {
-          schema: context.gracefulRotation.body,
-          maxGracePeriodSeconds: context.gracefulRotation.maxGracePeriodSeconds,
+      buildOpenApiDocument(
+        {
+          basePath,
+          scopes,
+          tiers,
+          keyPrefixes: context.format.prefixes,
+          environments: environments.names,
+          environmentsConfigured: environments.configured,
+          createKeyBody: context.createKeyBody,
+          updateKeyBody: context.updateKeyBody,
+          keyUpdates: context.keyUpdates,
+          rotateKeyBody: context.gracefulRotation && {
+            schema: context.gracefulRotation.body,
+            maxGracePeriodSeconds: context.gracefulRotation.maxGracePeriodSeconds,
+          },
+          events: context.events !== undefined,
+          organizations: context.organizations !== undefined,
+          maxKeysPerOwner: context.maxKeysPerOwner !== undefined,
+          ietfRateLimitHeaders: context.ietfRateLimitHeaders,
+          options: openapiOptions,
         },
-        events: context.events !== undefined,
-        secretScanning: secretScanning !== undefined,
-        organizations: context.organizations !== undefined,
-        maxKeysPerOwner: context.maxKeysPerOwner !== undefined,
-        ietfRateLimitHeaders: context.ietfRateLimitHeaders,
-        options: openapiOptions,
-      }),
+        features.openapi,
+      ),
     );
     return openapiJson;
   };
@@ -318,7 +323,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
     basePath,
     bodyLimit,
     ...(openapiOptions.serve ? { openapiDocument: documentJson } : {}),
-    ...(secretScanning ? { secretScanning: secretScanningEndpoint(context, secretScanning) } : {}),
+    featureRoutes: features.routes,
   });
 
   let closed: Promise<void> | undefined;
@@ -333,6 +338,7 @@ export function createKeyward(config: KeywardConfig): Keyward {
         }
       : undefined;
   const keyward: Keyward = {
+    ...features.apis,
     keys,
     events,
     usage: createUsageApi(retention),
@@ -384,6 +390,9 @@ export function createKeyward(config: KeywardConfig): Keyward {
     schemas: { createKey: context.createKeyBody as StandardSchemaV1<unknown, CreateKeyBody> },
     close: () => {
       closed ??= (async () => {
+        await features
+          .close()
+          .catch((error: unknown) => reportFailure("Keyward: a feature failed to close", error));
         retention?.close();
         await context.events?.close();
         await deliverer?.close();
@@ -405,7 +414,8 @@ export function createKeyward(config: KeywardConfig): Keyward {
       return verify(authorization, options);
     }) satisfies PendingVerify,
   });
-  return keyward;
+  // The features' APIs were spread in above; their types come from the list.
+  return keyward as Keyward & FeatureApis<Features>;
 }
 
 /** `keyward.verify` promises its result, whether or not it was decided at once. */

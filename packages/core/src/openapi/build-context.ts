@@ -25,8 +25,6 @@ export interface OpenApiBuildContext {
   rotateKeyBody: { schema: Type; maxGracePeriodSeconds: number } | undefined;
   /** Whether `GET {basePath}/{key_id}/events` is served (`events`). */
   events: boolean;
-  /** Whether `POST {basePath}/secret-scanning` is served (`secretScanning`). */
-  secretScanning?: boolean;
   /** Whether `organizations` is configured: `organizationId` on create and list, its 403 codes. */
   organizations: boolean;
   /** Whether a per-owner key limit applies (`maxKeysPerOwner` not false): create's `too_many_keys`. */

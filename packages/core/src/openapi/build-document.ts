@@ -1,7 +1,7 @@
 /**
  * Assembles the OpenAPI 3.1 document of one Keyward instance as configured: the endpoints the
- * path builders say are enabled, each path's CORS preflight, the host's guarded routes, and the
- * components they refer to.
+ * path builders say are enabled, then the paths the listed features contribute, each path's CORS
+ * preflight, the host's guarded routes, and the components they refer to.
  */
 import type { OpenApiBuildContext } from "./build-context.js";
 import { buildComponents } from "./components.js";
@@ -13,12 +13,15 @@ import type {
 } from "./document-types.js";
 import { addHostRoutes } from "./host-routes.js";
 import { pathBuilders } from "./paths/index.js";
-import { keyIdParameter } from "./paths/path-builder.js";
+import { keyIdParameter, type PathBuilder } from "./paths/path-builder.js";
 import { requiredHeader } from "./responses.js";
 
-export function buildOpenApiDocument(context: OpenApiBuildContext): OpenApiDocument {
+export function buildOpenApiDocument(
+  context: OpenApiBuildContext,
+  featurePaths: readonly PathBuilder[] = [],
+): OpenApiDocument {
   const paths: Record<string, PathItemObject> = {};
-  for (const builder of pathBuilders) {
+  for (const builder of [...pathBuilders, ...featurePaths]) {
     if (builder.enabled && !builder.enabled(context)) continue;
     const path = context.basePath + builder.path || "/";
     paths[path] ??= {};

@@ -1,6 +1,6 @@
 /**
- * `secretScanning` in `createKeyward`'s configuration: GitHub's secret-scanning partner endpoint,
- * `POST {basePath}/secret-scanning` (docs/leaked-keys.md). Off unless configured.
+ * The configuration of `secretScanning(config)`: GitHub's secret-scanning partner endpoint,
+ * `POST {basePath}/secret-scanning` (docs/leaked-keys.md), served when the feature is listed.
  */
 
 /** What a matched key gets: revoked at once (the default), or only reported as leaked. */
@@ -49,12 +49,11 @@ export interface ResolvedSecretScanning {
   fetch: (input: string, init?: RequestInit) => Promise<Response>;
 }
 
-/** Throws a `TypeError` naming the option for anything `secretScanning` should not be. */
+/** Throws a `TypeError` naming the field for anything `secretScanning(config)` should not take. */
 export function checkSecretScanningConfig(option: unknown): void {
-  if (option === undefined || option === false) return;
   if (typeof option !== "object" || option === null || Array.isArray(option)) {
     throw new TypeError(
-      'Keyward: `secretScanning` must be an object like { action: "revoke" } (every field optional), or false',
+      'Keyward: `secretScanning(config)` takes an object like { action: "revoke" } (every field optional)',
     );
   }
   const config = option as SecretScanningConfig;
@@ -88,10 +87,7 @@ export function checkSecretScanningConfig(option: unknown): void {
   }
 }
 
-export function resolveSecretScanning(
-  option: SecretScanningConfig | false | undefined,
-): ResolvedSecretScanning | undefined {
-  if (option === undefined || option === false) return undefined;
+export function resolveSecretScanning(option: SecretScanningConfig): ResolvedSecretScanning {
   return {
     keysUrl: option.keysUrl ?? defaultScannerKeysUrl,
     action: option.action ?? "revoke",

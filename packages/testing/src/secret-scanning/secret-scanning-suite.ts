@@ -3,7 +3,8 @@
  * against a real key server (`startScannerKeyServer`). Every adapter runs it, so it also proves
  * each one hands Keyward the report's bytes unchanged: a re-serialised body fails the signature.
  */
-import type { Keyward, KeywardEvent, SecretScanningConfig } from "@keyward/core";
+import type { Keyward, KeywardEvent } from "@keyward/core";
+import type { SecretScanningConfig } from "@keyward/core/secret-scanning";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OpenApiResponseCheck, openApiResponseCheck } from "../http/openapi-check.js";
 import { type ScannerKeyServer, startScannerKeyServer } from "./scanner-key-server.js";
@@ -19,10 +20,10 @@ export interface SecretScanningHost {
 
 export interface SecretScanningSuiteOptions {
   /**
-   * Starts the implementation with `secretScanning` exactly as given, the demo contract's
+   * Starts the implementation with `secretScanning(config)` among its features, the demo contract's
    * environments (`live` and `test`) and `events`. Called once per configuration the suite needs.
    */
-  serve(secretScanning: SecretScanningConfig): Promise<SecretScanningHost>;
+  serve(config: SecretScanningConfig): Promise<SecretScanningHost>;
   /** Where the endpoints live; default `/api/v1/api-keys`. */
   basePath?: string;
   /**
@@ -47,8 +48,12 @@ interface Label {
  * Registers the suite with vitest.
  * @example
  * describeSecretScanning("fetch adapter", {
- *   serve: async (secretScanning) => {
- *     const keyward = createKeyward({ store: memoryStore(), ...demoKeywardConfig(secret), secretScanning });
+ *   serve: async (config) => {
+ *     const keyward = createKeyward({
+ *       store: memoryStore(),
+ *       ...demoKeywardConfig(secret),
+ *       features: [secretScanning(config)],
+ *     });
  *     return { fetch: (request) => keyward.handle(request), keyward, close: () => keyward.close() };
  *   },
  * });

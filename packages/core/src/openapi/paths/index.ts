@@ -7,12 +7,12 @@ import { openapiDocumentPath } from "./openapi-document.js";
 import type { PathBuilder } from "./path-builder.js";
 import { revokeKeyPath } from "./revoke-key.js";
 import { rotateKeyPath } from "./rotate-key.js";
-import { secretScanningPath } from "./secret-scanning.js";
 import { updateKeyPath } from "./update-key.js";
 
 /**
- * Every endpoint under the base path, in the order the document lists them. A v0.2 feature adds
- * its builder here (with `enabled`), and the document grows with it when it is configured.
+ * The kernel's endpoints under the base path, in the order the document lists them (a builder's
+ * `enabled` says when its configuration turns it on). A feature module's paths come from the
+ * feature (`FeatureParts.openapi`) and follow these.
  */
 export const pathBuilders: readonly PathBuilder[] = [
   listKeysPath,
@@ -24,5 +24,4 @@ export const pathBuilders: readonly PathBuilder[] = [
   updateKeyPath,
   keyEventsPath,
   openapiDocumentPath,
-  secretScanningPath,
 ];

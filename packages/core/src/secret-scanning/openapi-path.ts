@@ -1,4 +1,4 @@
-import type { PathBuilder } from "./path-builder.js";
+import type { PathBuilder } from "../openapi/paths/path-builder.js";
 
 const errorBody = (code: string, detail: Record<string, unknown>) => ({
   type: "object",
@@ -8,14 +8,13 @@ const errorBody = (code: string, detail: Record<string, unknown>) => ({
 const sentence = { type: "string" };
 
 /**
- * `POST {basePath}/secret-scanning`, with `secretScanning`: GitHub's secret-scanning partner
+ * `POST {basePath}/secret-scanning`, with `secretScanning()` listed: GitHub's secret-scanning partner
  * endpoint. Authenticated by GitHub's signature headers, not by a session or a key, so it
  * describes its own answers instead of the shared ones (its 401 carries no bearer challenge).
  */
 export const secretScanningPath: PathBuilder = {
   path: "/secret-scanning",
   method: "post",
-  enabled: (context) => context.secretScanning === true,
   build: (context) => ({
     operationId: "reportLeakedTokens",
     summary: "Secret-scanning report (GitHub partner program)",

@@ -1,0 +1,94 @@
+/**
+ * Installs the features a host listed: checks each once (a name listed twice, a store part
+ * missing, a route another feature or the kernel answers), then collects what they contribute.
+ */
+import { pathBuilders } from "../openapi/paths/index.js";
+import type { PathBuilder } from "../openapi/paths/path-builder.js";
+import type { KeywardStore } from "../storage/index.js";
+import type { FeatureKernel, FeatureRoute, KeywardFeature } from "./feature.js";
+
+export interface InstalledFeatures {
+  /** Feature routes by subpath, answered before the kernel's. */
+  routes: ReadonlyMap<string, FeatureRoute["handle"]>;
+  openapi: readonly PathBuilder[];
+  /** Each feature's API by its name. */
+  apis: Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+/** The kernel's own subpaths a feature may not take (a key id is any other single segment). */
+const kernelSubpaths = new Set(pathBuilders.map((builder) => builder.path));
+
+export function checkFeatures(features: unknown, store: KeywardStore): void {
+  if (features === undefined) return;
+  if (!Array.isArray(features)) {
+    throw new TypeError(
+      "Keyward: `features` must be an array of features, like [secretScanning()]",
+    );
+  }
+  const seen = new Set<string>();
+  features.forEach((feature: unknown, index) => {
+    if (!isFeature(feature)) {
+      throw new TypeError(
+        `Keyward: \`features[${index}]\` is not a feature (an object with a \`name\` and \`install\`); call the feature's function, e.g. secretScanning() rather than secretScanning`,
+      );
+    }
+    if (seen.has(feature.name)) {
+      throw new TypeError(
+        `Keyward: the feature \`${feature.name}\` is listed twice in \`features\``,
+      );
+    }
+    seen.add(feature.name);
+    for (const requirement of feature.requires ?? []) {
+      if (!requirement.has(store)) {
+        throw new TypeError(
+          `Keyward: the feature \`${feature.name}\` needs ${requirement.missing}`,
+        );
+      }
+    }
+  });
+}
+
+export function installFeatures(
+  features: readonly KeywardFeature<string, unknown>[],
+  kernel: FeatureKernel,
+): InstalledFeatures {
+  const routes = new Map<string, FeatureRoute["handle"]>();
+  const openapi: PathBuilder[] = [];
+  const apis: Record<string, unknown> = {};
+  const closers: (() => Promise<void>)[] = [];
+  for (const feature of features) {
+    const parts = feature.install(kernel);
+    for (const route of parts.routes ?? []) {
+      if (kernelSubpaths.has(route.subpath) || routes.has(route.subpath)) {
+        throw new TypeError(
+          `Keyward: the feature \`${feature.name}\` serves ${route.subpath}, which is already taken`,
+        );
+      }
+      routes.set(route.subpath, route.handle);
+    }
+    openapi.push(...(parts.openapi ?? []));
+    if (parts.api !== undefined) apis[feature.name] = parts.api;
+    if (parts.close) closers.push(parts.close);
+  }
+  return {
+    routes,
+    openapi,
+    apis,
+    async close() {
+      // Every feature is stopped even when one fails.
+      const results = await Promise.allSettled(closers.map((close) => close()));
+      const failed = results.find((result) => result.status === "rejected");
+      if (failed) throw failed.reason;
+    },
+  };
+}
+
+function isFeature(value: unknown): value is KeywardFeature<string, unknown> {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { name?: unknown }).name === "string" &&
+    typeof (value as { install?: unknown }).install === "function"
+  );
+}
