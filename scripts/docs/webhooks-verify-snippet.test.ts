@@ -6,7 +6,7 @@
  */
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { webhookSigner } from "../../packages/core/src/webhooks/webhook-signer.js";
+import { webhookSigner } from "../../packages/webhooks/src/webhook-signer.js";
 import { codeBlocks } from "./code-blocks.js";
 
 type Verify = (request: Request, secret: string) => Promise<{ id: string }>;

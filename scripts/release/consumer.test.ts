@@ -64,6 +64,7 @@ describe("the packed packages, installed with npm in a fresh project", () => {
       "@keyward/redis",
       "@keyward/testing",
       "@keyward/ui",
+      "@keyward/webhooks",
     ]);
     for (const { name, tarball } of packed) {
       const manifest = tarEntry(tarball, "package/package.json");

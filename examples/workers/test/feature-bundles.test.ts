@@ -1,42 +1,57 @@
 /**
  * A feature module reaches a host's bundle only when the host lists it: the Worker is bundled by
- * esbuild as Wrangler would, once with the kernel alone and once with `secretScanning()`, and the
- * feature's code (its signature header, its OpenAPI operation) is in the second only.
+ * esbuild as Wrangler would, with the kernel alone and with each feature, and each feature's code
+ * (and, for webhooks, its dependency `standardwebhooks`) is found only where it is listed.
  */
 import { describe, expect, it } from "vitest";
 import { bundleWorker } from "../src/workerd.js";
 
-const kernelOnly = `
+const workerWith = ({ imports = "", features = "" }: { imports?: string; features?: string }) => `
 import { createKeyward, memoryStore } from "@keyward/core";
+${imports}
 const keyward = createKeyward({
   store: memoryStore(),
   scopes: { "profile:read": "Read" },
   tiers: { free: { rateLimit: { limit: 60, window: "1m" } } },
   jwt: false,
+  events: {},
+  features: [${features}],
 });
 export default { fetch: (request) => keyward.handle(request) };
 `;
 
-const withSecretScanning = kernelOnly
-  .replace(
-    'import { createKeyward, memoryStore } from "@keyward/core";',
-    'import { createKeyward, memoryStore } from "@keyward/core";\nimport { secretScanning } from "@keyward/core/secret-scanning";',
-  )
-  .replace("jwt: false,", "jwt: false,\n  features: [secretScanning()],");
-
-/** Strings only the secret-scanning feature's code holds. */
-const featureMarkers = [/github-public-key-signature/i, /reportLeakedTokens/];
+const features = [
+  {
+    name: "secretScanning",
+    imports: 'import { secretScanning } from "@keyward/core/secret-scanning";',
+    features: "secretScanning()",
+    // Its signature header and its OpenAPI operation.
+    markers: [/github-public-key-signature/i, /reportLeakedTokens/],
+  },
+  {
+    name: "webhooks",
+    imports: 'import { webhooks } from "@keyward/webhooks";',
+    features:
+      'webhooks({ endpoints: [{ id: "a", url: "https://example.com", secret: "whsec_x" }] })',
+    // The Standard Webhooks headers, and standardwebhooks' own error for a bad signature.
+    markers: [/webhook-signature/, /No matching signature found/],
+  },
+];
 
 describe("feature modules in a Worker's bundle", () => {
-  it("leaves secret scanning out of a Worker that does not list it", async () => {
-    const [kernel, listed] = await Promise.all([
-      bundleWorker({ fromSource: true, source: kernelOnly }),
-      bundleWorker({ fromSource: true, source: withSecretScanning }),
-    ]);
-    for (const marker of featureMarkers) {
-      expect(listed, `listed: ${marker}`).toMatch(marker);
-      expect(kernel, `not listed: ${marker}`).not.toMatch(marker);
-    }
-    expect(kernel.length).toBeLessThan(listed.length);
-  }, 60_000);
+  it.each(features)(
+    "leaves $name out of a Worker that does not list it",
+    async (feature) => {
+      const [kernel, listed] = await Promise.all([
+        bundleWorker({ fromSource: true, source: workerWith({}) }),
+        bundleWorker({ fromSource: true, source: workerWith(feature) }),
+      ]);
+      for (const marker of feature.markers) {
+        expect(listed, `listed: ${marker}`).toMatch(marker);
+        expect(kernel, `not listed: ${marker}`).not.toMatch(marker);
+      }
+      expect(kernel.length).toBeLessThan(listed.length);
+    },
+    60_000,
+  );
 });

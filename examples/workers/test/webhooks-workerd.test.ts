@@ -12,6 +12,7 @@ const secret = `whsec_${Buffer.from("w".repeat(32)).toString("base64")}`;
 
 const source = `
 import { createKeyward, memoryStore } from "@keyward/core";
+import { webhooks } from "@keyward/webhooks";
 
 const sent = [];
 const keyward = createKeyward({
@@ -21,13 +22,15 @@ const keyward = createKeyward({
   jwt: false,
   logger: false,
   events: { pruneIntervalMs: false },
-  webhooks: {
-    endpoints: [{ id: "capture", url: "https://receiver.example/hooks", secret: ${JSON.stringify(secret)} }],
-    fetch: async (url, init) => {
-      sent.push({ url: String(url), headers: Object.fromEntries(new Headers(init.headers)), body: init.body });
-      return new Response(null, { status: 204 });
-    },
-  },
+  features: [
+    webhooks({
+      endpoints: [{ id: "capture", url: "https://receiver.example/hooks", secret: ${JSON.stringify(secret)} }],
+      fetch: async (url, init) => {
+        sent.push({ url: String(url), headers: Object.fromEntries(new Headers(init.headers)), body: init.body });
+        return new Response(null, { status: 204 });
+      },
+    }),
+  ],
 });
 
 export default {

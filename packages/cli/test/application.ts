@@ -15,6 +15,7 @@ import {
 } from "@keyward/core";
 import { postgresStore } from "@keyward/postgres";
 import { redisStore } from "@keyward/redis";
+import { webhooks } from "@keyward/webhooks";
 import { Redis } from "ioredis";
 import pg from "pg";
 
@@ -173,9 +174,11 @@ export function keywardOptions(options: ApplicationOptions): Omit<KeywardConfig,
     events: {},
     ...(options.webhookUrl
       ? {
-          webhooks: {
-            endpoints: [{ id: "receiver", url: options.webhookUrl, secret: webhookSecret }],
-          },
+          features: [
+            webhooks({
+              endpoints: [{ id: "receiver", url: options.webhookUrl, secret: webhookSecret }],
+            }),
+          ],
         }
       : {}),
   };

@@ -18,11 +18,6 @@ export type {
   RevokedKey,
   UsageReport,
 } from "./api/keys-api.js";
-export type {
-  WebhookDelivery,
-  WebhookDeliveryListOptions,
-  WebhooksApi,
-} from "./api/webhooks-api.js";
 export type { FailedLookupsConfig } from "./auth/failed-lookup-limiter.js";
 export type {
   JwtAlgorithm,
@@ -108,5 +103,3 @@ export { combineStores, type StorePart } from "./storage/combine-stores.js";
 export type * from "./storage/index.js";
 export type { TierConfig } from "./tiers/tier-ladder.js";
 export type { CreateKeyBody } from "./validation/create-key-body.js";
-export type { WebhookRunSummary } from "./webhooks/webhook-deliverer.js";
-export type { WebhookEndpoint, WebhooksConfig } from "./webhooks/webhooks-config.js";

@@ -6,6 +6,7 @@
  * host application needs none of this; it imports from `@keyward/core`.
  */
 export { keyStatus } from "./api/key-record.js";
+export { decodeListCursor, pageOf, parsePageSize } from "./api/list-cursor.js";
 export { readBearer } from "./auth/bearer.js";
 export { createJwtVerifier, type JwtVerifier } from "./auth/jwt.js";
 export { isPromise, type Pending, verifyPending } from "./auth/pending-verify.js";
@@ -41,6 +42,7 @@ export {
   StoreUnavailableError,
   type StoreUnavailableKind,
 } from "./faults/store-unavailable-error.js";
+export { randomBase62 } from "./keys/base62.js";
 export {
   createKeyFormat,
   DEFAULT_KEY_PREFIX,
@@ -57,6 +59,7 @@ export {
   type SecretHasherOptions,
 } from "./keys/hash.js";
 export { isKeyId } from "./keys/key-id.js";
+export type { KeywardContext } from "./keyward/context.js";
 export { periodEnd, periodStart } from "./limits/calendar-period.js";
 export {
   type CreditCheckpoints,
@@ -106,6 +109,11 @@ export {
   usageIncrementRow,
 } from "./storage/usage-increments.js";
 export { compareDailyUsage, compareEndpointUsage, sortKeyUsage } from "./storage/usage-order.js";
+export {
+  isEndpointId,
+  isWebhookDeliveryId,
+  webhookDeliveryId,
+} from "./storage/webhook-delivery-id.js";
 export { createTierLadder, type TierLadder } from "./tiers/tier-ladder.js";
 export { routeWithMethod } from "./usage/route-label.js";
 export {
@@ -113,4 +121,3 @@ export {
   type UsageRecorder,
   type UsageRecorderOptions,
 } from "./usage/usage-recorder.js";
-export { isWebhookDeliveryId, webhookDeliveryId } from "./webhooks/delivery-id.js";

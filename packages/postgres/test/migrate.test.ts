@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { combineStores, createKeyward, memoryStore } from "@keyward/core";
 import { memoryRateLimitStore } from "@keyward/core/toolkit";
+import { webhooks } from "@keyward/webhooks";
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it } from "vitest";
 import { latestVersion, migrate, migrationStatements, postgresStore } from "../src/index.js";
@@ -556,10 +557,12 @@ describe("migrate from a database at the version before the webhook outbox (10)"
       tiers: { free: { rateLimit: { limit: 60, window: "1m" } } },
       jwt: false,
       events: { pruneIntervalMs: false },
-      webhooks: {
-        endpoints: [{ id: "hooks", url: `http://127.0.0.1:${port}/`, secret }],
-        pollIntervalMs: false,
-      },
+      features: [
+        webhooks({
+          endpoints: [{ id: "hooks", url: `http://127.0.0.1:${port}/`, secret }],
+          pollIntervalMs: false,
+        }),
+      ],
     });
     await keyward.keys.revoke("acme", "key_before000000000000000000");
     expect(await keyward.webhooks.deliverNow()).toMatchObject({ dispatched: 1, delivered: 1 });

@@ -5,9 +5,10 @@
  * `keyward.webhooks.deliveries`, and `redeliver` sends it again once it is back. Also: a receiver
  * that hangs is cut off at `timeoutMs`, and a store that fails never throws into the host.
  */
-import { createKeyward, type KeywardStore, memoryStore, type WebhooksConfig } from "@keyward/core";
+import { createKeyward, type KeywardStore, memoryStore } from "@keyward/core";
 import { memoryRateLimitStore } from "@keyward/core/toolkit";
 import { redisStore } from "@keyward/redis";
+import { type WebhooksConfig, webhooks } from "@keyward/webhooks";
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate, postgresStore } from "../src/index.js";
@@ -71,14 +72,14 @@ describeOnServer("webhook retries and dead letters", () => {
     },
   };
 
-  const keywardOn = (store: KeywardStore, webhooks: WebhooksConfig, errors: string[] = []) =>
+  const keywardOn = (store: KeywardStore, config: WebhooksConfig, errors: string[] = []) =>
     createKeyward({
       store,
       scopes: { "profile:read": "Read profiles" },
       tiers: { free: { rateLimit: { limit: 1_000_000, window: "1m" } } },
       jwt: false,
       events: { pruneIntervalMs: false },
-      webhooks,
+      features: [webhooks(config)],
       logger: { error: (message) => errors.push(message), warn() {} },
     });
   const createKey = (keyward: ReturnType<typeof keywardOn>, ownerId: string) =>

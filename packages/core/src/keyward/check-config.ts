@@ -8,7 +8,6 @@ import { checkEnvironmentsOption } from "../environments/environments.js";
 import { checkEventsConfig } from "../events/events-config.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import { checkUsageConfig } from "../usage/usage-config.js";
-import { checkWebhooksConfig } from "../webhooks/webhooks-config.js";
 import type { KeywardConfig } from "./config.js";
 
 /** The smallest pepper accepted: as long as the HMAC-SHA-256 output (RFC 2104 §3). */
@@ -66,11 +65,6 @@ export function checkConfig(config: KeywardConfig): void {
     config.events,
     store.keys.events !== undefined,
     typeof store.keys.listExpiring === "function",
-  );
-  checkWebhooksConfig(
-    config.webhooks,
-    config.events !== undefined && config.events !== false,
-    store.keys.events?.outbox !== undefined,
   );
   if (config.pepper !== undefined) checkPepper(config.pepper);
   checkUsageConfig(config.usage, store.usage);

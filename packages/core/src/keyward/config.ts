@@ -11,7 +11,6 @@ import type { RandomSource } from "../random.js";
 import type { KeywardStore } from "../storage/index.js";
 import type { TierConfig } from "../tiers/tier-ladder.js";
 import type { UsageConfig } from "../usage/usage-config.js";
-import type { WebhooksConfig } from "../webhooks/webhooks-config.js";
 
 /** How one Keyward instance is configured. Only `store`, `scopes` and `tiers` are required. */
 export interface KeywardConfig<
@@ -104,15 +103,6 @@ export interface KeywardConfig<
    * events: { retainDays: 30, onEvent: (event) => queue.push(event) },
    */
   events?: EventsConfig | false;
-  /**
-   * Webhooks (opt-in, needs `events`): every stored event POSTed to each endpoint whose `types`
-   * match, signed per the Standard Webhooks spec, at least once, with exponential backoff and a
-   * dead-letter state after `maxAttempts`; each attempt made by one instance only. See
-   * docs/webhooks.md.
-   * @example
-   * webhooks: { endpoints: [{ id: "audit", url: "https://example.com/hooks", secret: process.env.WEBHOOK_SECRET! }] },
-   */
-  webhooks?: WebhooksConfig | false;
   /** Where the six endpoints live; default `/api/v1/api-keys`. */
   basePath?: string;
   /** Largest accepted request body in bytes; default 64 KiB. */

@@ -2,7 +2,6 @@ import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { createEventsApi, type EventsApi } from "../api/events-api.js";
 import { createKeysApi, type KeysApi } from "../api/keys-api.js";
 import { createUsageApi, type UsageApi } from "../api/usage-api.js";
-import { createWebhooksApi, type WebhooksApi } from "../api/webhooks-api.js";
 import { failedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import { createJwtVerifier } from "../auth/jwt.js";
 import {
@@ -46,7 +45,6 @@ import {
 } from "../validation/create-key-body.js";
 import { rotateKeyBodySchema } from "../validation/rotate-key-body.js";
 import { updateKeyBodySchema } from "../validation/update-key-body.js";
-import { webhookDeliverer } from "../webhooks/webhook-deliverer.js";
 import { checkConfig, warnAboutConfig } from "./check-config.js";
 import type { KeywardConfig } from "./config.js";
 import type { KeywardContext } from "./context.js";
@@ -58,8 +56,6 @@ export interface Keyward {
   readonly events: EventsApi;
   /** Usage history maintenance: `prune()` with `usage.retainDays` configured. */
   readonly usage: UsageApi;
-  /** Webhook deliveries, with `webhooks` configured (otherwise its calls throw a `TypeError`). */
-  readonly webhooks: WebhooksApi;
   /**
    * The hot path: a raw `Authorization` header value in, a decision out. Never throws.
    * @example
@@ -267,22 +263,6 @@ export function createKeyward<
         : undefined,
   };
 
-  const outbox = config.store.keys.events?.outbox;
-  const deliverer =
-    config.webhooks && context.events && outbox
-      ? webhookDeliverer(config.webhooks, outbox, { clock, random, reportFailure })
-      : undefined;
-  if (deliverer && context.events) {
-    context.events.onCommitted = () => {
-      deliverer.start();
-      deliverer.committed();
-    };
-    deliverer.start();
-  }
-  const webhooks = createWebhooksApi(
-    deliverer && outbox ? { deliverer, outbox, now: () => clock.now() } : undefined,
-  );
-
   const keys = createKeysApi(context);
   const events = createEventsApi(context, keys);
   const verify = createVerify(context);
@@ -342,7 +322,6 @@ export function createKeyward<
     keys,
     events,
     usage: createUsageApi(retention),
-    webhooks,
     verify: (authorization, options) => {
       startTimers?.();
       return settled(verify(authorization, options));
@@ -395,7 +374,6 @@ export function createKeyward<
           .catch((error: unknown) => reportFailure("Keyward: a feature failed to close", error));
         retention?.close();
         await context.events?.close();
-        await deliverer?.close();
         await usageRecorder.close();
         await layeredLimits
           ?.close?.()

@@ -1,11 +1,11 @@
 import type { StoredEvent } from "../events/event.js";
 import { compareCodeUnits } from "../storage/code-unit-order.js";
+import { webhookDeliveryId } from "../storage/webhook-delivery-id.js";
 import type {
   ClaimedWebhookDelivery,
   StoredWebhookDelivery,
   WebhookOutbox,
 } from "../storage/webhook-outbox.js";
-import { webhookDeliveryId } from "../webhooks/delivery-id.js";
 
 /**
  * The memory event log's webhook outbox. Every call is synchronous inside its promise, so a

@@ -68,7 +68,8 @@ export function createKeyBodySchema(options: {
   }) as unknown as ReturnType<
     typeof type<
       typeof fields & {
-        "organizationId?": typeof organizationIdSchema;
+        // Its type written out, not `typeof`: the bundled declarations drop a module-local name.
+        "organizationId?": Type<string>;
         "environment?": typeof environment;
       }
     >

@@ -8,9 +8,10 @@
  * answer back (ignoring the abort too): the receiver has the event, this instance never records
  * it, as when a process dies right after sending.
  */
-import { createKeyward, type WebhooksConfig } from "@keyward/core";
+import { createKeyward } from "@keyward/core";
 import { memoryRateLimitStore } from "@keyward/core/toolkit";
 import { redisStore } from "@keyward/redis";
+import { type WebhooksConfig, webhooks } from "@keyward/webhooks";
 import IORedis from "ioredis";
 import pg from "pg";
 import { postgresStore } from "../../src/index.js";
@@ -67,7 +68,7 @@ const keyward = createKeyward({
   maxKeysPerOwner: false,
   jwt: false,
   events: { pruneIntervalMs: false },
-  webhooks: { ...options, fetch: sendingFetch },
+  features: [webhooks({ ...options, fetch: sendingFetch })],
   logger: { error: (message) => console.error(`[${name}] ${message}`), warn() {} },
 });
 

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { createKeyward } from "../keyward/create-keyward.js";
-import { memoryStore } from "../memory/memory-store.js";
+import { createKeyward, type Keyward, memoryStore } from "@keyward/core";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import { webhooks } from "./index.js";
 
 const secret = `whsec_${btoa("k".repeat(32))}`;
 const base = {
@@ -10,13 +10,18 @@ const base = {
   logger: false as const,
 };
 const endpoint = { id: "audit", url: "https://example.com/hooks", secret };
-const make = (webhooks: unknown, events: unknown = { pruneIntervalMs: false }) =>
-  createKeyward({ ...base, store: memoryStore(), events, webhooks } as never);
+const make = (config: unknown, events: unknown = { pruneIntervalMs: false }) =>
+  createKeyward({
+    ...base,
+    store: memoryStore(),
+    events: events as never,
+    features: [webhooks(config as never)],
+  });
 
-describe("webhooks configuration", () => {
-  it("is checked at start, each problem naming its option", () => {
+describe("webhooks(): the feature", () => {
+  it("checks its configuration when it is called, each problem naming its field", () => {
     const cases: [unknown, RegExp][] = [
-      ["yes", /`webhooks` must be an object/],
+      ["yes", /`webhooks\(config\)` takes an object/],
       [{}, /`webhooks.endpoints` must be an array/],
       [{ endpoints: [{ ...endpoint, id: "has space" }] }, /`webhooks.endpoints\[0\].id`/],
       [{ endpoints: [endpoint, endpoint] }, /`webhooks.endpoints\[1\].id` "audit" is used twice/],
@@ -35,21 +40,23 @@ describe("webhooks configuration", () => {
       [{ endpoints: [endpoint], pollIntervalMs: "1s" }, /`webhooks.pollIntervalMs`/],
       [{ endpoints: [endpoint], fetch: "no" }, /`webhooks.fetch`/],
     ];
-    for (const [webhooks, message] of cases) {
-      expect(() => make(webhooks), JSON.stringify(webhooks)).toThrow(TypeError);
-      expect(() => make(webhooks), JSON.stringify(webhooks)).toThrow(message);
+    for (const [config, message] of cases) {
+      expect(() => webhooks(config as never), JSON.stringify(config)).toThrow(TypeError);
+      expect(() => webhooks(config as never), JSON.stringify(config)).toThrow(message);
     }
   });
 
   it("never puts a secret into an error message", () => {
     const leaked = `whsec_${btoa("s".repeat(20))}`;
-    expect(() => make({ endpoints: [{ ...endpoint, secret: leaked }] })).toThrow(
+    expect(() => webhooks({ endpoints: [{ ...endpoint, secret: leaked }] })).toThrow(
       expect.objectContaining({ message: expect.not.stringContaining(leaked.slice(6)) }),
     );
   });
 
   it("needs events", () => {
-    expect(() => make({ endpoints: [endpoint] }, false)).toThrow(/configure `events` too/);
+    expect(() => make({ endpoints: [endpoint] }, false)).toThrow(
+      /the feature `webhooks` delivers events: configure `events` too/,
+    );
   });
 
   it("needs a key store whose event log has an outbox", () => {
@@ -60,15 +67,20 @@ describe("webhooks configuration", () => {
         ...base,
         store: { ...store, keys: { ...store.keys, events: log } },
         events: {},
-        webhooks: { endpoints: [endpoint] },
+        features: [webhooks({ endpoints: [endpoint] })],
       }),
-    ).toThrow(/no webhook outbox/);
+    ).toThrow(/the feature `webhooks` needs a key store whose event log has a webhook outbox/);
   });
 
-  it("is off by default: keyward.webhooks says how to turn it on", async () => {
-    const keyward = make(undefined);
-    await expect(keyward.webhooks.deliveries()).rejects.toThrow(/webhooks are not configured/);
-    await keyward.close();
+  it("puts keyward.webhooks on the instance only when listed", async () => {
+    const plain = createKeyward({ ...base, store: memoryStore(), events: {} });
+    expectTypeOf(plain).toEqualTypeOf<Keyward>();
+    expect("webhooks" in plain).toBe(false);
+    const listed = make({ endpoints: [endpoint], pollIntervalMs: false });
+    expectTypeOf(listed.webhooks.deliverNow).returns.resolves.toHaveProperty("delivered");
+    expect(await listed.webhooks.deliverNow()).toMatchObject({ delivered: 0 });
+    await listed.close();
+    await plain.close();
   });
 
   it("accepts a full configuration and the planned event types", async () => {

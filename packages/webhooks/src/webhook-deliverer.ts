@@ -7,17 +7,19 @@
  * receiver that fails is reported and retried on the next run. One run at a time per instance; a
  * nudge during a run makes one more run after it.
  */
-import type { Clock } from "../clock.js";
-import { toKeywardEvent } from "../events/event.js";
-import { withDeadline } from "../faults/deadline.js";
-import { StoreUnavailableError } from "../faults/store-unavailable-error.js";
-import { randomBase62 } from "../keys/base62.js";
-import type { RandomSource } from "../random.js";
 import type {
   ClaimedWebhookDelivery,
+  Clock,
+  RandomSource,
   WebhookOutbox,
   WebhookRoute,
-} from "../storage/webhook-outbox.js";
+} from "@keyward/core";
+import {
+  randomBase62,
+  StoreUnavailableError,
+  toKeywardEvent,
+  withDeadline,
+} from "@keyward/core/toolkit";
 import { retryDelay } from "./webhook-backoff.js";
 import { sendWebhook } from "./webhook-sender.js";
 import { type WebhookSigner, webhookSigner } from "./webhook-signer.js";

@@ -1,5 +1,4 @@
-import { isEventType } from "../events/event.js";
-import { isEndpointId } from "./delivery-id.js";
+import { isEndpointId, isEventType } from "@keyward/core/toolkit";
 import { decodeWebhookSecret } from "./webhook-signer.js";
 
 /** One receiver of webhooks. */
@@ -17,7 +16,7 @@ export interface WebhookEndpoint {
   types?: readonly string[];
 }
 
-/** `webhooks` in `createKeyward`'s configuration (needs `events`). See docs/webhooks.md. */
+/** The configuration of `webhooks(config)` (the instance needs `events`). See docs/webhooks.md. */
 export interface WebhooksConfig {
   endpoints: readonly WebhookEndpoint[];
   /** Attempts before a delivery is dead-lettered. Default 12 (about 5 hours of retries). */
@@ -47,16 +46,11 @@ export const webhookDefaults = {
 const isPositive = (value: unknown): value is number =>
   typeof value === "number" && Number.isFinite(value) && value > 0;
 
-/** Throws a `TypeError` naming the option for anything `webhooks` should not be. */
-export function checkWebhooksConfig(
-  webhooks: unknown,
-  eventsConfigured: boolean,
-  logHasOutbox: boolean,
-): void {
-  if (webhooks === undefined || webhooks === false) return;
+/** Throws a `TypeError` naming the field for anything `webhooks(config)` should not take. */
+export function checkWebhooksConfig(webhooks: unknown): void {
   if (typeof webhooks !== "object" || webhooks === null || Array.isArray(webhooks)) {
     throw new TypeError(
-      "Keyward: `webhooks` must be an object like { endpoints: [{ id, url, secret }] }, or false",
+      "Keyward: `webhooks(config)` takes an object like { endpoints: [{ id, url, secret }] }",
     );
   }
   const config = webhooks as WebhooksConfig;
@@ -151,16 +145,6 @@ export function checkWebhooksConfig(
   }
   if (config.fetch === undefined && typeof globalThis.fetch !== "function") {
     throw new TypeError("Keyward: `webhooks` needs a global `fetch`, or pass `webhooks.fetch`");
-  }
-  if (!eventsConfigured) {
-    throw new TypeError(
-      "Keyward: `webhooks` delivers events: configure `events` too (e.g. `events: {}`)",
-    );
-  }
-  if (!logHasOutbox) {
-    throw new TypeError(
-      "Keyward: `webhooks` is configured, but the key store's event log has no webhook outbox (`keys.events.outbox`). Use memoryStore(), postgresStore() (migration 10) or redisStore({ keys: true }).",
-    );
   }
 }
 

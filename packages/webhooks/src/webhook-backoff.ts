@@ -1,4 +1,4 @@
-import type { RandomSource } from "../random.js";
+import type { RandomSource } from "@keyward/core";
 
 /**
  * The wait before attempt `attempts + 1`: `initialMs` doubled per failed attempt, capped at

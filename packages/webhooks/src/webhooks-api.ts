@@ -2,11 +2,16 @@
  * `keyward.webhooks`: the operator's view of webhook deliveries (no HTTP endpoint: deliveries span
  * every user, so they are for the host's own code, admin tools and cron jobs).
  */
-import { internalError } from "../errors/keyward-error.js";
-import type { StoredWebhookDelivery, WebhookDeliveryStatus } from "../storage/webhook-outbox.js";
-import { isEndpointId, isWebhookDeliveryId } from "../webhooks/delivery-id.js";
-import type { WebhookDeliverer, WebhookRunSummary } from "../webhooks/webhook-deliverer.js";
-import { decodeListCursor, pageOf, parsePageSize } from "./list-cursor.js";
+import type { StoredWebhookDelivery, WebhookDeliveryStatus, WebhookOutbox } from "@keyward/core";
+import {
+  decodeListCursor,
+  internalError,
+  isEndpointId,
+  isWebhookDeliveryId,
+  pageOf,
+  parsePageSize,
+} from "@keyward/core/toolkit";
+import type { WebhookDeliverer, WebhookRunSummary } from "./webhook-deliverer.js";
 
 /** A delivery as the API shows it: times in ISO 8601 UTC. */
 export interface WebhookDelivery {
@@ -63,23 +68,14 @@ export interface WebhooksApi {
 const defaultPageSize = 100;
 const statuses: readonly WebhookDeliveryStatus[] = ["pending", "delivered", "dead"];
 
-export function createWebhooksApi(
-  runtime:
-    | {
-        deliverer: WebhookDeliverer;
-        outbox: import("../storage/webhook-outbox.js").WebhookOutbox;
-        now(): number;
-      }
-    | undefined,
-): WebhooksApi {
+export function createWebhooksApi(runtime: {
+  deliverer: WebhookDeliverer;
+  outbox: WebhookOutbox;
+  now(): number;
+}): WebhooksApi {
   const running = () => {
-    if (runtime) {
-      runtime.deliverer.start();
-      return runtime;
-    }
-    throw new TypeError(
-      "Keyward: webhooks are not configured; add `webhooks: { endpoints: [...] }` (and `events`) to createKeyward's configuration",
-    );
+    runtime.deliverer.start();
+    return runtime;
   };
   return {
     async deliveries(options = {}) {

@@ -1,0 +1,67 @@
+/**
+ * `@keyward/webhooks`: every stored event POSTed to your endpoints, signed per the Standard Webhooks
+ * spec, at least once, with exponential backoff and dead letters, each attempt made by one instance
+ * only. A feature module of its own package, so `standardwebhooks` reaches only the hosts that list
+ * it. Needs `events` on the instance and a key store whose event log has an outbox. See
+ * docs/webhooks.md.
+ *
+ * @example
+ * import { webhooks } from "@keyward/webhooks";
+ * const keyward = createKeyward({
+ *   store, scopes, tiers, jwt,
+ *   events: {},
+ *   features: [webhooks({ endpoints: [{ id: "audit", url, secret: process.env.WEBHOOK_SECRET! }] })],
+ * });
+ * const { data: dead } = await keyward.webhooks.deliveries({ status: "dead" });
+ */
+import type { KeywardFeature } from "@keyward/core";
+import { webhookDeliverer } from "./webhook-deliverer.js";
+import { createWebhooksApi, type WebhooksApi } from "./webhooks-api.js";
+import { checkWebhooksConfig, type WebhooksConfig } from "./webhooks-config.js";
+
+export type { WebhookRunSummary } from "./webhook-deliverer.js";
+export type {
+  WebhookDelivery,
+  WebhookDeliveryListOptions,
+  WebhooksApi,
+} from "./webhooks-api.js";
+export type { WebhookEndpoint, WebhooksConfig } from "./webhooks-config.js";
+
+/** Throws a `TypeError` naming the field for a malformed `config`; its secrets are never quoted. */
+export function webhooks(config: WebhooksConfig): KeywardFeature<"webhooks", WebhooksApi> {
+  checkWebhooksConfig(config);
+  return {
+    name: "webhooks",
+    requires: [
+      {
+        has: (store) => store.keys.events?.outbox !== undefined,
+        missing:
+          "a key store whose event log has a webhook outbox (`keys.events.outbox`): memoryStore(), postgresStore() or redisStore({ keys: true })",
+      },
+    ],
+    install({ context }) {
+      const events = context.events;
+      const outbox = context.keys.events?.outbox;
+      if (!events || !outbox) {
+        throw new TypeError(
+          "Keyward: the feature `webhooks` delivers events: configure `events` too (e.g. `events: {}`)",
+        );
+      }
+      const deliverer = webhookDeliverer(config, outbox, {
+        clock: context.clock,
+        random: context.random,
+        reportFailure: context.reportFailure,
+      });
+      // Each change this instance commits is delivered at once, besides the timer's polling.
+      events.onCommitted = () => {
+        deliverer.start();
+        deliverer.committed();
+      };
+      deliverer.start();
+      return {
+        api: createWebhooksApi({ deliverer, outbox, now: () => context.clock.now() }),
+        close: () => deliverer.close(),
+      };
+    },
+  };
+}
