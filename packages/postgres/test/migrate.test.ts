@@ -256,7 +256,14 @@ function refusals(database: () => Promise<PostgresClient>, newSchema = uniqueSch
       applied: allVersions,
       version: latestVersion,
     });
-    for (const table of ["keys", "key_usage", "allowances", "events", "event_once"]) {
+    for (const table of [
+      "keys",
+      "key_usage",
+      "allowances",
+      "events",
+      "event_once",
+      "webhook_deliveries",
+    ]) {
       await db.query(
         `INSERT INTO "${fresh}"."keyward_${table}" SELECT * FROM "${old}"."keyward_${table}"`,
       );
