@@ -229,8 +229,10 @@ function refusals(database: () => Promise<PostgresClient>, newSchema = uniqueSch
       `Schema "${schema}" with table prefix "keyward_" was migrated by a pre-release @keyward/postgres`,
     );
     await expect(refusal).rejects.toThrow(/versions up to 13, with "keys and usage" as version 1/);
-    await expect(refusal).rejects.toThrow(/drop the schema .* and run migrate again/);
-    await expect(refusal).rejects.toThrow(/copy each table's rows into the new tables/);
+    await expect(refusal).rejects.toThrow(/drop its Keyward tables .* and run migrate again/);
+    await expect(refusal).rejects.toThrow(
+      /migrate another schema or table prefix, copy each table's rows into the new tables/,
+    );
     expect(await snapshot(db, schema)).toEqual(before);
     // The store refuses the same way.
     const store = postgresStore({ client: db, schema, cache: false });

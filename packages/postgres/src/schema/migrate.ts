@@ -85,10 +85,10 @@ function refuseUnknownSchema(
       `${where} was migrated by a pre-release @keyward/postgres (${tables.migrations} records ` +
         `versions up to ${last}, with "${preReleaseFirstMigration}" as version 1). Those ` +
         'migrations were collapsed into version 1, "first schema", before the first release and ' +
-        "cannot be upgraded in place. Its data is pre-release: drop the schema (or migrate into " +
-        "another schema or table prefix) and run migrate again; to keep the rows, copy each " +
-        "table's rows into the new tables (a pre-release schema at version 13 has the same " +
-        "columns), then drop the old ones.",
+        "cannot be upgraded in place. Its data is pre-release: drop its Keyward tables (or the " +
+        "schema, if nothing else lives there) and run migrate again; to keep the rows, migrate " +
+        "another schema or table prefix, copy each table's rows into the new tables (a " +
+        "pre-release schema at version 13 has the same columns), then drop the old ones.",
     );
   }
   if (last > latestVersion) {
