@@ -14,21 +14,13 @@ import { repositoryRoot } from "./code-blocks.js";
 const migrations = migrationStatements({});
 const read = (file: string) => readFileSync(path.join(repositoryRoot, file), "utf8");
 
-/** What a sentence mentioning each migration must also mention (any one of the words). */
+/**
+ * What a sentence mentioning each migration must also mention (any one of the words). Version 1 is
+ * the first release's whole schema (the pre-release migrations collapsed into it); a migration
+ * added later gets its own entry here, with the words of what it changes.
+ */
 const subjects: Record<number, readonly string[]> = {
-  1: ["keys and usage"],
-  2: ["owner_tier", "owner tier"],
-  3: ["owner_type", "created_by", "organization"],
-  4: ["disabled_at", "metadata", "disabled"],
-  5: ["limits", "allowances"],
-  6: ["previous_secret", "previous hash", "graceful"],
-  7: ["events"],
-  8: ["environment", "allowed_ips"],
-  9: ["once"],
-  10: ["webhook", "webhooks"],
-  11: ["expir"],
-  12: ["day", "usage"],
-  13: ["version"],
+  1: ["first schema"],
 };
 
 describe("migration numbers in the docs", () => {

@@ -1,6 +1,6 @@
 /**
- * Migration 11 on a real server: the `key.expiring` scan's query is read off the partial index in
- * its order, with no sort and no walk of the table, and keys stored before the index are found.
+ * The expiring-keys index on a real server: the `key.expiring` scan's query is read off the partial
+ * index in its order, with no sort and no walk of the table.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { migrate, postgresStore } from "../src/index.js";

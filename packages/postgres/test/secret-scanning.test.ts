@@ -1,7 +1,7 @@
 /**
  * GitHub's secret-scanning endpoint with keys and events on a real PostgreSQL server: revocation
  * with its `key.revoked` in one transaction, `key.leaked` once per key and place across GitHub's
- * repeats (the once-markers of migration 9). Served by core's own `handle`.
+ * repeats (the once-markers in keyward_event_once). Served by core's own `handle`.
  */
 import { combineStores, createKeyward, memoryStore } from "@keyward/core";
 import { secretScanning } from "@keyward/core/secret-scanning";

@@ -7,7 +7,7 @@ export const keyColumns = [
   "version",
   "owner_type",
   "owner_id",
-  // Keys stored before migration 3 were created by their owner (only users owned keys then).
+  // The store always writes created_by; a row written without it (by hand) reads as the owner's.
   "COALESCE(created_by, owner_id) AS created_by",
   "name",
   "scopes::text AS scopes",

@@ -68,7 +68,7 @@ export function postgresKeyStore(client: TransactionalClient, naming: Naming): K
     listByOwnerAfter: `SELECT ${keyColumns} FROM ${keys} WHERE owner_id = $1 AND owner_type = $2
       AND (created_at, id) < (${fromEpochMs("$4")}, $5)
       ORDER BY created_at DESC, id DESC LIMIT $3`,
-    // Read off the partial index of migration 11 (live keys with an expiry), in its order.
+    // Read off the partial index keys_expiring_idx (live keys with an expiry), in its order.
     listExpiring: `SELECT ${keyColumns} FROM ${keys}
       WHERE expires_at IS NOT NULL AND revoked_at IS NULL
         AND expires_at >= ${fromEpochMs("$1")} AND expires_at < ${fromEpochMs("$2")}

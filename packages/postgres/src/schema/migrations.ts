@@ -1,7 +1,10 @@
 /**
- * The schema, as numbered migrations. A migration is never edited once released: a change is a new
- * entry at the end. Statements run one at a time (PGlite's `query` takes one statement), all in the
- * one transaction `migrate` opens, so a failed migration leaves nothing behind.
+ * The schema, as numbered migrations. Version 1 is the first release's schema, built directly:
+ * the pre-release steps that led to it were collapsed into it before anything was published.
+ * From the first release on a migration is never edited: a change is a new entry at the end,
+ * tested from the previous release's database. Statements run one at a time (PGlite's `query`
+ * takes one statement), all in the one transaction `migrate` opens, so a failed migration leaves
+ * nothing behind.
  */
 import { type Naming, type NamingOptions, resolveNaming } from "./naming.js";
 
@@ -14,7 +17,9 @@ export interface Migration {
 export const migrations: readonly Migration[] = [
   {
     version: 1,
-    name: "keys and usage",
+    name: "first schema",
+    // Columns keep the order the pre-release steps gave them, so a database built by those steps
+    // and one built by this have the same catalog (test/fixtures/first-schema.json pins it).
     statements: ({ tables, index }) => [
       // COLLATE "C" makes ids, routes and owners compare by code point: the order the memory store
       // uses, and cheaper than a linguistic collation for columns nobody reads as prose.
@@ -30,12 +35,45 @@ export const migrations: readonly Migration[] = [
         created_at timestamptz NOT NULL,
         expires_at timestamptz,
         revoked_at timestamptz,
-        rotated_at timestamptz
+        rotated_at timestamptz,
+        -- The owner's account tier as last seen, shared by their keys; verification caps a key at
+        -- it, and NULL (not seen yet) caps nothing.
+        owner_tier text,
+        owner_type text NOT NULL DEFAULT 'user' CHECK (owner_type IN ('user', 'organization')),
+        -- NULL reads as the owner (COALESCE in the select list); the store always writes it.
+        created_by text COLLATE "C",
+        disabled_at timestamptz,
+        metadata jsonb CHECK (metadata IS NULL OR jsonb_typeof(metadata) = 'object'),
+        -- An operator's per-key overrides and credits grant (keys.setLimits); NULL: the tier's.
+        limits jsonb CHECK (jsonb_typeof(limits) = 'object'),
+        -- The secret before a graceful rotation, found until it expires; both or neither.
+        previous_secret_hash text COLLATE "C" CHECK (previous_secret_hash ~ '^[0-9a-f]{64}$'),
+        previous_secret_expires_at timestamptz,
+        -- NULL: the environment the hint's prefix names.
+        environment text COLLATE "C",
+        -- Canonical address and range texts; never an empty list (no allowlist is NULL).
+        allowed_ips jsonb CHECK (allowed_ips IS NULL OR
+          (jsonb_typeof(allowed_ips) = 'array' AND jsonb_array_length(allowed_ips) > 0)),
+        -- The compare-and-set of an update (and an HTTP ETag) reads it; every write adds 1.
+        version bigint NOT NULL DEFAULT 1,
+        CONSTRAINT ${index("keys_previous_secret_pair")}
+          CHECK ((previous_secret_hash IS NULL) = (previous_secret_expires_at IS NULL))
       )`,
       // The lookup on every verification; unique, so two keys can never share a secret.
       `CREATE UNIQUE INDEX ${index("keys_secret_hash_key")} ON ${tables.keys} (secret_hash)`,
-      // Listing: an owner's keys, newest first, read straight off the index.
-      `CREATE INDEX ${index("keys_owner_created_idx")} ON ${tables.keys} (owner_id, created_at DESC, id DESC)`,
+      // The second arm of that lookup; partial, since almost every key has no previous secret,
+      // and unique like the current hash.
+      `CREATE UNIQUE INDEX ${index("keys_previous_secret_hash_key")} ON ${tables.keys}
+        (previous_secret_hash) WHERE previous_secret_hash IS NOT NULL`,
+      // Listing: an owner's keys, newest first, read straight off the index. By owner type and id:
+      // a user and an organization may share an id.
+      `CREATE INDEX ${index("keys_owner_created_idx")} ON ${tables.keys}
+        (owner_id, owner_type, created_at DESC, id DESC)`,
+      // `key.expiring`'s scan: live keys by expiry, in the order it pages by. Partial, so keys
+      // without an expiry and revoked ones cost it nothing.
+      `CREATE INDEX ${index("keys_expiring_idx")} ON ${tables.keys} (expires_at, id)
+        WHERE expires_at IS NOT NULL AND revoked_at IS NULL`,
+
       // One row per key, endpoint and UTC day. No foreign key: usage may be recorded for a key
       // this database does not hold (another store, or one deleted by hand), and must not fail.
       `CREATE TABLE ${tables.usage} (
@@ -47,82 +85,23 @@ export const migrations: readonly Migration[] = [
         last_used_at timestamptz NOT NULL,
         PRIMARY KEY (key_id, method, route, day)
       )`,
-    ],
-  },
-  {
-    version: 2,
-    name: "owner tier",
-    statements: ({ tables }) => [
-      // The owner's account tier as last seen, shared by their keys (null: not seen since this
-      // column came). Verification caps a key at it; NULL caps nothing, as before.
-      `ALTER TABLE ${tables.keys} ADD COLUMN owner_tier text`,
-    ],
-  },
-  {
-    version: 3,
-    name: "owners and creators",
-    statements: ({ tables, index, quotedSchema }) => [
-      // Every key so far is a user's own: the default says so without rewriting a row (a constant
-      // default is metadata only since PostgreSQL 11).
-      `ALTER TABLE ${tables.keys} ADD COLUMN owner_type text NOT NULL DEFAULT 'user'
-        CHECK (owner_type IN ('user', 'organization'))`,
-      // NULL for keys stored before: their creator was their owner, and the queries read it so
-      // (COALESCE in the select list), which again spares a rewrite of every row.
-      `ALTER TABLE ${tables.keys} ADD COLUMN created_by text COLLATE "C"`,
-      // Listing is by owner type and id now: a user and an organization may share an id.
-      `DROP INDEX ${quotedSchema}.${index("keys_owner_created_idx")}`,
-      `CREATE INDEX ${index("keys_owner_created_idx")} ON ${tables.keys}
-        (owner_id, owner_type, created_at DESC, id DESC)`,
-    ],
-  },
-  {
-    version: 4,
-    name: "disabled keys and metadata",
-    statements: ({ tables }) => [
-      // Both nullable, no default: adding them rewrites no row.
-      `ALTER TABLE ${tables.keys} ADD COLUMN disabled_at timestamptz`,
-      `ALTER TABLE ${tables.keys} ADD COLUMN metadata jsonb
-        CHECK (metadata IS NULL OR jsonb_typeof(metadata) = 'object')`,
-    ],
-  },
-  {
-    version: 5,
-    name: "layered limits",
-    statements: ({ tables }) => [
-      // An operator's per-key overrides and credits grant (`keys.setLimits`); NULL: the tier's.
-      `ALTER TABLE ${tables.keys} ADD COLUMN limits jsonb CHECK (jsonb_typeof(limits) = 'object')`,
+      // `usage.retainDays` prunes the oldest days first, in batches: this index finds them without
+      // reading the table. Pruned days are folded into one row per key and endpoint on the day
+      // '-infinity' (no other table: every read already sums a key's rows).
+      `CREATE INDEX ${index("usage_day_idx")} ON ${tables.usage} (day)`,
+
       // The live state of quotas (per owner) and credits (per key): the tuple `stepLayer` keeps,
       // e.g. {periodStart, count} or {grantedAt, balance, refilledAt}; '{}' is a row just locked.
       `CREATE TABLE ${tables.allowances} (
         bucket text COLLATE "C" PRIMARY KEY,
         state bigint[] NOT NULL
       )`,
-    ],
-  },
-  {
-    version: 6,
-    name: "graceful rotation",
-    statements: ({ tables, index }) => [
-      // Both nullable, no default: adding them rewrites no row, and every existing key reads as
-      // one without a previous secret.
-      `ALTER TABLE ${tables.keys} ADD COLUMN previous_secret_hash text COLLATE "C"
-        CHECK (previous_secret_hash ~ '^[0-9a-f]{64}$')`,
-      `ALTER TABLE ${tables.keys} ADD COLUMN previous_secret_expires_at timestamptz`,
-      `ALTER TABLE ${tables.keys} ADD CONSTRAINT ${index("keys_previous_secret_pair")}
-        CHECK ((previous_secret_hash IS NULL) = (previous_secret_expires_at IS NULL))`,
-      // The second arm of the lookup on every verification; partial, since almost every key has
-      // no previous secret, and unique like the current hash.
-      `CREATE UNIQUE INDEX ${index("keys_previous_secret_hash_key")} ON ${tables.keys}
-        (previous_secret_hash) WHERE previous_secret_hash IS NOT NULL`,
-    ],
-  },
-  {
-    version: 7,
-    name: "events",
-    statements: ({ tables, index }) => [
+
       // Written in the transaction of the key change they record (see postgresKeyStore). No
       // foreign key, as for usage: an event outlives nothing it refers to, and must not fail.
       // `actor` and `data` hold no secret and no hash, only what the change set.
+      // `webhook_pending` is the outbox mark, in the event's own row, so whatever writes the event
+      // writes it in the same statement.
       `CREATE TABLE ${tables.events} (
         id text COLLATE "C" PRIMARY KEY,
         type text COLLATE "C" NOT NULL,
@@ -131,7 +110,8 @@ export const migrations: readonly Migration[] = [
         owner_id text COLLATE "C" NOT NULL,
         key_id text COLLATE "C",
         actor jsonb NOT NULL CHECK (jsonb_typeof(actor) = 'object'),
-        data jsonb NOT NULL CHECK (jsonb_typeof(data) = 'object')
+        data jsonb NOT NULL CHECK (jsonb_typeof(data) = 'object'),
+        webhook_pending boolean NOT NULL DEFAULT true
       )`,
       // The audit log: an owner's events, or a key's, newest first, read straight off an index.
       `CREATE INDEX ${index("events_owner_idx")} ON ${tables.events}
@@ -139,46 +119,19 @@ export const migrations: readonly Migration[] = [
       `CREATE INDEX ${index("events_key_idx")} ON ${tables.events} (key_id, occurred_at DESC, id DESC)`,
       // Retention deletes by age.
       `CREATE INDEX ${index("events_time_idx")} ON ${tables.events} (occurred_at)`,
-    ],
-  },
-  {
-    version: 8,
-    name: "environments and IP allowlists",
-    statements: ({ tables }) => [
-      // Both nullable, no default: adding them rewrites no row. A key stored before reads as the
-      // environment its hint's prefix names, from anywhere (no allowlist).
-      `ALTER TABLE ${tables.keys} ADD COLUMN environment text COLLATE "C"`,
-      // Canonical address and range texts; never an empty list (no allowlist is NULL).
-      `ALTER TABLE ${tables.keys} ADD COLUMN allowed_ips jsonb CHECK (allowed_ips IS NULL OR
-        (jsonb_typeof(allowed_ips) = 'array' AND jsonb_array_length(allowed_ips) > 0))`,
-    ],
-  },
-  {
-    version: 9,
-    name: "once-only events",
-    statements: ({ tables, index }) => [
-      // One row per once-key of an appended event (`key.expiring` for a key and its expiry, a quota
-      // threshold for an owner and a period): the primary key is what lets exactly one instance
-      // write such an event. Kept until `held_until`, apart from the events' own retention.
+      // Dispatch reads the marked rows oldest first; partial, so it stays as small as the backlog.
+      `CREATE INDEX ${index("events_outbox_idx")} ON ${tables.events} (occurred_at, id)
+        WHERE webhook_pending`,
+
+      // One row per once-key of an appended event (`key.expiring` for a key and its expiry, a
+      // quota threshold for an owner and a period): the primary key is what lets exactly one
+      // instance write such an event. Kept until `held_until`, apart from the events' retention.
       `CREATE TABLE ${tables.eventOnce} (
         once_key text COLLATE "C" PRIMARY KEY,
         held_until timestamptz NOT NULL
       )`,
       `CREATE INDEX ${index("event_once_held_until_idx")} ON ${tables.eventOnce} (held_until)`,
-    ],
-  },
-  {
-    version: 10,
-    name: "webhook outbox",
-    statements: ({ tables, index }) => [
-      // The outbox mark, in the event's own row, so it is written by whatever writes the event, in
-      // the same statement. Events stored before this migration read false (no flood of history
-      // when webhooks are turned on; constant default, so no table rewrite); every later one true.
-      `ALTER TABLE ${tables.events} ADD COLUMN webhook_pending boolean NOT NULL DEFAULT false`,
-      `ALTER TABLE ${tables.events} ALTER COLUMN webhook_pending SET DEFAULT true`,
-      // Dispatch reads the marked rows oldest first; partial, so it stays as small as the backlog.
-      `CREATE INDEX ${index("events_outbox_idx")} ON ${tables.events} (occurred_at, id)
-        WHERE webhook_pending`,
+
       // One row per event and endpoint. Deleted with its event (retention), so a dead letter is
       // kept as long as the event it failed to deliver.
       `CREATE TABLE ${tables.webhookDeliveries} (
@@ -204,35 +157,6 @@ export const migrations: readonly Migration[] = [
         (endpoint_id, occurred_at DESC, id DESC)`,
       // The cascade from a pruned event finds its deliveries by this.
       `CREATE INDEX ${index("whd_event_idx")} ON ${tables.webhookDeliveries} (event_id)`,
-    ],
-  },
-  {
-    version: 11,
-    name: "expiring keys",
-    statements: ({ tables, index }) => [
-      // `key.expiring`'s scan: live keys by expiry, in the order it pages by. Partial, so keys
-      // without an expiry and revoked ones cost it nothing; it covers every row already stored.
-      `CREATE INDEX ${index("keys_expiring_idx")} ON ${tables.keys} (expires_at, id)
-        WHERE expires_at IS NOT NULL AND revoked_at IS NULL`,
-    ],
-  },
-  {
-    version: 12,
-    name: "usage retention",
-    statements: ({ tables, index }) => [
-      // `usage.retainDays` prunes the oldest days first, in batches: this index finds them without
-      // reading the table. Pruned days are folded into one row per key and endpoint on the day
-      // '-infinity' (no new table: every read already sums a key's rows).
-      `CREATE INDEX ${index("usage_day_idx")} ON ${tables.usage} (day)`,
-    ],
-  },
-  {
-    version: 13,
-    name: "record versions",
-    statements: ({ tables }) => [
-      // The compare-and-set of an update (and an HTTP ETag) reads it; every write adds 1. Rows
-      // stored before it read as version 1, as a new key starts.
-      `ALTER TABLE ${tables.keys} ADD COLUMN version bigint NOT NULL DEFAULT 1`,
     ],
   },
 ];

@@ -1,5 +1,5 @@
 /**
- * The webhook outbox on PostgreSQL (migration 10). The mark that an event still has to be
+ * The webhook outbox on PostgreSQL. The mark that an event still has to be
  * dispatched is a column of the event's row (`webhook_pending`, true by default), so it commits
  * with the event, in whatever transaction wrote it. Dispatch and claims take rows with
  * `FOR UPDATE SKIP LOCKED`: several instances share the work without waiting on each other, and
