@@ -5,7 +5,6 @@
  * server each promise hop between the framework's own work costs about a microsecond (measured in
  * docs/benchmarks.md, "HTTP"), so a guard that can go on at once does.
  */
-import type { Keyward } from "../keyward/create-keyward.js";
 import type { VerifyOptions, VerifyResult } from "./principal.js";
 
 /** A value now, or a promise of it. */
@@ -35,7 +34,12 @@ export type PendingVerify = (
  * else finish(decided);
  */
 export function verifyPending(
-  keyward: Pick<Keyward, "verify">,
+  keyward: {
+    verify(
+      authorization: string | null | undefined,
+      options?: VerifyOptions,
+    ): Promise<VerifyResult>;
+  },
   authorization: string | null | undefined,
   options?: VerifyOptions,
 ): Pending<VerifyResult> {

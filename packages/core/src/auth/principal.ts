@@ -61,6 +61,11 @@ export interface SessionUser {
   claims?: Record<string, unknown>;
 }
 
+/** The host's own session for a request without a bearer token (`session` in the configuration). */
+export type SessionHook = (
+  request: Request,
+) => SessionUser | null | undefined | Promise<SessionUser | null | undefined>;
+
 export interface VerifyOptions {
   /**
    * Which credentials the route takes: `"any"` (the default, as the contract says: an API key, or a

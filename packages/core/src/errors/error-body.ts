@@ -5,7 +5,7 @@
  * leave without its code.
  */
 import type { KeywardErrorCode } from "./codes.js";
-import type { ErrorDetail } from "./keyward-error.js";
+import type { ErrorDetail } from "./error-detail.js";
 
 export function errorBody(code: KeywardErrorCode, detail: ErrorDetail): string {
   return JSON.stringify({ detail, code });

@@ -1,9 +1,9 @@
 import { bearerChallenge } from "./bearer-challenge.js";
 import { errorStatus, type KeywardErrorCode } from "./codes.js";
 import { errorBody } from "./error-body.js";
-import type { ValidationIssue } from "./validation-issue.js";
+import type { ErrorDetail } from "./error-detail.js";
 
-export type ErrorDetail = string | ValidationIssue[];
+export type { ErrorDetail } from "./error-detail.js";
 
 /**
  * The one error type Keyward throws (programmatic API) or returns (`verify`).

@@ -7,7 +7,7 @@
 
 import type { CalendarPeriod, CreditsConfig, KeyLimits } from "../limits/types.js";
 import type { Owner } from "../organizations/owner.js";
-import type { KeyMetadata } from "../storage/key-store.js";
+import type { KeyMetadata } from "../storage/key-metadata.js";
 
 /**
  * Who made a change.

@@ -1,6 +1,6 @@
 import type { FailedLookupsConfig } from "../auth/failed-lookup-limiter.js";
 import type { JwtClaims, JwtOptions } from "../auth/jwt.js";
-import type { SessionUser } from "../auth/principal.js";
+import type { SessionHook } from "../auth/principal.js";
 import type { Clock } from "../clock.js";
 import type { EventsConfig } from "../events/events-config.js";
 import type { KeywardFeature } from "../features/feature.js";
@@ -51,9 +51,7 @@ export interface KeywardConfig<
    *   return session && { userId: session.user.id, tier: session.user.plan };
    * },
    */
-  session?: (
-    request: Request,
-  ) => SessionUser | null | undefined | Promise<SessionUser | null | undefined>;
+  session?: SessionHook;
   /**
    * Origins besides the request's own from which session-authenticated (cookie) key-management
    * calls are accepted, e.g. `["https://app.example.com"]` when the dashboard lives elsewhere.

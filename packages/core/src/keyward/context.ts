@@ -1,5 +1,6 @@
 import type { FailedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import type { JwtClaims } from "../auth/jwt.js";
+import type { SessionHook } from "../auth/principal.js";
 import type { Clock } from "../clock.js";
 import type { Environments } from "../environments/environments.js";
 import type { EventsRuntime } from "../events/events-runtime.js";
@@ -21,7 +22,6 @@ import type { UsageRetention } from "../usage/usage-retention.js";
 import type { createKeyBodySchema } from "../validation/create-key-body.js";
 import type { rotateKeyBodySchema } from "../validation/rotate-key-body.js";
 import type { updateKeyBodySchema } from "../validation/update-key-body.js";
-import type { KeywardConfig } from "./config.js";
 
 /** Everything one Keyward instance is made of, resolved from its config once at start. */
 export interface KeywardContext {
@@ -44,7 +44,7 @@ export interface KeywardContext {
   /** Verifies a JWT or throws a `KeywardError` (401, or 500 when keys cannot be fetched). */
   verifyJwt(token: string): Promise<JwtClaims>;
   /** The host's session for a request without a bearer token, when configured. */
-  session?: NonNullable<KeywardConfig["session"]>;
+  session?: SessionHook;
   /** Origins trusted for cookie-authenticated key-management calls, besides the request's own. */
   trustedOrigins: ReadonlySet<string>;
   /** The account tier a user's claims carry (resolved against the ladder by the caller). */

@@ -2,6 +2,9 @@ import type { StoredEvent } from "../events/event.js";
 import type { KeyLimits } from "../limits/types.js";
 import type { Owner, OwnerType } from "../organizations/owner.js";
 import type { EventLog } from "./event-log.js";
+import type { KeyMetadata } from "./key-metadata.js";
+
+export type { JsonValue, KeyMetadata } from "./key-metadata.js";
 
 /**
  * A stored API key. It never holds the secret: only `secretHash`, the hash of the current secret
@@ -70,18 +73,6 @@ export interface StoredKey {
    */
   allowedIps?: readonly string[] | null;
 }
-
-/** A JSON value, as metadata holds it. */
-export type JsonValue =
-  | string
-  | number
-  | boolean
-  | null
-  | readonly JsonValue[]
-  | { readonly [field: string]: JsonValue };
-
-/** Key metadata: a JSON object. */
-export type KeyMetadata = { readonly [field: string]: JsonValue };
 
 /** What `KeyStore.update` changes; fields left out keep their values. */
 export interface KeyUpdate {

@@ -7,7 +7,7 @@
  * packet as the connection's "ready" had already been emitted (it happens under
  * `pg_terminate_backend`).
  */
-import type { PoolLike, PostgresClient } from "../client.js";
+import type { PoolLike, PostgresClient } from "../client-shapes.js";
 
 type Lent = Awaited<ReturnType<PoolLike["connect"]>> & {
   on?(event: "error", listener: (error: unknown) => void): unknown;
