@@ -9,14 +9,12 @@ export interface KeyTableActions {
   revoke(key: KeyRecord, opener: HTMLElement): void;
 }
 
+/** The keys, one row each; an empty list is the list state's to show (list-state.ts). */
 export function keyTable(
   keys: KeyRecord[],
   actions: KeyTableActions,
   locale: string | undefined,
 ): TemplateResult {
-  if (keys.length === 0) {
-    return html`<p class="muted">No API keys yet. Create one to call the API from your own code.</p>`;
-  }
   return html`<table part="table">
     <caption class="visually-hidden">Your API keys</caption>
     <thead>

@@ -92,6 +92,20 @@ export const keysStyles = css`
     margin: 0;
     padding-left: 1.2em;
   }
+  .errors.state p {
+    margin: 0 0 var(--_space);
+  }
+  .state {
+    margin: var(--_space) 0;
+  }
+  .field-error {
+    color: var(--_danger);
+    font-size: 0.9em;
+  }
+  [aria-invalid="true"],
+  fieldset.invalid {
+    border-color: var(--_danger) !important;
+  }
   table {
     width: 100%;
     border-collapse: collapse;
