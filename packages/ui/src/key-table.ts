@@ -1,4 +1,8 @@
-/** The list of keys: name, status, hint, scopes, tier, last use, and the actions a status allows. */
+/**
+ * The list of keys: name, status, hint, scopes, tier, last use, and the actions a status allows.
+ * Each cell carries its column's name (`data-label`), which a narrow screen shows in front of the
+ * value when the rows become stacked cards (responsive-styles.ts).
+ */
 import { html, nothing, type TemplateResult } from "lit";
 import { formatDateTime, formatLastUse } from "./format.js";
 import type { KeyRecord } from "./types.js";
@@ -46,12 +50,12 @@ function keyRow(
   const canRevoke = key.status !== "revoked";
   return html`<tr data-key-id=${key.id}>
     <th scope="row">${key.name}</th>
-    <td><span class="status status-${key.status}">${statusLabel(key.status)}</span></td>
-    <td><code class="hint">${key.hint}</code></td>
-    <td>${key.scopes.join(", ")}</td>
-    <td>${key.tier}</td>
-    <td>${formatLastUse(key.lastUsedAt, locale)}</td>
-    <td>
+    <td data-label="Status"><span class="status status-${key.status}">${statusLabel(key.status)}</span></td>
+    <td data-label="Key"><code class="hint">${key.hint}</code></td>
+    <td data-label="Scopes">${key.scopes.join(", ")}</td>
+    <td data-label="Tier">${key.tier}</td>
+    <td data-label="Last used">${formatLastUse(key.lastUsedAt, locale)}</td>
+    <td data-label="Created">
       ${formatDateTime(key.createdAt, locale)}
       ${
         key.expiresAt

@@ -5,8 +5,9 @@
  * AA contrast (checked by axe-core in the browser test).
  */
 import { css } from "lit";
+import { responsiveStyles } from "./responsive-styles.js";
 
-export const keysStyles = css`
+const baseStyles = css`
   :host {
     --_text: var(--keyward-color-text, #1f2328);
     --_muted: var(--keyward-color-muted, #57606a);
@@ -24,6 +25,8 @@ export const keysStyles = css`
     --_radius: var(--keyward-radius, 6px);
     --_space: var(--keyward-spacing, 8px);
     display: block;
+    /* Narrow layouts follow the component's own width, not the window's (responsive-styles.ts). */
+    container: keyward / inline-size;
     font-family: var(--keyward-font-family, system-ui, -apple-system, "Segoe UI", sans-serif);
     font-size: var(--keyward-font-size, 14px);
     line-height: 1.45;
@@ -43,6 +46,7 @@ export const keysStyles = css`
   }
   .toolbar {
     display: flex;
+    flex-wrap: wrap;
     align-items: center;
     justify-content: space-between;
     gap: var(--_space);
@@ -154,7 +158,10 @@ export const keysStyles = css`
     border: 1px solid var(--_border);
     border-radius: calc(var(--_radius) * 1.5);
     padding: calc(var(--_space) * 2.5);
+    box-sizing: border-box;
     max-width: min(560px, calc(100vw - 32px));
+    max-height: calc(100dvh - 32px);
+    overflow: auto;
     width: 100%;
     color: var(--_text);
     background: var(--_background);
@@ -204,15 +211,18 @@ export const keysStyles = css`
   }
   .buttons {
     display: flex;
+    flex-wrap: wrap;
     justify-content: flex-end;
     gap: var(--_space);
   }
   .secret {
     display: flex;
+    flex-wrap: wrap;
     gap: var(--_space);
   }
   .secret input {
-    flex: 1;
+    flex: 1 1 14em;
+    min-width: 0;
     font-family: var(--keyward-font-family-mono, ui-monospace, SFMono-Regular, Menlo, monospace);
     padding: calc(var(--_space) * 0.5);
     border: 1px solid var(--_muted);
@@ -248,7 +258,7 @@ export const keysStyles = css`
   .chart {
     width: 100%;
     max-width: 720px;
-    height: auto;
+    height: 160px;
     display: block;
   }
   .chart-grid {
@@ -263,7 +273,7 @@ export const keysStyles = css`
   }
   .chart-label {
     fill: var(--_muted);
-    font-size: 11px;
+    font-size: 12px;
   }
   .endpoints {
     list-style: none;
@@ -295,3 +305,5 @@ export const keysStyles = css`
     white-space: nowrap;
   }
 `;
+
+export const keysStyles = [baseStyles, responsiveStyles];
