@@ -1,26 +1,16 @@
 /**
  * The component's styles. Every colour, the font, the radius and the spacing come from a
  * `--keyward-*` custom property with a default (docs/ui.md lists them), so a host themes the
- * component from its own stylesheet without reaching into the shadow root. The defaults meet WCAG
- * AA contrast (checked by axe-core in the browser test).
+ * component from its own stylesheet without reaching into the shadow root. The defaults, light and
+ * dark, meet WCAG AA contrast (checked by axe-core in the browser tests).
  */
 import { css } from "lit";
 import { responsiveStyles } from "./responsive-styles.js";
+import { themeStyles } from "./theme-styles.js";
 
 const baseStyles = css`
   :host {
-    --_text: var(--keyward-color-text, #1f2328);
-    --_muted: var(--keyward-color-muted, #57606a);
-    --_background: var(--keyward-color-background, #ffffff);
-    --_surface: var(--keyward-color-surface, #f6f8fa);
-    --_border: var(--keyward-color-border, #d0d7de);
-    --_accent: var(--keyward-color-accent, #0a58ca);
-    --_accent-text: var(--keyward-color-accent-text, #ffffff);
-    --_danger: var(--keyward-color-danger, #b42318);
-    --_danger-text: var(--keyward-color-danger-text, #ffffff);
-    --_success: var(--keyward-color-success, #116329);
-    --_warning: var(--keyward-color-warning, #7d4e00);
-    --_focus: var(--keyward-color-focus, #0a58ca);
+    /* The colours (--_text, --_accent…) are the theme's: theme-styles.ts. */
     --_chart: var(--keyward-chart-bar-color, var(--_accent));
     --_radius: var(--keyward-radius, 6px);
     --_space: var(--keyward-spacing, 8px);
@@ -306,4 +296,4 @@ const baseStyles = css`
   }
 `;
 
-export const keysStyles = [baseStyles, responsiveStyles];
+export const keysStyles = [themeStyles, baseStyles, responsiveStyles];
