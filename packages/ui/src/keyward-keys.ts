@@ -9,6 +9,7 @@
  * heading.
  */
 import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit";
+import { listAttribute, secondsListAttribute } from "./attribute-converters.js";
 import { createForm, fieldControls } from "./create-form.js";
 import type { DialogState } from "./dialog-state.js";
 import { confirmRevoke, confirmRotate, reveal } from "./dialog-views.js";
@@ -22,27 +23,6 @@ import { type KeywardMessages, type KeywardMessagesOverride, mergeMessages } fro
 import { keysStyles } from "./styles.js";
 import type { KeyRecord, KeyWithSecret, ScopeDescription, UsageReport } from "./types.js";
 import { usagePanel } from "./usage-panel.js";
-
-/** `grace-periods="3600, 86400"` → `[3600, 86400]`: whole positive seconds; anything else is dropped. */
-const secondsListAttribute = {
-  fromAttribute: (value: string | null) =>
-    (value ?? "")
-      .split(",")
-      .map((item) => item.trim())
-      .filter((item) => /^\d+$/.test(item) && Number(item) > 0)
-      .map(Number),
-  toAttribute: (value: number[]) => value.join(","),
-};
-
-/** A comma-separated attribute as a list: `tiers="free, pro"` → `["free", "pro"]`. */
-const listAttribute = {
-  fromAttribute: (value: string | null) =>
-    (value ?? "")
-      .split(",")
-      .map((item) => item.trim())
-      .filter(Boolean),
-  toAttribute: (value: string[]) => value.join(","),
-};
 
 export const defaultBasePath = "/api/v1/api-keys";
 export const defaultTiers = ["free", "pro", "enterprise"];
@@ -200,6 +180,14 @@ export class KeywardKeys extends LitElement {
     }
   }
 
+  /** Try again: the button goes while loading, so focus comes back to it, or to the list's heading. */
+  private async retry(): Promise<void> {
+    await this.refresh();
+    await this.updateComplete;
+    if (this.renderRoot.querySelector("#retry")) this.focusInRoot("#retry");
+    else this.focusInRoot("#keys-title");
+  }
+
   protected override willUpdate(changed: PropertyValues): void {
     if (changed.has("basePath") || changed.has("token") || changed.has("getToken")) {
       this.loaded = false;
@@ -243,7 +231,7 @@ export class KeywardKeys extends LitElement {
       <div aria-busy=${this.loading ? "true" : "false"}>
         ${
           state.kind !== "listed"
-            ? listStateView(state, this.resolvedMessages(), () => void this.refresh())
+            ? listStateView(state, this.resolvedMessages(), () => void this.retry())
             : keyTable(
                 this.keys,
                 {

@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningExample, startExample } from "../../../examples/shared/test/run-example.js";
 import { type AnsweringServer, closedPort, startAnsweringServer } from "./answering-server.js";
-import { axeViolations, launchChromium, runBrowserTests } from "./browser.js";
+import { axeViolations, focusedName, launchChromium, runBrowserTests } from "./browser.js";
 
 const emptyText = "No API keys yet";
 
@@ -124,6 +124,8 @@ describe.runIf(runBrowserTests)("<keyward-keys> states in Chromium", () => {
     await expectState(page, "#state-failed", /Could not reach the server/);
     expect(await reportedErrors(page)).toContainEqual(expect.objectContaining({ status: 0 }));
     // Back to the real server: the list loads, and only now is it empty.
+    await element(page).getByRole("button", { name: "Try again" }).click();
+    await expect.poll(() => focusedName(page)).toBe("Try again");
     await configure(page, { basePath: "/api/v1/api-keys" });
     await expect.poll(() => page.getByText(emptyText).count()).toBe(1);
     expect(await page.getByRole("button", { name: "Create key" }).count()).toBe(1);
@@ -166,6 +168,9 @@ describe.runIf(runBrowserTests)("<keyward-keys> states in Chromium", () => {
     const before = answering.calls.get("rate-limited") ?? 0;
     await element(page).getByRole("button", { name: "Try again" }).click();
     await expect.poll(() => answering.calls.get("rate-limited") ?? 0).toBeGreaterThan(before);
+    // Refused again: the message is back, and focus with it on the button, not lost to the page.
+    await expect.poll(() => focusedName(page)).toBe("Try again");
+    expect(await element(page).locator("#state-failed").textContent()).toMatch(/in 2 minutes/);
     expect(await page.getByText(emptyText).count()).toBe(0);
     await page.close();
   });
