@@ -511,9 +511,17 @@ export class KeywardKeys extends LitElement {
     return describeFailure(error, this.resolvedMessages(), this.locale);
   }
 
-  /** The failure as people read it; and the event that tells the host. */
+  /**
+   * The failure as people read it; and the event that tells the host. Any 401, whichever call
+   * met it, means the session is gone: the list makes way for the signed-out state.
+   */
   private report(error: unknown): Failure {
     const failure = this.describe(error);
+    if (failure.signedOut) {
+      this.keys = [];
+      this.loaded = false;
+      this.loadError = error;
+    }
     const issues = error instanceof KeysApiError ? error.messages : [];
     this.emit("keyward-error", {
       status: failure.status,

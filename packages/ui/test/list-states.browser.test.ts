@@ -116,6 +116,30 @@ describe.runIf(runBrowserTests)("<keyward-keys> states in Chromium", () => {
     await page.close();
   });
 
+  it("a session that expires while a dialog is open: the dialog says so, the list signs out", async () => {
+    const page = await open(demo.origin);
+    const session = await demoSession();
+    // The host's token source, changed behind the element's back as a session store would be.
+    await page.evaluate((token) => {
+      const current = { token };
+      (window as unknown as { session: typeof current }).session = current;
+      document.querySelector("keyward-keys")!.getToken = () => current.token;
+    }, session);
+    await expect.poll(() => page.getByText(emptyText).count()).toBe(1);
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.evaluate(() => {
+      (window as unknown as { session: { token: string } }).session.token = "expired";
+    });
+    const dialog = page.getByRole("dialog");
+    await dialog.getByLabel("Name").fill("late");
+    await dialog.getByRole("checkbox", { name: /profile:read/ }).check();
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    await expect.poll(() => dialog.getByRole("alert").textContent()).toMatch(/session has expired/);
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await expectState(page, "#state-signed-out", /session has expired/);
+    await page.close();
+  });
+
   it("the server down (connection refused): its message and Try again, which recovers", async () => {
     const page = await open(demo.origin);
     const token = await demoSession();
