@@ -36,6 +36,7 @@ export function describeFailure(
 }
 
 function messageKey(error: KeysApiError, messages: KeywardMessages): ErrorMessageKey {
+  // hasOwnProperty, not Object.hasOwn: the package targets ES2021.
   if (error.code && Object.hasOwn(messages.errors, error.code)) {
     return error.code as ErrorMessageKey;
   }
