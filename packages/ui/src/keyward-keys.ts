@@ -27,6 +27,9 @@ import { usagePanel } from "./usage-panel.js";
 export const defaultBasePath = "/api/v1/api-keys";
 export const defaultTiers = ["free", "pro", "enterprise"];
 
+/** Why the list is not loaded while the host has given no token: not a failure, nothing was asked. */
+const noSession = Symbol("no session token");
+
 /** `theme`: `auto` follows the person's `prefers-color-scheme`. */
 export type KeywardTheme = "light" | "dark" | "auto";
 
@@ -154,9 +157,7 @@ export class KeywardKeys extends LitElement {
       this.keys = [];
       this.loaded = false;
       this.loading = false;
-      this.loadError = new KeysApiError(401, "Not signed in: the page gave no session token", {
-        code: "missing_credentials",
-      });
+      this.loadError = noSession;
       return;
     }
     try {
@@ -495,9 +496,12 @@ export class KeywardKeys extends LitElement {
 
   /** What the list area shows: loading, signed out, a failure, no keys yet, or the keys. */
   private listState(): ListState {
+    if (this.loadError === noSession) {
+      return { kind: "signed-out", text: this.resolvedMessages().states.signedOut };
+    }
     if (this.loadError !== undefined) {
-      const failure = this.describe(this.loadError);
-      return failure.signedOut ? { kind: "signed-out", failure } : { kind: "failed", failure };
+      const { signedOut, text } = this.describe(this.loadError);
+      return signedOut ? { kind: "signed-out", text } : { kind: "failed", text };
     }
     if (!this.loaded) return { kind: "loading" };
     return this.keys.length === 0 ? { kind: "empty" } : { kind: "listed" };

@@ -4,13 +4,13 @@
  * Create button is shown only beside a list that loaded (see `canCreate`).
  */
 import { html, type TemplateResult } from "lit";
-import type { Failure } from "./failure.js";
 import type { KeywardMessages } from "./messages.js";
 
 export type ListState =
   | { kind: "loading" }
-  | { kind: "signed-out"; failure: Failure }
-  | { kind: "failed"; failure: Failure }
+  /** `text`: `states.signedOut` without a token, or the 401's message. */
+  | { kind: "signed-out"; text: string }
+  | { kind: "failed"; text: string }
   | { kind: "empty" }
   | { kind: "listed" };
 
@@ -32,11 +32,11 @@ export function listStateView(
       return html`<p class="muted state" id="state-empty">${messages.states.empty}</p>`;
     case "signed-out":
       return html`<p class="state signed-out" id="state-signed-out" role="status">
-        ${state.failure.text}
+        ${state.text}
       </p>`;
     case "failed":
       return html`<div class="errors state" id="state-failed" part="errors">
-        <p role="alert">${state.failure.text}</p>
+        <p role="alert">${state.text}</p>
         <button type="button" id="retry" @click=${retry}>${messages.states.tryAgain}</button>
       </div>`;
     case "listed":

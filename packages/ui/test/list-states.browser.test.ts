@@ -103,6 +103,11 @@ describe.runIf(runBrowserTests)("<keyward-keys> states in Chromium", () => {
     const page = await open(demo.origin);
     await expectState(page, "#state-signed-out", "You are signed out");
     expect(await reportedErrors(page)).toEqual([]);
+    // The wording is the host's to change, and changes what is on screen at once.
+    await configure(page, { messages: { states: { signedOut: "Vous êtes déconnecté." } } });
+    await expect
+      .poll(() => element(page).locator("#state-signed-out").textContent())
+      .toMatch(/^\s*Vous êtes déconnecté\.\s*$/);
     await page.close();
   });
 
