@@ -14,8 +14,11 @@ export interface KeywardEventMap {
   "keyward-key-revoked": CustomEvent<Revocation>;
   /** The person copied a new secret (which key, not what). */
   "keyward-secret-copied": CustomEvent<{ id: string }>;
-  /** A call failed; `detail` is what the component shows. */
-  "keyward-error": CustomEvent<{ status: number; messages: string[] }>;
+  /**
+   * A call failed: `status` (0 when the server could not be reached), the `code` of docs/errors.md
+   * when the answer had one, and what the component shows (a 422's issues as the API wrote them).
+   */
+  "keyward-error": CustomEvent<{ status: number; code: string | undefined; messages: string[] }>;
 }
 
 export type KeywardEventName = keyof KeywardEventMap;

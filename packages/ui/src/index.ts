@@ -8,7 +8,13 @@ import "./define.js";
 export { tagName } from "./define.js";
 export type { KeywardEventMap, KeywardEventName } from "./events.js";
 export { type CreateKeyInput, KeysApiError, type ValidationIssue } from "./keys-client.js";
-export { defaultBasePath, defaultTiers, KeywardKeys } from "./keyward-keys.js";
+export { defaultBasePath, defaultTiers, KeywardKeys, type KeywardTheme } from "./keyward-keys.js";
+export {
+  defaultMessages,
+  type ErrorMessageKey,
+  type KeywardMessages,
+  type KeywardMessagesOverride,
+} from "./messages.js";
 export type {
   KeyRecord,
   KeyStatus,

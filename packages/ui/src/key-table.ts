@@ -1,4 +1,8 @@
-/** The list of keys: name, status, hint, scopes, tier, last use, and the actions a status allows. */
+/**
+ * The list of keys: name, status, hint, scopes, tier, last use, and the actions a status allows.
+ * Each cell carries its column's name (`data-label`), which a narrow screen shows in front of the
+ * value when the rows become stacked cards (responsive-styles.ts).
+ */
 import { html, nothing, type TemplateResult } from "lit";
 import { formatDateTime, formatLastUse } from "./format.js";
 import type { KeyRecord } from "./types.js";
@@ -9,14 +13,12 @@ export interface KeyTableActions {
   revoke(key: KeyRecord, opener: HTMLElement): void;
 }
 
+/** The keys, one row each; an empty list is the list state's to show (list-state.ts). */
 export function keyTable(
   keys: KeyRecord[],
   actions: KeyTableActions,
   locale: string | undefined,
 ): TemplateResult {
-  if (keys.length === 0) {
-    return html`<p class="muted">No API keys yet. Create one to call the API from your own code.</p>`;
-  }
   return html`<table part="table">
     <caption class="visually-hidden">Your API keys</caption>
     <thead>
@@ -48,12 +50,12 @@ function keyRow(
   const canRevoke = key.status !== "revoked";
   return html`<tr data-key-id=${key.id}>
     <th scope="row">${key.name}</th>
-    <td><span class="status status-${key.status}">${statusLabel(key.status)}</span></td>
-    <td><code class="hint">${key.hint}</code></td>
-    <td>${key.scopes.join(", ")}</td>
-    <td>${key.tier}</td>
-    <td>${formatLastUse(key.lastUsedAt, locale)}</td>
-    <td>
+    <td data-label="Status"><span class="status status-${key.status}">${statusLabel(key.status)}</span></td>
+    <td data-label="Key"><code class="hint">${key.hint}</code></td>
+    <td data-label="Scopes">${key.scopes.join(", ")}</td>
+    <td data-label="Tier">${key.tier}</td>
+    <td data-label="Last used">${formatLastUse(key.lastUsedAt, locale)}</td>
+    <td data-label="Created">
       ${formatDateTime(key.createdAt, locale)}
       ${
         key.expiresAt

@@ -17,15 +17,34 @@ export interface ValidationIssue {
   type: string;
 }
 
+/** What a refusal says besides its status and detail. */
+export interface RefusalDetails {
+  /** The stable `code` of docs/errors.md (`rate_limited`, `invalid_token`…), when the body has one. */
+  code?: string | undefined;
+  /** From `Retry-After` (seconds, or an HTTP date turned into seconds from now). */
+  retryAfterSeconds?: number | undefined;
+}
+
 /** A refused or failed call: `status` 0 when the server could not be reached at all. */
 export class KeysApiError extends Error {
+  readonly code: string | undefined;
+  readonly retryAfterSeconds: number | undefined;
+
   constructor(
     readonly status: number,
     /** The API's `detail`: a sentence, or the list of validation issues of a 422. */
     readonly detail: string | ValidationIssue[],
+    details: RefusalDetails = {},
   ) {
     super(typeof detail === "string" ? detail : detail.map(describeIssue).join("; "));
     this.name = "KeysApiError";
+    this.code = details.code;
+    this.retryAfterSeconds = details.retryAfterSeconds;
+  }
+
+  /** The validation issues of a 422; none for any other refusal. */
+  get issues(): ValidationIssue[] {
+    return typeof this.detail === "string" ? [] : this.detail;
   }
 
   /** One line per problem, for people: `name: String should have at least 1 character`. */
@@ -88,7 +107,9 @@ export class KeysClient {
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const token = await this.token();
     if (!token) {
-      throw new KeysApiError(401, "Not signed in: the page gave no session token");
+      throw new KeysApiError(401, "Not signed in: the page gave no session token", {
+        code: "missing_credentials",
+      });
     }
     const headers: Record<string, string> = { authorization: `Bearer ${token}` };
     if (body !== undefined) headers["content-type"] = "application/json";
@@ -109,9 +130,35 @@ export class KeysClient {
     } catch {
       parsed = undefined;
     }
-    if (!response.ok) throw new KeysApiError(response.status, detailOf(response, parsed));
+    if (!response.ok) {
+      throw new KeysApiError(response.status, detailOf(response, parsed), {
+        code: codeOf(parsed),
+        retryAfterSeconds: retryAfterSeconds(response.headers.get("retry-after"), Date.now()),
+      });
+    }
     return parsed as T;
   }
+}
+
+function codeOf(body: unknown): string | undefined {
+  const code = (body as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/**
+ * `Retry-After` as seconds from `now`: delta-seconds or an HTTP date (RFC 9110 §10.2.3); undefined
+ * when absent or unreadable. A cross-origin `base-path` sees it only if the server's CORS exposes it.
+ */
+export function retryAfterSeconds(header: string | null, now: number): number | undefined {
+  const value = header?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  // An HTTP date opens with the day's name ("Fri, 27 Nov 2026 …", or asctime's "Fri Nov 27 …"):
+  // Date.parse would also take "-5" or "2026" as dates.
+  if (!/^[A-Za-z]{3},? /.test(value)) return undefined;
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - now) / 1000));
 }
 
 function detailOf(response: Response, body: unknown): string | ValidationIssue[] {

@@ -9,39 +9,29 @@
  * heading.
  */
 import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit";
-import { createForm } from "./create-form.js";
+import { listAttribute, secondsListAttribute } from "./attribute-converters.js";
+import { createForm, fieldControls } from "./create-form.js";
 import type { DialogState } from "./dialog-state.js";
 import { confirmRevoke, confirmRotate, reveal } from "./dialog-views.js";
 import { type KeywardEventMap, withoutSecret } from "./events.js";
+import { describeFailure, type Failure } from "./failure.js";
+import { type CreateFormField, placeIssues } from "./field-issues.js";
 import { keyTable } from "./key-table.js";
 import { type CreateKeyInput, KeysApiError, KeysClient } from "./keys-client.js";
+import { canCreate, type ListState, listStateView } from "./list-state.js";
+import { type KeywardMessages, type KeywardMessagesOverride, mergeMessages } from "./messages.js";
 import { keysStyles } from "./styles.js";
 import type { KeyRecord, KeyWithSecret, ScopeDescription, UsageReport } from "./types.js";
 import { usagePanel } from "./usage-panel.js";
 
-/** `grace-periods="3600, 86400"` → `[3600, 86400]`: whole positive seconds; anything else is dropped. */
-const secondsListAttribute = {
-  fromAttribute: (value: string | null) =>
-    (value ?? "")
-      .split(",")
-      .map((item) => item.trim())
-      .filter((item) => /^\d+$/.test(item) && Number(item) > 0)
-      .map(Number),
-  toAttribute: (value: number[]) => value.join(","),
-};
-
-/** A comma-separated attribute as a list: `tiers="free, pro"` → `["free", "pro"]`. */
-const listAttribute = {
-  fromAttribute: (value: string | null) =>
-    (value ?? "")
-      .split(",")
-      .map((item) => item.trim())
-      .filter(Boolean),
-  toAttribute: (value: string[]) => value.join(","),
-};
-
 export const defaultBasePath = "/api/v1/api-keys";
 export const defaultTiers = ["free", "pro", "enterprise"];
+
+/** Why the list is not loaded while the host has given no token: not a failure, nothing was asked. */
+const noSession = Symbol("no session token");
+
+/** `theme`: `auto` follows the person's `prefers-color-scheme`. */
+export type KeywardTheme = "light" | "dark" | "auto";
 
 /**
  * @example
@@ -61,7 +51,12 @@ export class KeywardKeys extends LitElement {
     tiers: { converter: listAttribute },
     gracePeriods: { attribute: "grace-periods", converter: secondsListAttribute },
     locale: { type: String },
+    messages: { attribute: false },
+    theme: { type: String, reflect: true },
     keys: { state: true },
+    loaded: { state: true },
+    loadError: { state: true },
+    fieldErrors: { state: true },
     scopes: { state: true },
     loading: { state: true },
     errors: { state: true },
@@ -90,8 +85,21 @@ export class KeywardKeys extends LitElement {
    * have `gracefulRotation` on. None (the default): rotation cuts the old secret off at once.
    */
   declare gracePeriods: number[];
+  /**
+   * Wording to replace or translate, merged over the defaults group by group (docs/ui.md):
+   * `element.messages = { errors: { rate_limited: "Trop de requêtes. {retry}" } }`.
+   */
+  declare messages: KeywardMessagesOverride | undefined;
+  /** `theme="light|dark|auto"`; `auto` (the default) follows `prefers-color-scheme`. */
+  declare theme: KeywardTheme;
 
   declare private keys: KeyRecord[];
+  /** Whether the list loaded for the current base path and token. */
+  declare private loaded: boolean;
+  /** Why the list could not load, while it could not. */
+  declare private loadError: unknown;
+  /** A 422's messages beside the create form's fields. */
+  declare private fieldErrors: Partial<Record<CreateFormField, string>>;
   declare private scopes: ScopeDescription[];
   declare private loading: boolean;
   declare private errors: string[];
@@ -118,8 +126,13 @@ export class KeywardKeys extends LitElement {
     this.tiers = defaultTiers;
     this.locale = undefined;
     this.gracePeriods = [];
+    this.messages = undefined;
+    this.theme = "auto";
     this.grace = 0;
     this.keys = [];
+    this.loaded = false;
+    this.loadError = undefined;
+    this.fieldErrors = {};
     this.scopes = [];
     this.loading = false;
     this.errors = [];
@@ -135,28 +148,50 @@ export class KeywardKeys extends LitElement {
   /** Loads the keys (and the scopes) again. */
   async refresh(): Promise<void> {
     const generation = ++this.loadGeneration;
+    this.loading = true;
+    // A retry is loading again, not failed still: the failure shows again if it happens again.
+    this.loadError = undefined;
     if (!(await this.hasToken())) {
+      if (generation !== this.loadGeneration) return;
+      // Not a failure to report: the host has not signed anyone in yet.
       this.keys = [];
-      this.errors = ["Not signed in: the page gave no session token."];
+      this.loaded = false;
+      this.loading = false;
+      this.loadError = noSession;
       return;
     }
-    this.loading = true;
     try {
       const client = this.client();
       const [keys, scopes] = await Promise.all([client.list(), client.scopes()]);
       if (generation !== this.loadGeneration) return;
       this.keys = keys;
       this.scopes = scopes;
+      this.loaded = true;
+      this.loadError = undefined;
       this.errors = [];
     } catch (error) {
-      if (generation === this.loadGeneration) this.errors = this.report(error);
+      if (generation !== this.loadGeneration) return;
+      // A list that could not be read is not shown as it was: it may be wrong by now.
+      this.keys = [];
+      this.loaded = false;
+      this.loadError = error;
+      this.report(error);
     } finally {
       if (generation === this.loadGeneration) this.loading = false;
     }
   }
 
+  /** Try again: the button goes while loading, so focus comes back to it, or to the list's heading. */
+  private async retry(): Promise<void> {
+    await this.refresh();
+    await this.updateComplete;
+    if (this.renderRoot.querySelector("#retry")) this.focusInRoot("#retry");
+    else this.focusInRoot("#keys-title");
+  }
+
   protected override willUpdate(changed: PropertyValues): void {
     if (changed.has("basePath") || changed.has("token") || changed.has("getToken")) {
+      this.loaded = false;
       this.usageKey = undefined;
       this.usage = undefined;
       void this.refresh();
@@ -178,12 +213,17 @@ export class KeywardKeys extends LitElement {
   }
 
   override render(): TemplateResult {
+    const state = this.listState();
     return html`
       <div class="toolbar">
         <h2 id="keys-title" tabindex="-1">API keys</h2>
-        <button type="button" class="primary" id="create" @click=${this.openCreate}>
-          Create key
-        </button>
+        ${
+          canCreate(state)
+            ? html`<button type="button" class="primary" id="create" @click=${this.openCreate}>
+                Create key
+              </button>`
+            : nothing
+        }
       </div>
       <p class="visually-hidden" role="status" aria-live="polite">
         ${this.dialog ? "" : this.announcement}
@@ -191,8 +231,8 @@ export class KeywardKeys extends LitElement {
       ${this.errorList(this.errors, "errors")}
       <div aria-busy=${this.loading ? "true" : "false"}>
         ${
-          this.loading && this.keys.length === 0
-            ? html`<p class="muted">Loading keys…</p>`
+          state.kind !== "listed"
+            ? listStateView(state, this.resolvedMessages(), () => void this.retry())
             : keyTable(
                 this.keys,
                 {
@@ -239,6 +279,7 @@ export class KeywardKeys extends LitElement {
           scopes: this.scopes,
           tiers: this.tiers,
           busy: this.busy,
+          fieldErrors: this.fieldErrors,
           submit: (input) => void this.create(input),
           cancel,
         })}`;
@@ -291,6 +332,7 @@ export class KeywardKeys extends LitElement {
   private openDialog(state: DialogState, opener: HTMLElement): void {
     this.returnFocusTo = opener;
     this.dialogErrors = [];
+    this.fieldErrors = {};
     this.copied = false;
     this.announcement = "";
     this.dialog = state;
@@ -308,6 +350,7 @@ export class KeywardKeys extends LitElement {
     if ((event.currentTarget as HTMLDialogElement).open) return;
     this.dialog = undefined;
     this.dialogErrors = [];
+    this.fieldErrors = {};
     this.busy = false;
     const target = this.returnFocusTo;
     this.returnFocusTo = null;
@@ -361,13 +404,39 @@ export class KeywardKeys extends LitElement {
     if (this.busy) return;
     this.busy = true;
     this.dialogErrors = [];
+    this.fieldErrors = {};
     try {
       await action();
     } catch (error) {
-      this.dialogErrors = this.report(error);
+      this.showDialogFailure(error, this.report(error));
     } finally {
       this.busy = false;
     }
+  }
+
+  /** A refusal inside the dialog: a 422's issues beside their fields, the rest above the form. */
+  private showDialogFailure(error: unknown, failure: Failure): void {
+    const issues = error instanceof KeysApiError ? error.issues : [];
+    if (issues.length === 0) {
+      this.dialogErrors = [failure.text];
+      return;
+    }
+    const messages = this.resolvedMessages();
+    const placed = placeIssues(issues, messages);
+    const besideFields = this.dialog?.kind === "create" ? placed.byField : {};
+    const elsewhere = Object.entries(placed.byField)
+      .filter(([field]) => !(field in besideFields))
+      .map(([field, text]) => `${field}: ${text}`);
+    this.fieldErrors = besideFields;
+    const summary =
+      Object.keys(besideFields).length > 0 ? messages.states.checkFields : failure.text;
+    this.dialogErrors = [summary, ...elsewhere, ...placed.general];
+    void this.updateComplete.then(() => this.focusFirstInvalidField());
+  }
+
+  private focusFirstInvalidField(): void {
+    const first = fieldControls.find(([field]) => this.fieldErrors[field]);
+    if (first) this.focusInRoot(first[1]);
   }
 
   private async copySecret(key: KeyWithSecret): Promise<void> {
@@ -401,7 +470,7 @@ export class KeywardKeys extends LitElement {
         listed.id === key.id ? { ...listed, lastUsedAt: report.lastUsedAt } : listed,
       );
     } catch (error) {
-      this.errors = this.report(error);
+      this.errors = [this.report(error).text];
       this.usageKey = undefined;
     }
   }
@@ -425,15 +494,45 @@ export class KeywardKeys extends LitElement {
     return Boolean(this.getToken ? await this.getToken() : this.token);
   }
 
-  /** The API's detail, as lines to show; and the event that tells the host. */
-  private report(error: unknown): string[] {
-    const status = error instanceof KeysApiError ? error.status : 0;
-    const messages =
-      error instanceof KeysApiError
-        ? error.messages
-        : [`Something went wrong: ${error instanceof Error ? error.message : String(error)}`];
-    this.emit("keyward-error", { status, messages });
-    return messages;
+  /** What the list area shows: loading, signed out, a failure, no keys yet, or the keys. */
+  private listState(): ListState {
+    if (this.loadError === noSession) {
+      return { kind: "signed-out", text: this.resolvedMessages().states.signedOut };
+    }
+    if (this.loadError !== undefined) {
+      const { signedOut, text } = this.describe(this.loadError);
+      return signedOut ? { kind: "signed-out", text } : { kind: "failed", text };
+    }
+    if (!this.loaded) return { kind: "loading" };
+    return this.keys.length === 0 ? { kind: "empty" } : { kind: "listed" };
+  }
+
+  private resolvedMessages(): KeywardMessages {
+    return mergeMessages(this.messages);
+  }
+
+  private describe(error: unknown): Failure {
+    return describeFailure(error, this.resolvedMessages(), this.locale);
+  }
+
+  /**
+   * The failure as people read it; and the event that tells the host. Any 401, whichever call
+   * met it, means the session is gone: the list makes way for the signed-out state.
+   */
+  private report(error: unknown): Failure {
+    const failure = this.describe(error);
+    if (failure.signedOut) {
+      this.keys = [];
+      this.loaded = false;
+      this.loadError = error;
+    }
+    const issues = error instanceof KeysApiError ? error.messages : [];
+    this.emit("keyward-error", {
+      status: failure.status,
+      code: failure.code,
+      messages: [failure.text, ...(failure.status === 422 ? issues : [])],
+    });
+    return failure;
   }
 
   private emit<K extends keyof KeywardEventMap>(

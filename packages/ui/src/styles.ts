@@ -1,29 +1,22 @@
 /**
  * The component's styles. Every colour, the font, the radius and the spacing come from a
  * `--keyward-*` custom property with a default (docs/ui.md lists them), so a host themes the
- * component from its own stylesheet without reaching into the shadow root. The defaults meet WCAG
- * AA contrast (checked by axe-core in the browser test).
+ * component from its own stylesheet without reaching into the shadow root. The defaults, light and
+ * dark, meet WCAG AA contrast (checked by axe-core in the browser tests).
  */
 import { css } from "lit";
+import { responsiveStyles } from "./responsive-styles.js";
+import { themeStyles } from "./theme-styles.js";
 
-export const keysStyles = css`
+const baseStyles = css`
   :host {
-    --_text: var(--keyward-color-text, #1f2328);
-    --_muted: var(--keyward-color-muted, #57606a);
-    --_background: var(--keyward-color-background, #ffffff);
-    --_surface: var(--keyward-color-surface, #f6f8fa);
-    --_border: var(--keyward-color-border, #d0d7de);
-    --_accent: var(--keyward-color-accent, #0a58ca);
-    --_accent-text: var(--keyward-color-accent-text, #ffffff);
-    --_danger: var(--keyward-color-danger, #b42318);
-    --_danger-text: var(--keyward-color-danger-text, #ffffff);
-    --_success: var(--keyward-color-success, #116329);
-    --_warning: var(--keyward-color-warning, #7d4e00);
-    --_focus: var(--keyward-color-focus, #0a58ca);
+    /* The colours (--_text, --_accent…) are the theme's: theme-styles.ts. */
     --_chart: var(--keyward-chart-bar-color, var(--_accent));
     --_radius: var(--keyward-radius, 6px);
     --_space: var(--keyward-spacing, 8px);
     display: block;
+    /* Narrow layouts follow the component's own width, not the window's (responsive-styles.ts). */
+    container: keyward / inline-size;
     font-family: var(--keyward-font-family, system-ui, -apple-system, "Segoe UI", sans-serif);
     font-size: var(--keyward-font-size, 14px);
     line-height: 1.45;
@@ -43,6 +36,7 @@ export const keysStyles = css`
   }
   .toolbar {
     display: flex;
+    flex-wrap: wrap;
     align-items: center;
     justify-content: space-between;
     gap: var(--_space);
@@ -92,6 +86,20 @@ export const keysStyles = css`
     margin: 0;
     padding-left: 1.2em;
   }
+  .errors.state p {
+    margin: 0 0 var(--_space);
+  }
+  .state {
+    margin: var(--_space) 0;
+  }
+  .field-error {
+    color: var(--_danger);
+    font-size: 0.9em;
+  }
+  [aria-invalid="true"],
+  fieldset.invalid {
+    border-color: var(--_danger) !important;
+  }
   table {
     width: 100%;
     border-collapse: collapse;
@@ -140,7 +148,10 @@ export const keysStyles = css`
     border: 1px solid var(--_border);
     border-radius: calc(var(--_radius) * 1.5);
     padding: calc(var(--_space) * 2.5);
+    box-sizing: border-box;
     max-width: min(560px, calc(100vw - 32px));
+    max-height: calc(100dvh - 32px);
+    overflow: auto;
     width: 100%;
     color: var(--_text);
     background: var(--_background);
@@ -190,15 +201,18 @@ export const keysStyles = css`
   }
   .buttons {
     display: flex;
+    flex-wrap: wrap;
     justify-content: flex-end;
     gap: var(--_space);
   }
   .secret {
     display: flex;
+    flex-wrap: wrap;
     gap: var(--_space);
   }
   .secret input {
-    flex: 1;
+    flex: 1 1 14em;
+    min-width: 0;
     font-family: var(--keyward-font-family-mono, ui-monospace, SFMono-Regular, Menlo, monospace);
     padding: calc(var(--_space) * 0.5);
     border: 1px solid var(--_muted);
@@ -234,7 +248,7 @@ export const keysStyles = css`
   .chart {
     width: 100%;
     max-width: 720px;
-    height: auto;
+    height: 160px;
     display: block;
   }
   .chart-grid {
@@ -249,7 +263,7 @@ export const keysStyles = css`
   }
   .chart-label {
     fill: var(--_muted);
-    font-size: 11px;
+    font-size: 12px;
   }
   .endpoints {
     list-style: none;
@@ -281,3 +295,5 @@ export const keysStyles = css`
     white-space: nowrap;
   }
 `;
+
+export const keysStyles = [themeStyles, baseStyles, responsiveStyles];

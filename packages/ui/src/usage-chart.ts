@@ -33,17 +33,25 @@ export function dailySeries(report: UsageReport, today: Date, days = chartDays):
   return series;
 }
 
-const width = 560;
+/** The chart's height in CSS pixels; its width is the panel's, so labels keep their font size. */
 const height = 160;
 const axis = 20;
 /** Room above the tallest bar for the maximum's label. */
-const top = 16;
+const top = 18;
 
+/** A share of the chart's width, as an SVG length. */
+const percent = (share: number) => `${(share * 100).toFixed(3)}%`;
+
+/**
+ * Requests per day as bars. The SVG has no viewBox: x is in percent of its width and y in pixels,
+ * so on a phone the bars narrow while the labels keep their size. Every other day is labelled,
+ * counted back from today; on a narrow panel only every fourth (`chart-label-minor` is hidden).
+ */
 export function dailyChart(series: DayCount[], titleId: string): TemplateResult {
   const max = Math.max(1, ...series.map((day) => day.count));
   const total = series.reduce((sum, day) => sum + day.count, 0);
-  const slot = width / series.length;
-  const barWidth = Math.max(2, slot * 0.7);
+  const slot = 1 / series.length;
+  const barWidth = slot * 0.7;
   const plot = height - axis;
   const busiest = series.reduce((best, day) => (day.count > best.count ? day : best), series[0]!);
   const summary =
@@ -53,24 +61,26 @@ export function dailyChart(series: DayCount[], titleId: string): TemplateResult 
   return html`<svg
     part="chart"
     class="chart"
-    viewBox="0 0 ${width} ${height}"
+    height=${height}
     role="img"
     aria-labelledby=${titleId}
   >
     <title id=${titleId}>Requests per day (UTC). ${summary}.</title>
-    <line class="chart-axis" x1="0" y1=${plot} x2=${width} y2=${plot}></line>
-    <line class="chart-grid" x1="0" y1=${top} x2=${width} y2=${top}></line>
-    <text class="chart-label" x="2" y=${top - 3}>${max}</text>
+    <line class="chart-axis" x1="0" y1=${plot} x2="100%" y2=${plot}></line>
+    <line class="chart-grid" x1="0" y1=${top} x2="100%" y2=${top}></line>
+    <text class="chart-label" x="2" y=${top - 4}>${max}</text>
     ${series.map((day, index) => {
       const barHeight = (day.count / max) * (plot - top);
-      const x = index * slot + (slot - barWidth) / 2;
-      return svg`<rect class="chart-bar" x=${x} y=${plot - barHeight} width=${barWidth}
-          height=${barHeight} rx="2"><title>${day.date}: ${day.count}</title></rect>
+      const fromToday = series.length - 1 - index;
+      const isToday = fromToday === 0;
+      return svg`<rect class="chart-bar" x=${percent(index * slot + (slot - barWidth) / 2)}
+          y=${plot - barHeight} width=${percent(barWidth)} height=${barHeight} rx="2"
+          ><title>${day.date}: ${day.count}</title></rect>
         ${
-          // Every other day, counted back from today, so today always has its label.
-          (series.length - 1 - index) % 2 === 0
-            ? svg`<text class="chart-label" x=${index * slot + slot / 2} y=${height - 5}
-                text-anchor="middle">${day.date.slice(5)}</text>`
+          fromToday % 2 === 0
+            ? svg`<text class=${fromToday % 4 === 0 ? "chart-label" : "chart-label chart-label-minor"}
+                x=${isToday ? "100%" : percent(index * slot + slot / 2)} y=${height - 5}
+                text-anchor=${isToday ? "end" : "middle"}>${day.date.slice(5)}</text>`
             : ""
         }`;
     })}

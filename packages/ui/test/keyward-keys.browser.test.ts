@@ -241,21 +241,41 @@ describe.runIf(runBrowserTests)("<keyward-keys> in Chromium against the demo ser
     await page.close();
   }, 120_000);
 
-  it("shows the API's error details: a tier above the account's, and the validation issues", async () => {
+  it("words the API's refusals for people: each 422 issue beside its field, a tier above the account's", async () => {
     const page = await signedInPage("free");
     await page.getByRole("button", { name: "Create key" }).click();
     const dialog = page.getByRole("dialog");
     await dialog.getByRole("button", { name: "Create key" }).click();
     const alert = dialog.getByRole("alert");
     await expect.poll(() => alert.count()).toBe(1);
-    expect(await alert.textContent()).toContain("name: String should have at least 1 character");
-    await dialog.getByLabel("Name").fill("too high");
+    expect(await alert.textContent()).toMatch(/Some fields need a change/);
+    // Each message beside its field, tied to it for screen readers, in words, not the API's.
+    const name = dialog.getByLabel("Name");
+    expect(await name.getAttribute("aria-invalid")).toBe("true");
+    expect(await dialog.locator("#key-name-error").textContent()).toBe("Give the key a name.");
+    expect(await name.getAttribute("aria-describedby")).toContain("key-name-error");
+    const scopes = dialog.getByRole("group", { name: "Scopes" });
+    expect(await scopes.locator("#key-scopes-error").textContent()).toBe(
+      "Choose at least one scope.",
+    );
+    expect(await scopes.getAttribute("aria-describedby")).toBe("key-scopes-error");
+    expect(await dialog.textContent()).not.toContain("String should have at least");
+    await expect.poll(() => focusedName(page)).toBe("key-name");
+    await expectNoAxeViolations(page, "the create dialog with field errors");
+
+    await name.fill("too high");
     await dialog.getByRole("checkbox", { name: /profile:read/ }).check();
     await dialog.getByLabel("Tier").selectOption("enterprise");
     await dialog.getByRole("button", { name: "Create key" }).click();
-    await expect.poll(() => alert.textContent()).toMatch(/tier/i);
+    await expect.poll(() => alert.textContent()).toMatch(/plan does not include that tier/);
+    expect(await dialog.locator(".field-error").count(), "the fixed fields' errors are gone").toBe(
+      0,
+    );
     const errors = (await events(page)).filter((event) => event.type === "keyward-error");
-    expect(errors.map((event) => (event.detail as { status: number }).status)).toEqual([422, 403]);
+    expect(errors.map((event) => event.detail)).toEqual([
+      expect.objectContaining({ status: 422, code: "validation_failed" }),
+      expect.objectContaining({ status: 403, code: "tier_not_allowed" }),
+    ]);
     await expectNoAxeViolations(page, "the create dialog with errors");
 
     // The checks above can fail: axe-core sees into the component's shadow root.
