@@ -60,16 +60,18 @@ export function createKeyBodySchema(options: {
     "allowedIps?": allowedIpsSchema({ nullable: false }),
   };
   const environment = environmentSchema(options.environments ?? []);
+  // Named here, in the function, so the declarations spell its type out in full: a module-level
+  // name (`typeof organizationIdSchema`) or an imported one (`Type`) is lost when they are bundled.
+  const organizationId = organizationIdSchema;
   // Typed as the same schema whatever is configured: the optional fields are optional in the result.
   return validation.type({
     ...fields,
-    ...(options.organizations ? { "organizationId?": organizationIdSchema } : {}),
+    ...(options.organizations ? { "organizationId?": organizationId } : {}),
     ...(options.environments ? { "environment?": environment } : {}),
   }) as unknown as ReturnType<
     typeof type<
       typeof fields & {
-        // Its type written out, not `typeof`: the bundled declarations drop a module-local name.
-        "organizationId?": Type<string>;
+        "organizationId?": typeof organizationId;
         "environment?": typeof environment;
       }
     >
