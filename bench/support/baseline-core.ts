@@ -2,10 +2,11 @@
  * `@keyward/core` as it was at another commit, loaded beside the current one, so a benchmark can
  * compare the two in one process and one run ("no slower than before" as a ratio measured under
  * the same load, not two figures from two runs). The commit's `packages/core` is extracted once
- * into the system's temp folder and imported from source through tsx, with today's dependencies.
+ * into the system's temp folder and imported from source through tsx, with today's dependencies,
+ * plus any the commit's core had that today's no longer does (found in the workspace's store).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -39,7 +40,46 @@ export async function importBaselineCore(
     execFileSync("tar", ["-x", "-C", root], { input: archive });
   }
   const modules = join(core, "node_modules");
-  if (!existsSync(modules)) symlinkSync(join(repo, "packages/core/node_modules"), modules, "dir");
+  if (!existsSync(modules)) linkDependencies(core, modules);
   const loaded = await import(pathToFileURL(join(core, "src/index.ts")).href);
   return { ...loaded, commit };
+}
+
+/**
+ * The baseline's `node_modules`: a link to each of today's core dependencies, and for a dependency
+ * only the baseline's `package.json` names (one since moved to a package of its own), the copy in
+ * the workspace's pnpm store. A dependency found in neither is left out: importing it then fails
+ * with the package's name.
+ */
+function linkDependencies(core: string, modules: string): void {
+  const today = join(repo, "packages/core/node_modules");
+  mkdirSync(modules, { recursive: true });
+  const linked = new Set<string>();
+  const link = (name: string, target: string) => {
+    const at = join(modules, name);
+    mkdirSync(dirname(at), { recursive: true });
+    symlinkSync(target, at, "dir");
+    linked.add(name);
+  };
+  for (const entry of readdirSync(today)) {
+    if (entry.startsWith(".")) continue;
+    if (entry.startsWith("@")) {
+      for (const scoped of readdirSync(join(today, entry))) {
+        link(`${entry}/${scoped}`, join(today, entry, scoped));
+      }
+    } else {
+      link(entry, join(today, entry));
+    }
+  }
+  const manifest = JSON.parse(readFileSync(join(core, "package.json"), "utf8")) as {
+    dependencies?: Record<string, string>;
+  };
+  const store = join(repo, "node_modules/.pnpm");
+  for (const name of Object.keys(manifest.dependencies ?? {})) {
+    if (linked.has(name)) continue;
+    const folder = readdirSync(store).find((entry) =>
+      entry.startsWith(`${name.replace("/", "+")}@`),
+    );
+    if (folder) link(name, join(store, folder, "node_modules", name));
+  }
 }
