@@ -13,6 +13,7 @@
  * A loss therefore gives back at most what was spent since the last save (one interval), instead
  * of every key's whole grant.
  */
+import { periodicTask } from "../background/periodic-task.js";
 import { periodStart } from "./calendar-period.js";
 import type { LayerDecision, LimitLayer } from "./types.js";
 
@@ -59,32 +60,28 @@ export function creditCheckpoints(options: {
   onError(error: unknown): void;
 }): CreditCheckpoints {
   let pending = new Map<string, CreditsState>();
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let saving: Promise<void> | undefined;
-  let closed = false;
 
   const keep = (target: Map<string, CreditsState>, bucket: string, state: CreditsState) => {
     if (isNewerCredits(state, target.get(bucket))) target.set(bucket, state);
   };
 
-  const saveNow = async () => {
-    if (pending.size === 0) return;
-    const batch = pending;
-    pending = new Map();
-    try {
-      await options.save([...batch].map(([bucket, state]) => ({ bucket, state })));
-    } catch (error) {
-      // Back in for the next save, unless something newer was seen meanwhile.
-      for (const [bucket, state] of batch) keep(pending, bucket, state);
-      throw error;
-    }
-  };
-  const save = () => {
-    saving ??= saveNow().finally(() => {
-      saving = undefined;
-    });
-    return saving;
-  };
+  // One save at a time, on a timer started on first use (Workers refuse timers set outside a request).
+  const saving = periodicTask({
+    intervalMs: options.intervalMs,
+    onError: options.onError,
+    async task() {
+      if (pending.size === 0) return;
+      const batch = pending;
+      pending = new Map();
+      try {
+        await options.save([...batch].map(([bucket, state]) => ({ bucket, state })));
+      } catch (error) {
+        // Back in for the next save, unless something newer was seen meanwhile.
+        for (const [bucket, state] of batch) keep(pending, bucket, state);
+        throw error;
+      }
+    },
+  });
 
   return {
     note(layers, decisions) {
@@ -93,21 +90,14 @@ export function creditCheckpoints(options: {
         if (layer.layer !== "credits") continue;
         keep(pending, layer.bucket, creditsStateOf(layer, decisions[index]!));
       }
-      // Started on first use: Workers refuse timers set outside a request.
-      if (timer === undefined && !closed) {
-        timer = setInterval(() => {
-          save().catch(options.onError);
-        }, options.intervalMs);
-        (timer as { unref?: () => void }).unref?.();
-      }
+      saving.start();
     },
-    save,
+    save: () => saving.run(),
     async close() {
-      closed = true;
-      if (timer !== undefined) clearInterval(timer);
-      timer = undefined;
-      await saving?.catch(() => {});
-      await save();
+      saving.close();
+      // A save in progress is joined, then what it left is saved.
+      await saving.run().catch(() => {});
+      await saving.run();
     },
   };
 }

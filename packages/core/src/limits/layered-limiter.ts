@@ -195,13 +195,9 @@ function durableCreditsLimiter(
     },
     async read(request) {
       if (!hasCredits(request.layers)) return readLayers(request);
-      let unseeded = false;
-      const read = (asked: LayeredRead) =>
-        readLayers(asked).then((layers) => {
-          unseeded = layers.some((layer) => layer.unseeded === true);
-          return layers;
-        });
-      return untilSeeded({ ...request, durableCredits: true }, read, () => unseeded);
+      return untilSeeded({ ...request, durableCredits: true }, readLayers, (layers) =>
+        layers.some((layer) => layer.unseeded === true),
+      );
     },
     close: () => checkpoints.close(),
   };
