@@ -9,7 +9,8 @@
  * @example
  * npx pnpm@10 bench events.bench.ts
  */
-import { createKeyward, type KeywardConfig, memoryStore } from "@keyward/core";
+import { createKeyward, memoryStore } from "@keyward/core";
+import { type EventsConfig, events } from "@keyward/core/events";
 import { bench, do_not_optimize, group, summary } from "mitata";
 
 const unlimited = { rateLimit: { limit: 1_000_000_000, window: "1m" } };
@@ -34,12 +35,13 @@ const layeredTiers = {
   pro: { ...unlimited, quota: { limit: huge, period: "month" as const } },
 };
 
-async function prepare(events: KeywardConfig["events"], layered = false) {
+/** Events on with `eventsConfig`, off without. */
+async function prepare(eventsConfig: EventsConfig | undefined, layered = false) {
   const keyward = createKeyward({
     ...config,
     ...(layered ? { tiers: layeredTiers } : {}),
     store: memoryStore(),
-    events,
+    features: eventsConfig === undefined ? [] : [events(eventsConfig)],
   });
   const { key, id } = await keyward.keys.create(keyInput);
   // A key with some history, as a real one has.

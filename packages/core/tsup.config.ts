@@ -6,5 +6,9 @@ export default packageBuild({
     "node-http/index": "src/node-http/index.ts",
     toolkit: "src/toolkit.ts",
     "secret-scanning/index": "src/secret-scanning/index.ts",
+    "events/index": "src/events/index.ts",
+    "lifecycle/index": "src/lifecycle/index.ts",
+    "openapi/index": "src/openapi/index.ts",
+    "organizations/index": "src/organizations/index.ts",
   },
 });

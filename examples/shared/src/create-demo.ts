@@ -1,4 +1,8 @@
-import { createKeyward, type Keyward, type KeywardConfig } from "@keyward/core";
+import { createKeyward, type FeatureApis, type Keyward, type KeywardConfig } from "@keyward/core";
+import { events } from "@keyward/core/events";
+import { lifecycle } from "@keyward/core/lifecycle";
+import { openapi } from "@keyward/core/openapi";
+import { organizations } from "@keyward/core/organizations";
 import { secretScanning } from "@keyward/core/secret-scanning";
 import {
   DEMO_ENVIRONMENTS,
@@ -10,9 +14,12 @@ import {
 import { type DemoConfig, type Environment, loadDemoConfig, processEnvironment } from "./config.js";
 import { openDemoStore } from "./store.js";
 
+/** The demo's instance: the kernel and the API of every feature it lists. */
+export type DemoKeyward = Keyward & FeatureApis<DemoFeatures>;
+
 export interface Demo {
   config: DemoConfig;
-  keyward: Keyward;
+  keyward: DemoKeyward;
   /** Which backend holds what, for the banner. */
   storage: string;
 }
@@ -33,40 +40,51 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
 }
 
 /**
- * Everything the demo configures Keyward with, but the store. v0.2 (DESIGN.md, "Demo contract,
- * v0.2"): the OpenAPI document is served at `/api/v1/api-keys/openapi.json`.
+ * Everything the demo configures Keyward with, but the store: the kernel's options and every
+ * feature (DESIGN.md, "Demo contract"), so its HTTP behaviour is the whole library's.
  */
-export function demoKeywardOptions(config: DemoConfig): Omit<KeywardConfig, "store"> {
+export function demoKeywardOptions(
+  config: DemoConfig,
+): Omit<KeywardConfig<DemoFeatures>, "store"> & { features: DemoFeatures } {
   return {
     scopes: DEMO_SCOPE_DESCRIPTIONS,
     tiers: demoTiers(config.tierLimits, { ownerLimits: config.ownerLimits, quotas: config.quotas }),
-    features: [
-      // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports revoke the keys they
-      // name (docs/leaked-keys.md); the signing keys come from GitHub unless
-      // KEYWARD_SECRET_SCANNING_KEYS_URL points elsewhere (a staging key server, a test's).
-      secretScanning(config.secretScanningKeysUrl ? { keysUrl: config.secretScanningKeysUrl } : {}),
-    ],
+    features: demoFeatures(config),
     jwt: { secret: config.jwtSecret },
-    // DESIGN's demo contract v0.2: organization memberships from the JWT claim `orgs`.
-    organizations: { memberships: demoMemberships },
-    // PATCH /api/v1/api-keys/{key_id}: rename, metadata, disable and enable, narrow scopes, and
-    // the IP allowlist, which every example checks against the socket's address (no proxy is
-    // trusted: a client cannot name its own address in a header).
-    keyUpdates: true,
-    // Keys are live (`sk_live_`) unless created with "environment": "test" (`sk_test_`).
-    environments: { ...DEMO_ENVIRONMENTS },
-    // Rotation with `gracePeriodSeconds`: the old secret keeps working up to 7 days.
-    gracefulRotation: true,
-    // GET /api/v1/api-keys/{key_id}/events: every key change, with who made it, kept 90 days.
-    events: {},
-    openapi: {
-      serve: true,
-      info: { title: "Keyward demo", version: "0.2.0" },
-      routes: DEMO_OPENAPI_ROUTES,
-    },
     // 500s answer without internals; this is where their causes go.
     onError: (error) => console.error("keyward:", error),
   };
+}
+
+type DemoFeatures = ReturnType<typeof demoFeatures>;
+
+/** The features the demo lists: all of them. */
+export function demoFeatures(config: DemoConfig) {
+  return [
+    // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports revoke the keys they
+    // name (docs/leaked-keys.md); the signing keys come from GitHub unless
+    // KEYWARD_SECRET_SCANNING_KEYS_URL points elsewhere (a staging key server, a test's).
+    secretScanning(config.secretScanningKeysUrl ? { keysUrl: config.secretScanningKeysUrl } : {}),
+    // Organization memberships from the JWT claim `orgs`.
+    organizations({ memberships: demoMemberships }),
+    lifecycle({
+      // Keys are live (`sk_live_`) unless created with "environment": "test" (`sk_test_`).
+      environments: { ...DEMO_ENVIRONMENTS },
+      // Rotation with `gracePeriodSeconds`: the old secret keeps working up to 7 days.
+      gracefulRotation: true,
+      // PATCH /api/v1/api-keys/{key_id} (on by default): rename, metadata, disable and enable,
+      // narrow scopes, and the IP allowlist, which every example checks against the socket's
+      // address (no proxy is trusted: a client cannot name its own address in a header).
+    }),
+    // GET /api/v1/api-keys/{key_id}/events: every key change, with who made it, kept 90 days.
+    events(),
+    // GET /api/v1/api-keys/openapi.json.
+    openapi({
+      serve: true,
+      info: { title: "Keyward demo", version: "0.2.0" },
+      routes: DEMO_OPENAPI_ROUTES,
+    }),
+  ] as const;
 }
 
 /**

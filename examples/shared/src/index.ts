@@ -42,6 +42,8 @@ export {
   closeOnSignal,
   createDemo,
   type Demo,
+  type DemoKeyward,
+  demoFeatures,
   demoKeywardOptions,
   exitOnStartupError,
 } from "./create-demo.js";

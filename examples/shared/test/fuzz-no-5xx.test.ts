@@ -6,6 +6,8 @@
  * memory, PGlite, PostgreSQL and Redis; a case that fails prints its seed and input.
  */
 
+import { events } from "@keyward/core/events";
+import { lifecycle } from "@keyward/core/lifecycle";
 import { secretScanning } from "@keyward/core/secret-scanning";
 import { type ScannerKeyServer, startScannerKeyServer } from "@keyward/testing";
 import {
@@ -212,9 +214,11 @@ describeOnServer("random input, no 5xx, on every store", () => {
         scopes: DEMO_SCOPE_DESCRIPTIONS,
         tiers: demoTiers(DEMO_TIER_LIMITS),
         jwt: { secret: jwtSecret },
-        keyUpdates: true,
-        events: {},
-        features: [secretScanning({ keysUrl: scanner.url, action: "report" })],
+        features: [
+          lifecycle(),
+          events(),
+          secretScanning({ keysUrl: scanner.url, action: "report" }),
+        ],
         logger: false,
       });
       token = await mintToken({

@@ -12,6 +12,8 @@
  */
 
 import { isDeepStrictEqual } from "node:util";
+import { events } from "@keyward/core/events";
+import { lifecycle } from "@keyward/core/lifecycle";
 import {
   DEMO_SCOPE_DESCRIPTIONS,
   DEMO_TIER_LIMITS,
@@ -30,8 +32,7 @@ const config = {
   tiers: demoTiers(DEMO_TIER_LIMITS),
   jwt: { secret: jwtSecret },
   // PATCH and the audit log take input too.
-  keyUpdates: true,
-  events: {},
+  features: [lifecycle(), events()],
 };
 
 /** What a request got: the parts that must be the same on every store. */

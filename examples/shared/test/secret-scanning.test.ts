@@ -12,7 +12,13 @@ describe("KEYWARD_SECRET_SCANNING_KEYS_URL", () => {
   it("is unset by default (GitHub's keys) and must be an http(s) URL", () => {
     expect(loadDemoConfig({}).secretScanningKeysUrl).toBeUndefined();
     const features = demoKeywardOptions(loadDemoConfig({})).features ?? [];
-    expect(features.map((feature) => feature.name)).toEqual(["secretScanning"]);
+    expect(features.map((feature) => feature.name)).toEqual([
+      "secretScanning",
+      "organizations",
+      "lifecycle",
+      "events",
+      "openapi",
+    ]);
     expect(() => loadDemoConfig({ KEYWARD_SECRET_SCANNING_KEYS_URL: "keys.json" })).toThrow(
       /KEYWARD_SECRET_SCANNING_KEYS_URL must be an http\(s\) URL/,
     );

@@ -4,6 +4,9 @@
  * the first request's bindings), and the client address from `hono/cloudflare-workers`.
  */
 import { createKeyward, memoryStore } from "@keyward/core";
+import { events } from "@keyward/core/events";
+import { lifecycle } from "@keyward/core/lifecycle";
+import { organizations } from "@keyward/core/organizations";
 import { loadDemoConfig } from "@keyward/example-demo/config";
 import { type KeywardEnv, keyward, requireScopes } from "@keyward/hono";
 import {
@@ -27,15 +30,15 @@ function createHonoApp(env: WorkerEnvironment): Hono<KeywardEnv> {
     scopes: DEMO_SCOPE_DESCRIPTIONS,
     tiers: demoTiers(config.tierLimits),
     jwt: { secret: config.jwtSecret },
-    // DESIGN's demo contract v0.2: organizations from the `orgs` claim, PATCH on keys,
-    // environments live and test.
-    organizations: { memberships: demoMemberships },
-    keyUpdates: true,
-    environments: { ...DEMO_ENVIRONMENTS },
-    // Rotation with `gracePeriodSeconds`: the old secret keeps working up to 7 days.
-    gracefulRotation: true,
-    // GET /api/v1/api-keys/{key_id}/events, the audit log (pruned on a timer set on first use).
-    events: {},
+    features: [
+      // DESIGN's demo contract: organizations from the `orgs` claim; PATCH on keys, environments
+      // live and test, rotation with `gracePeriodSeconds` (the old secret keeps working up to 7
+      // days); the audit log at GET /api/v1/api-keys/{key_id}/events (pruned on a timer set on
+      // first use).
+      organizations({ memberships: demoMemberships }),
+      lifecycle({ environments: { ...DEMO_ENVIRONMENTS }, gracefulRotation: true }),
+      events(),
+    ],
   });
   const app = new Hono<KeywardEnv>();
   app.use(keyward(instance, { getConnInfo }));

@@ -8,6 +8,9 @@
  * says what a deployment needs instead.
  */
 import { createKeyward, memoryStore } from "@keyward/core";
+import { events } from "@keyward/core/events";
+import { lifecycle } from "@keyward/core/lifecycle";
+import { organizations } from "@keyward/core/organizations";
 import { secretScanning } from "@keyward/core/secret-scanning";
 import { type DemoConfig, type Environment, loadDemoConfig } from "@keyward/example-demo/config";
 import {
@@ -54,16 +57,14 @@ function createWorkerApp(env: WorkerEnvironment): (request: Request) => Promise<
     scopes: DEMO_SCOPE_DESCRIPTIONS,
     tiers: demoTiers(config.tierLimits),
     jwt: { secret: config.jwtSecret },
-    // DESIGN's demo contract v0.2: organizations from the `orgs` claim, PATCH on keys, environments
-    // live and test. IP allowlists are checked against `cf-connecting-ip` (see app.ts).
-    organizations: { memberships: demoMemberships },
-    keyUpdates: true,
-    environments: { ...DEMO_ENVIRONMENTS },
-    // Rotation with `gracePeriodSeconds`: the old secret keeps working up to 7 days.
-    gracefulRotation: true,
-    // GET /api/v1/api-keys/{key_id}/events, the audit log (pruned on a timer set on first use).
-    events: {},
     features: [
+      // DESIGN's demo contract: organizations from the `orgs` claim; PATCH on keys, environments
+      // live and test, rotation with `gracePeriodSeconds` (the old secret keeps working up to 7
+      // days); the audit log at GET /api/v1/api-keys/{key_id}/events (pruned on a timer set on
+      // first use).
+      organizations({ memberships: demoMemberships }),
+      lifecycle({ environments: { ...DEMO_ENVIRONMENTS }, gracefulRotation: true }),
+      events(),
       // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports (docs/leaked-keys.md),
       // checked with WebCrypto, as on every runtime.
       secretScanning(config.secretScanningKeysUrl ? { keysUrl: config.secretScanningKeysUrl } : {}),

@@ -10,10 +10,17 @@ import { describe, expect, it } from "vitest";
 
 const sourceDir = fileURLToPath(new URL("../src", import.meta.url));
 
+const everyFeatureImports = `import { events } from "@keyward/core/events";
+import { lifecycle } from "@keyward/core/lifecycle";
+import { openapi } from "@keyward/core/openapi";
+import { organizations } from "@keyward/core/organizations";
+import { secretScanning } from "@keyward/core/secret-scanning";
+import { webhooks } from "@keyward/webhooks";`;
+
 const app = (everyFeature: boolean) => `
 import { createKeyward, memoryStore } from "@keyward/core";
 import { keywardFetchHandler, withApiKey } from "@keyward/fetch";
-${everyFeature ? 'import { secretScanning } from "@keyward/core/secret-scanning";\nimport { webhooks } from "@keyward/webhooks";' : ""}
+${everyFeature ? everyFeatureImports : ""}
 const keyward = createKeyward({
   store: memoryStore(),
   scopes: { "profile:read": "Read" },
@@ -21,9 +28,9 @@ const keyward = createKeyward({
   jwt: { secret: "a-secret-of-at-least-thirty-two-bytes!" },
   ${
     everyFeature
-      ? `events: {}, organizations: { memberships: () => [] }, keyUpdates: true, gracefulRotation: true,
-  environments: { live: "sk_live_", test: "sk_test_" }, openapi: { serve: true },
-  features: [secretScanning(), webhooks({ endpoints: [] })],`
+      ? `features: [events(), organizations({ memberships: () => [] }),
+    lifecycle({ gracefulRotation: true, environments: { live: "sk_live_", test: "sk_test_" } }),
+    openapi({ serve: true }), secretScanning(), webhooks({ endpoints: [] })],`
       : ""
   }
 });

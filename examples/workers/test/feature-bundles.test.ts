@@ -14,7 +14,6 @@ const keyward = createKeyward({
   scopes: { "profile:read": "Read" },
   tiers: { free: { rateLimit: { limit: 60, window: "1m" } } },
   jwt: false,
-  events: {},
   features: [${features}],
 });
 export default { fetch: (request) => keyward.handle(request) };
@@ -30,9 +29,11 @@ const features = [
   },
   {
     name: "webhooks",
-    imports: 'import { webhooks } from "@keyward/webhooks";',
+    // Webhooks deliver events: events() is listed with them.
+    imports:
+      'import { events } from "@keyward/core/events";\nimport { webhooks } from "@keyward/webhooks";',
     features:
-      'webhooks({ endpoints: [{ id: "a", url: "https://example.com", secret: "whsec_x" }] })',
+      'events(), webhooks({ endpoints: [{ id: "a", url: "https://example.com", secret: "whsec_x" }] })',
     // The Standard Webhooks headers, and standardwebhooks' own error for a bad signature.
     markers: [/webhook-signature/, /No matching signature found/],
   },

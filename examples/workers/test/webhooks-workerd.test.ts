@@ -12,6 +12,7 @@ const secret = `whsec_${Buffer.from("w".repeat(32)).toString("base64")}`;
 
 const source = `
 import { createKeyward, memoryStore } from "@keyward/core";
+import { events } from "@keyward/core/events";
 import { webhooks } from "@keyward/webhooks";
 
 const sent = [];
@@ -21,8 +22,8 @@ const keyward = createKeyward({
   tiers: { free: { rateLimit: { limit: 60, window: "1m" } } },
   jwt: false,
   logger: false,
-  events: { pruneIntervalMs: false },
   features: [
+    events({ pruneIntervalMs: false }),
     webhooks({
       endpoints: [{ id: "capture", url: "https://receiver.example/hooks", secret: ${JSON.stringify(secret)} }],
       fetch: async (url, init) => {

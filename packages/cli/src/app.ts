@@ -70,7 +70,6 @@ function isKeyward(value: unknown): value is Keyward {
     typeof candidate === "object" &&
     candidate !== null &&
     typeof candidate.keys?.create === "function" &&
-    typeof candidate.events?.list === "function" &&
     typeof candidate.close === "function"
   );
 }

@@ -1,12 +1,14 @@
 /** What every command is handed once its input is checked and the application is loaded. */
 import type { Keyward, Owner } from "@keyward/core";
+import type { EventsApi } from "@keyward/core/events";
 import { CliError, ExitCode } from "./exit-codes.js";
 import { keywardErrorOf } from "./keyward-error.js";
 import { printable, printableJson } from "./output/printable.js";
 
 export interface CommandContext {
   /** The application's own instance: every change goes through its API, as the host's would. */
-  keyward: Keyward;
+  /** The application's instance; `events` when it lists the events() feature. */
+  keyward: Keyward & { readonly events?: EventsApi };
   /** Print JSON for scripts instead of text for people. */
   json: boolean;
   /** Writes one block of output, followed by a newline. */

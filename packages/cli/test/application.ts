@@ -8,11 +8,15 @@
 import {
   combineStores,
   createKeyward,
+  type FeatureApis,
   type Keyward,
   type KeywardConfig,
   type KeywardStore,
   memoryStore,
 } from "@keyward/core";
+import { events } from "@keyward/core/events";
+import { lifecycle } from "@keyward/core/lifecycle";
+import { organizations } from "@keyward/core/organizations";
 import { postgresStore } from "@keyward/postgres";
 import { redisStore } from "@keyward/redis";
 import { webhooks } from "@keyward/webhooks";
@@ -92,7 +96,7 @@ export function applicationOptionsFrom(env: NodeJS.ProcessEnv): ApplicationOptio
 }
 
 export interface Application {
-  keyward: Keyward;
+  keyward: ApplicationKeyward;
   storage: KeywardStore;
   close(): Promise<void>;
 }
@@ -161,27 +165,34 @@ export async function openApplication(options: ApplicationOptions): Promise<Appl
   return { keyward, storage, close: () => keyward.close() };
 }
 
+/** The application's features: organizations, environments, graceful rotation, events, webhooks. */
+export function applicationFeatures(options: ApplicationOptions) {
+  return [
+    organizations({ memberships: () => [] }),
+    lifecycle({ environments: { ...environments }, gracefulRotation: true }),
+    events(),
+    ...(options.webhookUrl
+      ? [
+          webhooks({
+            endpoints: [{ id: "receiver", url: options.webhookUrl, secret: webhookSecret }],
+          }),
+        ]
+      : []),
+  ] as const;
+}
+
+/** The application's instance: the kernel and its features' APIs. */
+export type ApplicationKeyward = Keyward & FeatureApis<ReturnType<typeof applicationFeatures>>;
+
 /** Everything but the store. */
-export function keywardOptions(options: ApplicationOptions): Omit<KeywardConfig, "store"> {
+export function keywardOptions(options: ApplicationOptions) {
   return {
     scopes,
     tiers: { ...tiers },
     jwt: false,
     logger: false,
-    organizations: { memberships: () => [] },
-    environments: { ...environments },
-    gracefulRotation: true,
-    events: {},
-    ...(options.webhookUrl
-      ? {
-          features: [
-            webhooks({
-              endpoints: [{ id: "receiver", url: options.webhookUrl, secret: webhookSecret }],
-            }),
-          ],
-        }
-      : {}),
-  };
+    features: applicationFeatures(options),
+  } satisfies Omit<KeywardConfig, "store">;
 }
 
 /** Drops the schema and deletes every Redis key under the prefix. */

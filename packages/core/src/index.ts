@@ -5,7 +5,6 @@
  * made of live on `@keyward/core/toolkit`.
  */
 
-export type { EventListOptions, EventPage, EventsApi } from "./api/events-api.js";
 export type { KeyRecord, KeyStatus, KeyWithSecret } from "./api/key-record.js";
 export type {
   CreateKeyFields,
@@ -48,18 +47,36 @@ export type {
   EventType,
   KeywardEvent,
   StoredEvent,
-} from "./events/event.js";
-export type { OnEvent } from "./events/event-hook.js";
-export type { EventsConfig, ExpiringEventsConfig } from "./events/events-config.js";
+} from "./event-model/event.js";
+export type { EventRecorder } from "./event-model/event-recorder.js";
 export type {
   FeatureApis,
+  FeatureEndpoint,
   FeatureKernel,
   FeatureParts,
   FeatureRoute,
   KeywardFeature,
   StoreRequirement,
 } from "./features/feature.js";
-export type { KeywardConfig } from "./keyward/config.js";
+export type { EventsKernel, KernelExtensions } from "./features/kernel-extensions.js";
+export type { InstanceDescription, PathBuilder } from "./features/openapi-contribution.js";
+export type {
+  HeaderObject,
+  HttpMethod,
+  JsonSchema,
+  OpenApiDocument,
+  OperationObject,
+  PathItemObject,
+  ResponseObject,
+} from "./features/openapi-types.js";
+export type { EndpointHandler, RouteContext } from "./http/routes/route-context.js";
+export type {
+  CheckedMembership,
+  OrganizationAccess,
+  OrganizationAction,
+} from "./keys/organization-access.js";
+export type { Owner, OwnerType } from "./keys/owner.js";
+export type { HttpConfig, KeysConfig, KeywardConfig } from "./keyward/config.js";
 export { createKeyward, type Keyward } from "./keyward/create-keyward.js";
 export type {
   CalendarPeriod,
@@ -76,22 +93,6 @@ export type {
 export type { UsageLimits } from "./limits/usage-limits.js";
 export type { KeywardLogger } from "./logging/logger.js";
 export { type MemoryStoreOptions, memoryStore } from "./memory/memory-store.js";
-export type {
-  HeaderObject,
-  HttpMethod,
-  JsonSchema,
-  OpenApiDocument,
-  OperationObject,
-  PathItemObject,
-  ResponseObject,
-} from "./openapi/document-types.js";
-export type { OpenApiOptions, OpenApiRoute, OpenApiSchemaSource } from "./openapi/options.js";
-export type {
-  Membership,
-  OrganizationAction,
-  OrganizationsConfig,
-} from "./organizations/membership.js";
-export type { Owner, OwnerType } from "./organizations/owner.js";
 export type { RandomSource } from "./random.js";
 export type { RateLimitConfig } from "./rate-limit/duration.js";
 export type {

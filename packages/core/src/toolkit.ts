@@ -28,9 +28,9 @@ export { decodeInvalidation, encodeInvalidation } from "./cache/invalidation-pay
 export { errorStatus } from "./errors/codes.js";
 export { codeForStatus, errorBody } from "./errors/error-body.js";
 export { internalError } from "./errors/keyward-error.js";
-export { eventTypes, isEventType, toKeywardEvent } from "./events/event.js";
-export { isEventId } from "./events/event-id.js";
-export { matchesQuery, newestEventFirst } from "./events/event-order.js";
+export { eventTypes, isEventType, toKeywardEvent } from "./event-model/event.js";
+export { isEventId } from "./event-model/event-id.js";
+export { matchesQuery, newestEventFirst } from "./event-model/event-order.js";
 export {
   type CallGuard,
   type CallGuardOptions,
@@ -59,6 +59,7 @@ export {
   type SecretHasherOptions,
 } from "./keys/hash.js";
 export { isKeyId } from "./keys/key-id.js";
+export { isOwnedBy, ownerLabel, ownerOfKey, toOwner, userOwner } from "./keys/owner.js";
 export type { KeywardContext } from "./keyward/context.js";
 export { periodEnd, periodStart } from "./limits/calendar-period.js";
 export {
@@ -86,7 +87,6 @@ export {
   memoryRateLimitStore,
 } from "./memory/memory-rate-limit-store.js";
 export { memoryUsageStore } from "./memory/memory-usage-store.js";
-export { isOwnedBy, ownerLabel, ownerOfKey, toOwner, userOwner } from "./organizations/owner.js";
 export { cryptoRandom } from "./random.js";
 export {
   type BucketOwner,

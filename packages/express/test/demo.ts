@@ -4,8 +4,20 @@
  * suite's `GET /guarded`. Takes the `express` module so the same app runs on Express 4 and 5.
  */
 import type { AddressInfo } from "node:net";
-import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
-import { demoKeywardConfig, type NodeAdapterHost, PROFILE_ROUTE } from "@keyward/testing";
+import {
+  createKeyward,
+  type Keyward,
+  type KeywardConfig,
+  type KeywardFeature,
+  memoryStore,
+} from "@keyward/core";
+import {
+  type DemoKeyward,
+  type DemoKeywardOptions,
+  demoKeywardConfig,
+  type NodeAdapterHost,
+  PROFILE_ROUTE,
+} from "@keyward/testing";
 import { readProfile, updateProfile } from "@keyward/testing/demo-contract";
 import type express from "express";
 import { keywardRouter, requireApiKey } from "../src/index.js";
@@ -15,11 +27,22 @@ export type ExpressApp = ReturnType<ExpressModule>;
 
 export const jwtSecret = "express-adapter-test-secret-of-at-least-32-bytes";
 
-export function demoKeyward(overrides: Partial<KeywardConfig> = {}): Keyward {
+/**
+ * A Keyward on the demo contract with an in-memory store. `openapi` replaces the options of the
+ * demo's `openapi()`; `features` are listed after the demo's; the rest overrides kernel options.
+ */
+export function demoKeyward(
+  overrides: Omit<Partial<KeywardConfig>, "features"> &
+    DemoKeywardOptions<readonly KeywardFeature<string, unknown>[]> = {},
+): DemoKeyward {
+  const { openapi, features, ...kernel } = overrides;
   return createKeyward({
     store: memoryStore(),
-    ...demoKeywardConfig(jwtSecret),
-    ...overrides,
+    ...demoKeywardConfig(jwtSecret, {
+      ...(openapi === undefined ? {} : { openapi }),
+      ...(features === undefined ? {} : { features }),
+    }),
+    ...kernel,
   });
 }
 

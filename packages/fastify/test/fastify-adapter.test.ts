@@ -110,7 +110,7 @@ describe("encapsulation", () => {
 
 describe("the body limit", () => {
   it("follows Keyward's limit, not Fastify's bodyLimit, on its own routes", async () => {
-    const small = demoKeyward({ bodyLimit: 1024 });
+    const small = demoKeyward({ http: { bodyLimit: 1024 } });
     const tightHost = Fastify({ bodyLimit: 100 });
     await tightHost.register(keywardPlugin, { keyward: small });
     const at = await serve(tightHost);

@@ -54,7 +54,7 @@ describe("keywardFetchHandler", () => {
   );
 
   it("follows a custom base path", async () => {
-    const custom = demoKeyward({ basePath: "/keys/" });
+    const custom = demoKeyward({ http: { basePath: "/keys/" } });
     const customHandler = keywardFetchHandler(custom);
     expect(await customHandler(new Request(`${origin}/api/v1/api-keys`))).toBeNull();
     const response = await customHandler(

@@ -3,8 +3,14 @@
  * `requireScopes`, the way docs/getting-started-hono.md writes them. Runtime-neutral, so the same
  * app runs on @hono/node-server here and on Bun in bun-server.ts.
  */
-import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
-import { demoKeywardConfig } from "@keyward/testing";
+import {
+  createKeyward,
+  type Keyward,
+  type KeywardConfig,
+  type KeywardFeature,
+  memoryStore,
+} from "@keyward/core";
+import { type DemoKeyward, type DemoKeywardOptions, demoKeywardConfig } from "@keyward/testing";
 import { readProfile, updateProfile } from "@keyward/testing/demo-contract";
 import { Hono } from "hono";
 import {
@@ -16,8 +22,23 @@ import {
 
 export const jwtSecret = "hono-adapter-test-secret-of-at-least-32-bytes";
 
-export function demoKeyward(overrides: Partial<KeywardConfig> = {}): Keyward {
-  return createKeyward({ store: memoryStore(), ...demoKeywardConfig(jwtSecret), ...overrides });
+/**
+ * A Keyward on the demo contract with an in-memory store. `openapi` replaces the options of the
+ * demo's `openapi()`; `features` are listed after the demo's; the rest overrides kernel options.
+ */
+export function demoKeyward(
+  overrides: Omit<Partial<KeywardConfig>, "features"> &
+    DemoKeywardOptions<readonly KeywardFeature<string, unknown>[]> = {},
+): DemoKeyward {
+  const { openapi, features, ...kernel } = overrides;
+  return createKeyward({
+    store: memoryStore(),
+    ...demoKeywardConfig(jwtSecret, {
+      ...(openapi === undefined ? {} : { openapi }),
+      ...(features === undefined ? {} : { features }),
+    }),
+    ...kernel,
+  });
 }
 
 export function demoApp(

@@ -8,6 +8,7 @@
  * Only this test's own connections are terminated (their `application_name` is unique).
  */
 import { combineStores, createKeyward, isKeywardError, memoryStore } from "@keyward/core";
+import { events } from "@keyward/core/events";
 import pg from "pg";
 import { expect, it } from "vitest";
 import { postgresStore } from "../src/index.js";
@@ -53,7 +54,7 @@ describeOnServer("PostgreSQL: a key change and its event under a terminated conn
       jwt: false,
       logger: false,
       onError: (error) => failures.push(error),
-      events: { pruneIntervalMs: false },
+      features: [events({ pruneIntervalMs: false })],
     });
     cleanups.push(() => keyward.close());
 

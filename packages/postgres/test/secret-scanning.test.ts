@@ -23,8 +23,7 @@ describeOnServer("PostgreSQL: secret scanning", () => {
       await store.ready;
       const keyward = createKeyward({
         store: combineStores(store, memoryStore()),
-        ...demoKeywardConfig(jwtSecret),
-        features: [secretScanning(config)],
+        ...demoKeywardConfig(jwtSecret, { features: [secretScanning(config)] }),
       });
       return {
         fetch: (request) => keyward.handle(request),

@@ -6,6 +6,7 @@
  * that hangs is cut off at `timeoutMs`, and a store that fails never throws into the host.
  */
 import { createKeyward, type KeywardStore, memoryStore } from "@keyward/core";
+import { events } from "@keyward/core/events";
 import { memoryRateLimitStore } from "@keyward/core/toolkit";
 import { redisStore } from "@keyward/redis";
 import { type WebhooksConfig, webhooks } from "@keyward/webhooks";
@@ -78,8 +79,7 @@ describeOnServer("webhook retries and dead letters", () => {
       scopes: { "profile:read": "Read profiles" },
       tiers: { free: { rateLimit: { limit: 1_000_000, window: "1m" } } },
       jwt: false,
-      events: { pruneIntervalMs: false },
-      features: [webhooks(config)],
+      features: [events({ pruneIntervalMs: false }), webhooks(config)],
       logger: { error: (message) => errors.push(message), warn() {} },
     });
   const createKey = (keyward: ReturnType<typeof keywardOn>, ownerId: string) =>

@@ -21,8 +21,7 @@ describe.skipIf(!redisAvailable)("Redis: secret scanning", () => {
       const prefix = testPrefix("leaks");
       const keyward = createKeyward({
         store: redisStore({ client, prefix, keys: true, timeoutMs: 2_000 }),
-        ...demoKeywardConfig(jwtSecret),
-        features: [secretScanning(config)],
+        ...demoKeywardConfig(jwtSecret, { features: [secretScanning(config)] }),
       });
       return {
         fetch: (request) => keyward.handle(request),

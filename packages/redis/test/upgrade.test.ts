@@ -6,6 +6,8 @@
  * store changes.
  */
 import { createKeyward, manualClock, memoryStore } from "@keyward/core";
+import { events } from "@keyward/core/events";
+import { lifecycle } from "@keyward/core/lifecycle";
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
@@ -105,7 +107,7 @@ describe.skipIf(!redisAvailable)("a Redis database the previous release wrote", 
       scopes: { "profile:read": "Read" },
       tiers: { pro: { rateLimit: { limit: 10, window: "1m" } } },
       jwt: false,
-      environments: { test: "sk_test_", live: "sk_live_" },
+      features: [lifecycle({ environments: { test: "sk_test_", live: "sk_live_" } })],
     });
     const [listed] = await keyward.keys.list("bob");
     expect(listed).toMatchObject({ id, environment: "live" });
@@ -224,7 +226,7 @@ describe.skipIf(!redisAvailable)("a Redis database the previous release wrote", 
       scopes: { "profile:read": "Read profiles" },
       tiers: { pro: { rateLimit: { limit: 60, window: "1m" } } },
       jwt: false,
-      events: { pruneIntervalMs: false },
+      features: [events({ pruneIntervalMs: false })],
     });
     // No event for what happened before events existed.
     expect((await keyward.events.list({ owner: "umbrella", keyId: id })).data).toEqual([]);
@@ -284,7 +286,7 @@ describe.skipIf(!redisAvailable)("a Redis database the previous release wrote", 
       tiers: { pro: { rateLimit: { limit: 60, window: "1m" } } },
       jwt: false,
       clock,
-      events: { pruneIntervalMs: false, expiring: { scanIntervalMs: false } },
+      features: [events({ pruneIntervalMs: false, expiring: { scanIntervalMs: false } })],
     });
     expect(await keyward.events.scanExpiring()).toEqual({ written: 1 });
     expect(await keyward.events.scanExpiring()).toEqual({ written: 0 });

@@ -4,7 +4,11 @@
  * conformance suites' expectations are written against these values, and the examples are built
  * from them. This entry imports nothing from vitest, so a server may import it at run time.
  */
-import type { OpenApiRoute, QuotaConfig, TierConfig } from "@keyward/core";
+import type { FeatureApis, Keyward, KeywardFeature, QuotaConfig, TierConfig } from "@keyward/core";
+import { events } from "@keyward/core/events";
+import { lifecycle } from "@keyward/core/lifecycle";
+import { type OpenApiOptions, type OpenApiRoute, openapi } from "@keyward/core/openapi";
+import { organizations } from "@keyward/core/organizations";
 
 export const DEMO_SCOPES = ["profile:read", "profile:write", "org:read", "org:write"] as const;
 export type DemoScope = (typeof DEMO_SCOPES)[number];
@@ -55,27 +59,62 @@ export function demoTiers(
   return tiers;
 }
 
+/** What an implementation under test may add to the demo contract. */
+export interface DemoKeywardOptions<
+  Extra extends readonly KeywardFeature<string, unknown>[] = readonly [],
+> {
+  /**
+   * The options of the demo's `openapi()` feature; default `{ routes: DEMO_OPENAPI_ROUTES }`
+   * (the host routes described, the document not served).
+   */
+  openapi?: OpenApiOptions;
+  /** More features, listed after the demo's (`secretScanning(...)`, `webhooks(...)`). */
+  features?: Extra;
+}
+
+/**
+ * The features of the demo contract: organizations from the `orgs` claim, `lifecycle()` (PATCH,
+ * the `live` and `test` environments, graceful rotation), the audit log and the OpenAPI document.
+ */
+export function demoFeatures(options: Pick<DemoKeywardOptions, "openapi"> = {}) {
+  return [
+    organizations({ memberships: demoMemberships }),
+    // PATCH on keys (on by default), environments live and test, and rotation with
+    // `gracePeriodSeconds`, up to the default maximum of 7 days.
+    lifecycle({ environments: { ...DEMO_ENVIRONMENTS }, gracefulRotation: true }),
+    // The audit log, `GET {basePath}/{key_id}/events`, with the default retention.
+    events(),
+    // Describes the host routes in `keyward.openapi()`; serving stays off, as in v0.1.
+    openapi(options.openapi ?? { routes: DEMO_OPENAPI_ROUTES }),
+  ] as const;
+}
+
+/** The features the demo contract lists. */
+export type DemoFeatures = ReturnType<typeof demoFeatures>;
+
+/** An instance configured with the demo contract: the kernel and its features' APIs. */
+export type DemoKeyward = Keyward & FeatureApis<DemoFeatures>;
+
 /**
  * `createKeyward` options for the demo contract, minus the store: spread them into the config of
- * the implementation an adapter's tests run the HTTP suite against.
+ * the implementation an adapter's tests run the HTTP suite against. Features of its own go in
+ * `options.features`, listed after the demo's.
  *
  * @example
  * const keyward = createKeyward({ store: memoryStore(), ...demoKeywardConfig(jwtSecret) });
  */
-export function demoKeywardConfig(jwtSecret: string) {
+export function demoKeywardConfig<
+  const Extra extends readonly KeywardFeature<string, unknown>[] = readonly [],
+>(jwtSecret: string, options: DemoKeywardOptions<Extra> = {}) {
+  const features = [...demoFeatures(options), ...(options.features ?? [])] as unknown as readonly [
+    ...DemoFeatures,
+    ...Extra,
+  ];
   return {
     scopes: { ...DEMO_SCOPE_DESCRIPTIONS },
     tiers: demoTiers(),
     jwt: { secret: jwtSecret },
-    organizations: { memberships: demoMemberships },
-    keyUpdates: true,
-    environments: { ...DEMO_ENVIRONMENTS },
-    // Rotation with `gracePeriodSeconds`, up to the default maximum of 7 days.
-    gracefulRotation: true,
-    // The audit log, `GET {basePath}/{key_id}/events`, with the default retention.
-    events: {},
-    // Describes the host routes in `keyward.openapi()`; serving stays off, as in v0.1.
-    openapi: { routes: DEMO_OPENAPI_ROUTES },
+    features,
   };
 }
 

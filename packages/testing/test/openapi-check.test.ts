@@ -8,8 +8,9 @@ import { DEMO_OPENAPI_ROUTES, demoKeywardConfig, openApiResponseCheck } from "..
 
 const keyward = createKeyward({
   store: memoryStore(),
-  ...demoKeywardConfig("openapi-check-secret-of-at-least-32-bytes"),
-  openapi: { routes: DEMO_OPENAPI_ROUTES },
+  ...demoKeywardConfig("openapi-check-secret-of-at-least-32-bytes", {
+    openapi: { routes: DEMO_OPENAPI_ROUTES },
+  }),
 });
 const check = openApiResponseCheck(keyward.openapi());
 
@@ -102,13 +103,10 @@ describe("openApiResponseCheck", () => {
 describe("a 429 for credits without a refill, against the document", () => {
   it("is described: it names the layer and carries no Retry-After, there being no time to promise", async () => {
     const store = memoryStore();
-    const config = demoKeywardConfig("openapi-check-secret-of-at-least-32-bytes");
-    const withCredits = createKeyward({
-      ...config,
-      store,
-      logger: false,
+    const config = demoKeywardConfig("openapi-check-secret-of-at-least-32-bytes", {
       openapi: { routes: DEMO_OPENAPI_ROUTES },
     });
+    const withCredits = createKeyward({ ...config, store, logger: false });
     const [route] = DEMO_OPENAPI_ROUTES;
     const tier = Object.keys(config.tiers)[0]!;
     const { id, key } = await withCredits.keys.create({

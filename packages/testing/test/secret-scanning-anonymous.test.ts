@@ -70,13 +70,14 @@ describe("secret scanning: anonymous work before the signature", () => {
   const instance = (maxConcurrentReports?: number) =>
     createKeyward({
       store: memoryStore(),
-      ...demoKeywardConfig(jwtSecret),
-      features: [
-        secretScanning({
-          keysUrl: keys.url,
-          ...(maxConcurrentReports === undefined ? {} : { maxConcurrentReports }),
-        }),
-      ],
+      ...demoKeywardConfig(jwtSecret, {
+        features: [
+          secretScanning({
+            keysUrl: keys.url,
+            ...(maxConcurrentReports === undefined ? {} : { maxConcurrentReports }),
+          }),
+        ],
+      }),
       logger: false,
     });
 

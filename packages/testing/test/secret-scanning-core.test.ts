@@ -19,8 +19,7 @@ describeSecretScanning("core handle, memory store", {
   serve: async (config) => {
     const keyward = createKeyward({
       store: memoryStore(),
-      ...demoKeywardConfig(jwtSecret),
-      features: [secretScanning(config)],
+      ...demoKeywardConfig(jwtSecret, { features: [secretScanning(config)] }),
     });
     return { fetch: (request) => keyward.handle(request), keyward, close: () => keyward.close() };
   },
@@ -43,11 +42,10 @@ describe("secret scanning beyond the suite", () => {
       }),
     );
   };
-  const keywardWith = (overrides: Partial<KeywardConfig>) =>
+  const keywardWith = (overrides: Omit<Partial<KeywardConfig>, "features">) =>
     createKeyward({
       store: memoryStore(),
-      ...demoKeywardConfig(jwtSecret),
-      features: [secretScanning({ keysUrl: keys.url })],
+      ...demoKeywardConfig(jwtSecret, { features: [secretScanning({ keysUrl: keys.url })] }),
       ...overrides,
     });
   const newKey = (keyward: ReturnType<typeof createKeyward>, ownerId: string) =>
@@ -61,8 +59,15 @@ describe("secret scanning beyond the suite", () => {
 
   it("without events still revokes, and tells the logger instead of the audit log", async () => {
     const warnings: string[] = [];
-    const keyward = keywardWith({
-      events: false,
+    const demo = demoKeywardConfig(jwtSecret);
+    const keyward = createKeyward({
+      store: memoryStore(),
+      ...demo,
+      // The demo's features but `events()`.
+      features: [
+        ...demo.features.filter((feature) => feature.name !== "events"),
+        secretScanning({ keysUrl: keys.url }),
+      ],
       logger: { error() {}, warn: (message) => warnings.push(message) },
     });
     const key = await newKey(keyward, "user_no_events");

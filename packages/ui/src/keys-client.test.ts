@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createKeyward, type Keyward, memoryStore } from "@keyward/core";
+import { lifecycle } from "@keyward/core/lifecycle";
 import { toFetchRequest } from "@keyward/core/node-http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The demo's token minting, as the browser test's page uses it.
@@ -34,7 +35,7 @@ describe("KeysClient against a real Keyward server", () => {
         pro: { rateLimit: { limit: 600, window: "1m" } },
       },
       jwt: { secret },
-      gracefulRotation: { maxGracePeriodSeconds: 86_400 },
+      features: [lifecycle({ gracefulRotation: { maxGracePeriodSeconds: 86_400 } })],
     });
     server = createServer(async (req, res) => {
       const response = await keyward.handle(

@@ -2,15 +2,15 @@
  * `@keyward/webhooks`: every stored event POSTed to your endpoints, signed per the Standard Webhooks
  * spec, at least once, with exponential backoff and dead letters, each attempt made by one instance
  * only. A feature module of its own package, so `standardwebhooks` reaches only the hosts that list
- * it. Needs `events` on the instance and a key store whose event log has an outbox. See
+ * it. Needs `events()` listed too and a key store whose event log has an outbox. See
  * docs/webhooks.md.
  *
  * @example
+ * import { events } from "@keyward/core/events";
  * import { webhooks } from "@keyward/webhooks";
  * const keyward = createKeyward({
  *   store, scopes, tiers, jwt,
- *   events: {},
- *   features: [webhooks({ endpoints: [{ id: "audit", url, secret: process.env.WEBHOOK_SECRET! }] })],
+ *   features: [events(), webhooks({ endpoints: [{ id: "audit", url, secret: process.env.WEBHOOK_SECRET! }] })],
  * });
  * const { data: dead } = await keyward.webhooks.deliveries({ status: "dead" });
  */
@@ -32,6 +32,7 @@ export function webhooks(config: WebhooksConfig): KeywardFeature<"webhooks", Web
   checkWebhooksConfig(config);
   return {
     name: "webhooks",
+    requiresFeatures: ["events"],
     requires: [
       {
         has: (store) => store.keys.events?.outbox !== undefined,
@@ -42,11 +43,8 @@ export function webhooks(config: WebhooksConfig): KeywardFeature<"webhooks", Web
     install({ context }) {
       const events = context.events;
       const outbox = context.keys.events?.outbox;
-      if (!events || !outbox) {
-        throw new TypeError(
-          "Keyward: the feature `webhooks` delivers events: configure `events` too (e.g. `events: {}`)",
-        );
-      }
+      // `requiresFeatures` and `requires` made sure both exist.
+      if (!events || !outbox) throw new Error("unreachable: webhooks without events");
       const deliverer = webhookDeliverer(config, outbox, {
         clock: context.clock,
         random: context.random,

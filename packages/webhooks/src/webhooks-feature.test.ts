@@ -1,4 +1,5 @@
-import { createKeyward, type Keyward, memoryStore } from "@keyward/core";
+import { createKeyward, memoryStore } from "@keyward/core";
+import { type EventsConfig, events } from "@keyward/core/events";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { webhooks } from "./index.js";
 
@@ -10,12 +11,15 @@ const base = {
   logger: false as const,
 };
 const endpoint = { id: "audit", url: "https://example.com/hooks", secret };
-const make = (config: unknown, events: unknown = { pruneIntervalMs: false }) =>
+/** An instance listing `webhooks(config)`, and `events(eventsConfig)` unless it is false. */
+const make = (config: unknown, eventsConfig: EventsConfig | false = { pruneIntervalMs: false }) =>
   createKeyward({
     ...base,
     store: memoryStore(),
-    events: events as never,
-    features: [webhooks(config as never)],
+    features: [
+      ...(eventsConfig === false ? [] : [events(eventsConfig)]),
+      webhooks(config as never),
+    ],
   });
 
 describe("webhooks(): the feature", () => {
@@ -55,7 +59,7 @@ describe("webhooks(): the feature", () => {
 
   it("needs events", () => {
     expect(() => make({ endpoints: [endpoint] }, false)).toThrow(
-      /the feature `webhooks` delivers events: configure `events` too/,
+      /the feature `webhooks` needs the feature `events` listed in `features` too/,
     );
   });
 
@@ -66,15 +70,14 @@ describe("webhooks(): the feature", () => {
       createKeyward({
         ...base,
         store: { ...store, keys: { ...store.keys, events: log } },
-        events: {},
-        features: [webhooks({ endpoints: [endpoint] })],
+        features: [events(), webhooks({ endpoints: [endpoint] })],
       }),
     ).toThrow(/the feature `webhooks` needs a key store whose event log has a webhook outbox/);
   });
 
   it("puts keyward.webhooks on the instance only when listed", async () => {
-    const plain = createKeyward({ ...base, store: memoryStore(), events: {} });
-    expectTypeOf(plain).toEqualTypeOf<Keyward>();
+    const plain = createKeyward({ ...base, store: memoryStore(), features: [events()] });
+    expectTypeOf(plain).not.toHaveProperty("webhooks");
     expect("webhooks" in plain).toBe(false);
     const listed = make({ endpoints: [endpoint], pollIntervalMs: false });
     expectTypeOf(listed.webhooks.deliverNow).returns.resolves.toHaveProperty("delivered");

@@ -153,27 +153,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/api-keys/openapi.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** This document */
-        get: operations["getOpenApiDocument"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        /**
-         * CORS preflight
-         * @description Answered before authentication: `Allow: GET, OPTIONS`. CORS headers are the host's to add.
-         */
-        options: operations["getOpenApiDocumentPreflight"];
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/api-keys/secret-scanning": {
         parameters: {
             query?: never;
@@ -194,6 +173,27 @@ export interface paths {
          * @description Answered before authentication: `Allow: POST, OPTIONS`. CORS headers are the host's to add.
          */
         options: operations["reportLeakedTokensPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * CORS preflight
+         * @description Answered before authentication: `Allow: GET, OPTIONS`. CORS headers are the host's to add.
+         */
+        options: operations["getOpenApiDocumentPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -2055,46 +2055,6 @@ export interface operations {
             };
         };
     };
-    getOpenApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The OpenAPI 3.1 document of these endpoints, as configured */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-        };
-    };
-    getOpenApiDocumentPreflight: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The methods this path takes */
-            204: {
-                headers: {
-                    /** @description The methods this path takes */
-                    Allow: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     reportLeakedTokens: {
         parameters: {
             query?: never;
@@ -2171,6 +2131,46 @@ export interface operations {
         };
     };
     reportLeakedTokensPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods this path takes */
+            204: {
+                headers: {
+                    /** @description The methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.1 document of these endpoints, as configured */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    getOpenApiDocumentPreflight: {
         parameters: {
             query?: never;
             header?: never;

@@ -1,20 +1,27 @@
 import type { KeywardEvent } from "@keyward/core";
 import type { CommandContext } from "../command.js";
 import { ownerOf, printJson } from "../command.js";
+import { badInput } from "../exit-codes.js";
 import { formatTable } from "../output/table.js";
 
 /**
  * `keyward events <id> [--limit n] [--after cursor]`: the key's audit log, newest first: every
  * change, who made it (`operator` for this CLI and the host's code, `user:<id>` through the HTTP
- * API) and what it set. Needs `events` in the application's configuration.
+ * API) and what it set. Needs the events() feature in the application's `features`.
  */
 export async function events(
   context: CommandContext,
   id: string,
   page: { limit: number; after: string | undefined },
 ): Promise<void> {
+  const log = context.keyward.events;
+  if (!log) {
+    throw badInput(
+      "the application keeps no audit log: list events() from @keyward/core/events in its createKeyward `features`",
+    );
+  }
   const owner = await ownerOf(context, id);
-  const listed = await context.keyward.events.list({
+  const listed = await log.list({
     owner,
     keyId: id,
     limit: page.limit,

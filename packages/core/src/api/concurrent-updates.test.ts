@@ -8,7 +8,9 @@ import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
 import { KeywardError } from "../errors/keyward-error.js";
+import { events } from "../events/index.js";
 import { createKeyward } from "../keyward/create-keyward.js";
+import { lifecycle } from "../lifecycle/index.js";
 import { memoryStore } from "../memory/memory-store.js";
 import type { KeyStore, KeyUpdate } from "../storage/key-store.js";
 
@@ -46,8 +48,7 @@ function setup(competing: KeyUpdate[]) {
     tiers,
     clock: manualClock(start),
     jwt: { secret },
-    keyUpdates: true,
-    events: { pruneIntervalMs: false },
+    features: [lifecycle(), events({ pruneIntervalMs: false })],
   });
   const create = (keyScopes: string[]) =>
     keyward.keys.create({
@@ -58,7 +59,7 @@ function setup(competing: KeyUpdate[]) {
       tier: "free",
     });
   /** The key's events after its creation (all at one time on this clock, so in no set order). */
-  const events = async (keyId: string) =>
+  const eventsOf = async (keyId: string) =>
     (await keyward.events.list({ owner: "alice", keyId })).data
       .filter((event) => event.type !== "key.created")
       .map((event) => [event.type, event.data]);
@@ -86,7 +87,7 @@ function setup(competing: KeyUpdate[]) {
       body: await response.json(),
     };
   };
-  return { keyward, store: raced.store, calls: raced.calls, create, events, patch };
+  return { keyward, store: raced.store, calls: raced.calls, create, events: eventsOf, patch };
 }
 
 const record = async (keyward: ReturnType<typeof setup>["keyward"], id: string) =>

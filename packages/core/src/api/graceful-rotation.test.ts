@@ -7,8 +7,9 @@ import { cachedKeyStore } from "../cache/cached-key-store.js";
 import { memoryInvalidationChannel } from "../cache/invalidation-channel.js";
 import { manualClock } from "../clock.js";
 import { KeywardError } from "../errors/keyward-error.js";
-import type { KeywardConfig } from "../keyward/config.js";
 import { createKeyward } from "../keyward/create-keyward.js";
+import { lifecycle } from "../lifecycle/index.js";
+import type { LifecycleConfig } from "../lifecycle/lifecycle-config.js";
 import { memoryKeyStore } from "../memory/memory-key-store.js";
 import { memoryStore } from "../memory/memory-store.js";
 import { combineStores } from "../storage/combine-stores.js";
@@ -16,7 +17,7 @@ import { combineStores } from "../storage/combine-stores.js";
 const start = Date.parse("2026-05-01T00:00:00.000Z");
 const jwtSecret = "graceful-rotation-test-secret-of-32-bytes!";
 
-function setUp(overrides: Partial<KeywardConfig> = {}) {
+function setUp(gracefulRotation: LifecycleConfig["gracefulRotation"] = true) {
   const clock = manualClock(start);
   const store = memoryStore();
   const keyward = createKeyward({
@@ -26,8 +27,7 @@ function setUp(overrides: Partial<KeywardConfig> = {}) {
     jwt: { secret: jwtSecret },
     clock,
     logger: false,
-    gracefulRotation: true,
-    ...overrides,
+    features: [lifecycle({ gracefulRotation })],
   });
   const create = () =>
     keyward.keys.create({
@@ -90,9 +90,7 @@ describe("graceful rotation on a fake clock", () => {
   });
 
   it("refuses a grace over the maximum, a fraction, or a negative one (422, nothing rotated)", async () => {
-    const { keyward, create, status } = setUp({
-      gracefulRotation: { maxGracePeriodSeconds: 3600 },
-    });
+    const { keyward, create, status } = setUp({ maxGracePeriodSeconds: 3600 });
     const key = await create();
     for (const gracePeriodSeconds of [3601, 1.5, -1, Number.NaN]) {
       const error = await keyward.keys.rotate("alice", key.id, { gracePeriodSeconds }).then(
@@ -115,10 +113,10 @@ describe("graceful rotation on a fake clock", () => {
   });
 
   it("is off by default: keys.rotate refuses a grace, and the HTTP body is ignored as in v0.1", async () => {
-    const { keyward, create, status } = setUp({ gracefulRotation: undefined });
+    const { keyward, create, status } = setUp(false);
     const key = await create();
     await expect(keyward.keys.rotate("alice", key.id, { gracePeriodSeconds: 60 })).rejects.toThrow(
-      /needs `gracefulRotation`/,
+      /needs lifecycle\(\{ gracefulRotation \}\)/,
     );
     // 0 asks for nothing a v0.1 configuration lacks.
     const plain = await keyward.keys.rotate("alice", key.id, { gracePeriodSeconds: 0 });
@@ -150,9 +148,7 @@ describe("graceful rotation on a fake clock", () => {
       "7d",
       null,
     ]) {
-      expect(() => setUp({ gracefulRotation: gracefulRotation as never })).toThrow(
-        /`gracefulRotation` must be/,
-      );
+      expect(() => setUp(gracefulRotation as never)).toThrow(/`gracefulRotation` must be/);
     }
   });
 
@@ -169,7 +165,7 @@ describe("graceful rotation on a fake clock", () => {
         jwt: { secret: jwtSecret },
         clock,
         logger: false,
-        gracefulRotation: true,
+        features: [lifecycle({ gracefulRotation: true })],
       });
     };
     const [a, b] = [instance(), instance()];

@@ -1,4 +1,4 @@
-import type { Owner } from "../organizations/owner.js";
+import type { Owner } from "../keys/owner.js";
 import type { KeyMetadata, StoredKey } from "../storage/key-store.js";
 
 export type KeyStatus = "active" | "disabled" | "expired" | "revoked";

@@ -3,6 +3,7 @@ import { manualClock } from "../clock.js";
 import { KeywardError } from "../errors/keyward-error.js";
 import { createSecretHasher } from "../keys/hash.js";
 import { createKeyward, type Keyward } from "../keyward/create-keyward.js";
+import { lifecycle } from "../lifecycle/index.js";
 import { memoryStore } from "../memory/memory-store.js";
 import type { KeywardStore } from "../storage/index.js";
 
@@ -63,7 +64,7 @@ describe("maxKeysPerOwner", () => {
         scopes,
         tiers,
         clock,
-        maxKeysPerOwner: 3,
+        features: [lifecycle({ maxKeysPerOwner: 3 })],
         logger: false,
       });
       const make = (expiresAt?: string) =>
@@ -498,7 +499,7 @@ describe("createKeyward", () => {
     expect(() =>
       createKeyward({ store, scopes, tiers: { free: { rateLimit: { limit: 0, window: "1m" } } } }),
     ).toThrow(/free/);
-    expect(() => createKeyward({ store, scopes, tiers, keyPrefix: "Bad Prefix" })).toThrow(
+    expect(() => createKeyward({ store, scopes, tiers, keys: { prefix: "Bad Prefix" } })).toThrow(
       /prefix/,
     );
     expect(() => createKeyward({ store: {} as KeywardStore, scopes, tiers })).toThrow(/store/);
@@ -509,8 +510,7 @@ describe("createKeyward", () => {
       store,
       scopes,
       tiers,
-      keyPrefix: "sk_test_",
-      pepper: "p".repeat(32),
+      keys: { prefix: "sk_test_", pepper: "p".repeat(32) },
     });
     const created = await peppered.keys.create({
       ownerId: "alice",

@@ -1,32 +1,39 @@
-import type { Principal } from "../auth/principal.js";
-import { internalError, KeywardError } from "../errors/keyward-error.js";
-import type { ValidationIssue } from "../errors/validation-issue.js";
-import { type EventActor, operatorActor, userActor } from "../events/event-actor.js";
-import { generateKeyId, isKeyId } from "../keys/key-id.js";
+import { operatorActor, userActor } from "../event-model/event-actor.js";
+import { type Owner, ownerOfKey, toOwner, userOwner } from "../keys/owner.js";
 import type { KeywardContext } from "../keyward/context.js";
-import { applyOverrides } from "../limits/check-limits.js";
-import { hasLimits, limitsAfter, limitsNotAllowed, takeLimits } from "../limits/limits-change.js";
 import type { KeyLimitOverrides, KeyLimits } from "../limits/types.js";
-import { type UsageLimits, usageLimits } from "../limits/usage-limits.js";
-import type { OrganizationAction } from "../organizations/membership.js";
-import { isOwnedBy, type Owner, ownerOfKey, toOwner, userOwner } from "../organizations/owner.js";
-import type { KeyMetadata, KeyUpdate, StoredKey } from "../storage/key-store.js";
-import type { KeyUsage } from "../storage/usage-store.js";
-import { validateCreateKeyBody } from "../validation/create-key-body.js";
-import { ownerIdProblem } from "../validation/owner-id.js";
-import { validateRotateKeyBody } from "../validation/rotate-key-body.js";
-import { type UpdateKeyBody, validateUpdateKeyBody } from "../validation/update-key-body.js";
-import {
-  isoTime,
-  type KeyRecord,
-  type KeyWithSecret,
-  keyStatus,
-  toKeyRecord,
-} from "./key-record.js";
-import { decodeListCursor, encodeListCursor, parsePageSize } from "./list-cursor.js";
+import type { KeyMetadata, StoredKey } from "../storage/key-store.js";
+import type {
+  Caller,
+  KeyPage,
+  ListPageOptions,
+  RevokedKey,
+  UsageReport,
+  Versioned,
+  VersionPrecondition,
+} from "./key-api-types.js";
+import type { KeyRecord, KeyWithSecret } from "./key-record.js";
+import { createKeyOperation } from "./keys/create-key.js";
+import { MisuseError } from "./keys/key-errors.js";
+import { keyOperations } from "./keys/key-operations.js";
+import { keyUsageOperation } from "./keys/key-usage.js";
+import { listKeysOperation } from "./keys/list-keys.js";
+import { checkedOwner, type OwnerInput, requireOwner, requireOwnerId } from "./keys/owner-input.js";
+import { revokeKeyOperation } from "./keys/revoke-key.js";
+import { rotateKeyOperation } from "./keys/rotate-key.js";
+import { setLimitsOperation } from "./keys/set-limits.js";
+import { updateKeyOperation } from "./keys/update-key.js";
 
-/** Who a key is for: a user's id (a JWT's `sub`), or an owner, which may be an organization. */
-export type OwnerInput = string | Owner;
+export type {
+  Caller,
+  KeyPage,
+  ListPageOptions,
+  RevokedKey,
+  UsageReport,
+  Versioned,
+  VersionPrecondition,
+} from "./key-api-types.js";
+export type { OwnerInput } from "./keys/owner-input.js";
 
 /**
  * What `keys.create` takes: the owner as `ownerId` (a user) or as `owner` (a user or an
@@ -75,30 +82,6 @@ export interface KeyChanges {
    */
   limits?: KeyLimitOverrides | null;
 }
-
-/** One page of an owner's keys, and where the next one starts (null after the last). */
-export interface KeyPage {
-  data: KeyRecord[];
-  nextCursor: string | null;
-}
-
-export interface ListPageOptions {
-  /** Keys per page, 1 to 1,000. */
-  limit: number;
-  /** `nextCursor` of the previous page; omitted for the first. */
-  cursor?: string | null;
-}
-
-export interface RevokedKey {
-  id: string;
-  status: "revoked";
-  revokedAt: string;
-}
-
-/** A key's usage as the API shows it: `KeyUsage` with `lastUsedAt` as an ISO 8601 string. */
-export type UsageReport = Omit<KeyUsage, "lastUsedAt"> & {
-  lastUsedAt: string | null;
-} & UsageLimits;
 
 export interface RotateKeyOptions {
   /**
@@ -183,28 +166,6 @@ export interface KeysApi {
 }
 
 /**
- * A record as a key-management endpoint answers it, with the `version` of the stored record it
- * shows: what the HTTP layer's `ETag` names and `If-Match` is compared with.
- */
-export interface Versioned<T> {
-  record: T;
-  version: number;
-}
-
-/**
- * What a change requires of the record before it applies (HTTP `If-Match`): that its version is one
- * of these. The change is then a single compare-and-set against that version, never retried: a
- * concurrent change is the caller's to look at (412). Omitted: any version, and a change that lost
- * a race is re-checked against the new record and tried again.
- */
-export interface VersionPrecondition {
-  versions: readonly number[];
-}
-
-/** The signed-in user behind a key-management request. */
-export type Caller = Extract<Principal, { kind: "user" }>;
-
-/**
  * The endpoints' steps: the same as `KeysApi`, for a signed-in caller, who may act on their own
  * keys and, with `organizations` configured, on their organizations' keys as their role permits.
  */
@@ -257,441 +218,25 @@ export interface KeyAccess {
   readable(caller: Caller, keyId: string): Promise<StoredKey>;
 }
 
+/**
+ * Key management, assembled from one file per operation (`keys/`) over shared access checks and
+ * one `commit`: the host's API (`keys.*`, the operator) and the endpoints' (`forCaller`, a
+ * signed-in user), which differ only in who is checked and who the events name.
+ */
 export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
-  /** Storage failures become a 500 whose detail reveals nothing; the cause stays on the error. */
-  const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof MisuseError) throw error;
-      throw internalError(error);
-    }
-  };
-
-  const findKey = async (keyId: string): Promise<StoredKey> => {
-    // An id of a shape never issued cannot exist: no store is asked (a NUL byte or a megabyte of
-    // path would otherwise reach it, and PostgreSQL answers a NUL with an error, not "no row").
-    const key = isKeyId(keyId) ? await ctx.keys.findById(keyId) : null;
-    if (!key) throw new KeywardError("key_not_found", "API key not found");
-    return key;
-  };
-
-  /** The host's own code names the owner: the key must be that owner's. */
-  const ownedKey = async (owner: Owner, keyId: string): Promise<StoredKey> => {
-    requireOwner(owner);
-    const key = await findKey(keyId);
-    if (!isOwnedBy(key, owner)) throw notOwnerError();
-    return key;
-  };
-
-  /**
-   * A signed-in caller names a key: theirs, or an organization's they may act on. Returns the key
-   * and the account tier that caps it (the caller's, or the organization's).
-   */
-  const callersKey = async (caller: Caller, keyId: string, action: OrganizationAction) => {
-    const key = await findKey(keyId);
-    if (key.ownerType === "user") {
-      if (key.ownerId !== caller.userId) throw notOwnerError();
-      return { key, accountTier: caller.tier };
-    }
-    // An organization's key where organizations are not configured: nobody may act on it here.
-    if (!ctx.organizations) throw notOwnerError();
-    const membership = await ctx.organizations.require(
-      caller.claims,
-      key.ownerId,
-      action,
-      "not_owner",
-    );
-    // A membership that states no tier leaves the organization's recorded one in charge.
-    return { key, accountTier: membership.tier ?? recordedTier(key) };
-  };
-
-  /** The account tier recorded on a key (its owner's), or the lowest when none ever was. */
-  const recordedTier = (key: StoredKey | undefined): string =>
-    ctx.tiers.resolveAccountTier(key?.ownerTier ?? undefined);
-
-  /**
-   * The tier an organization runs at when its member's membership does not say: the one recorded
-   * with its keys (they all carry the same), or the lowest before its first key.
-   */
-  const organizationTier = async (owner: Owner): Promise<string> =>
-    recordedTier((await ctx.keys.listByOwner(owner, { limit: 1 }))[0]);
-
-  /** A secret with `prefix`: the key's environment's. */
-  const newSecret = (prefix: string) => {
-    const secret = ctx.format.generate(prefix);
-    return { secret, secretHash: ctx.hasher.hash(secret), hint: ctx.format.hint(secret) };
-  };
-
-  /**
-   * The environment a record shows: only a key outside the default environment has one, as only
-   * an organization's key has an `owner`, so records stay the contract's until a key is made
-   * elsewhere (and a v0.1 configuration's always do).
-   */
-  const environmentOf = (key: StoredKey) => {
-    if (!ctx.environments.configured) return undefined;
-    const environment = ctx.environments.ofKey(key);
-    return environment === ctx.environments.defaultName ? undefined : environment;
-  };
-
-  const requireTierAllowed = (keyTier: string, accountTier: string) => {
-    // A key on a tier no longer configured ranks lowest (it runs at the lowest tier).
-    if (ctx.tiers.rank(keyTier) > ctx.tiers.rank(accountTier)) {
-      throw new KeywardError(
-        "tier_not_allowed",
-        `Tier '${keyTier}' is above the account's tier '${accountTier}'`,
-      );
-    }
-  };
-
-  /**
-   * Creation from an unvalidated body: the one place the create body is validated. `decideOwner`
-   * runs after validation (a 422 comes before a 403, as on every endpoint), and says whose key it
-   * is, the account tier that caps it, and who is acting (for the event).
-   */
-  const createValidated = async (
-    body: unknown,
-    decideOwner: (organizationId: string | undefined) => Promise<{
-      owner: Owner;
-      createdBy: string;
-      accountTier: string;
-      actor: EventActor;
-    }>,
-  ) => {
-    const checked = validateCreateKeyBody(ctx.createKeyBody, body);
-    if (!checked.ok) throw new KeywardError("validation_failed", checked.issues);
-    const { owner, createdBy, accountTier, actor } = await decideOwner(
-      checked.value.organizationId,
-    );
-    await refuseOverKeyLimit(owner);
-    const resolvedTier = ctx.tiers.resolveAccountTier(accountTier);
-    if (!ctx.tiers.allows(resolvedTier, checked.value.tier)) {
-      throw new KeywardError(
-        "tier_not_allowed",
-        `Tier '${checked.value.tier}' is above the account's tier '${resolvedTier}'`,
-      );
-    }
-    const environment = checked.value.environment ?? ctx.environments.defaultName;
-    const { secret, secretHash, hint } = newSecret(ctx.environments.prefixOf(environment)!);
-    const key: StoredKey = {
-      id: generateKeyId(ctx.random),
-      version: 1,
-      ownerType: owner.type,
-      ownerId: owner.id,
-      createdBy,
-      name: checked.value.name,
-      scopes: checked.value.scopes,
-      tier: checked.value.tier,
-      secretHash,
-      hint,
-      createdAt: ctx.clock.now(),
-      expiresAt: checked.expiresAt,
-      revokedAt: null,
-      rotatedAt: null,
-      previousSecretHash: null,
-      previousSecretExpiresAt: null,
-      ownerTier: resolvedTier,
-      disabledAt: null,
-      metadata: checked.value.metadata ?? null,
-      // Only when used: a v0.1 configuration stores exactly the record it always has.
-      ...(ctx.environments.configured ? { environment } : {}),
-      ...(checked.value.allowedIps ? { allowedIps: checked.value.allowedIps } : {}),
-    };
-    const events = ctx.events?.build.created(key, actor);
-    await ctx.keys.create(key, events);
-    if (events) ctx.events?.committed(events);
-    return {
-      record: { ...toKeyRecord(key, key.createdAt, null, environmentOf(key)), key: secret },
-      version: key.version,
-    };
-  };
-
-  /**
-   * The count is read, then the key written: two creates racing for the last place can both pass.
-   * The bound is a quota against runaway scripts, not a security boundary, so this is documented
-   * rather than paid for with a lock on every create.
-   */
-  const refuseOverKeyLimit = async (owner: Owner) => {
-    const max = ctx.maxKeysPerOwner;
-    if (max === undefined) return;
-    const now = ctx.clock.now();
-    const live = ctx.keys.countLiveByOwner
-      ? await ctx.keys.countLiveByOwner(owner, now)
-      : countLive(await ctx.keys.listByOwner(owner), now);
-    if (live >= max) {
-      throw new KeywardError(
-        "too_many_keys",
-        `The owner already has ${max} keys, the most allowed; revoke one before creating another`,
-      );
-    }
-  };
-
-  const records = async (keys: StoredKey[]) => {
-    const lastUsed = keys.length ? await ctx.usage.lastUsed(keys.map((key) => key.id)) : new Map();
-    const now = ctx.clock.now();
-    return keys.map((key) =>
-      toKeyRecord(key, now, lastUsed.get(key.id) ?? null, environmentOf(key)),
-    );
-  };
-
-  const list = async (owner: Owner) => records(await ctx.keys.listByOwner(owner));
-
-  const listPage = async (owner: Owner, options: ListPageOptions): Promise<KeyPage> => {
-    const limit = parsePageSize(options.limit);
-    const after =
-      options.cursor === undefined || options.cursor === null
-        ? undefined
-        : decodeListCursor(options.cursor, isKeyId);
-    // One more than the page: whether it exists says if there is a next page, without a count.
-    const keys = await ctx.keys.listByOwner(owner, {
-      limit: limit + 1,
-      ...(after ? { after } : {}),
-    });
-    const page = keys.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      data: await records(page),
-      nextCursor: keys.length > limit && last ? encodeListCursor(last) : null,
-    };
-  };
-
-  /**
-   * A change to a key, as one compare-and-set on the version of the record it was computed from:
-   * the record written is that one with the change, and the events say exactly what changed. When
-   * a concurrent change wins, the change is checked again against the record it left (a narrowing
-   * of scopes that record no longer has is a 422, never a widening) and tried again, a few times;
-   * with a `precondition` (HTTP `If-Match`) it is not: 412.
-   *
-   * @param actor who asks: the operator (`keys.update`, the host's own code) may also change
-   *   `limits`; a user through the PATCH endpoint may not (the body is the key owner's).
-   */
-  const update = async (
-    key: StoredKey,
-    body: unknown,
-    actor: EventActor,
-    precondition?: VersionPrecondition,
-  ): Promise<Versioned<KeyRecord>> => {
-    const operator = actor.type === "operator";
-    // `limits` is taken out on both paths: the operator's is applied below; a user's is refused
-    // with an issue of its own (never applied).
-    const taken = takeLimits(body);
-    const { rest } = taken;
-    const overrides = operator ? taken.limits : undefined;
-    const checked = validateUpdateKeyBody(ctx.updateKeyBody, rest);
-    let current = key;
-    for (let attempt = 1; ; attempt++) {
-      const now = ctx.clock.now();
-      const issues = checked.ok ? [] : [...checked.issues];
-      issues.push(...widenedScopeIssues(current, rest));
-      if (!operator && hasLimits(body)) issues.push(limitsNotAllowed);
-      const next =
-        overrides === undefined ? undefined : limitsAfter(current.limits, overrides, now);
-      if (next && "issue" in next) issues.push(next.issue);
-      if (issues.length > 0 || !checked.ok) throw new KeywardError("validation_failed", issues);
-      if (current.revokedAt !== null) throw revokedError();
-      if (precondition && !precondition.versions.includes(current.version)) {
-        throw preconditionFailedError();
-      }
-      const limits = next && "limits" in next ? next.limits : undefined;
-      if (limits !== undefined) requireLimitsSupport(limits);
-      const changes = changesOf(current, checked.value, limits, now);
-      const events = ctx.events?.build.updated(current, changes, now, actor);
-      const updated = await ctx.keys.update(current.id, changes, events, current.version);
-      if (updated) {
-        if (events) ctx.events?.committed(events);
-        const lastUsed = await ctx.usage.lastUsed([key.id]);
-        return {
-          record: toKeyRecord(updated, now, lastUsed.get(key.id) ?? null, environmentOf(updated)),
-          version: updated.version,
-        };
-      }
-      // Revoked, changed by someone else, or deleted by hand between the read and the write.
-      const fresh = await ctx.keys.findById(key.id);
-      if (!fresh) throw new KeywardError("key_not_found", "API key not found");
-      if (fresh.revokedAt !== null) throw revokedError();
-      if (precondition) throw preconditionFailedError();
-      if (attempt === updateAttempts) {
-        throw new KeywardError(
-          "update_conflict",
-          "The API key was changed by concurrent requests; nothing was changed, try again",
-        );
-      }
-      current = fresh;
-    }
-  };
-
-  /** What an update writes to `key`: the body's fields, each only when given. */
-  const changesOf = (
-    key: StoredKey,
-    value: UpdateKeyBody,
-    limits: KeyLimits | null | undefined,
-    now: number,
-  ): KeyUpdate => {
-    const { name, scopes, metadata, enabled, allowedIps } = value;
-    return {
-      ...(name === undefined ? {} : { name }),
-      ...(scopes === undefined ? {} : { scopes }),
-      ...(metadata === undefined ? {} : { metadata }),
-      ...(allowedIps === undefined ? {} : { allowedIps }),
-      // Disabling a disabled key keeps the time it was first disabled.
-      ...(enabled === undefined ? {} : { disabledAt: enabled ? null : (key.disabledAt ?? now) }),
-      ...(limits === undefined ? {} : { limits }),
-    };
-  };
-
-  /**
-   * Scopes the update would add: a key's scopes can only be narrowed. Checked on the raw body, so
-   * these issues join the schema's in one 422; scopes that are not configured at all are the
-   * schema's to report.
-   */
-  const widenedScopeIssues = (key: StoredKey, body: unknown): ValidationIssue[] => {
-    const requested = (body as { scopes?: unknown } | null)?.scopes;
-    if (!Array.isArray(requested)) return [];
-    const issues: ValidationIssue[] = [];
-    requested.forEach((scope, index) => {
-      if (typeof scope === "string" && ctx.scopes.has(scope) && !key.scopes.includes(scope)) {
-        issues.push({
-          loc: ["body", "scopes", index],
-          msg: `Value error, scope '${scope}' is not granted to this key; scopes can only be narrowed`,
-          type: "value_error",
-        });
-      }
-    });
-    return issues;
-  };
-
-  /** Limits can be stored and applied here: else a host's misconfiguration, thrown as a `TypeError`. */
-  const requireLimitsSupport = (limits: KeyLimits | null) => {
-    if (!ctx.keys.setLimits) {
-      throw new MisuseError("Keyward: this key store cannot store per-key limits (`setLimits`)");
-    }
-    if (limits !== null && !ctx.layeredLimits) {
-      throw new MisuseError(
-        "Keyward: the store's rate limits cannot apply layered limits (`consumeLayers`)",
-      );
-    }
-  };
-
-  const revokeAll = async (owner: Owner, actor: EventActor) => {
-    let revoked = 0;
-    for (const key of await ctx.keys.listByOwner(owner)) {
-      if (key.revokedAt !== null) continue;
-      const now = ctx.clock.now();
-      const events = ctx.events?.build.revoked(key, now, actor);
-      // null: revoked concurrently by someone else; it counts for them (and so does the event).
-      if (await ctx.keys.revoke(key.id, now, events)) {
-        revoked++;
-        if (events) ctx.events?.committed(events);
-      }
-    }
-    return { revoked };
-  };
-
-  /** The grace a rotate body asks for, in seconds: 422 with every problem for a bad one. */
-  const gracePeriodOf = (body: unknown): number => {
-    if (!ctx.gracefulRotation) return 0;
-    const checked = validateRotateKeyBody(ctx.gracefulRotation.body, body);
-    if (!checked.ok) throw new KeywardError("validation_failed", checked.issues);
-    return checked.value.gracePeriodSeconds ?? 0;
-  };
-
-  const rotate = async (
-    key: StoredKey,
-    accountTier: string | undefined,
-    graceSeconds: number,
-    actor: EventActor,
-    precondition?: VersionPrecondition,
-  ) => {
-    const now = ctx.clock.now();
-    refuseIfGone(key, now);
-    if (accountTier !== undefined) {
-      requireTierAllowed(key.tier, ctx.tiers.resolveAccountTier(accountTier));
-    }
-    if (precondition && !precondition.versions.includes(key.version)) {
-      throw preconditionFailedError();
-    }
-    // The new secret stays in the key's environment.
-    const { secret, secretHash, hint } = newSecret(ctx.environments.prefixForKey(key));
-    // No grace drops any earlier one too: the contract's immediate cut-off, for both secrets.
-    const previousSecretExpiresAt = graceSeconds > 0 ? now + graceSeconds * 1000 : null;
-    const events = ctx.events?.build.rotated(key, hint, now, actor, previousSecretExpiresAt);
-    const rotated = await ctx.keys.rotate(
-      {
-        id: key.id,
-        expectedHash: key.secretHash,
-        secretHash,
-        hint,
-        rotatedAt: now,
-        previousSecretExpiresAt,
-        // With a precondition, any change since the read (not only another rotation) stops it.
-        ...(precondition ? { expectedVersion: key.version } : {}),
-      },
-      events,
-    );
-    if (!rotated) {
-      // The compare-and-set lost: the key was revoked, or another rotation replaced the
-      // secret first. Handing out this secret would give the caller a key that never works.
-      const current = await ctx.keys.findById(key.id);
-      if (current) refuseIfGone(current, now);
-      if (precondition) throw preconditionFailedError();
-      throw new KeywardError(
-        "rotation_conflict",
-        "The API key was rotated by a concurrent request; no new secret was issued",
-      );
-    }
-    if (events) ctx.events?.committed(events);
-    const lastUsed = await ctx.usage.lastUsed([key.id]);
-    return {
-      record: {
-        ...toKeyRecord(rotated, now, lastUsed.get(key.id) ?? null, environmentOf(rotated)),
-        key: secret,
-      },
-      version: rotated.version,
-    };
-  };
-
-  const revoke = async (key: StoredKey, actor: EventActor): Promise<RevokedKey> => {
-    if (key.revokedAt !== null) throw revokedError();
-    const now = ctx.clock.now();
-    const events = ctx.events?.build.revoked(key, now, actor);
-    const revoked = await ctx.keys.revoke(key.id, now, events);
-    // null: a concurrent revoke won; the outcome the caller asked for holds, but not by this call.
-    if (!revoked || revoked.revokedAt === null) throw revokedError();
-    if (events) ctx.events?.committed(events);
-    return { id: revoked.id, status: "revoked", revokedAt: isoTime(revoked.revokedAt) };
-  };
-
-  const usage = async (key: StoredKey): Promise<UsageReport> => {
-    ctx.usageRetention?.start();
-    // Buffered usage becomes visible to the read below.
-    await ctx.usageRecorder.flush();
-    const usage = await ctx.usage.read(key.id);
-    // Field by field, not a spread: a store's extra fields must never reach a response.
-    return {
-      keyId: key.id,
-      totalRequests: usage.totalRequests,
-      lastUsedAt: usage.lastUsedAt === null ? null : isoTime(usage.lastUsedAt),
-      endpoints: usage.endpoints,
-      daily: usage.daily,
-      // Only when the key has a quota or credits: a v0.1 body is unchanged.
-      ...(await usageLimits(ctx, key, ctx.clock.now())),
-    };
-  };
-
-  /**
-   * Whose keys a listing shows: the caller's own, or (with `organizations`) the named
-   * organization's, once the caller's role there may read them.
-   */
-  const readableOwner = async (caller: Caller, organizationId: string | undefined) => {
-    if (organizationId === undefined || !ctx.organizations) return userOwner(caller.userId);
-    await ctx.organizations.require(caller.claims, organizationId, "read", "not_member");
-    return { type: "organization", id: organizationId } satisfies Owner;
-  };
+  const ops = keyOperations(ctx);
+  const { access, guarded } = ops;
+  const create = createKeyOperation(ops);
+  const list = listKeysOperation(ops);
+  const update = updateKeyOperation(ops);
+  const rotate = rotateKeyOperation(ops);
+  const revoke = revokeKeyOperation(ops);
+  const usage = keyUsageOperation(ops);
 
   const forCaller: KeysApiForCaller = {
     create: (caller, body) =>
       guarded(() =>
-        createValidated(body, async (organizationId) => {
+        create(body, async (organizationId) => {
           const actor = userActor(caller);
           if (organizationId === undefined || !ctx.organizations) {
             const owner = userOwner(caller.userId);
@@ -707,7 +252,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
           // The organization's tier as its member's session reports it caps all its keys; only a
           // membership that states a tier records one (a claim without it downgrades nothing).
           if (membership.tier === undefined) {
-            const accountTier = await organizationTier(owner);
+            const accountTier = await access.organizationTier(owner);
             return { owner, createdBy: caller.userId, accountTier, actor };
           }
           await ctx.accountTiers.record(owner, membership.tier);
@@ -716,15 +261,15 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       ),
 
     list: (caller, organizationId) =>
-      guarded(async () => list(await readableOwner(caller, organizationId))),
+      guarded(async () => list(await access.readableOwner(caller, organizationId))),
 
     listPage: (caller, organizationId, options) =>
-      guarded(async () => listPage(await readableOwner(caller, organizationId), options)),
+      guarded(async () => list.page(await access.readableOwner(caller, organizationId), options)),
 
     update: (caller, keyId, body, precondition) =>
       guarded(async () =>
         update(
-          (await callersKey(caller, keyId, "manage")).key,
+          (await access.callers(caller, keyId, "manage")).key,
           body,
           userActor(caller),
           precondition,
@@ -734,18 +279,18 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     rotate: (caller, keyId, body, precondition) =>
       guarded(async () => {
         // The body first: a bad one changes nothing, and costs no lookup.
-        const graceSeconds = gracePeriodOf(body);
-        const { key, accountTier } = await callersKey(caller, keyId, "manage");
+        const graceSeconds = rotate.gracePeriodOf(body);
+        const { key, accountTier } = await access.callers(caller, keyId, "manage");
         return rotate(key, accountTier, graceSeconds, userActor(caller), precondition);
       }),
 
     revoke: (caller, keyId) =>
       guarded(async () =>
-        revoke((await callersKey(caller, keyId, "manage")).key, userActor(caller)),
+        revoke((await access.callers(caller, keyId, "manage")).key, userActor(caller)),
       ),
 
     usage: (caller, keyId) =>
-      guarded(async () => usage((await callersKey(caller, keyId, "read")).key)),
+      guarded(async () => usage((await access.callers(caller, keyId, "read")).key)),
   };
 
   return {
@@ -780,82 +325,57 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       };
       const actor = operatorActor;
       const created = await guarded(() =>
-        createValidated(body, async () => ({ owner, createdBy, accountTier, actor })),
+        create(body, async () => ({ owner, createdBy, accountTier, actor })),
       );
       return created.record;
     },
 
-    list: (owner) =>
-      guarded(async () => {
-        const resolved = toOwner(owner);
-        requireOwner(resolved);
-        return list(resolved);
-      }),
+    list: (owner) => guarded(async () => list(checkedOwner(owner))),
 
     rotate: (owner, keyId, options = {}) =>
       guarded(async () => {
         const { gracePeriodSeconds } = options;
         if (gracePeriodSeconds !== undefined && gracePeriodSeconds !== 0 && !ctx.gracefulRotation) {
           throw new MisuseError(
-            "Keyward: keys.rotate with `gracePeriodSeconds` needs `gracefulRotation` in the configuration",
+            "Keyward: keys.rotate with `gracePeriodSeconds` needs lifecycle({ gracefulRotation }) in `features`",
           );
         }
-        const graceSeconds = gracePeriodOf(
+        const graceSeconds = rotate.gracePeriodOf(
           gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds },
         );
-        const key = await ownedKey(toOwner(owner), keyId);
+        const key = await access.owned(toOwner(owner), keyId);
         return (await rotate(key, options.accountTier, graceSeconds, operatorActor)).record;
       }),
 
     revoke: (owner, keyId) =>
-      guarded(async () => revoke(await ownedKey(toOwner(owner), keyId), operatorActor)),
+      guarded(async () => revoke(await access.owned(toOwner(owner), keyId), operatorActor)),
 
     update: (owner, keyId, changes) =>
       guarded(
         async () =>
-          (await update(await ownedKey(toOwner(owner), keyId), changes, operatorActor)).record,
+          (await update(await access.owned(toOwner(owner), keyId), changes, operatorActor)).record,
       ),
 
-    listPage: (owner, options) =>
-      guarded(async () => {
-        const resolved = toOwner(owner);
-        requireOwner(resolved);
-        return listPage(resolved, options);
-      }),
+    listPage: (owner, options) => guarded(async () => list.page(checkedOwner(owner), options)),
 
-    revokeAll: (owner) =>
-      guarded(async () => {
-        const resolved = toOwner(owner);
-        requireOwner(resolved);
-        return revokeAll(resolved, operatorActor);
-      }),
+    revokeAll: (owner) => guarded(async () => revoke.all(checkedOwner(owner), operatorActor)),
 
-    usage: (owner, keyId) => guarded(async () => usage(await ownedKey(toOwner(owner), keyId))),
+    usage: (owner, keyId) => guarded(async () => usage(await access.owned(toOwner(owner), keyId))),
 
     get: (keyId) =>
       guarded(async () => {
-        const key = await findKey(keyId);
-        const lastUsed = await ctx.usage.lastUsed([key.id]);
-        const record = toKeyRecord(
-          key,
-          ctx.clock.now(),
-          lastUsed.get(key.id) ?? null,
-          environmentOf(key),
-        );
-        return { ...record, owner: ownerOfKey(key) };
+        const key = await access.find(keyId);
+        return { ...(await ops.records.one(key, ctx.clock.now())), owner: ownerOfKey(key) };
       }),
 
     accountTier: (owner) =>
       guarded(async () => {
-        const resolved = toOwner(owner);
-        requireOwner(resolved);
-        const [newest] = await ctx.keys.listByOwner(resolved, { limit: 1 });
+        const [newest] = await ctx.keys.listByOwner(checkedOwner(owner), { limit: 1 });
         return newest?.ownerTier ?? null;
       }),
 
     setAccountTier: async (owner, tier) => {
-      const resolved = toOwner(owner);
-      requireOwner(resolved);
+      const resolved = checkedOwner(owner);
       if (!ctx.tiers.has(tier)) {
         throw new MisuseError(
           `Keyward: unknown tier "${tier}"; configured tiers: ${ctx.tiers.names.join(", ")}`,
@@ -867,105 +387,18 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
     forCaller,
 
     access: {
-      owner(owner) {
-        const resolved = toOwner(owner);
-        requireOwner(resolved);
-        return resolved;
-      },
-      owned: (owner, keyId) => guarded(() => ownedKey(owner, keyId)),
+      owner: checkedOwner,
+      owned: (owner, keyId) => guarded(() => access.owned(owner, keyId)),
       readable: (caller, keyId) =>
-        guarded(async () => (await callersKey(caller, keyId, "read")).key),
+        guarded(async () => (await access.callers(caller, keyId, "read")).key),
     },
 
-    setLimits: async (keyId, overrides) => {
-      requireLimitsSupport(null); // the store can keep limits at all: checked before any lookup
-      const key = isKeyId(keyId) ? await guarded(() => ctx.keys.findById(keyId)) : null;
-      if (!key) throw new KeywardError("key_not_found", "API key not found");
-      let limits: KeyLimits | null;
-      try {
-        limits = applyOverrides(key.limits, overrides, ctx.clock.now());
-      } catch (error) {
-        throw new MisuseError(`Keyward: setLimits: ${(error as Error).message}`);
-      }
-      requireLimitsSupport(limits);
-      const updated = await guarded(() => ctx.keys.setLimits!(key.id, limits));
-      if (!updated) throw new KeywardError("key_not_found", "API key not found");
-      return updated.limits ?? null;
-    },
+    setLimits: setLimitsOperation(ops),
   };
-}
-
-/** A programming error in the caller, not a request error: it is not turned into a 500. */
-class MisuseError extends TypeError {}
-
-/**
- * The owner id follows the rule a JWT's `sub` follows on the HTTP path (where a bad one is a 401
- * before any of this runs). Here the id comes from the host's own code, so a bad one is the
- * host's bug: a `TypeError`, thrown before any store is asked.
- */
-function requireOwner(owner: Owner): void {
-  if (
-    owner === null ||
-    typeof owner !== "object" ||
-    (owner.type !== "user" && owner.type !== "organization")
-  ) {
-    throw new MisuseError(
-      'Keyward: an owner is a user id, or { type: "user" | "organization", id: string }',
-    );
-  }
-  requireOwnerId(owner.id, owner.type === "user" ? "ownerId" : "organization id");
-}
-
-function requireOwnerId(id: string, what: string): void {
-  const problem = ownerIdProblem(id);
-  if (problem) {
-    throw new MisuseError(
-      `Keyward: ${what} ${problem}; it must be a non-empty string of at most 255 characters without control characters`,
-    );
-  }
-}
-
-function notOwnerError(): KeywardError {
-  return new KeywardError("not_owner", "Not permitted to access this API key");
 }
 
 /** A Date as the ISO 8601 text the body validation reads; an invalid Date fails that validation. */
 function dateTimeText(value: string | Date): unknown {
   if (!(value instanceof Date)) return value;
   return Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString();
-}
-
-function refuseIfGone(key: StoredKey, now: number): void {
-  const status = keyStatus(key, now);
-  if (status === "revoked") throw revokedError();
-  if (status === "expired") throw new KeywardError("key_gone", "API key has expired");
-}
-
-function preconditionFailedError(): KeywardError {
-  return new KeywardError(
-    "precondition_failed",
-    "The API key has changed since the version If-Match names; nothing was changed",
-  );
-}
-
-/**
- * How many times an update without a precondition is tried against a fresh read of the key when
- * concurrent changes keep winning; past it, 409. Each loss means another change was written, so
- * this bounds the work of one request, not anyone's progress: with fewer concurrent writers of
- * one key than this, every one of them gets through.
- */
-const updateAttempts = 10;
-
-function revokedError(): KeywardError {
-  return new KeywardError("key_gone", "API key has been revoked");
-}
-
-/** The keys neither revoked nor expired at `now`: what `KeyStore.countLiveByOwner` answers. */
-function countLive(keys: readonly StoredKey[], now: number): number {
-  let live = 0;
-  for (const key of keys) {
-    const status = keyStatus(key, now);
-    if (status !== "revoked" && status !== "expired") live++;
-  }
-  return live;
 }

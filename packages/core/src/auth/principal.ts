@@ -1,5 +1,5 @@
 import type { KeywardError } from "../errors/keyward-error.js";
-import type { Owner } from "../organizations/owner.js";
+import type { Owner } from "../keys/owner.js";
 import type { RateLimitDecision } from "../rate-limit/types.js";
 import type { KeyMetadata } from "../storage/key-store.js";
 import type { JwtClaims } from "./jwt.js";

@@ -29,7 +29,7 @@ function setup(overrides: Partial<KeywardConfig> = {}) {
     },
     jwt: { secret },
     session: cookieSession,
-    trustedOrigins: ["https://app.example.com"],
+    http: { trustedOrigins: ["https://app.example.com"] },
     logger: false,
     ...overrides,
   });

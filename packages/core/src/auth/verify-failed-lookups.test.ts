@@ -153,7 +153,7 @@ describe("verify under a forged-key flood", () => {
   });
 
   it("sends the IETF fields too, under the policy name failed-lookups, when configured", async () => {
-    const { keyward } = setup({ rateLimitHeaders: { ietf: true } });
+    const { keyward } = setup({ http: { rateLimitHeaders: { ietf: true } } });
     for (let i = 0; i < 5; i++) await keyward.verify(forge(), { clientIp: "192.0.2.1" });
     const refused = await keyward.verify(forge(), { clientIp: "192.0.2.1" });
     expect(refused.headers).toMatchObject({

@@ -1,11 +1,11 @@
 import { compiledAllowlist } from "../allowlists/ip-allowlist.js";
 import { internalError, KeywardError } from "../errors/keyward-error.js";
+import { userOwner } from "../keys/owner.js";
 import type { KeywardContext } from "../keyward/context.js";
 import { rateLayersOf } from "../limits/attempt-layers.js";
 import { describedLayer, layeredHeaders, layerRefusal } from "../limits/layered-response.js";
 import { planKeyLimits } from "../limits/resolve-layers.js";
 import type { LayeredDecision, LimitLayer } from "../limits/types.js";
-import { userOwner } from "../organizations/owner.js";
 import { bucketFor, type RateLimitBucket } from "../rate-limit/bucket.js";
 import { rateLimitHeaders } from "../rate-limit/headers.js";
 import type { RateLimitDecision, RateLimitPolicy } from "../rate-limit/types.js";

@@ -6,12 +6,12 @@
  * record.
  */
 import { type Clock, systemClock } from "../clock.js";
+import type { Owner } from "../keys/owner.js";
 import type { KeyLimits } from "../limits/types.js";
 import {
   type ReportsStoreFailures,
   storeFailureReporter,
 } from "../logging/store-failure-reporter.js";
-import type { Owner } from "../organizations/owner.js";
 import { frozenKey } from "../storage/frozen-key.js";
 import type { KeyRotation, KeyStore, StoredKey } from "../storage/key-store.js";
 import { expiringLru } from "./expiring-lru.js";

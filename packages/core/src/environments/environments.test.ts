@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createKeyward, type Keyward } from "../keyward/create-keyward.js";
+import { lifecycle } from "../lifecycle/index.js";
 import { memoryStore } from "../memory/memory-store.js";
 
 const secret = "environments-test-secret-of-at-least-32-bytes";
@@ -9,7 +10,14 @@ const environments = { live: "sk_live_", test: "sk_test_" };
 
 const withEnvironments = (extra: Partial<Parameters<typeof createKeyward>[0]> = {}) => {
   const store = memoryStore();
-  const keyward = createKeyward({ store, scopes, tiers, jwt: { secret }, environments, ...extra });
+  const keyward = createKeyward({
+    store,
+    scopes,
+    tiers,
+    jwt: { secret },
+    features: [lifecycle({ environments })],
+    ...extra,
+  });
   return { keyward, store };
 };
 
@@ -165,7 +173,7 @@ describe("environments: without them (a v0.1 configuration)", () => {
       scopes,
       tiers,
       jwt: { secret },
-      environments: { test: "sk_test_", live: "sk_live_" },
+      features: [lifecycle({ environments: { test: "sk_test_", live: "sk_live_" } })],
     });
     expect((await after.keys.list("alice"))[0]!.environment).toBe("live");
     const result = await after.verify(`Bearer ${old.key}`, { environment: "live" });
@@ -176,8 +184,19 @@ describe("environments: without them (a v0.1 configuration)", () => {
 });
 
 describe("environments: configuration", () => {
-  const build = (extra: Record<string, unknown>) => () =>
-    createKeyward({ store: memoryStore(), scopes, tiers, jwt: false, ...extra });
+  const build =
+    ({ environments, prefix }: { environments?: unknown; prefix?: string }) =>
+    () =>
+      createKeyward({
+        store: memoryStore(),
+        scopes,
+        tiers,
+        jwt: false,
+        ...(prefix === undefined ? {} : { keys: { prefix } }),
+        ...(environments === undefined
+          ? {}
+          : { features: [lifecycle({ environments: environments as Record<string, string> })] }),
+      });
 
   it.each([
     [
@@ -185,13 +204,13 @@ describe("environments: configuration", () => {
       /`environments`: .*"sk_" starts "sk_test_"/,
     ],
     [{ environments: { live: "sk_live_", test: "sk_live_" } }, /listed twice/],
-    [{ environments: { live: "sk_live_" }, keyPrefix: "sk_live_" }, /not both/],
+    [{ environments: { live: "sk_live_" }, prefix: "sk_live_" }, /not both/],
     [{ environments: {} }, /at least one environment/],
     [{ environments: ["sk_live_"] }, /must be an object of name → key prefix/],
     [{ environments: { Live: "sk_live_" } }, /environment name "Live"/],
     [{ environments: { live: 7 } }, /`environments.live` must be a key prefix/],
     [{ environments: { live: "SK-LIVE" } }, /`environments`: Invalid key prefix "SK-LIVE"/],
-    [{ keyPrefix: "Bad Prefix" }, /`keyPrefix`: Invalid key prefix/],
+    [{ prefix: "Bad Prefix" }, /`keys.prefix`: Invalid key prefix/],
   ])("refuses %j at start", (extra, message) => {
     expect(build(extra)).toThrow(message);
   });

@@ -36,8 +36,8 @@ export interface Environments {
 }
 
 /**
- * @param environments the `environments` option: name → prefix, the default first
- * @param keyPrefix the v0.1 `keyPrefix` option, the one environment's prefix when there is no list
+ * @param environments `lifecycle({ environments })`: name → prefix, the default first
+ * @param keyPrefix `keys.prefix`, the one environment's prefix when there is no list
  */
 export function createEnvironments(
   environments: Readonly<Record<string, string>> | undefined,
@@ -74,16 +74,11 @@ export function createEnvironments(
  * Checks the `environments` option's shape and names; the prefixes themselves are checked by the
  * key format (`createKeyFormat`), which also refuses a prefix that starts another.
  */
-export function checkEnvironmentsOption(environments: unknown, keyPrefix: unknown): void {
+export function checkEnvironmentsOption(environments: unknown): void {
   if (environments === undefined) return;
   if (typeof environments !== "object" || environments === null || Array.isArray(environments)) {
     throw new TypeError(
       'Keyward: `environments` must be an object of name → key prefix, like { live: "sk_live_", test: "sk_test_" }',
-    );
-  }
-  if (keyPrefix !== undefined) {
-    throw new TypeError(
-      "Keyward: set `environments` or `keyPrefix`, not both: with environments, each one's prefix is given in `environments`",
     );
   }
   const entries = Object.entries(environments);

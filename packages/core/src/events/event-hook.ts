@@ -1,4 +1,4 @@
-import { type KeywardEvent, type StoredEvent, toKeywardEvent } from "./event.js";
+import { type KeywardEvent, type StoredEvent, toKeywardEvent } from "../event-model/event.js";
 
 /** What `events.onEvent` is: called once per event, after its change is committed. */
 export type OnEvent = (event: KeywardEvent) => void | Promise<void>;

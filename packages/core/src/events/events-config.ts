@@ -1,6 +1,6 @@
 import type { OnEvent } from "./event-hook.js";
 
-/** `events` in `createKeyward`'s configuration: an event with every key change, kept a while. */
+/** What `events()` takes: an event with every key change, kept a while. */
 export interface EventsConfig {
   /** How many days events are kept; older ones are pruned in the background. Default 90. */
   retainDays?: number;
@@ -40,15 +40,10 @@ export const defaultExpiryScanIntervalMs = 60 * 60 * 1000;
 const maxRetainDays = 36_500;
 
 /** Throws a `TypeError` naming the option for anything `events` should not be. */
-export function checkEventsConfig(
-  events: unknown,
-  storeHasEvents: boolean,
-  storeListsExpiring = true,
-): void {
-  if (events === undefined || events === false) return;
+export function checkEventsConfig(events: unknown): void {
   if (typeof events !== "object" || events === null || Array.isArray(events)) {
     throw new TypeError(
-      "Keyward: `events` must be an object like { retainDays: 90, onEvent(event) {} }, or false",
+      "Keyward: events() takes an object like { retainDays: 90, onEvent(event) {} }",
     );
   }
   const { retainDays, onEvent, pruneIntervalMs, expiring } = events as EventsConfig;
@@ -72,15 +67,10 @@ export function checkEventsConfig(
       `Keyward: \`events.pruneIntervalMs\` must be a positive number of ms or false, got ${JSON.stringify(pruneIntervalMs)}`,
     );
   }
-  checkExpiringConfig(expiring, storeListsExpiring);
-  if (!storeHasEvents) {
-    throw new TypeError(
-      "Keyward: `events` is configured, but the key store cannot write events together with its changes (its `keys` has no `events`). Use memoryStore(), postgresStore() or redisStore() for keys (with migrations applied), or remove `events`.",
-    );
-  }
+  checkExpiringConfig(expiring);
 }
 
-function checkExpiringConfig(expiring: unknown, storeListsExpiring: boolean): void {
+function checkExpiringConfig(expiring: unknown): void {
   if (expiring === undefined || expiring === false) return;
   if (typeof expiring !== "object" || expiring === null || Array.isArray(expiring)) {
     throw new TypeError(
@@ -100,12 +90,6 @@ function checkExpiringConfig(expiring: unknown, storeListsExpiring: boolean): vo
   ) {
     throw new TypeError(
       `Keyward: \`events.expiring.scanIntervalMs\` must be a positive number of ms or false, got ${JSON.stringify(scanIntervalMs)}`,
-    );
-  }
-  // Asked for explicitly: a store that cannot list expiring keys would silently write none.
-  if (!storeListsExpiring) {
-    throw new TypeError(
-      "Keyward: `events.expiring` is configured, but the key store cannot list expiring keys (`listExpiring`). Use memoryStore(), postgresStore() or redisStore() for keys, or set `events.expiring: false`.",
     );
   }
 }

@@ -1,10 +1,10 @@
 /** `EventsRuntime.append`: the store's once-keys decide what is written; the hook hears only that. */
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
+import type { KeywardEvent, StoredEvent } from "../event-model/event.js";
 import { memoryEventLog } from "../memory/memory-event-log.js";
 import { memoryKeyStore } from "../memory/memory-key-store.js";
 import { cryptoRandom } from "../random.js";
-import type { KeywardEvent, StoredEvent } from "./event.js";
 import { eventsRuntime } from "./events-runtime.js";
 
 const start = Date.parse("2026-05-01T00:00:00.000Z");

@@ -1,9 +1,10 @@
 import type { Clock } from "../clock.js";
-import type { LayerDecision, LimitLayer } from "../limits/types.js";
+import type { StoredEvent } from "../event-model/event.js";
+import type { EventRecorder } from "../event-model/event-recorder.js";
+import { keyEventBuilder } from "../event-model/key-events.js";
 import type { RandomSource } from "../random.js";
 import type { AppendedEvent, EventLog } from "../storage/event-log.js";
-import type { KeyStore, StoredKey } from "../storage/key-store.js";
-import type { StoredEvent } from "./event.js";
+import type { KeyStore } from "../storage/key-store.js";
 import { eventHook } from "./event-hook.js";
 import { type EventRetention, eventRetention } from "./event-retention.js";
 import {
@@ -14,43 +15,13 @@ import {
   type EventsConfig,
 } from "./events-config.js";
 import { type ExpiryScan, expiryScan } from "./expiry-scan.js";
-import { type KeyEventBuilder, keyEventBuilder } from "./key-events.js";
 import { crossedUsageEvents } from "./usage-events.js";
 
-/** Events as one Keyward instance runs them, when `events` is configured. */
-export interface EventsRuntime {
-  build: KeyEventBuilder;
-  /** The key store's events, to list. */
-  log: EventLog;
-  /** Told about every change's events once the change is committed: runs `onEvent`. */
-  committed(events: readonly StoredEvent[]): void;
-  /**
-   * Writes events that go with no key change (time- and usage-based ones, leak reports), each
-   * once-key at most once across instances, then tells `onEvent` about those written. Resolves
-   * with them.
-   */
-  append(entries: readonly AppendedEvent[]): Promise<StoredEvent[]>;
-  /**
-   * After a request every layer admitted: appends the `quota.threshold` and `credits.exhausted`
-   * events it crossed into, without being awaited (a failure is reported, never the request's).
-   * Crossing nothing, it makes no store call.
-   */
-  usage(
-    key: StoredKey,
-    owner: string,
-    layers: readonly LimitLayer[],
-    decisions: readonly LayerDecision[],
-    now: number,
-  ): void;
+/** Events as one Keyward instance runs them, when `events()` is listed. */
+export interface EventsRuntime extends EventRecorder {
   retention: EventRetention;
   /** `key.expiring`; undefined with `expiring: false`. */
   expiry: ExpiryScan | undefined;
-  /** Starts the background timers (pruning, expiry scans) if they are not running. */
-  start(): void;
-  /** Stops them, and waits for an expiry scan still running. */
-  close(): Promise<void>;
-  /** Told when events were committed, to deliver them soon (set when webhooks are configured). */
-  onCommitted?: () => void;
 }
 
 export function eventsRuntime(

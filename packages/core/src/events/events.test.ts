@@ -6,18 +6,21 @@
 import { describe, expect, it, vi } from "vitest";
 import { manualClock } from "../clock.js";
 import { KeywardError } from "../errors/keyward-error.js";
-import type { KeywardConfig } from "../keyward/config.js";
+import type { KeywardEvent } from "../event-model/event.js";
 import { createKeyward } from "../keyward/create-keyward.js";
+import { lifecycle } from "../lifecycle/index.js";
+import type { LifecycleConfig } from "../lifecycle/lifecycle-config.js";
 import { memoryStore } from "../memory/memory-store.js";
 import type { KeyStore } from "../storage/key-store.js";
-import type { KeywardEvent } from "./event.js";
+import type { EventsConfig } from "./events-config.js";
+import { events } from "./index.js";
 
 const start = Date.parse("2026-05-01T00:00:00.000Z");
 const day = 24 * 60 * 60 * 1000;
 const scopes = { "profile:read": "Read profiles", "profile:write": "Edit profiles" };
 const tiers = { free: { rateLimit: { limit: 60, window: "1m" } } };
 
-function setup(config: Partial<KeywardConfig> = {}) {
+function setup(options: { events?: EventsConfig; lifecycle?: LifecycleConfig } = {}) {
   const clock = manualClock(start);
   const store = memoryStore();
   const errors: string[] = [];
@@ -28,8 +31,10 @@ function setup(config: Partial<KeywardConfig> = {}) {
     clock,
     jwt: false,
     logger: { error: (message) => void errors.push(message), warn() {} },
-    events: { pruneIntervalMs: false },
-    ...config,
+    features: [
+      events(options.events ?? { pruneIntervalMs: false }),
+      ...(options.lifecycle ? [lifecycle(options.lifecycle)] : []),
+    ],
   });
   const create = () =>
     keyward.keys.create({
@@ -131,7 +136,9 @@ describe("events written with key changes", () => {
   });
 
   it("records a key's environment and allowlist when created, and allowlist changes as updates", async () => {
-    const { clock, keyward } = setup({ environments: { live: "sk_live_", test: "sk_test_" } });
+    const { clock, keyward } = setup({
+      lifecycle: { environments: { live: "sk_live_", test: "sk_test_" } },
+    });
     const key = await keyward.keys.create({
       ownerId: "alice",
       accountTier: "free",
@@ -305,28 +312,28 @@ describe("events configuration", () => {
   it("refuses a key store that cannot write events with its changes, naming the fix", () => {
     const { events: _events, ...keys } = memoryStore().keys;
     const store = { ...memoryStore(), keys: keys as KeyStore };
-    expect(() => createKeyward({ ...base, store, events: {} })).toThrow(
-      /`events` is configured, but the key store cannot write events together with its changes/,
+    expect(() => createKeyward({ ...base, store, features: [events()] })).toThrow(
+      /the feature `events` needs a key store that writes events together with its changes/,
     );
-    // Without `events`, the same store is fine.
+    // Without events(), the same store is fine.
     expect(() => createKeyward({ ...base, store })).not.toThrow();
   });
 
   it("refuses malformed options with the option's name", () => {
     const cases: [unknown, RegExp][] = [
-      [true, /`events` must be an object/],
+      [true, /events\(\) takes an object/],
       [{ retainDays: 0 }, /`events.retainDays`/],
       [{ retainDays: 1.5 }, /`events.retainDays`/],
       [{ retainDays: 100_000 }, /`events.retainDays`/],
       [{ onEvent: "yes" }, /`events.onEvent` must be a function/],
       [{ pruneIntervalMs: -1 }, /`events.pruneIntervalMs`/],
     ];
-    for (const [events, message] of cases) {
-      expect(() => createKeyward({ ...base, events: events as never })).toThrow(message);
+    for (const [config, message] of cases) {
+      expect(() => events(config as never)).toThrow(message);
     }
   });
 
-  it("off: the store is never handed an event, and events.list says how to turn it on", async () => {
+  it("not listed: the store is never handed an event, and the instance has no events API", async () => {
     const store = memoryStore();
     const keyward = createKeyward({ store, scopes, tiers, jwt: false });
     // Each method's events argument (update's is followed by the version it expects).
@@ -352,9 +359,6 @@ describe("events configuration", () => {
     expect(calls).toHaveLength(4);
     for (const events of calls) expect(events).toBeUndefined();
     expect(store.keys.events.snapshot()).toEqual([]);
-    await expect(keyward.events.list({ owner: "alice" })).rejects.toThrow(
-      /events are not configured; add `events: \{\}`/,
-    );
-    await expect(keyward.events.prune()).rejects.toThrow(TypeError);
+    expect("events" in keyward).toBe(false);
   });
 });

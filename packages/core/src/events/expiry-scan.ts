@@ -6,12 +6,12 @@
  */
 import { isoTime } from "../api/key-record.js";
 import type { Clock } from "../clock.js";
+import type { StoredEvent } from "../event-model/event.js";
+import { systemActor } from "../event-model/event-actor.js";
+import { generateEventId } from "../event-model/event-id.js";
 import type { RandomSource } from "../random.js";
 import type { AppendedEvent } from "../storage/event-log.js";
 import type { ExpiringKeysQuery, KeyStore, StoredKey } from "../storage/key-store.js";
-import type { StoredEvent } from "./event.js";
-import { systemActor } from "./event-actor.js";
-import { generateEventId } from "./event-id.js";
 
 /** Keys read per store call: small enough for one short query or script. */
 const pageSize = 200;

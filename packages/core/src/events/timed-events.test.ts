@@ -6,12 +6,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { type Clock, type ManualClock, manualClock, systemClock } from "../clock.js";
-import type { KeywardConfig } from "../keyward/config.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import type { LayerDecision, LimitLayer } from "../limits/types.js";
 import { memoryStore } from "../memory/memory-store.js";
 import { cryptoRandom } from "../random.js";
 import type { StoredKey } from "../storage/key-store.js";
+import type { EventsConfig } from "./events-config.js";
+import { events as eventsFeature } from "./index.js";
 import { crossedUsageEvents, thresholdCount } from "./usage-events.js";
 
 const start = Date.parse("2026-05-10T00:00:00.000Z");
@@ -94,7 +95,7 @@ describe("crossedUsageEvents", () => {
   });
 });
 
-function setup(events: KeywardConfig["events"], clock: Clock = manualClock(start)) {
+function setup(events: EventsConfig, clock: Clock = manualClock(start)) {
   const store = memoryStore();
   const errors: [string, unknown][] = [];
   const keyward = createKeyward({
@@ -106,7 +107,7 @@ function setup(events: KeywardConfig["events"], clock: Clock = manualClock(start
     clock,
     jwt: false,
     logger: { error: (message, cause) => void errors.push([message, cause]), warn() {} },
-    events,
+    features: [eventsFeature(events)],
   });
   const create = (expiresInMs?: number) =>
     keyward.keys.create({
@@ -163,7 +164,7 @@ describe("key.expiring", () => {
       scopes,
       tiers: { free: { rateLimit: { limit: 100, window: "1m" } } },
       jwt: false,
-      events: { pruneIntervalMs: false, expiring: { scanIntervalMs: 20 } },
+      features: [eventsFeature({ pruneIntervalMs: false, expiring: { scanIntervalMs: 20 } })],
     });
     const types = async () =>
       (await manager.events.list({ owner: "alice" })).data.map((event) => event.type);
@@ -181,7 +182,7 @@ describe("key.expiring", () => {
   it("is off with expiring: false, and scanExpiring says so", async () => {
     const { keyward } = setup({ pruneIntervalMs: false, expiring: false });
     await expect(keyward.events.scanExpiring()).rejects.toThrow(TypeError);
-    await expect(keyward.events.scanExpiring()).rejects.toThrow(/events\.expiring: false/);
+    await expect(keyward.events.scanExpiring()).rejects.toThrow(/`expiring: false` in events\(\)/);
   });
 });
 
@@ -265,7 +266,7 @@ describe("events.expiring options", () => {
         scopes,
         tiers: { free: { rateLimit: { limit: 1, window: "1m" } } },
         jwt: false,
-        events: { expiring: expiring as false },
+        features: [eventsFeature({ expiring: expiring as false })],
       });
 
   it("refuses bad values with a TypeError naming the option", () => {
@@ -278,7 +279,9 @@ describe("events.expiring options", () => {
 
   it("refuses expiring on a key store that cannot list expiring keys; without it, scans find none", async () => {
     const { listExpiring: _, ...keys } = store().keys;
-    expect(configure({}, keys)).toThrow(/cannot list expiring keys \(`listExpiring`\)/);
+    expect(configure({}, keys)).toThrow(
+      /a key store that lists expiring keys \(`keys\.listExpiring`\)/,
+    );
     const keyward = configure(undefined, keys)();
     expect(await keyward.events.scanExpiring()).toEqual({ written: 0 });
   });

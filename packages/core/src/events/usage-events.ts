@@ -7,13 +7,13 @@
  * PostgreSQL's split path, then made again) from writing it twice.
  */
 import { isoTime } from "../api/key-record.js";
+import type { EventDataByType, StoredEvent } from "../event-model/event.js";
+import { systemActor } from "../event-model/event-actor.js";
+import { generateEventId } from "../event-model/event-id.js";
 import type { LayerDecision, LimitLayer } from "../limits/types.js";
 import type { RandomSource } from "../random.js";
 import type { AppendedEvent } from "../storage/event-log.js";
 import type { StoredKey } from "../storage/key-store.js";
-import type { EventDataByType, StoredEvent } from "./event.js";
-import { systemActor } from "./event-actor.js";
-import { generateEventId } from "./event-id.js";
 
 const thresholds = [80, 100] as const;
 /** How long a `credits.exhausted` marker of credits without a refill is kept: about a year. */

@@ -13,9 +13,12 @@
  * a mistake fails at start as every kernel option does, and names the store parts it needs in
  * `requires`, checked by `createKeyward` with a message naming what is missing.
  */
+import type { InternalKeysApi } from "../api/keys-api.js";
+import type { EndpointHandler } from "../http/routes/route-context.js";
 import type { KeywardContext } from "../keyward/context.js";
-import type { PathBuilder } from "../openapi/paths/path-builder.js";
 import type { KeywardStore } from "../storage/index.js";
+import type { KernelExtensions } from "./kernel-extensions.js";
+import type { InstanceDescription, PathBuilder } from "./openapi-contribution.js";
 
 /**
  * A feature, as a host lists it. `Name` keys its API on the instance (`keyward[name]`), typed from
@@ -28,6 +31,17 @@ export interface KeywardFeature<Name extends string = string, Api = undefined> {
    * (`createKeyward` throws a `TypeError` quoting it).
    */
   readonly requires?: readonly StoreRequirement[];
+  /**
+   * Other features this one works with and cannot work without, by name (`webhooks` needs
+   * `events`): `createKeyward` throws a `TypeError` naming the one missing from the list.
+   */
+  readonly requiresFeatures?: readonly string[];
+  /**
+   * What the feature changes in the kernel itself, at the kernel's named extension points (key
+   * prefixes, who may act on organizations' keys, the events written with each change…), read
+   * before the kernel is built. Two features may not fill the same point.
+   */
+  readonly extends?: KernelExtensions;
   /** Called once by `createKeyward`, after the kernel is built. */
   install(kernel: FeatureKernel): FeatureParts<Api>;
 }
@@ -45,6 +59,13 @@ export interface FeatureKernel {
   readonly context: KeywardContext;
   /** Normalised: starts with "/", no trailing slash. */
   readonly basePath: string;
+  /** Key management as the kernel runs it, with its ownership and permission checks. */
+  readonly keys: InternalKeysApi;
+  /**
+   * The instance as an OpenAPI document describes it, and every listed feature's paths; for the
+   * `openapi()` feature. Call it once the instance is built (not during `install`).
+   */
+  describe(): { instance: InstanceDescription; featurePaths: readonly PathBuilder[] };
 }
 
 /** What a feature contributes. Every part is optional. */
@@ -54,10 +75,20 @@ export interface FeatureParts<Api = undefined> {
    * answered before the session checks, and before the kernel's routes.
    */
   routes?: readonly FeatureRoute[];
+  /**
+   * Endpoints on a key for a signed-in user, answered after the kernel's session checks, as the
+   * kernel's own are (`PATCH /{key_id}`, `GET /{key_id}/events`).
+   */
+  endpoints?: readonly FeatureEndpoint[];
   /** The OpenAPI paths of those routes, listed after the kernel's. */
   openapi?: readonly PathBuilder[];
   /** The feature's API on the instance, as `keyward[name]`. */
   api?: Api;
+  /**
+   * Called once every listed feature is installed and the instance is built, still inside
+   * `createKeyward`: the place for checks that need the whole instance (a throw fails the start).
+   */
+  ready?(): void;
   /** Stops what the feature runs in the background; awaited by `keyward.close()`. */
   close?(): Promise<void>;
 }
@@ -69,20 +100,18 @@ export interface FeatureRoute {
   handle(request: Request): Promise<Response>;
 }
 
-/** The API each listed feature puts on the instance, keyed by the feature's name. */
-export type FeatureApis<Features extends readonly KeywardFeature<string, unknown>[]> =
-  UnionToIntersection<
-    {
-      [Index in keyof Features]: Features[Index] extends KeywardFeature<infer Name, infer Api>
-        ? [Api] extends [undefined]
-          ? unknown
-          : { readonly [Key in Name]: Api }
-        : unknown;
-    }[number]
-  >;
+export interface FeatureEndpoint {
+  /** A key's own path or one below it: `/{key_id}`, `/{key_id}/events`. */
+  path: "/{key_id}" | `/{key_id}/${string}`;
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  handle: EndpointHandler;
+}
 
-type UnionToIntersection<Union> = (Union extends unknown ? (value: Union) => void : never) extends (
-  value: infer Intersection,
-) => void
-  ? Intersection
-  : never;
+/** The API each listed feature puts on the instance, keyed by the feature's name. */
+export type FeatureApis<Features extends readonly KeywardFeature<string, unknown>[]> = {
+  readonly [Feature in Features[number] as Feature extends KeywardFeature<infer Name, infer Api>
+    ? [Api] extends [undefined]
+      ? never
+      : Name
+    : never]: Feature extends KeywardFeature<string, infer Api> ? Api : never;
+};

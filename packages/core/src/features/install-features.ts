@@ -2,22 +2,25 @@
  * Installs the features a host listed: checks each once (a name listed twice, a store part
  * missing, a route another feature or the kernel answers), then collects what they contribute.
  */
-import { pathBuilders } from "../openapi/paths/index.js";
-import type { PathBuilder } from "../openapi/paths/path-builder.js";
 import type { KeywardStore } from "../storage/index.js";
-import type { FeatureKernel, FeatureRoute, KeywardFeature } from "./feature.js";
+import type { FeatureEndpoint, FeatureKernel, FeatureRoute, KeywardFeature } from "./feature.js";
+import type { PathBuilder } from "./openapi-contribution.js";
 
 export interface InstalledFeatures {
   /** Feature routes by subpath, answered before the kernel's. */
   routes: ReadonlyMap<string, FeatureRoute["handle"]>;
+  /** Endpoints on keys, answered after the session checks as the kernel's are. */
+  endpoints: readonly FeatureEndpoint[];
   openapi: readonly PathBuilder[];
   /** Each feature's API by its name. */
   apis: Record<string, unknown>;
+  /** Runs every feature's `ready`, once the instance is built. */
+  ready(): void;
   close(): Promise<void>;
 }
 
-/** The kernel's own subpaths a feature may not take (a key id is any other single segment). */
-const kernelSubpaths = new Set(pathBuilders.map((builder) => builder.path));
+/** The kernel's own subpaths a feature route may not take (a key id is any other segment). */
+const kernelSubpaths = new Set(["", "/scopes"]);
 
 export function checkFeatures(features: unknown, store: KeywardStore): void {
   if (features === undefined) return;
@@ -47,6 +50,15 @@ export function checkFeatures(features: unknown, store: KeywardStore): void {
       }
     }
   });
+  for (const feature of features as KeywardFeature<string, unknown>[]) {
+    for (const needed of feature.requiresFeatures ?? []) {
+      if (!seen.has(needed)) {
+        throw new TypeError(
+          `Keyward: the feature \`${feature.name}\` needs the feature \`${needed}\` listed in \`features\` too`,
+        );
+      }
+    }
+  }
 }
 
 export function installFeatures(
@@ -54,9 +66,11 @@ export function installFeatures(
   kernel: FeatureKernel,
 ): InstalledFeatures {
   const routes = new Map<string, FeatureRoute["handle"]>();
+  const endpoints: FeatureEndpoint[] = [];
   const openapi: PathBuilder[] = [];
   const apis: Record<string, unknown> = {};
   const closers: (() => Promise<void>)[] = [];
+  const readies: (() => void)[] = [];
   for (const feature of features) {
     const parts = feature.install(kernel);
     for (const route of parts.routes ?? []) {
@@ -67,14 +81,20 @@ export function installFeatures(
       }
       routes.set(route.subpath, route.handle);
     }
+    endpoints.push(...(parts.endpoints ?? []));
     openapi.push(...(parts.openapi ?? []));
     if (parts.api !== undefined) apis[feature.name] = parts.api;
     if (parts.close) closers.push(parts.close);
+    if (parts.ready) readies.push(parts.ready);
   }
   return {
     routes,
+    endpoints,
     openapi,
     apis,
+    ready() {
+      for (const ready of readies) ready();
+    },
     async close() {
       // Every feature is stopped even when one fails.
       const results = await Promise.allSettled(closers.map((close) => close()));

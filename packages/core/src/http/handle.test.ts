@@ -1,5 +1,6 @@
 import { SignJWT } from "jose";
 import { beforeEach, describe, expect, it } from "vitest";
+import { events } from "../events/index.js";
 import { createKeyward, type Keyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
 import type { KeywardStore } from "../storage/index.js";
@@ -86,7 +87,7 @@ describe("handle: bodies", () => {
   });
 
   it("honours a configured body limit", async () => {
-    const small = createKeyward({ store, scopes, tiers, jwt: { secret }, bodyLimit: 10 });
+    const small = createKeyward({ store, scopes, tiers, jwt: { secret }, http: { bodyLimit: 10 } });
     expect((await call("POST", "/api/v1/api-keys", { body: createBody, as: small })).status).toBe(
       413,
     );
@@ -110,7 +111,13 @@ describe("handle: bodies", () => {
 
 describe("handle: routing", () => {
   it("serves a custom base path and nothing outside it", async () => {
-    const custom = createKeyward({ store, scopes, tiers, jwt: { secret }, basePath: "/keys/" });
+    const custom = createKeyward({
+      store,
+      scopes,
+      tiers,
+      jwt: { secret },
+      http: { basePath: "/keys/" },
+    });
     expect(custom.basePath).toBe("/keys");
     expect((await call("GET", "/keys", { as: custom })).status).toBe(200);
     expect((await call("GET", "/keys/scopes", { as: custom })).status).toBe(200);
@@ -149,7 +156,13 @@ describe("handle: routing", () => {
     expect(off.body).toEqual({ detail: "Not Found", code: "route_not_found" });
     expect((await call("OPTIONS", `/api/v1/api-keys/${created.id}/events`)).status).toBe(404);
 
-    const withEvents = createKeyward({ store, scopes, tiers, jwt: { secret }, events: {} });
+    const withEvents = createKeyward({
+      store,
+      scopes,
+      tiers,
+      jwt: { secret },
+      features: [events()],
+    });
     const on = await call("GET", `/api/v1/api-keys/${created.id}/events`, { as: withEvents });
     expect(on.status).toBe(200);
     // Changes made before events were turned on have none.
@@ -243,7 +256,7 @@ describe("handle: authentication", () => {
       scopes,
       tiers,
       jwt: { secret },
-      rateLimitHeaders: { ietf: true },
+      http: { rateLimitHeaders: { ietf: true } },
     });
     const res = await call("GET", "/api/v1/api-keys", { as: ietf });
     expect(res.headers.get("ratelimit-policy")).toBe('"pro";q=600;w=60');

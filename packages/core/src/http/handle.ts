@@ -1,12 +1,9 @@
-import type { InternalEventsApi } from "../api/events-api.js";
 import type { InternalKeysApi } from "../api/keys-api.js";
 import type { createVerify } from "../auth/verify.js";
 import { internalError, isKeywardError, KeywardError } from "../errors/keyward-error.js";
 import type { KeywardContext } from "../keyward/context.js";
-import { documentSubpath, serveDocument } from "../openapi/serve-document.js";
 import { isCrossSiteWrite } from "./cross-site.js";
-import { matchRoute } from "./router.js";
-import { endpoints } from "./routes/index.js";
+import type { Router } from "./router.js";
 
 const notFound = new KeywardError("route_not_found", "Not Found");
 
@@ -14,8 +11,6 @@ export interface HandleOptions {
   /** Normalised by `createKeyward`: starts with "/", no trailing slash. */
   basePath: string;
   bodyLimit: number;
-  /** The OpenAPI document as JSON, when `openapi.serve` is on: served at `/openapi.json`. */
-  openapiDocument?: () => string;
   /**
    * The features' own routes by subpath (`FeatureParts.routes`): they authenticate their requests
    * themselves, so they are answered before the session checks.
@@ -24,7 +19,7 @@ export interface HandleOptions {
 }
 
 /**
- * The six key-management endpoints as one Fetch handler. Order: route (404/405) → user session
+ * The key-management endpoints (the kernel's six and the features') as one Fetch handler. Order: route (404/405) → user session
  * (401, 403 for an API key; the session's account tier recorded on its keys) → rate limit per user
  * (429) → the endpoint. Errors become
  * `{"detail": ...}` bodies; rate-limit headers go on every response that got that far.
@@ -32,12 +27,11 @@ export interface HandleOptions {
 export function createHandle(
   context: KeywardContext,
   keys: InternalKeysApi,
-  events: InternalEventsApi,
   verify: ReturnType<typeof createVerify>,
+  router: Router,
   options: HandleOptions,
 ) {
   const { basePath } = options;
-  const routerOptions = { updates: context.keyUpdates, events: context.events !== undefined };
 
   // Every 500's cause (a database error, say) is reported; the response reveals none of it.
   // Verification reports its own, so a failed session check is not reported twice.
@@ -58,12 +52,9 @@ export function createHandle(
       const { pathname } = new URL(request.url);
       const subpath = underBasePath(pathname, basePath);
       if (subpath === null) return notFound.toResponse();
-      if (options.openapiDocument && subpath === documentSubpath) {
-        return serveDocument(request.method, options.openapiDocument);
-      }
       const featureRoute = options.featureRoutes.get(subpath);
       if (featureRoute) return await featureRoute(request);
-      const match = matchRoute(subpath, request.method, routerOptions);
+      const match = router.match(subpath, request.method);
       if ("error" in match) return match.error.toResponse();
       // Answered before authentication: a preflight carries no credentials. The CORS headers
       // themselves are the host's to add (its CORS middleware, or a wrapper around handle).
@@ -87,12 +78,11 @@ export function createHandle(
       if (!result.ok) return result.error.toResponse(headers);
       if (result.principal.kind !== "user")
         throw new Error("unreachable: API key on a management route");
-      return await endpoints[match.endpoint]({
+      return await match.handler({
         request,
         user: result.principal,
         keyId: match.keyId ?? "",
         keys,
-        events,
         context,
         bodyLimit: options.bodyLimit,
         headers,

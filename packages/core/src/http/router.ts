@@ -1,76 +1,82 @@
 import { KeywardError } from "../errors/keyward-error.js";
-
-export type EndpointName =
-  | "list"
-  | "create"
-  | "scopes"
-  | "rotate"
-  | "usage"
-  | "revoke"
-  | "update"
-  | "events";
+import type { FeatureEndpoint } from "../features/feature.js";
+import type { EndpointHandler } from "./routes/route-context.js";
 
 export type RouteMatch =
-  | { endpoint: EndpointName; keyId?: string }
+  | { handler: EndpointHandler; keyId?: string }
   | { error: KeywardError }
   /** An `OPTIONS` request for a path that exists: the methods it takes. */
   | { options: string };
 
-/** The six endpoints, by path shape under the base path, then by method. */
-const collection = { GET: "list", POST: "create" } as const;
-const scopes = { GET: "scopes" } as const;
-const rotate = { POST: "rotate" } as const;
-const usage = { GET: "usage" } as const;
-/** With `events`: a key's audit log. */
-const events = { GET: "events" } as const;
-const item = { DELETE: "revoke" } as const;
-/** With `keyUpdates`: `PATCH` on a key too (listed after `DELETE`, so `Allow` only grows). */
-const updatableItem = { DELETE: "revoke", PATCH: "update" } as const;
+/** Methods by path shape: `""`, `"/scopes"`, `"/{key_id}"`, `"/{key_id}/rotate"`, … */
+type RouteTable = Map<string, Map<string, EndpointHandler>>;
 
-export interface RouterOptions {
-  /** Whether `PATCH /{key_id}` is served (`keyUpdates` in the config). */
-  updates: boolean;
-  /** Whether `GET /{key_id}/events` is served (`events` in the config); otherwise it is 404. */
-  events?: boolean;
+export interface Router {
+  /**
+   * Matches a path already stripped of the base path (`""`, `"/scopes"`, `"/key_x/rotate"`, ...).
+   * An unknown path is 404; a known path with another method is 405 with `Allow`; `OPTIONS` on a
+   * known path lists its methods (a browser's CORS preflight asks it, without credentials).
+   * `scopes` is reserved: it is never taken for a key id.
+   */
+  match(subpath: string, method: string): RouteMatch;
+  /** Whether a path shape is served, with this method: `has("/{key_id}/events", "GET")`. */
+  has(shape: string, method: string): boolean;
 }
 
 /**
- * Matches a path already stripped of the base path (`""`, `"/scopes"`, `"/key_x/rotate"`, ...).
- * An unknown path is 404; a known path with another method is 405 with `Allow`; `OPTIONS` on a
- * known path lists its methods (a browser's CORS preflight asks it, without credentials).
- * `scopes` is reserved: it is never taken for a key id.
+ * The kernel's endpoints, then the features' (a feature's method on a key path is listed after the
+ * kernel's, so `Allow` only grows: `DELETE, PATCH`). Two endpoints for one path and method is a
+ * configuration error.
  */
-export function matchRoute(
-  subpath: string,
-  method: string,
-  options: RouterOptions = { updates: false },
-): RouteMatch {
-  const segments = subpath.split("/").filter((segment) => segment !== "");
-  let methods: Partial<Record<string, EndpointName>> | undefined;
-  let keyId: string | undefined;
-  if (segments.length === 0) methods = collection;
-  else if (segments.length === 1 && segments[0] === "scopes") methods = scopes;
-  else if (segments.length === 1)
-    [methods, keyId] = [options.updates ? updatableItem : item, segments[0]];
-  else if (segments.length === 2 && segments[1] === "rotate")
-    [methods, keyId] = [rotate, segments[0]];
-  else if (segments.length === 2 && segments[1] === "usage")
-    [methods, keyId] = [usage, segments[0]];
-  else if (segments.length === 2 && segments[1] === "events" && options.events)
-    [methods, keyId] = [events, segments[0]];
-  if (!methods) return { error: new KeywardError("route_not_found", "Not Found") };
-
-  const endpoint = methods[method];
-  if (method === "OPTIONS") return { options: [...Object.keys(methods), "OPTIONS"].join(", ") };
-  if (!endpoint) {
-    const allow = Object.keys(methods).join(", ");
-    return {
-      error: new KeywardError("method_not_allowed", "Method Not Allowed", {
-        headers: { Allow: allow },
-      }),
-    };
+export function createRouter(
+  kernel: readonly FeatureEndpointLike[],
+  features: readonly FeatureEndpoint[],
+): Router {
+  const table: RouteTable = new Map();
+  for (const endpoint of [...kernel, ...features]) {
+    const methods = table.get(endpoint.path) ?? new Map<string, EndpointHandler>();
+    if (methods.has(endpoint.method)) {
+      throw new TypeError(
+        `Keyward: two endpoints answer ${endpoint.method} {basePath}${endpoint.path}`,
+      );
+    }
+    methods.set(endpoint.method, endpoint.handle);
+    table.set(endpoint.path, methods);
   }
-  return keyId === undefined ? { endpoint } : { endpoint, keyId: safeDecode(keyId) };
+  return {
+    has: (shape, method) => table.get(shape)?.has(method) ?? false,
+    match(subpath, method) {
+      const segments = subpath.split("/").filter((segment) => segment !== "");
+      const { shape, keyId } = shapeOf(segments);
+      const methods = shape === undefined ? undefined : table.get(shape);
+      if (!methods) return { error: new KeywardError("route_not_found", "Not Found") };
+      if (method === "OPTIONS") return { options: [...methods.keys(), "OPTIONS"].join(", ") };
+      const handler = methods.get(method);
+      if (!handler) {
+        return {
+          error: new KeywardError("method_not_allowed", "Method Not Allowed", {
+            headers: { Allow: [...methods.keys()].join(", ") },
+          }),
+        };
+      }
+      return keyId === undefined ? { handler } : { handler, keyId: safeDecode(keyId) };
+    },
+  };
+}
+
+/** An endpoint of the kernel's, as a feature's is written. */
+export interface FeatureEndpointLike {
+  path: string;
+  method: string;
+  handle: EndpointHandler;
+}
+
+function shapeOf(segments: readonly string[]): { shape?: string; keyId?: string } {
+  if (segments.length === 0) return { shape: "" };
+  if (segments.length === 1 && segments[0] === "scopes") return { shape: "/scopes" };
+  if (segments.length === 1) return { shape: "/{key_id}", keyId: segments[0] };
+  if (segments.length === 2) return { shape: `/{key_id}/${segments[1]}`, keyId: segments[0] };
+  return {};
 }
 
 function safeDecode(segment: string): string {

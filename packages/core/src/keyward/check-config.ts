@@ -4,11 +4,10 @@
  * some later request. Each part's own factory checks its details (scope names, rate limits, JWT
  * keys); this file catches what those cannot see: the wrong kind of value for an option.
  */
-import { checkEnvironmentsOption } from "../environments/environments.js";
-import { checkEventsConfig } from "../events/events-config.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import { checkUsageConfig } from "../usage/usage-config.js";
 import type { KeywardConfig } from "./config.js";
+import { kindOf } from "./kind-of.js";
 
 /** The smallest pepper accepted: as long as the HMAC-SHA-256 output (RFC 2104 §3). */
 export const minPepperBytes = 32;
@@ -31,57 +30,18 @@ export function checkConfig(config: KeywardConfig): void {
       "Keyward: `store.rateLimits` counts usage inside its own call (recordsUsage), but `store.usage` is another store, which never sees those counts. Take usage from the same store (combineStores(redisStore(...), postgresStore(...))), or create the rate-limit store with recordsUsage: false.",
     );
   }
+  refuseUnknownOptions(config);
   requireRecord("scopes", config.scopes, '{ "profile:read": "Read profiles" }');
   requireRecord("tiers", config.tiers, '{ free: { rateLimit: { limit: 60, window: "1m" } } }');
-  if (
-    config.trustedOrigins !== undefined &&
-    !(Array.isArray(config.trustedOrigins) && config.trustedOrigins.every(isOrigin))
-  ) {
-    throw new TypeError(
-      'Keyward: `trustedOrigins` must be a list of origins like "https://app.example.com" (scheme, host and port only, no path)',
-    );
-  }
+  checkHttp(config.http);
+  checkKeys(config.keys);
   for (const name of ["accountTier", "onError", "session"] as const) {
     if (config[name] !== undefined && typeof config[name] !== "function") {
       throw new TypeError(`Keyward: \`${name}\` must be a function, got ${kindOf(config[name])}`);
     }
   }
   checkLogger(config.logger);
-  if (config.organizations !== undefined) checkOrganizations(config.organizations);
-  if (config.keyUpdates !== undefined && typeof config.keyUpdates !== "boolean") {
-    throw new TypeError(
-      `Keyward: \`keyUpdates\` must be a boolean, got ${kindOf(config.keyUpdates)}`,
-    );
-  }
-  checkGracefulRotation(config.gracefulRotation);
-  const maxKeys = config.maxKeysPerOwner;
-  if (maxKeys !== undefined && maxKeys !== false && !(Number.isInteger(maxKeys) && maxKeys > 0)) {
-    throw new TypeError(
-      `Keyward: \`maxKeysPerOwner\` must be a positive whole number or false, got ${kindOf(maxKeys)}`,
-    );
-  }
-  checkEnvironmentsOption(config.environments, config.keyPrefix);
-  checkEventsConfig(
-    config.events,
-    store.keys.events !== undefined,
-    typeof store.keys.listExpiring === "function",
-  );
-  if (config.pepper !== undefined) checkPepper(config.pepper);
   checkUsageConfig(config.usage, store.usage);
-}
-
-function checkGracefulRotation(option: KeywardConfig["gracefulRotation"]): void {
-  if (option === undefined || typeof option === "boolean") return;
-  const max = typeof option === "object" && option !== null ? option.maxGracePeriodSeconds : option;
-  if (
-    typeof option !== "object" ||
-    option === null ||
-    (max !== undefined && !(Number.isSafeInteger(max) && (max as number) >= 0))
-  ) {
-    throw new TypeError(
-      `Keyward: \`gracefulRotation\` must be true, false or { maxGracePeriodSeconds: a whole number of seconds, 0 or more }, got ${kindOf(option)}`,
-    );
-  }
 }
 
 /** Configuration that works but is probably not what was meant: reported once, at start. */
@@ -120,12 +80,12 @@ function checkPepper(pepper: unknown): void {
         : -1;
   if (length === -1) {
     throw new TypeError(
-      `Keyward: \`pepper\` must be a string or a Uint8Array, got ${kindOf(pepper)}`,
+      `Keyward: \`keys.pepper\` must be a string or a Uint8Array, got ${kindOf(pepper)}`,
     );
   }
   if (length < minPepperBytes) {
     throw new TypeError(
-      `Keyward: \`pepper\` must be at least ${minPepperBytes} bytes, got ${length}${length === 0 ? " (is its environment variable set?)" : ""}. Generate one with \`openssl rand -base64 32\` and keep it secret; changing it later invalidates every key.`,
+      `Keyward: \`keys.pepper\` must be at least ${minPepperBytes} bytes, got ${length}${length === 0 ? " (is its environment variable set?)" : ""}. Generate one with \`openssl rand -base64 32\` and keep it secret; changing it later invalidates every key.`,
     );
   }
 }
@@ -139,33 +99,61 @@ function isOrigin(value: unknown): boolean {
   }
 }
 
-function kindOf(value: unknown): string {
-  if (Array.isArray(value)) return "an array";
-  if (value === null) return "null";
-  return typeof value === "object" ? "an object" : `${typeof value} ${JSON.stringify(value)}`;
+/** The kernel's options; anything else is a mistake, or an option that became a feature. */
+const kernelOptions = new Set([
+  "features",
+  "store",
+  "scopes",
+  "tiers",
+  "jwt",
+  "session",
+  "accountTier",
+  "keys",
+  "http",
+  "failedLookups",
+  "usage",
+  "logger",
+  "onError",
+  "clock",
+]);
+
+/**
+ * An option the kernel does not have fails the start instead of being dropped in silence: a typo,
+ * or an option that moved into a feature or a group (docs/migrating.md lists where each went).
+ */
+function refuseUnknownOptions(config: KeywardConfig): void {
+  const unknown = Object.keys(config).filter(
+    (option) => !kernelOptions.has(option) && (config as never)[option] !== undefined,
+  );
+  if (unknown.length === 0) return;
+  throw new TypeError(
+    `Keyward: ${unknown.map((option) => `\`${option}\``).join(", ")} ${unknown.length === 1 ? "is not an option" : "are not options"} of createKeyward, whose options are ${[...kernelOptions].join(", ")}. Features are listed in \`features\` (docs/features.md); docs/migrating.md says where earlier options went.`,
+  );
 }
 
-function checkOrganizations(organizations: unknown): void {
-  const candidate = organizations as KeywardConfig["organizations"];
-  if (typeof candidate !== "object" || candidate === null) {
+function checkHttp(http: unknown): void {
+  if (http === undefined) return;
+  if (typeof http !== "object" || http === null || Array.isArray(http)) {
     throw new TypeError(
-      "Keyward: `organizations` must be an object like { memberships: (claims) => [{ id, role, tier }] }",
+      "Keyward: `http` must be an object like { basePath, bodyLimit, trustedOrigins }",
     );
   }
-  if (typeof candidate.memberships !== "function") {
+  const { trustedOrigins } = http as NonNullable<KeywardConfig["http"]>;
+  if (
+    trustedOrigins !== undefined &&
+    !(Array.isArray(trustedOrigins) && trustedOrigins.every(isOrigin))
+  ) {
     throw new TypeError(
-      `Keyward: \`organizations.memberships\` must be a function, got ${kindOf(candidate.memberships)}`,
+      'Keyward: `http.trustedOrigins` must be a list of origins like "https://app.example.com" (scheme, host and port only, no path)',
     );
   }
-  for (const action of ["manage", "read"] as const) {
-    const roles = candidate.roles?.[action];
-    if (
-      roles !== undefined &&
-      !(Array.isArray(roles) && roles.every((role) => typeof role === "string" && role !== ""))
-    ) {
-      throw new TypeError(
-        `Keyward: \`organizations.roles.${action}\` must be a list of role names, got ${kindOf(roles)}`,
-      );
-    }
+}
+
+function checkKeys(keys: unknown): void {
+  if (keys === undefined) return;
+  if (typeof keys !== "object" || keys === null || Array.isArray(keys)) {
+    throw new TypeError("Keyward: `keys` must be an object like { prefix, pepper }");
   }
+  const { pepper } = keys as NonNullable<KeywardConfig["keys"]>;
+  if (pepper !== undefined) checkPepper(pepper);
 }

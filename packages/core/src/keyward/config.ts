@@ -2,17 +2,16 @@ import type { FailedLookupsConfig } from "../auth/failed-lookup-limiter.js";
 import type { JwtClaims, JwtOptions } from "../auth/jwt.js";
 import type { SessionHook } from "../auth/principal.js";
 import type { Clock } from "../clock.js";
-import type { EventsConfig } from "../events/events-config.js";
 import type { KeywardFeature } from "../features/feature.js";
 import type { KeywardLogger } from "../logging/logger.js";
-import type { OpenApiOptions } from "../openapi/options.js";
-import type { OrganizationsConfig } from "../organizations/membership.js";
-import type { RandomSource } from "../random.js";
 import type { KeywardStore } from "../storage/index.js";
 import type { TierConfig } from "../tiers/tier-ladder.js";
 import type { UsageConfig } from "../usage/usage-config.js";
 
-/** How one Keyward instance is configured. Only `store`, `scopes` and `tiers` are required. */
+/**
+ * How one Keyward instance is configured: the kernel's options. Only `store`, `scopes` and `tiers`
+ * are required; what a feature adds is configured where it is listed, in `features`.
+ */
 export interface KeywardConfig<
   Features extends readonly KeywardFeature<string, unknown>[] = readonly KeywardFeature<
     string,
@@ -44,7 +43,7 @@ export interface KeywardConfig<
    * The signed-in user from the host's own session system (a better-auth or Auth.js session, a
    * Lucia cookie…), for requests that carry no bearer token: the six endpoints, and host routes
    * through `authenticate`. Return null when nobody is signed in. A state-changing call that comes
-   * with only a session is refused (403) when its `Origin` is another site (see `trustedOrigins`).
+   * with only a session is refused (403) when its `Origin` is another site (see `http.trustedOrigins`).
    * @example
    * session: async (request) => {
    *   const session = await auth.api.getSession({ headers: request.headers });
@@ -52,77 +51,12 @@ export interface KeywardConfig<
    * },
    */
   session?: SessionHook;
-  /**
-   * Origins besides the request's own from which session-authenticated (cookie) key-management
-   * calls are accepted, e.g. `["https://app.example.com"]` when the dashboard lives elsewhere.
-   */
-  trustedOrigins?: string[];
   /** A user's account tier from their claims; default the `tier` claim. Unknown → lowest tier. */
   accountTier?: (claims: JwtClaims) => unknown;
-  /**
-   * Keys owned by organizations (opt-in). `memberships(claims)` says which organizations a signed-in
-   * user belongs to, with their role and the organization's tier; `roles` which roles may manage
-   * (create, rotate, revoke) and read (list, usage) an organization's keys. Then `POST` takes
-   * `organizationId`, `GET ?organizationId=` lists an organization's keys, and an organization's
-   * key records carry `owner` and `createdBy`. See docs/organizations.md.
-   * @example
-   * organizations: { memberships: (claims) => (Array.isArray(claims.orgs) ? claims.orgs : []) },
-   */
-  organizations?: OrganizationsConfig;
-  /**
-   * Serve `PATCH {basePath}/{key_id}` (opt-in): a key's owner (or an organization's manage role)
-   * changes its `name`, `metadata`, `enabled` and narrows its `scopes`. `keys.update` works either
-   * way. See docs/lifecycle.md.
-   */
-  keyUpdates?: boolean;
-  /**
-   * Graceful rotation (opt-in): `POST {basePath}/{key_id}/rotate` takes `{ "gracePeriodSeconds": n }`
-   * and the replaced secret keeps working for those seconds, on every instance, while the new one
-   * works at once; another rotation or a revocation ends the grace. `true` allows graces up to 7
-   * days; `{ maxGracePeriodSeconds }` sets the cap. Without it the rotate body is ignored, as in
-   * v0.1, and `keys.rotate` refuses a grace. See docs/lifecycle.md.
-   * @example
-   * gracefulRotation: { maxGracePeriodSeconds: 24 * 60 * 60 },
-   */
-  gracefulRotation?: boolean | { maxGracePeriodSeconds?: number };
-  /**
-   * The most keys an owner (a user or an organization) may hold at once; revoked and expired keys
-   * do not count. Creating one more is refused with 403 `too_many_keys`. Default 100; `false` for
-   * no limit.
-   */
-  maxKeysPerOwner?: number | false;
-  /**
-   * Events (opt-in): every key change (created, rotated, updated, disabled, enabled, revoked) is
-   * written with an event in the same atomic step, kept `retainDays` (default 90), listed by
-   * `keyward.events.list` and `GET {basePath}/{key_id}/events`, and passed to `onEvent` once
-   * committed. The key store must be able to write them (memory, PostgreSQL, Redis). See
-   * docs/events.md.
-   * @example
-   * events: { retainDays: 30, onEvent: (event) => queue.push(event) },
-   */
-  events?: EventsConfig | false;
-  /** Where the six endpoints live; default `/api/v1/api-keys`. */
-  basePath?: string;
-  /** Largest accepted request body in bytes; default 64 KiB. */
-  bodyLimit?: number;
-  /**
-   * Key prefix; default `sk_live_`. Use e.g. `sk_test_` for a separate test instance, or
-   * `environments` for several prefixes in one instance.
-   */
-  keyPrefix?: string;
-  /**
-   * Several environments in one instance, each with its key prefix, the default first (opt-in):
-   * `{ live: "sk_live_", test: "sk_test_" }`. Keys are created in one (`"environment"` on create),
-   * records and principals name it, and `verify(…, { environment })` refuses keys of the others.
-   * No prefix may start another. Without it, one environment, `live`, with `keyPrefix`.
-   * See docs/lifecycle.md.
-   */
-  environments?: Record<string, string>;
-  /**
-   * A server-side secret of at least 32 bytes mixed into every key hash (HMAC-SHA-256). With a
-   * pepper, a stolen database alone cannot confirm a guessed key. Changing it invalidates every key.
-   */
-  pepper?: string | Uint8Array;
+  /** How keys are made and hashed. See docs/security.md. */
+  keys?: KeysConfig;
+  /** How the key-management endpoints are served. */
+  http?: HttpConfig;
   /**
    * Forged-key floods. Anyone can mint well-formed keys (the checksum is public), and each distinct
    * one costs a storage lookup. Per client address (IPv6 by /64), at most `limit` lookups that find
@@ -134,8 +68,6 @@ export interface KeywardConfig<
    * `{ limit: 60, window: "1m", maxAddresses: 10_000 }`; `false` turns it off.
    */
   failedLookups?: FailedLookupsConfig | false;
-  /** Rate-limit response headers: also send the IETF `RateLimit` and `RateLimit-Policy` fields. */
-  rateLimitHeaders?: { ietf?: boolean };
   /**
    * Usage buffering (how often counts are written, how many distinct entries force a write) and,
    * opt-in, retention of the daily history (`retainDays`). See docs/usage.md.
@@ -154,14 +86,35 @@ export interface KeywardConfig<
    * It does not replace `logger`.
    */
   onError?: (error: unknown, request?: Request) => void;
-  /**
-   * The OpenAPI 3.1 document `keyward.openapi()` returns: its `info` and `servers`, the host's
-   * guarded `routes` to describe too, and `serve: true` to answer `GET {basePath}/openapi.json`
-   * with it (off by default). See docs/openapi.md.
-   */
-  openapi?: OpenApiOptions;
   /** Time source; default the system clock. */
   clock?: Clock;
-  /** Randomness for secrets and ids; default `crypto.getRandomValues`. */
-  random?: RandomSource;
+}
+
+/** `keys` in the configuration: how keys are made and hashed. */
+export interface KeysConfig {
+  /**
+   * Key prefix; default `sk_live_`. Use e.g. `sk_test_` for a separate test instance, or
+   * `lifecycle({ environments })` for several prefixes in one instance.
+   */
+  prefix?: string;
+  /**
+   * A server-side secret of at least 32 bytes mixed into every key hash (HMAC-SHA-256). With a
+   * pepper, a stolen database alone cannot confirm a guessed key. Changing it invalidates every key.
+   */
+  pepper?: string | Uint8Array;
+}
+
+/** `http` in the configuration: how the key-management endpoints are served. */
+export interface HttpConfig {
+  /** Where the endpoints live; default `/api/v1/api-keys`. */
+  basePath?: string;
+  /** Largest accepted request body in bytes; default 64 KiB. */
+  bodyLimit?: number;
+  /**
+   * Origins besides the request's own from which session-authenticated (cookie) key-management
+   * calls are accepted, e.g. `["https://app.example.com"]` when the dashboard lives elsewhere.
+   */
+  trustedOrigins?: string[];
+  /** Rate-limit response headers: also send the IETF `RateLimit` and `RateLimit-Policy` fields. */
+  rateLimitHeaders?: { ietf?: boolean };
 }

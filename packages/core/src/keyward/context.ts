@@ -3,13 +3,13 @@ import type { JwtClaims } from "../auth/jwt.js";
 import type { SessionHook } from "../auth/principal.js";
 import type { Clock } from "../clock.js";
 import type { Environments } from "../environments/environments.js";
-import type { EventsRuntime } from "../events/events-runtime.js";
+import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
+import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { LayeredLimiter } from "../limits/layered-limiter.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import type { WarnOnce } from "../logging/warn-once.js";
-import type { OrganizationAccess } from "../organizations/organization-access.js";
 import type { RandomSource } from "../random.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { KeyStore } from "../storage/key-store.js";
@@ -52,20 +52,19 @@ export interface KeywardContext {
   usageRecorder: UsageRecorder;
   /** With `usage.retainDays`: the background pruning of daily usage, started on first use. */
   usageRetention?: UsageRetention;
-  /** Whether `PATCH /{key_id}` is served (`keyUpdates`). */
-  keyUpdates: boolean;
   /**
    * The longest grace a rotation may give, in seconds, and the rotate body's schema for it;
-   * undefined when `gracefulRotation` is off (the body is ignored, `keys.rotate` refuses a grace).
+   * undefined without `lifecycle({ gracefulRotation })` (the body is ignored, `keys.rotate`
+   * refuses a grace).
    */
   gracefulRotation:
     | { maxGracePeriodSeconds: number; body: ReturnType<typeof rotateKeyBodySchema> }
     | undefined;
-  /** The most live keys an owner may hold; undefined for no limit. */
+  /** The most live keys an owner may hold (`lifecycle`); undefined for no limit. */
   maxKeysPerOwner: number | undefined;
   /** Validates `PATCH` bodies and `keys.update` changes. */
   updateKeyBody: ReturnType<typeof updateKeyBodySchema>;
-  /** Who may act on organizations' keys; undefined when `organizations` is not configured. */
+  /** Who may act on organizations' keys; undefined without `organizations()`. */
   organizations: OrganizationAccess | undefined;
   ietfRateLimitHeaders: boolean;
   logger: KeywardLogger;
@@ -73,8 +72,8 @@ export interface KeywardContext {
   warnOnce: WarnOnce;
   /** Reports a failure Keyward answered for: to `logger.error` and to the `onError` hook. */
   reportFailure(message: string, cause: unknown, request?: Request): void;
-  /** Events of key changes; undefined when `events` is not configured (then none is built). */
-  events: EventsRuntime | undefined;
+  /** Events of key changes; undefined without `events()` (then none is built). */
+  events: EventRecorder | undefined;
   /** Lookups of unknown keys per client address; undefined when `failedLookups: false`. */
   failedLookups: FailedLookupLimiter | undefined;
 }

@@ -74,16 +74,30 @@ describe("createKeyward refuses a wrong configuration at start", () => {
       },
       /`store.rateLimits` counts usage inside its own call.*recordsUsage: false/,
     ],
-    ["a 1-byte pepper", { pepper: "p" }, /`pepper` must be at least 32 bytes, got 1/],
+    [
+      "a 1-byte pepper",
+      { keys: { pepper: "p" } },
+      /`keys.pepper` must be at least 32 bytes, got 1/,
+    ],
     [
       "an empty pepper (an unset variable)",
-      { pepper: "" },
+      { keys: { pepper: "" } },
       /got 0 \(is its environment variable set\?\)/,
     ],
     [
       "a pepper that is a number",
-      { pepper: 42 as never },
-      /`pepper` must be a string or a Uint8Array/,
+      { keys: { pepper: 42 as never } },
+      /`keys.pepper` must be a string or a Uint8Array/,
+    ],
+    [
+      "an option that is not the kernel's (one that became a feature)",
+      { keyUpdates: true } as never,
+      /`keyUpdates` is not an option of createKeyward, whose options are features, store, .*docs\/migrating\.md/,
+    ],
+    [
+      "options that are not the kernel's (a typo, one that moved into a group)",
+      { scope: {}, basePath: "/keys" } as never,
+      /`scope`, `basePath` are not options of createKeyward/,
     ],
     [
       "accountTier that is not a function",
@@ -103,7 +117,7 @@ describe("createKeyward refuses a wrong configuration at start", () => {
   });
 
   it("accepts a 32-byte pepper", () => {
-    expect(() => createKeyward({ ...base(), pepper: "p".repeat(32) })).not.toThrow();
+    expect(() => createKeyward({ ...base(), keys: { pepper: "p".repeat(32) } })).not.toThrow();
   });
 });
 

@@ -1,5 +1,4 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
-import { createEventsApi, type EventsApi } from "../api/events-api.js";
 import { createKeysApi, type KeysApi } from "../api/keys-api.js";
 import { createUsageApi, type UsageApi } from "../api/usage-api.js";
 import { failedLookupLimiter } from "../auth/failed-lookup-limiter.js";
@@ -15,20 +14,24 @@ import { createVerify } from "../auth/verify.js";
 import { systemClock } from "../clock.js";
 import { createEnvironments } from "../environments/environments.js";
 import { KeywardError } from "../errors/keyward-error.js";
-import { eventsRuntime } from "../events/events-runtime.js";
 import type { FeatureApis, KeywardFeature } from "../features/feature.js";
-import { checkFeatures, installFeatures } from "../features/install-features.js";
+import {
+  checkFeatures,
+  type InstalledFeatures,
+  installFeatures,
+} from "../features/install-features.js";
+import { mergeExtensions } from "../features/kernel-extensions.js";
+import type { InstanceDescription } from "../features/openapi-contribution.js";
 import { createHandle, underBasePath } from "../http/handle.js";
 import { defaultBodyLimit } from "../http/read-json-body.js";
+import { createRouter } from "../http/router.js";
+import { kernelEndpoints } from "../http/routes/index.js";
 import { createKeyFormat, DEFAULT_KEY_PREFIX, type KeyFormat } from "../keys/format.js";
 import { createSecretHasher } from "../keys/hash.js";
 import { layeredLimiter } from "../limits/layered-limiter.js";
 import { consoleLogger, silentLogger } from "../logging/logger.js";
 import { repeatFilter } from "../logging/repeat-filter.js";
 import { warnOnce } from "../logging/warn-once.js";
-import { buildOpenApiDocument } from "../openapi/build-document.js";
-import type { OpenApiDocument } from "../openapi/document-types.js";
-import { organizationAccess } from "../organizations/organization-access.js";
 import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
 import { attachStoreLogger } from "../storage/attach-store-logger.js";
@@ -52,8 +55,6 @@ import type { KeywardContext } from "./context.js";
 export interface Keyward {
   /** Key management: the same outcomes as the six HTTP endpoints, as async functions. */
   readonly keys: KeysApi;
-  /** The audit log, with `events` configured (otherwise its calls throw a `TypeError`). */
-  readonly events: EventsApi;
   /** Usage history maintenance: `prune()` with `usage.retainDays` configured. */
   readonly usage: UsageApi;
   /**
@@ -101,21 +102,11 @@ export interface Keyward {
    * only, so the published types never depend on the validation library behind it.
    */
   readonly schemas: { createKey: StandardSchemaV1<unknown, CreateKeyBody> };
-  /**
-   * The OpenAPI 3.1 document of the endpoints as configured (base path, scopes and tiers as
-   * enums, error bodies, rate-limit headers, security schemes), plus the host routes listed in
-   * `openapi.routes`. Generated from the same schemas that validate requests. A fresh copy each
-   * call. See docs/openapi.md.
-   * @example
-   * writeFileSync("openapi.json", JSON.stringify(keyward.openapi(), null, 2));
-   */
-  openapi(): OpenApiDocument;
   /** Flushes buffered usage and releases the store's connections, timers and subscriptions. */
   close(): Promise<void>;
 }
 
 const defaultBasePath = "/api/v1/api-keys";
-const defaultMaxKeysPerOwner = 100;
 
 /**
  * Creates a Keyward instance. Configuration is checked here, once: a bad scope name, an empty tier
@@ -135,13 +126,16 @@ export function createKeyward<
 >(config: KeywardConfig<Features>): Keyward & FeatureApis<Features> {
   checkConfig(config);
   checkFeatures(config.features, config.store);
-  const basePath = normaliseBasePath(config.basePath ?? defaultBasePath);
-  const bodyLimit = config.bodyLimit ?? defaultBodyLimit;
+  const features = config.features ?? [];
+  const extensions = mergeExtensions(features);
+  const http = config.http ?? {};
+  const basePath = normaliseBasePath(http.basePath ?? defaultBasePath);
+  const bodyLimit = http.bodyLimit ?? defaultBodyLimit;
   if (!Number.isInteger(bodyLimit) || bodyLimit <= 0) {
-    throw new TypeError("Keyward: `bodyLimit` must be a positive number of bytes");
+    throw new TypeError("Keyward: `http.bodyLimit` must be a positive number of bytes");
   }
   const clock = config.clock ?? systemClock;
-  const random = config.random ?? cryptoRandom;
+  const random = cryptoRandom;
   const scopes = createScopeRegistry(config.scopes);
   const tiers = createTierLadder(config.tiers);
   const layeredLimits = layeredLimiter(config.store.rateLimits, config.store.allowances, {
@@ -173,16 +167,21 @@ export function createKeyward<
     : async () => {
         throw new KeywardError("invalid_token", "JWT authentication is not configured");
       };
+  if (extensions.environments !== undefined && config.keys?.prefix !== undefined) {
+    throw new TypeError(
+      "Keyward: set `lifecycle({ environments })` or `keys.prefix`, not both: with environments, each one's prefix is given in `environments`",
+    );
+  }
   const environments = createEnvironments(
-    config.environments,
-    config.keyPrefix ?? DEFAULT_KEY_PREFIX,
+    extensions.environments,
+    config.keys?.prefix ?? DEFAULT_KEY_PREFIX,
   );
   let format: KeyFormat;
   try {
     format = createKeyFormat({ prefixes: environments.prefixes, random });
   } catch (error) {
     // The format names the prefix; the option it came from is what the host has to fix.
-    const option = config.environments === undefined ? "keyPrefix" : "environments";
+    const option = extensions.environments === undefined ? "keys.prefix" : "environments";
     throw new TypeError(`Keyward: \`${option}\`: ${(error as Error).message}`);
   }
   const usageRecorder = createUsageRecorder(config.store.usage, {
@@ -214,7 +213,9 @@ export function createKeyward<
     layeredLimits,
     format,
     environments,
-    hasher: createSecretHasher(config.pepper === undefined ? {} : { pepper: config.pepper }),
+    hasher: createSecretHasher(
+      config.keys?.pepper === undefined ? {} : { pepper: config.keys.pepper },
+    ),
     scopes,
     tiers,
     accountTiers: accountTierSync(config.store.keys, {
@@ -227,24 +228,23 @@ export function createKeyward<
       scopes,
       tiers,
       clock,
-      organizations: config.organizations !== undefined,
+      organizations: extensions.organizations !== undefined,
       environments: environments.configured ? environments.names : undefined,
     }),
     updateKeyBody: updateKeyBodySchema(keyFieldSchemas({ scopes, tiers, clock })),
-    keyUpdates: config.keyUpdates === true,
-    gracefulRotation: gracefulRotation(config.gracefulRotation),
-    maxKeysPerOwner:
-      config.maxKeysPerOwner === false
-        ? undefined
-        : (config.maxKeysPerOwner ?? defaultMaxKeysPerOwner),
+    gracefulRotation: extensions.rotationGrace && {
+      maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
+      body: rotateKeyBodySchema(extensions.rotationGrace.maxGracePeriodSeconds),
+    },
+    maxKeysPerOwner: extensions.maxKeysPerOwner,
     verifyJwt,
     ...(config.session ? { session: config.session } : {}),
-    trustedOrigins: new Set(config.trustedOrigins ?? []),
+    trustedOrigins: new Set(http.trustedOrigins ?? []),
     accountTier: config.accountTier ?? ((claims) => claims.tier),
     usageRecorder,
     ...(retention ? { usageRetention: retention } : {}),
-    organizations: config.organizations && organizationAccess(config.organizations, tiers),
-    ietfRateLimitHeaders: config.rateLimitHeaders?.ietf ?? false,
+    organizations: extensions.organizations?.({ tiers }),
+    ietfRateLimitHeaders: http.rateLimitHeaders?.ietf ?? false,
     logger,
     warnOnce: warnOnce(logger),
     reportFailure,
@@ -252,9 +252,11 @@ export function createKeyward<
       config.failedLookups === false
         ? undefined
         : failedLookupLimiter(config.failedLookups ?? {}, clock),
+    // The events feature's `requires` made sure the store writes events.
     events:
-      config.events && config.store.keys.events
-        ? eventsRuntime(config.events, config.store.keys.events, {
+      extensions.events && config.store.keys.events
+        ? extensions.events({
+            log: config.store.keys.events,
             keys: config.store.keys,
             clock,
             random,
@@ -264,47 +266,40 @@ export function createKeyward<
   };
 
   const keys = createKeysApi(context);
-  const events = createEventsApi(context, keys);
   const verify = createVerify(context);
-  const features = installFeatures(config.features ?? [], { context, basePath });
-  const openapiOptions = config.openapi ?? {};
-  // Built on first use and kept: the configuration it describes cannot change.
-  let openapiJson: string | undefined;
-  const documentJson = () => {
-    openapiJson ??= JSON.stringify(
-      buildOpenApiDocument(
-        {
-          basePath,
-          scopes,
-          tiers,
-          keyPrefixes: context.format.prefixes,
-          environments: environments.names,
-          environmentsConfigured: environments.configured,
-          createKeyBody: context.createKeyBody,
-          updateKeyBody: context.updateKeyBody,
-          keyUpdates: context.keyUpdates,
-          rotateKeyBody: context.gracefulRotation && {
-            schema: context.gracefulRotation.body,
-            maxGracePeriodSeconds: context.gracefulRotation.maxGracePeriodSeconds,
-          },
-          events: context.events !== undefined,
-          organizations: context.organizations !== undefined,
-          maxKeysPerOwner: context.maxKeysPerOwner !== undefined,
-          ietfRateLimitHeaders: context.ietfRateLimitHeaders,
-          options: openapiOptions,
-        },
-        features.openapi,
-      ),
-    );
-    return openapiJson;
-  };
-  if (openapiOptions.serve) documentJson(); // a bad `openapi.routes` entry throws at start
-  const handle = createHandle(context, keys, events, verify, {
+  const installed: InstalledFeatures = installFeatures(features, {
+    context,
+    basePath,
+    keys,
+    // Called only once the instance is built, when `installed` and `router` are set.
+    describe: () => ({ instance: describeInstance(), featurePaths: installed.openapi }),
+  });
+  const router = createRouter(kernelEndpoints, installed.endpoints);
+  const describeInstance = (): InstanceDescription => ({
+    basePath,
+    scopes,
+    tiers,
+    keyPrefixes: context.format.prefixes,
+    environments: environments.names,
+    environmentsConfigured: environments.configured,
+    createKeyBody: context.createKeyBody,
+    updateKeyBody: context.updateKeyBody,
+    keyUpdates: router.has("/{key_id}", "PATCH"),
+    rotateKeyBody: context.gracefulRotation && {
+      schema: context.gracefulRotation.body,
+      maxGracePeriodSeconds: context.gracefulRotation.maxGracePeriodSeconds,
+    },
+    events: router.has("/{key_id}/events", "GET"),
+    organizations: context.organizations !== undefined,
+    maxKeysPerOwner: context.maxKeysPerOwner !== undefined,
+    ietfRateLimitHeaders: context.ietfRateLimitHeaders,
+  });
+  const handle = createHandle(context, keys, verify, router, {
     basePath,
     bodyLimit,
-    ...(openapiOptions.serve ? { openapiDocument: documentJson } : {}),
-    featureRoutes: features.routes,
+    featureRoutes: installed.routes,
   });
+  installed.ready();
 
   let closed: Promise<void> | undefined;
   // The events' and usage retention's timers start with the first request rather than here: Workers refuse timers set
@@ -318,9 +313,8 @@ export function createKeyward<
         }
       : undefined;
   const keyward: Keyward = {
-    ...features.apis,
+    ...installed.apis,
     keys,
-    events,
     usage: createUsageApi(retention),
     verify: (authorization, options) => {
       startTimers?.();
@@ -362,14 +356,13 @@ export function createKeyward<
       }
     },
     hasSession: config.session !== undefined,
-    openapi: () => JSON.parse(documentJson()) as OpenApiDocument,
     serves: (pathname) => underBasePath(pathname, basePath) !== null,
     basePath,
     // `expiresAt` leaves its check as a string, which arktype's inference cannot see: hence the cast.
     schemas: { createKey: context.createKeyBody as StandardSchemaV1<unknown, CreateKeyBody> },
     close: () => {
       closed ??= (async () => {
-        await features
+        await installed
           .close()
           .catch((error: unknown) => reportFailure("Keyward: a feature failed to close", error));
         retention?.close();
@@ -406,16 +399,4 @@ function normaliseBasePath(path: string): string {
     throw new TypeError('Keyward: `basePath` must start with "/"');
   }
   return path.replace(/\/+$/, "");
-}
-
-/** Seven days: long enough for a weekly deploy train to pick up a new secret. */
-const defaultMaxGracePeriodSeconds = 7 * 24 * 60 * 60;
-
-function gracefulRotation(option: KeywardConfig["gracefulRotation"]) {
-  if (option === undefined || option === false) return undefined;
-  const max =
-    option === true
-      ? defaultMaxGracePeriodSeconds
-      : (option.maxGracePeriodSeconds ?? defaultMaxGracePeriodSeconds);
-  return { maxGracePeriodSeconds: max, body: rotateKeyBodySchema(max) };
 }

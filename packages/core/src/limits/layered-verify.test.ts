@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
+import { events } from "../events/index.js";
 import type { KeywardConfig } from "../keyward/config.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
@@ -63,11 +64,13 @@ describe("layered limits on the memory store", () => {
       },
       {
         scopes: { ...scopes, "profile:write": "Write" },
-        events: {
-          onEvent: (event) => {
-            seen.push(event.type);
-          },
-        },
+        features: [
+          events({
+            onEvent: (event) => {
+              seen.push(event.type);
+            },
+          }),
+        ],
       },
     );
     const { id, key } = await newKey();
@@ -225,7 +228,7 @@ describe("layered limits on the memory store", () => {
           quota: { limit: 1000, period: "day" },
         },
       },
-      { rateLimitHeaders: { ietf: true } },
+      { http: { rateLimitHeaders: { ietf: true } } },
     );
     const { key } = await newKey();
     const result = await call(key);

@@ -1,4 +1,4 @@
-import { ownerLabel, ownerOfKey } from "../organizations/owner.js";
+import { ownerLabel, ownerOfKey } from "../keys/owner.js";
 import type { StoredKey } from "../storage/key-store.js";
 
 /**

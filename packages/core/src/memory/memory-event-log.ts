@@ -1,5 +1,5 @@
-import type { StoredEvent } from "../events/event.js";
-import { matchesQuery, newestEventFirst } from "../events/event-order.js";
+import type { StoredEvent } from "../event-model/event.js";
+import { matchesQuery, newestEventFirst } from "../event-model/event-order.js";
 import type { EventLog } from "../storage/event-log.js";
 import { memoryWebhookOutbox } from "./memory-webhook-outbox.js";
 

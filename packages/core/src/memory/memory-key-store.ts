@@ -1,5 +1,5 @@
-import type { StoredEvent } from "../events/event.js";
-import { ownerLabel, ownerOfKey } from "../organizations/owner.js";
+import type { StoredEvent } from "../event-model/event.js";
+import { ownerLabel, ownerOfKey } from "../keys/owner.js";
 import { pageOfExpiringKeys } from "../storage/expiring-order.js";
 import { frozenKey } from "../storage/frozen-key.js";
 import { newestKeyFirst, pageOfKeys } from "../storage/key-order.js";

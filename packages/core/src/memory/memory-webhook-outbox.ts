@@ -1,4 +1,4 @@
-import type { StoredEvent } from "../events/event.js";
+import type { StoredEvent } from "../event-model/event.js";
 import { compareCodeUnits } from "../storage/code-unit-order.js";
 import { webhookDeliveryId } from "../storage/webhook-delivery-id.js";
 import type {

@@ -1,6 +1,10 @@
 import { KeywardError } from "../errors/keyward-error.js";
 import { underBasePath } from "../http/handle.js";
-import { matchRoute } from "../http/router.js";
+import { createRouter } from "../http/router.js";
+import { kernelEndpoints } from "../http/routes/index.js";
+
+/** The kernel's endpoints: a feature's methods are never one of these either. */
+const kernelRouter = createRouter(kernelEndpoints, []);
 
 /** The Fetch standard's "forbidden methods": `new Request(url, { method })` throws for them. */
 const uncarried = new Set(["CONNECT", "TRACE", "TRACK"]);
@@ -26,7 +30,7 @@ export function uncarriedMethodResponse(
   // such as `//host/x` stays a path.
   const { pathname } = new URL(`http://localhost${path.startsWith("/") ? "" : "/"}${path}`);
   const subpath = underBasePath(pathname, basePath);
-  const match = subpath === null ? null : matchRoute(subpath, method);
+  const match = subpath === null ? null : kernelRouter.match(subpath, method);
   const refusal =
     match && "error" in match ? match.error : new KeywardError("route_not_found", "Not Found");
   return refusal.toResponse();

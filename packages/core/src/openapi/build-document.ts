@@ -3,14 +3,15 @@
  * path builders say are enabled, then the paths the listed features contribute, each path's CORS
  * preflight, the host's guarded routes, and the components they refer to.
  */
-import type { OpenApiBuildContext } from "./build-context.js";
-import { buildComponents } from "./components.js";
+
 import type {
   HttpMethod,
   OpenApiDocument,
   PathItemObject,
   ReferenceObject,
-} from "./document-types.js";
+} from "../features/openapi-types.js";
+import type { OpenApiBuildContext } from "./build-context.js";
+import { buildComponents } from "./components.js";
 import { addHostRoutes } from "./host-routes.js";
 import { pathBuilders } from "./paths/index.js";
 import { keyIdParameter, type PathBuilder } from "./paths/path-builder.js";

@@ -3,8 +3,8 @@
  * responses and header fields, and the two security schemes.
  */
 import type { Type } from "arktype";
-import type { OpenApiBuildContext } from "./build-context.js";
-import type { JsonSchema, OpenApiDocument } from "./document-types.js";
+import type { InstanceDescription } from "../features/openapi-contribution.js";
+import type { JsonSchema, OpenApiDocument } from "../features/openapi-types.js";
 import { errorResponseComponents, headerComponents } from "./responses.js";
 import {
   createKeyBodyJsonSchema,
@@ -26,7 +26,7 @@ import { usageReportType } from "./schemas/usage-report.js";
 /** Names of the security schemes, as operations' `security` refers to them. */
 export const securitySchemeNames = { session: "userJwt", apiKey: "apiKey" } as const;
 
-export function buildComponents(context: OpenApiBuildContext): OpenApiDocument["components"] {
+export function buildComponents(context: InstanceDescription): OpenApiDocument["components"] {
   const scopes = context.scopes.names;
   const tiers = context.tiers.names;
   const { scope, tier, list: scopeList } = scopeTypes(scopes, tiers);

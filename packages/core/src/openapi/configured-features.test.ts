@@ -1,18 +1,23 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
-import { createKeyward, type KeywardConfig, memoryStore } from "../index.js";
+import { createKeyward, type KeywardFeature, memoryStore } from "../index.js";
+import { lifecycle } from "../lifecycle/index.js";
+import { organizations } from "../organizations/index.js";
+import { type OpenApiApi, openapi } from "./index.js";
 
-const organizations = { memberships: () => [] };
+const members = organizations({ memberships: () => [] });
 
-function documentWith(overrides: Partial<KeywardConfig> = {}) {
-  return createKeyward({
+/** The document of an instance listing `features` besides openapi(). */
+function documentWith(...features: KeywardFeature<string, unknown>[]) {
+  const keyward = createKeyward({
     store: memoryStore(),
     scopes: { "profile:read": "Read profiles" },
     tiers: { free: { rateLimit: { limit: 60, window: "1m" } } },
     jwt: { secret: "openapi-test-secret-of-at-least-32-bytes!!" },
     logger: false,
-    ...overrides,
-  }).openapi();
+    features: [openapi(), ...features],
+  }) as unknown as { openapi: OpenApiApi };
+  return keyward.openapi();
 }
 
 function forbiddenCodes(document: ReturnType<typeof documentWith>): unknown {
@@ -24,7 +29,7 @@ function forbiddenCodes(document: ReturnType<typeof documentWith>): unknown {
 
 describe("keyward.openapi() with organizations and key updates", () => {
   it("is a valid OpenAPI 3.1 document with both on", async () => {
-    const document = documentWith({ organizations, keyUpdates: true });
+    const document = documentWith(members, lifecycle());
     const result = await new Validator().validate(document as never);
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
@@ -35,7 +40,7 @@ describe("keyward.openapi() with organizations and key updates", () => {
     expect(without.paths["/api/v1/api-keys/{key_id}"]?.patch).toBeUndefined();
     expect(without.components.schemas.UpdateKeyBody).toBeUndefined();
 
-    const document = documentWith({ keyUpdates: true });
+    const document = documentWith(lifecycle());
     const item = document.paths["/api/v1/api-keys/{key_id}"];
     expect(item?.patch?.operationId).toBe("updateKey");
     expect(item?.patch?.requestBody).toMatchObject({
@@ -85,7 +90,7 @@ describe("keyward.openapi() with organizations and key updates", () => {
     const without = documentWith();
     expect(without.components.schemas.RotateKeyBody).toBeUndefined();
     expect(without.paths["/api/v1/api-keys/{key_id}/rotate"]?.post?.requestBody).toBeUndefined();
-    const document = documentWith({ gracefulRotation: { maxGracePeriodSeconds: 3600 } });
+    const document = documentWith(lifecycle({ gracefulRotation: { maxGracePeriodSeconds: 3600 } }));
     expect(document.paths["/api/v1/api-keys/{key_id}/rotate"]?.post?.requestBody).toMatchObject({
       required: false,
       content: { "application/json": { schema: { $ref: "#/components/schemas/RotateKeyBody" } } },
@@ -106,7 +111,7 @@ describe("keyward.openapi() with organizations and key updates", () => {
     const plainParameters = plain.paths["/api/v1/api-keys"]?.get?.parameters ?? [];
     expect(plainParameters.map((p) => (p as { name: string }).name)).toEqual(["limit", "cursor"]);
 
-    const document = documentWith({ organizations });
+    const document = documentWith(members, lifecycle({ updates: false }));
     const body = document.components.schemas.CreateKeyBody as {
       properties: Record<string, unknown>;
     };
@@ -146,7 +151,7 @@ describe("keyward.openapi() with organizations and key updates", () => {
   });
 
   it("lists the 403 codes the configuration can raise", () => {
-    expect(forbiddenCodes(documentWith({ maxKeysPerOwner: false }))).toEqual({
+    expect(forbiddenCodes(documentWith())).toEqual({
       enum: [
         "api_key_not_allowed",
         "cross_site_request",
@@ -156,7 +161,7 @@ describe("keyward.openapi() with organizations and key updates", () => {
         "tier_not_allowed",
       ],
     });
-    expect(forbiddenCodes(documentWith({ organizations }))).toEqual({
+    expect(forbiddenCodes(documentWith(members, lifecycle({ updates: false })))).toEqual({
       enum: [
         "api_key_not_allowed",
         "cross_site_request",
@@ -195,13 +200,13 @@ describe("keyward.openapi() with environments and IP allowlists", () => {
 
   it("is a valid OpenAPI 3.1 document with environments", async () => {
     const result = await new Validator().validate(
-      documentWith({ environments, keyUpdates: true }) as never,
+      documentWith(lifecycle({ environments })) as never,
     );
     expect(result.errors).toBeUndefined();
   });
 
   it("names the environments on create, and every prefix in the secret's pattern and the scheme", () => {
-    const document = documentWith({ environments });
+    const document = documentWith(lifecycle({ environments, updates: false }));
     expect(schema(document, "CreateKeyBody").properties.environment).toMatchObject({
       type: "string",
       enum: ["live", "test"],
@@ -226,7 +231,7 @@ describe("keyward.openapi() with environments and IP allowlists", () => {
   });
 
   it("describes allowedIps on create and on PATCH (null removes it), and the 403 it causes", () => {
-    const document = documentWith({ keyUpdates: true });
+    const document = documentWith(lifecycle());
     expect(schema(document, "CreateKeyBody").properties.allowedIps).toMatchObject({
       type: "array",
       minItems: 1,

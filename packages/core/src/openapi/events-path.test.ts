@@ -1,16 +1,20 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
-import { createKeyward, type KeywardConfig, memoryStore } from "../index.js";
+import { events } from "../events/index.js";
+import { createKeyward, type KeywardFeature, memoryStore } from "../index.js";
+import { type OpenApiApi, openapi } from "./index.js";
 
-function documentWith(overrides: Partial<KeywardConfig> = {}) {
-  return createKeyward({
+/** The document of an instance listing `features` besides openapi(). */
+function documentWith(...features: KeywardFeature<string, unknown>[]) {
+  const keyward = createKeyward({
     store: memoryStore(),
     scopes: { "profile:read": "Read profiles" },
     tiers: { free: { rateLimit: { limit: 60, window: "1m" } } },
     jwt: { secret: "openapi-test-secret-of-at-least-32-bytes!!" },
     logger: false,
-    ...overrides,
-  }).openapi();
+    features: [openapi(), ...features],
+  }) as unknown as { openapi: OpenApiApi };
+  return keyward.openapi();
 }
 
 describe("keyward.openapi() with events", () => {
@@ -20,7 +24,7 @@ describe("keyward.openapi() with events", () => {
     expect(without.components.schemas.Event).toBeUndefined();
     expect(without.components.schemas.EventPage).toBeUndefined();
 
-    const document = documentWith({ events: {} });
+    const document = documentWith(events());
     const result = await new Validator().validate(document as never);
     expect(result.errors).toBeUndefined();
     const operation = document.paths["/api/v1/api-keys/{key_id}/events"]?.get;

@@ -3,14 +3,15 @@
  * the scopes an API key needs (as the requirement's roles, which OpenAPI 3.1 allows for any
  * scheme), the rate-limit headers on what it answers, and the guard's refusals.
  */
-import type { OpenApiBuildContext } from "./build-context.js";
-import { securitySchemeNames } from "./components.js";
+
 import type {
   HttpMethod,
   OperationObject,
   ParameterObject,
   PathItemObject,
-} from "./document-types.js";
+} from "../features/openapi-types.js";
+import type { OpenApiBuildContext } from "./build-context.js";
+import { securitySchemeNames } from "./components.js";
 import type { OpenApiRoute } from "./options.js";
 import { errorResponses, guardedErrors, successResponse } from "./responses.js";
 import { toJsonSchema } from "./schema-source.js";

@@ -1,7 +1,19 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { type } from "arktype";
 import { describe, expect, it } from "vitest";
-import { createKeyward, type KeywardConfig, memoryStore, type ResponseObject } from "../index.js";
+import type { EventsConfig } from "../events/events-config.js";
+import { events } from "../events/index.js";
+import {
+  createKeyward,
+  type Keyward,
+  type KeywardConfig,
+  memoryStore,
+  type ResponseObject,
+} from "../index.js";
+import { lifecycle } from "../lifecycle/index.js";
+import type { LifecycleConfig } from "../lifecycle/lifecycle-config.js";
+import { type OpenApiApi, openapi } from "./index.js";
+import type { OpenApiOptions } from "./options.js";
 import { createKeyBodyJsonSchema } from "./schemas/create-key-body.js";
 
 const scopes = { "profile:read": "Read profiles", "profile:write": "Edit profiles" };
@@ -10,15 +22,34 @@ const tiers = {
   pro: { rateLimit: { limit: 600, window: "1m" } },
 } as const;
 
-function keywardWith(overrides: Partial<KeywardConfig> = {}) {
+interface Overrides extends Partial<KeywardConfig> {
+  openapi?: OpenApiOptions;
+  lifecycle?: LifecycleConfig;
+  events?: EventsConfig;
+}
+
+/** An instance listing openapi() with `overrides.openapi`, and the other features named. */
+function keywardWith(overrides: Overrides = {}): Keyward & { openapi: OpenApiApi } {
+  const {
+    openapi: options = {},
+    lifecycle: lifecycleConfig,
+    events: eventsConfig,
+    ...rest
+  } = overrides;
+  const features = [
+    openapi(options),
+    ...(lifecycleConfig ? [lifecycle(lifecycleConfig)] : []),
+    ...(eventsConfig ? [events(eventsConfig)] : []),
+  ];
   return createKeyward({
     store: memoryStore(),
     scopes,
     tiers,
     jwt: { secret: "openapi-test-secret-of-at-least-32-bytes!!" },
     logger: false,
-    ...overrides,
-  });
+    ...rest,
+    features,
+  }) as unknown as Keyward & { openapi: OpenApiApi };
 }
 
 async function validate(document: unknown) {
@@ -38,9 +69,8 @@ describe("keyward.openapi()", () => {
 
   it("declares every path template variable on every operation, the CORS preflights included", () => {
     const document = keywardWith({
-      keyUpdates: true,
+      lifecycle: { gracefulRotation: true },
       events: {},
-      gracefulRotation: true,
       openapi: { routes: [{ method: "GET", path: "/profiles/:slug", scopes: ["profile:read"] }] },
     }).openapi();
     const parameters = (
@@ -73,7 +103,7 @@ describe("keyward.openapi()", () => {
   });
 
   it("lists the six endpoints and their preflights under the configured base path", () => {
-    const document = keywardWith({ basePath: "/keys/" }).openapi();
+    const document = keywardWith({ http: { basePath: "/keys/" } }).openapi();
     const operations = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
     );
@@ -181,7 +211,7 @@ describe("keyward.openapi()", () => {
     ]);
     expect(Object.values(listed.headers).every((header) => header.required)).toBe(true);
 
-    const ietf = keywardWith({ rateLimitHeaders: { ietf: true } }).openapi();
+    const ietf = keywardWith({ http: { rateLimitHeaders: { ietf: true } } }).openapi();
     const withIetf = ietf.paths["/api/v1/api-keys"]?.get?.responses["200"] as {
       headers: Record<string, unknown>;
     };
@@ -191,7 +221,7 @@ describe("keyward.openapi()", () => {
 
   it("has bearer JWT security on key management and API-key security on host routes", () => {
     const document = keywardWith({
-      keyPrefix: "sk_test_",
+      keys: { prefix: "sk_test_" },
       openapi: {
         routes: [
           { method: "PUT", path: "/profiles/:slug", scopes: ["profile:write"] },

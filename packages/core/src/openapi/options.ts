@@ -1,6 +1,6 @@
 import type { StandardJSONSchemaV1 } from "@standard-schema/spec";
 import type { AcceptedCredentials } from "../auth/principal.js";
-import type { JsonSchema } from "./document-types.js";
+import type { JsonSchema } from "../features/openapi-types.js";
 
 /**
  * A body's schema for the document: a JSON Schema object, or any Standard JSON Schema (an arktype
@@ -29,7 +29,7 @@ export interface OpenApiRoute {
   response?: OpenApiSchemaSource;
 }
 
-/** The `openapi` option of `createKeyward`. Every field is optional. */
+/** What `openapi()` takes. Every field is optional. */
 export interface OpenApiOptions {
   /**
    * Answer `GET {basePath}/openapi.json` with the document, without credentials. Default false:
@@ -42,4 +42,21 @@ export interface OpenApiOptions {
   servers?: { url: string; description?: string }[];
   /** The host's guarded routes, to describe too. */
   routes?: readonly OpenApiRoute[];
+}
+
+/**
+ * Throws a `TypeError` naming the field for a malformed `options`, when the feature is created. A
+ * route's method and path are checked when the document is built: at start with `serve: true`.
+ */
+export function checkOpenApiOptions(options: unknown): void {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new TypeError("Keyward: openapi() takes an object like { serve: true, routes: [...] }");
+  }
+  const { serve, routes } = options as OpenApiOptions;
+  if (serve !== undefined && typeof serve !== "boolean") {
+    throw new TypeError(`Keyward: \`openapi.serve\` must be a boolean, got ${typeof serve}`);
+  }
+  if (routes !== undefined && !Array.isArray(routes)) {
+    throw new TypeError("Keyward: `openapi.routes` must be a list of { method, path, scopes? }");
+  }
 }

@@ -4,8 +4,8 @@
  * they can answer, by reference.
  */
 
-import type { OpenApiBuildContext } from "./build-context.js";
-import type { HeaderObject, ReferenceObject, ResponseObject } from "./document-types.js";
+import type { InstanceDescription } from "../features/openapi-contribution.js";
+import type { HeaderObject, ReferenceObject, ResponseObject } from "../features/openapi-types.js";
 import { componentRef } from "./schemas/component-ref.js";
 import {
   codeIsConfigured,
@@ -21,7 +21,7 @@ const integerHeader = (description: string): HeaderObject => ({
 });
 
 /** The header fields Keyward's answers carry, as `components.headers`. */
-export function headerComponents(context: OpenApiBuildContext): Record<string, HeaderObject> {
+export function headerComponents(context: InstanceDescription): Record<string, HeaderObject> {
   const headers: Record<string, HeaderObject> = {
     "X-RateLimit-Limit": integerHeader("Requests allowed per window at the caller's tier"),
     "X-RateLimit-Remaining": integerHeader("Requests left in the current window"),
@@ -58,13 +58,13 @@ export function headerComponents(context: OpenApiBuildContext): Record<string, H
 }
 
 /** A header field every such response carries (a component with `required` set). */
-export function requiredHeader(context: OpenApiBuildContext, name: string): HeaderObject {
+export function requiredHeader(context: InstanceDescription, name: string): HeaderObject {
   const component = headerComponents(context)[name];
   if (!component) throw new Error(`unreachable: no header component ${name}`);
   return { ...component, required: true };
 }
 
-function rateLimitNames(context: OpenApiBuildContext): string[] {
+function rateLimitNames(context: InstanceDescription): string[] {
   const names = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"];
   if (context.ietfRateLimitHeaders) names.push("RateLimit-Policy", "RateLimit");
   return names;
@@ -75,7 +75,7 @@ function rateLimitNames(context: OpenApiBuildContext): string[] {
  * there (`required`); on an error they are there only when the request got that far.
  */
 function rateLimitHeaders(
-  context: OpenApiBuildContext,
+  context: InstanceDescription,
   required: boolean,
 ): Record<string, HeaderObject | ReferenceObject> {
   const headers: Record<string, HeaderObject | ReferenceObject> = {};
@@ -87,7 +87,7 @@ function rateLimitHeaders(
 
 /** A JSON success answer from a rate-limited endpoint. */
 export function successResponse(
-  context: OpenApiBuildContext,
+  context: InstanceDescription,
   description: string,
   schemaName: string | undefined,
   options: { noStore?: boolean; entityTag?: boolean } = {},
@@ -149,7 +149,7 @@ const errorDescriptions: Record<ErrorStatus, string> = {
 
 /** Every error status as `components.responses`, each with exactly the codes it can carry. */
 export function errorResponseComponents(
-  context: OpenApiBuildContext,
+  context: InstanceDescription,
 ): Record<string, ResponseObject> {
   const responses: Record<string, ResponseObject> = {};
   for (const [statusText, name] of Object.entries(errorResponseNames)) {

@@ -1,4 +1,4 @@
-import type { JsonSchema } from "./document-types.js";
+import type { JsonSchema } from "../features/openapi-types.js";
 import type { OpenApiSchemaSource } from "./options.js";
 
 /**

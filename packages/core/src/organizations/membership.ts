@@ -1,4 +1,5 @@
 import type { JwtClaims } from "../auth/jwt.js";
+import { kindOf } from "../keyward/kind-of.js";
 
 /** A user's place in one organization, as the host's `organizations.memberships` reports it. */
 export interface Membership {
@@ -14,10 +15,7 @@ export interface Membership {
   tier?: string;
 }
 
-/** What a role may do with an organization's keys. */
-export type OrganizationAction = "manage" | "read";
-
-/** The `organizations` option of `KeywardConfig`. */
+/** What `organizations()` takes. */
 export interface OrganizationsConfig {
   /**
    * The organizations the signed-in user belongs to, from their claims (a JWT's, or those the
@@ -39,3 +37,29 @@ export const defaultOrganizationRoles = {
   manage: ["owner", "admin"],
   read: ["owner", "admin", "member"],
 } as const;
+
+/** Throws a `TypeError` naming the field for anything `organizations()` should not take. */
+export function checkOrganizationsConfig(config: unknown): void {
+  const candidate = config as OrganizationsConfig | null | undefined;
+  if (typeof candidate !== "object" || candidate === null) {
+    throw new TypeError(
+      "Keyward: organizations() takes an object like { memberships: (claims) => [{ id, role, tier }] }",
+    );
+  }
+  if (typeof candidate.memberships !== "function") {
+    throw new TypeError(
+      `Keyward: \`organizations.memberships\` must be a function, got ${kindOf(candidate.memberships)}`,
+    );
+  }
+  for (const action of ["manage", "read"] as const) {
+    const roles = candidate.roles?.[action];
+    if (
+      roles !== undefined &&
+      !(Array.isArray(roles) && roles.every((role) => typeof role === "string" && role !== ""))
+    ) {
+      throw new TypeError(
+        `Keyward: \`organizations.roles.${action}\` must be a list of role names, got ${kindOf(roles)}`,
+      );
+    }
+  }
+}

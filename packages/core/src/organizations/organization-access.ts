@@ -1,44 +1,11 @@
-import type { JwtClaims } from "../auth/jwt.js";
 import { KeywardError } from "../errors/keyward-error.js";
+import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
 import {
   defaultOrganizationRoles,
   type Membership,
-  type OrganizationAction,
   type OrganizationsConfig,
 } from "./membership.js";
-
-/** The caller's membership in one organization, once their role was checked for an action. */
-export interface CheckedMembership {
-  organizationId: string;
-  role: string;
-  /**
-   * The organization's tier as the membership states it, resolved against the configured ladder
-   * (an unknown name → lowest); undefined when the membership states none. A membership without a
-   * tier says nothing about the organization's plan: it is never taken for the lowest tier, never
-   * recorded, and the tier recorded on the organization's keys stands.
-   */
-  tier: string | undefined;
-}
-
-/**
- * Decides what a signed-in user may do with an organization's keys. Built once from the config;
- * the host's `memberships` is asked per call, so a membership that ends takes effect at once.
- */
-export interface OrganizationAccess {
-  /**
-   * The caller's membership, if their role permits `action`. Not a member → 403 `notMember`
-   * (`not_member` when the caller named the organization, `not_owner` when they named a key of
-   * it: an outsider learns nothing about whose key it is); a role that may not act → 403
-   * `role_not_permitted`.
-   */
-  require(
-    claims: JwtClaims,
-    organizationId: string,
-    action: OrganizationAction,
-    notMember: "not_member" | "not_owner",
-  ): Promise<CheckedMembership>;
-}
 
 export function organizationAccess(
   config: OrganizationsConfig,

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { manualClock } from "../clock.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
+import { organizations } from "./index.js";
 import type { OrganizationsConfig } from "./membership.js";
 
 const scopes = { "profile:read": "Read profiles" };
@@ -21,7 +22,7 @@ async function signedIn(memberships: OrganizationsConfig["memberships"]) {
     scopes,
     tiers,
     jwt: { secret: jwtSecret },
-    organizations: { memberships },
+    features: [organizations({ memberships })],
     logger: false,
   });
   const { SignJWT } = await import("jose");
@@ -41,14 +42,14 @@ async function signedIn(memberships: OrganizationsConfig["memberships"]) {
   return { keyward, call };
 }
 
-const instance = (organizations?: Parameters<typeof createKeyward>[0]["organizations"]) =>
+const instance = (config?: OrganizationsConfig) =>
   createKeyward({
     store: memoryStore(),
     scopes,
     tiers,
     clock: manualClock(Date.parse("2026-05-01T00:00:00Z")),
     logger: false,
-    ...(organizations ? { organizations } : {}),
+    ...(config ? { features: [organizations(config)] } : {}),
   });
 
 describe("organization keys through keys.* (the operator's API)", () => {
@@ -195,10 +196,12 @@ describe("the organizations option", () => {
       scopes,
       tiers,
       jwt: { secret: "organization-test-secret-of-at-least-32-bytes" },
-      organizations: {
-        memberships: () => [{ id: "acme", role: "billing", tier: "pro" }],
-        roles: { manage: ["billing"], read: ["billing"] },
-      },
+      features: [
+        organizations({
+          memberships: () => [{ id: "acme", role: "billing", tier: "pro" }],
+          roles: { manage: ["billing"], read: ["billing"] },
+        }),
+      ],
       logger: false,
     });
     const { SignJWT } = await import("jose");

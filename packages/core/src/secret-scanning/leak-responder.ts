@@ -7,8 +7,8 @@
  */
 
 import { isoTime } from "../api/key-record.js";
-import type { EventDataByType } from "../events/event.js";
-import { githubScannerActor } from "../events/event-actor.js";
+import type { EventDataByType } from "../event-model/event.js";
+import { githubScannerActor } from "../event-model/event-actor.js";
 import { toHex } from "../keys/hash.js";
 import type { KeywardContext } from "../keyward/context.js";
 import type { StoredKey } from "../storage/key-store.js";

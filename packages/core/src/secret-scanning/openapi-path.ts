@@ -1,4 +1,4 @@
-import type { PathBuilder } from "../openapi/paths/path-builder.js";
+import type { PathBuilder } from "../features/openapi-contribution.js";
 
 const errorBody = (code: string, detail: Record<string, unknown>) => ({
   type: "object",

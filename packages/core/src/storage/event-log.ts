@@ -1,5 +1,5 @@
-import type { EventType, StoredEvent } from "../events/event.js";
-import type { Owner } from "../organizations/owner.js";
+import type { EventType, StoredEvent } from "../event-model/event.js";
+import type { Owner } from "../keys/owner.js";
 import type { WebhookOutbox } from "./webhook-outbox.js";
 
 /** Where a page of events starts: after this event in the listing order. */

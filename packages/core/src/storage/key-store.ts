@@ -1,6 +1,6 @@
-import type { StoredEvent } from "../events/event.js";
+import type { StoredEvent } from "../event-model/event.js";
+import type { Owner, OwnerType } from "../keys/owner.js";
 import type { KeyLimits } from "../limits/types.js";
-import type { Owner, OwnerType } from "../organizations/owner.js";
 import type { EventLog } from "./event-log.js";
 import type { KeyMetadata } from "./key-metadata.js";
 

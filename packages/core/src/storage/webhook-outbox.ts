@@ -1,4 +1,4 @@
-import type { StoredEvent } from "../events/event.js";
+import type { StoredEvent } from "../event-model/event.js";
 
 /**
  * Where a delivery stands.

@@ -10,7 +10,7 @@
  */
 import { expiringLru } from "../cache/expiring-lru.js";
 import type { Clock } from "../clock.js";
-import { type Owner, ownerLabel } from "../organizations/owner.js";
+import { type Owner, ownerLabel } from "../keys/owner.js";
 import type { KeyStore } from "../storage/key-store.js";
 
 export interface AccountTierSync {

@@ -66,8 +66,8 @@ export function keywardOn(store: PostgresStore, onError: (error: unknown) => voi
     tiers: { free: { rateLimit: { limit: 1_000_000_000, window: "1m" } } },
     jwt: { secret: jwtSecret },
     usage: { flushIntervalMs: 50 },
-    // The fault runs create a key per round for one user, hundreds of them: not a key-count test.
-    maxKeysPerOwner: false,
+    // The fault runs create a key per round for one user, hundreds of them: not a key-count test,
+    // and without lifecycle() no per-owner limit applies.
     onError,
   });
 }

@@ -7,6 +7,8 @@
  * KEYWARD_TEST_EVENTS=1, changes write events.
  */
 import { createKeyward, isKeywardError } from "@keyward/core";
+import { events } from "@keyward/core/events";
+import { lifecycle } from "@keyward/core/lifecycle";
 import {
   type CachedKeyStore,
   createSecretHasher,
@@ -66,8 +68,10 @@ const keyward = createKeyward({
       await store.close();
     },
   },
-  gracefulRotation: true,
-  ...(process.env.KEYWARD_TEST_EVENTS === "1" ? { events: { pruneIntervalMs: false } } : {}),
+  features: [
+    lifecycle({ gracefulRotation: true }),
+    ...(process.env.KEYWARD_TEST_EVENTS === "1" ? [events({ pruneIntervalMs: false })] : []),
+  ],
   scopes: {
     "profile:read": "Read profiles",
     "profile:write": "Edit profiles",

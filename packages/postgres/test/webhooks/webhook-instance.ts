@@ -9,6 +9,7 @@
  * it, as when a process dies right after sending.
  */
 import { createKeyward } from "@keyward/core";
+import { events } from "@keyward/core/events";
 import { memoryRateLimitStore } from "@keyward/core/toolkit";
 import { redisStore } from "@keyward/redis";
 import { type WebhooksConfig, webhooks } from "@keyward/webhooks";
@@ -65,10 +66,9 @@ const keyward = createKeyward({
   },
   scopes: { "profile:read": "Read profiles" },
   tiers: { free: { rateLimit: { limit: 1_000_000_000, window: "1m" } } },
-  maxKeysPerOwner: false,
+  // No lifecycle(), so no per-owner limit: one owner makes thousands of keys.
   jwt: false,
-  events: { pruneIntervalMs: false },
-  features: [webhooks({ ...options, fetch: sendingFetch })],
+  features: [events({ pruneIntervalMs: false }), webhooks({ ...options, fetch: sendingFetch })],
   logger: { error: (message) => console.error(`[${name}] ${message}`), warn() {} },
 });
 

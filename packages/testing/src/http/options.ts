@@ -51,20 +51,20 @@ export interface HttpSuiteOptions {
    */
   route?: { template: string; path(slug: string): string };
   /**
-   * Also check organization-owned keys: the implementation is configured with `organizations`
-   * reading memberships from the JWT claim `orgs: [{ id, role, tier }]` and the default roles
+   * Also check organization-owned keys: the implementation lists `organizations()`, reading
+   * memberships from the JWT claim `orgs: [{ id, role, tier }]` and the default roles
    * (manage: owner, admin; read: owner, admin, member), as DESIGN's demo contract v0.2 says.
    * Its host route answers `viewer`/`updatedBy` with the principal's owner id (`readProfile`).
    */
   organizations?: boolean;
   /**
    * Also check `PATCH {basePath}/{key_id}` (name, metadata, enabled, narrowing scopes): the
-   * implementation is configured with `keyUpdates: true`.
+   * implementation lists `lifecycle()` (PATCH is on by default there).
    */
   keyUpdates?: boolean;
   /**
-   * Also check environments: the implementation is configured with
-   * `environments: { live: "sk_live_", test: "sk_test_" }` (DESIGN's demo contract v0.2), and its
+   * Also check environments: the implementation lists
+   * `lifecycle({ environments: { live: "sk_live_", test: "sk_test_" } })` (DESIGN's demo contract), and its
    * host route takes keys of both.
    */
   environments?: boolean;
@@ -75,17 +75,17 @@ export interface HttpSuiteOptions {
    */
   ipAllowlists?: boolean;
   /**
-   * Also check graceful rotation (`gracePeriodSeconds` on rotate): the implementation is configured
-   * with `gracefulRotation`, whose maximum this gives (`true`: the default, 7 days).
+   * Also check graceful rotation (`gracePeriodSeconds` on rotate): the implementation lists
+   * `lifecycle({ gracefulRotation })`, whose maximum this gives (`true`: the default, 7 days).
    */
   gracefulRotation?: boolean | { maxGracePeriodSeconds: number };
   /**
-   * Also check `GET {basePath}/{key_id}/events`, the audit log: the implementation is configured
-   * with `events` (the demo contract turns it on).
+   * Also check `GET {basePath}/{key_id}/events`, the audit log: the implementation lists
+   * `events()` (the demo contract does).
    */
   events?: boolean;
   /**
-   * The implementation's OpenAPI document (`keyward.openapi()`). When given, every answer the suite
+   * The implementation's OpenAPI document (`keyward.openapi()`, with `openapi()` listed). When given, every answer the suite
    * gets must match it: a status the operation describes, its required headers, a body valid
    * against its schema. An answer the document does not describe fails the test.
    */

@@ -67,7 +67,7 @@ export function bodiesSuite(fixture: NodeAdapterFixture): void {
     });
 
     it("follows the limit configured on Keyward", async () => {
-      const small = fixture.suiteKeyward({ bodyLimit: 1024 });
+      const small = fixture.suiteKeyward({ http: { bodyLimit: 1024 } });
       const origin = await fixture.serve(small);
       const padded = JSON.stringify({ ...createBody, padding: "p".repeat(2048) });
       expect((await post(origin, padded)).status).toBe(413);

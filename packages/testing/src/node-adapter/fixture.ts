@@ -5,7 +5,7 @@
 import { createKeyward, type Keyward, type KeywardConfig, memoryStore } from "@keyward/core";
 import { afterAll, beforeAll } from "vitest";
 import { mintJwt, newUserId } from "../http/client.js";
-import { demoKeywardConfig } from "../http/demo-contract.js";
+import { type DemoKeyward, demoKeywardConfig } from "../http/demo-contract.js";
 import type { NodeAdapterConformanceOptions, NodeAdapterHost } from "./options.js";
 
 const jwtSecret = "node-adapter-suite-secret-of-at-least-32-bytes";
@@ -22,7 +22,7 @@ export function nodeAdapterFixture(options: NodeAdapterConformanceOptions) {
   let origin = "";
 
   /** A Keyward on the demo contract with an in-memory store, closed after the suite. */
-  function suiteKeyward(overrides: Partial<KeywardConfig> = {}): Keyward {
+  function suiteKeyward(overrides: Omit<Partial<KeywardConfig>, "features"> = {}): DemoKeyward {
     const created = createKeyward({
       store: memoryStore(),
       ...demoKeywardConfig(jwtSecret),

@@ -4,6 +4,8 @@
  * each one hands Keyward the report's bytes unchanged: a re-serialised body fails the signature.
  */
 import type { Keyward, KeywardEvent } from "@keyward/core";
+import type { EventsApi } from "@keyward/core/events";
+import type { OpenApiApi } from "@keyward/core/openapi";
 import type { SecretScanningConfig } from "@keyward/core/secret-scanning";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OpenApiResponseCheck, openApiResponseCheck } from "../http/openapi-check.js";
@@ -13,8 +15,11 @@ import { type ScannerKeyServer, startScannerKeyServer } from "./scanner-key-serv
 export interface SecretScanningHost {
   /** Sends a request to the implementation (its adapter, over HTTP or in process). */
   fetch(request: Request): Promise<Response>;
-  /** The Keyward instance behind it: the suite makes keys and reads their state through it. */
-  keyward: Keyward;
+  /**
+   * The Keyward instance behind it, with `events()` and `openapi()` listed: the suite makes keys and
+   * reads their state and events through it.
+   */
+  keyward: Keyward & { events: EventsApi; openapi: OpenApiApi };
   close(): Promise<void>;
 }
 
@@ -51,8 +56,7 @@ interface Label {
  *   serve: async (config) => {
  *     const keyward = createKeyward({
  *       store: memoryStore(),
- *       ...demoKeywardConfig(secret),
- *       features: [secretScanning(config)],
+ *       ...demoKeywardConfig(secret, { features: [secretScanning(config)] }),
  *     });
  *     return { fetch: (request) => keyward.handle(request), keyward, close: () => keyward.close() };
  *   },

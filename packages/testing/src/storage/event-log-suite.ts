@@ -6,6 +6,7 @@ import {
   type StoredEvent,
   type StoredKey,
 } from "@keyward/core";
+import { events } from "@keyward/core/events";
 import { createSecretHasher } from "@keyward/core/toolkit";
 import { describe, expect, it } from "vitest";
 import { collectStrings, fakeHash, storedKey, uniqueId } from "./fixtures.js";
@@ -330,7 +331,7 @@ export function eventLogSuite<S extends KeywardStore>(options: StorageSuiteOptio
         tiers,
         jwt: false,
         clock: { now: () => (now += 1_000) },
-        events: { onEvent: (event) => void seen.push(event), pruneIntervalMs: false },
+        features: [events({ onEvent: (event) => void seen.push(event), pruneIntervalMs: false })],
       });
       const ownerId = uniqueId("owner");
       const secrets: string[] = [];
@@ -405,7 +406,7 @@ export function eventLogSuite<S extends KeywardStore>(options: StorageSuiteOptio
         scopes,
         tiers,
         jwt: false,
-        events: { pruneIntervalMs: false },
+        features: [events({ pruneIntervalMs: false })],
       });
       const ownerId = uniqueId("owner");
       const created = await keyward.keys.create({

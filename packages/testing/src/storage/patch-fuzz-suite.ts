@@ -1,4 +1,6 @@
 import { createKeyward, type KeyStore, type KeywardStore } from "@keyward/core";
+import { events } from "@keyward/core/events";
+import { lifecycle } from "@keyward/core/lifecycle";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { uniqueId } from "./fixtures.js";
@@ -41,8 +43,7 @@ export function patchFuzzSuite<S extends KeywardStore>(options: StorageSuiteOpti
         scopes,
         tiers,
         jwt: { secret: jwtSecret },
-        keyUpdates: true,
-        ...(store.keys.events ? { events: { pruneIntervalMs: false } } : {}),
+        features: [lifecycle(), ...(store.keys.events ? [events({ pruneIntervalMs: false })] : [])],
         logger: { error() {}, warn() {} },
       });
       try {

@@ -1,4 +1,5 @@
 import { createKeyward, type KeywardStore } from "@keyward/core";
+import { lifecycle } from "@keyward/core/lifecycle";
 import { createSecretHasher } from "@keyward/core/toolkit";
 import { describe, expect, it } from "vitest";
 import { collectStrings, uniqueId } from "./fixtures.js";
@@ -17,7 +18,15 @@ export function secretsSuite<S extends KeywardStore>(options: StorageSuiteOption
     const openStore = openStores(options);
     const open = async () => {
       const store = await openStore();
-      return { store, keyward: createKeyward({ store, scopes, tiers, gracefulRotation: true }) };
+      return {
+        store,
+        keyward: createKeyward({
+          store,
+          scopes,
+          tiers,
+          features: [lifecycle({ gracefulRotation: true })],
+        }),
+      };
     };
 
     const probe = options.probe;

@@ -6,6 +6,7 @@ import {
   manualClock,
   type StoredKey,
 } from "@keyward/core";
+import { events } from "@keyward/core/events";
 import { describe, expect, it } from "vitest";
 import { storedKey, uniqueId } from "./fixtures.js";
 import { openStores } from "./open-stores.js";
@@ -111,11 +112,13 @@ export function timedEventsSuite<S extends KeywardStore>(options: StorageSuiteOp
           jwt: false,
           clock,
           logger: false,
-          events: {
-            pruneIntervalMs: false,
-            expiring: { scanIntervalMs: false },
-            onEvent: (event) => void heard.push(event),
-          },
+          features: [
+            events({
+              pruneIntervalMs: false,
+              expiring: { scanIntervalMs: false },
+              onEvent: (event) => void heard.push(event),
+            }),
+          ],
         });
       const a = instance();
       const b = instance();

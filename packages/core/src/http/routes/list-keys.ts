@@ -6,7 +6,7 @@ import type { EndpointHandler } from "./route-context.js";
 
 /**
  * `GET /api-keys` → the caller's keys, newest first, revoked and expired included. With
- * `organizations` configured, `?organizationId=` lists that organization's keys instead;
+ * `organizations()` listed, `?organizationId=` lists that organization's keys instead;
  * `?limit=` (and `&cursor=`) pages.
  */
 export const listKeys: EndpointHandler = async ({ request, user, keys, context, headers }) => {

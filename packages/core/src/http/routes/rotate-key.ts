@@ -5,8 +5,8 @@ import type { EndpointHandler } from "./route-context.js";
 
 /**
  * `POST /api-keys/{key_id}/rotate` → the record with its new secret. The old one fails at once,
- * or, with `gracefulRotation` and `{ "gracePeriodSeconds": n }`, n seconds later. Without
- * `gracefulRotation` the body is not read, as in v0.1. The record's new `ETag` comes with it;
+ * or, with `lifecycle({ gracefulRotation })` and `{ "gracePeriodSeconds": n }`, n seconds later. Without
+ * it the body is not read, as the contract has it. The record's new `ETag` comes with it;
  * with `If-Match`, the key is rotated only at the version its tags name (412 otherwise).
  */
 export const rotateKey: EndpointHandler = async ({

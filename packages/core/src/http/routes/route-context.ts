@@ -1,4 +1,3 @@
-import type { InternalEventsApi } from "../../api/events-api.js";
 import type { InternalKeysApi } from "../../api/keys-api.js";
 import type { Principal } from "../../auth/principal.js";
 import type { KeywardContext } from "../../keyward/context.js";
@@ -9,7 +8,6 @@ export interface RouteContext {
   user: Extract<Principal, { kind: "user" }>;
   keyId: string;
   keys: InternalKeysApi;
-  events: InternalEventsApi;
   context: KeywardContext;
   bodyLimit: number;
   /** Rate-limit headers for the response. */

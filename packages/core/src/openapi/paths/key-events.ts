@@ -1,5 +1,5 @@
 import { maxPageSize } from "../../api/list-cursor.js";
-import { eventTypes } from "../../events/event.js";
+import { eventTypes } from "../../event-model/event.js";
 import { errorResponses, guardedErrors, successResponse } from "../responses.js";
 import { keyIdParameter, type PathBuilder, sessionOnly } from "./path-builder.js";
 

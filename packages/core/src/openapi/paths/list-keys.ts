@@ -1,6 +1,6 @@
 import { maxPageSize } from "../../api/list-cursor.js";
+import type { ParameterObject } from "../../features/openapi-types.js";
 import { maxOwnerIdLength } from "../../validation/owner-id.js";
-import type { ParameterObject } from "../document-types.js";
 import { errorResponses, guardedErrors, successResponse } from "../responses.js";
 import { componentRef } from "../schemas/component-ref.js";
 import { type PathBuilder, sessionOnly } from "./path-builder.js";

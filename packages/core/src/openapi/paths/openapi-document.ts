@@ -1,10 +1,9 @@
 import type { PathBuilder } from "./path-builder.js";
 
-/** `GET {basePath}/openapi.json`, when `openapi.serve` is on: this document, no credentials. */
+/** `GET {basePath}/openapi.json`, listed by `openapi({ serve: true })`: this document, no credentials. */
 export const openapiDocumentPath: PathBuilder = {
   path: "/openapi.json",
   method: "get",
-  enabled: (context) => context.options.serve === true,
   build: () => ({
     operationId: "getOpenApiDocument",
     summary: "This document",

@@ -1,4 +1,4 @@
-import type { JsonSchema } from "../document-types.js";
+import type { JsonSchema } from "../../features/openapi-types.js";
 
 /** A `$ref` to a schema in the document's `components.schemas`. */
 export function componentRef(name: string): JsonSchema {

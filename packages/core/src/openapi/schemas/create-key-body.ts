@@ -15,10 +15,10 @@
  */
 import type { Type } from "arktype";
 import { maxAllowlistEntries } from "../../allowlists/ip-allowlist.js";
+import type { JsonSchema } from "../../features/openapi-types.js";
 import { maxKeyNameLength } from "../../validation/key-name.js";
 import { maxMetadataBytes } from "../../validation/metadata.js";
 import { maxOwnerIdLength } from "../../validation/owner-id.js";
-import type { JsonSchema } from "../document-types.js";
 import { componentRef } from "./component-ref.js";
 
 type Refinement = (converted: JsonSchema) => JsonSchema;

@@ -3,7 +3,7 @@
  * One variant per event type, so a client generator sees each type's `data`.
  */
 import { type } from "arktype";
-import { eventTypes } from "../../events/event.js";
+import { eventTypes } from "../../event-model/event.js";
 import { isoDateTime } from "./shared.js";
 
 export function eventTypesSchema() {

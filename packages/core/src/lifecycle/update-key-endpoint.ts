@@ -1,14 +1,14 @@
-import { KeywardError } from "../../errors/keyward-error.js";
-import { ifMatchPrecondition, keyEntityTag } from "../entity-tag.js";
-import { jsonResponse } from "../json-response.js";
-import { isMissingBody, readJsonBody } from "../read-json-body.js";
-import type { EndpointHandler } from "./route-context.js";
+import { KeywardError } from "../errors/keyward-error.js";
+import { ifMatchPrecondition, keyEntityTag } from "../http/entity-tag.js";
+import { jsonResponse } from "../http/json-response.js";
+import { isMissingBody, readJsonBody } from "../http/read-json-body.js";
+import type { EndpointHandler } from "../http/routes/route-context.js";
 
 /**
- * `PATCH /api-keys/{key_id}` (with `keyUpdates`) → 200 with the updated record and its `ETag`.
+ * `PATCH /api-keys/{key_id}` (with `lifecycle()` listed) → 200 with the updated record and its `ETag`.
  * With `If-Match`, the change applies only to the version its tags name: 412 otherwise.
  */
-export const updateKey: EndpointHandler = async ({
+export const updateKeyEndpoint: EndpointHandler = async ({
   request,
   user,
   keyId,

@@ -5,8 +5,8 @@
  * hash: only ids, names, hints and the values a change set.
  */
 
+import type { Owner } from "../keys/owner.js";
 import type { CalendarPeriod, CreditsConfig, KeyLimits } from "../limits/types.js";
-import type { Owner } from "../organizations/owner.js";
 import type { KeyMetadata } from "../storage/key-metadata.js";
 
 /**

@@ -2,6 +2,9 @@
  * The audit log: `keyward.events.list` for the host's own code, and the steps of
  * `GET {basePath}/{key_id}/events`, which checks the caller as the usage endpoint does.
  */
+
+import type { Caller, InternalKeysApi, OwnerInput } from "../api/keys-api.js";
+import { decodeListCursor, pageOf, parsePageSize } from "../api/list-cursor.js";
 import { internalError, KeywardError } from "../errors/keyward-error.js";
 import {
   type EventType,
@@ -9,13 +12,10 @@ import {
   isEventType,
   type KeywardEvent,
   toKeywardEvent,
-} from "../events/event.js";
-import { isEventId } from "../events/event-id.js";
-import type { EventsRuntime } from "../events/events-runtime.js";
-import type { KeywardContext } from "../keyward/context.js";
-import type { Owner } from "../organizations/owner.js";
-import type { Caller, InternalKeysApi, OwnerInput } from "./keys-api.js";
-import { decodeListCursor, pageOf, parsePageSize } from "./list-cursor.js";
+} from "../event-model/event.js";
+import { isEventId } from "../event-model/event-id.js";
+import type { Owner } from "../keys/owner.js";
+import type { EventsRuntime } from "./events-runtime.js";
 
 /** Events per page when no `limit` is given. */
 export const defaultEventPageSize = 100;
@@ -41,8 +41,7 @@ export interface EventPage {
 
 export interface EventsApi {
   /**
-   * The audit log, newest first: an owner's events, or one key's. Throws a `TypeError` when
-   * `events` is not configured.
+   * The audit log, newest first: an owner's events, or one key's.
    * @example
    * const { data, nextCursor } = await keyward.events.list({ owner: userId, keyId, limit: 20 });
    */
@@ -75,14 +74,7 @@ export interface InternalEventsApi extends EventsApi {
   forCaller(caller: Caller, keyId: string, query: EventQueryText): Promise<EventPage>;
 }
 
-export function createEventsApi(ctx: KeywardContext, keys: InternalKeysApi): InternalEventsApi {
-  const running = (): EventsRuntime => {
-    if (ctx.events) return ctx.events;
-    throw new TypeError(
-      "Keyward: events are not configured; add `events: {}` (or `{ retainDays }`) to createKeyward's configuration",
-    );
-  };
-
+export function createEventsApi(events: EventsRuntime, keys: InternalKeysApi): InternalEventsApi {
   const page = async (
     events: EventsRuntime,
     query: { owner: Owner; keyId?: string; types?: readonly EventType[] },
@@ -109,7 +101,6 @@ export function createEventsApi(ctx: KeywardContext, keys: InternalKeysApi): Int
 
   return {
     async list(options) {
-      const events = running();
       if (typeof options !== "object" || options === null) {
         throw new TypeError("Keyward: events.list takes { owner, keyId?, types?, after?, limit? }");
       }
@@ -130,7 +121,6 @@ export function createEventsApi(ctx: KeywardContext, keys: InternalKeysApi): Int
     },
 
     async prune() {
-      const events = running();
       try {
         return { pruned: await events.retention.prune() };
       } catch (error) {
@@ -139,10 +129,10 @@ export function createEventsApi(ctx: KeywardContext, keys: InternalKeysApi): Int
     },
 
     async scanExpiring() {
-      const expiry = running().expiry;
+      const expiry = events.expiry;
       if (!expiry) {
         throw new TypeError(
-          "Keyward: `key.expiring` is off (`events.expiring: false`); remove that option to scan for expiring keys",
+          "Keyward: `key.expiring` is off (`expiring: false` in events()); remove that option to scan for expiring keys",
         );
       }
       try {
@@ -153,7 +143,6 @@ export function createEventsApi(ctx: KeywardContext, keys: InternalKeysApi): Int
     },
 
     async forCaller(caller, keyId, query) {
-      const events = running();
       // Query problems first (422, all at once), then the key (404, 403), as on every endpoint.
       const problems: KeywardError[] = [];
       const attempt = <T>(work: () => T): T | undefined => {

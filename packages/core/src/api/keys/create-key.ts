@@ -1,0 +1,114 @@
+/** Creating a key, from a body that may be anything: the one place the create body is validated. */
+
+import { KeywardError } from "../../errors/keyward-error.js";
+import type { EventActor } from "../../event-model/event-actor.js";
+import { generateKeyId } from "../../keys/key-id.js";
+import type { Owner } from "../../keys/owner.js";
+import type { StoredKey } from "../../storage/key-store.js";
+import { validateCreateKeyBody } from "../../validation/create-key-body.js";
+import type { Versioned } from "../key-api-types.js";
+import { type KeyWithSecret, keyStatus, toKeyRecord } from "../key-record.js";
+import type { KeyOperations } from "./key-operations.js";
+
+/** Whose key it is, the account tier that caps it, and who is acting (for the event). */
+export interface CreateDecision {
+  owner: Owner;
+  createdBy: string;
+  accountTier: string;
+  actor: EventActor;
+}
+
+/**
+ * `decideOwner` runs after validation (a 422 comes before a 403, as on every endpoint) with the
+ * body's `organizationId`.
+ */
+export type CreateKey = (
+  body: unknown,
+  decideOwner: (organizationId: string | undefined) => Promise<CreateDecision>,
+) => Promise<Versioned<KeyWithSecret>>;
+
+export function createKeyOperation(ops: KeyOperations): CreateKey {
+  const { ctx } = ops;
+
+  /**
+   * The count is read, then the key written: two creates racing for the last place can both pass.
+   * The bound is a quota against runaway scripts, not a security boundary, so this is documented
+   * rather than paid for with a lock on every create.
+   */
+  const refuseOverKeyLimit = async (owner: Owner) => {
+    const max = ctx.maxKeysPerOwner;
+    if (max === undefined) return;
+    const now = ctx.clock.now();
+    const live = ctx.keys.countLiveByOwner
+      ? await ctx.keys.countLiveByOwner(owner, now)
+      : countLive(await ctx.keys.listByOwner(owner), now);
+    if (live >= max) {
+      throw new KeywardError(
+        "too_many_keys",
+        `The owner already has ${max} keys, the most allowed; revoke one before creating another`,
+      );
+    }
+  };
+
+  return async (body, decideOwner) => {
+    const checked = validateCreateKeyBody(ctx.createKeyBody, body);
+    if (!checked.ok) throw new KeywardError("validation_failed", checked.issues);
+    const { owner, createdBy, accountTier, actor } = await decideOwner(
+      checked.value.organizationId,
+    );
+    await refuseOverKeyLimit(owner);
+    const resolvedTier = ctx.tiers.resolveAccountTier(accountTier);
+    if (!ctx.tiers.allows(resolvedTier, checked.value.tier)) {
+      throw new KeywardError(
+        "tier_not_allowed",
+        `Tier '${checked.value.tier}' is above the account's tier '${resolvedTier}'`,
+      );
+    }
+    const environment = checked.value.environment ?? ctx.environments.defaultName;
+    const { secret, secretHash, hint } = ops.newSecret(ctx.environments.prefixOf(environment)!);
+    const key: StoredKey = {
+      id: generateKeyId(ctx.random),
+      version: 1,
+      ownerType: owner.type,
+      ownerId: owner.id,
+      createdBy,
+      name: checked.value.name,
+      scopes: checked.value.scopes,
+      tier: checked.value.tier,
+      secretHash,
+      hint,
+      createdAt: ctx.clock.now(),
+      expiresAt: checked.expiresAt,
+      revokedAt: null,
+      rotatedAt: null,
+      previousSecretHash: null,
+      previousSecretExpiresAt: null,
+      ownerTier: resolvedTier,
+      disabledAt: null,
+      metadata: checked.value.metadata ?? null,
+      // Only with several environments: otherwise the record is exactly the contract's.
+      ...(ctx.environments.configured ? { environment } : {}),
+      ...(checked.value.allowedIps ? { allowedIps: checked.value.allowedIps } : {}),
+    };
+    await ops.commit({ kind: "created", key }, actor);
+    // A new key was never used: its record needs no usage read.
+    const environmentShown =
+      ctx.environments.configured && environment !== ctx.environments.defaultName
+        ? environment
+        : undefined;
+    return {
+      record: { ...toKeyRecord(key, key.createdAt, null, environmentShown), key: secret },
+      version: key.version,
+    };
+  };
+}
+
+/** The keys neither revoked nor expired at `now`: what `KeyStore.countLiveByOwner` answers. */
+function countLive(keys: readonly StoredKey[], now: number): number {
+  let live = 0;
+  for (const key of keys) {
+    const status = keyStatus(key, now);
+    if (status !== "revoked" && status !== "expired") live++;
+  }
+  return live;
+}

@@ -1,0 +1,39 @@
+/** Stored keys as the API shows them, with the time each was last used. */
+import type { KeywardContext } from "../../keyward/context.js";
+import type { StoredKey } from "../../storage/key-store.js";
+import { type KeyRecord, toKeyRecord } from "../key-record.js";
+
+export interface KeyRecords {
+  /** One key's record at `now`, its last use read from the usage store. */
+  one(key: StoredKey, now: number): Promise<KeyRecord>;
+  /** Several keys' records, their last uses read in one call. */
+  many(keys: readonly StoredKey[]): Promise<KeyRecord[]>;
+}
+
+export function keyRecords(ctx: KeywardContext): KeyRecords {
+  /**
+   * The environment a record shows: only a key outside the default environment has one, as only
+   * an organization's key has an `owner`, so records stay the contract's until a key is made
+   * elsewhere.
+   */
+  const environmentOf = (key: StoredKey) => {
+    if (!ctx.environments.configured) return undefined;
+    const environment = ctx.environments.ofKey(key);
+    return environment === ctx.environments.defaultName ? undefined : environment;
+  };
+  return {
+    async one(key, now) {
+      const lastUsed = await ctx.usage.lastUsed([key.id]);
+      return toKeyRecord(key, now, lastUsed.get(key.id) ?? null, environmentOf(key));
+    },
+    async many(keys) {
+      const lastUsed = keys.length
+        ? await ctx.usage.lastUsed(keys.map((key) => key.id))
+        : new Map<string, number>();
+      const now = ctx.clock.now();
+      return keys.map((key) =>
+        toKeyRecord(key, now, lastUsed.get(key.id) ?? null, environmentOf(key)),
+      );
+    },
+  };
+}

@@ -1,0 +1,27 @@
+/** A key's usage as the API shows it, with its quota and credits when it has them. */
+import { usageLimits } from "../../limits/usage-limits.js";
+import type { StoredKey } from "../../storage/key-store.js";
+import type { UsageReport } from "../key-api-types.js";
+import { isoTime } from "../key-record.js";
+import type { KeyOperations } from "./key-operations.js";
+
+export type KeyUsage = (key: StoredKey) => Promise<UsageReport>;
+
+export function keyUsageOperation({ ctx }: KeyOperations): KeyUsage {
+  return async (key) => {
+    ctx.usageRetention?.start();
+    // Buffered usage becomes visible to the read below.
+    await ctx.usageRecorder.flush();
+    const usage = await ctx.usage.read(key.id);
+    // Field by field, not a spread: a store's extra fields must never reach a response.
+    return {
+      keyId: key.id,
+      totalRequests: usage.totalRequests,
+      lastUsedAt: usage.lastUsedAt === null ? null : isoTime(usage.lastUsedAt),
+      endpoints: usage.endpoints,
+      daily: usage.daily,
+      // Only when the key has a quota or credits: otherwise the body is the contract's.
+      ...(await usageLimits(ctx, key, ctx.clock.now())),
+    };
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * Rotating a key: a new secret by compare-and-set on the one read, so that two rotations racing
+ * never both hand out a secret. With a grace (lifecycle's `gracefulRotation`), the replaced secret
+ * keeps working until it ends; without one, it fails at once, as does any earlier grace.
+ */
+
+import { KeywardError } from "../../errors/keyward-error.js";
+import type { EventActor } from "../../event-model/event-actor.js";
+import type { StoredKey } from "../../storage/key-store.js";
+import { validateRotateKeyBody } from "../../validation/rotate-key-body.js";
+import type { Versioned, VersionPrecondition } from "../key-api-types.js";
+import type { KeyWithSecret } from "../key-record.js";
+import { preconditionFailedError, refuseIfGone } from "./key-errors.js";
+import type { KeyOperations } from "./key-operations.js";
+
+export interface RotateKey {
+  /** The grace a rotate body asks for, in seconds: 422 with every problem for a bad one. */
+  gracePeriodOf(body: unknown): number;
+  /**
+   * @param accountTier the caller's account tier when known: a key above it is not rotated (403).
+   */
+  (
+    key: StoredKey,
+    accountTier: string | undefined,
+    graceSeconds: number,
+    actor: EventActor,
+    precondition?: VersionPrecondition,
+  ): Promise<Versioned<KeyWithSecret>>;
+}
+
+export function rotateKeyOperation(ops: KeyOperations): RotateKey {
+  const { ctx } = ops;
+  const rotate = async (
+    key: StoredKey,
+    accountTier: string | undefined,
+    graceSeconds: number,
+    actor: EventActor,
+    precondition?: VersionPrecondition,
+  ): Promise<Versioned<KeyWithSecret>> => {
+    const now = ctx.clock.now();
+    refuseIfGone(key, now);
+    // A key on a tier no longer configured ranks lowest (it runs at the lowest tier).
+    if (
+      accountTier !== undefined &&
+      ctx.tiers.rank(key.tier) > ctx.tiers.rank(ctx.tiers.resolveAccountTier(accountTier))
+    ) {
+      throw new KeywardError(
+        "tier_not_allowed",
+        `Tier '${key.tier}' is above the account's tier '${ctx.tiers.resolveAccountTier(accountTier)}'`,
+      );
+    }
+    if (precondition && !precondition.versions.includes(key.version)) {
+      throw preconditionFailedError();
+    }
+    // The new secret stays in the key's environment.
+    const { secret, secretHash, hint } = ops.newSecret(ctx.environments.prefixForKey(key));
+    const rotation = {
+      id: key.id,
+      expectedHash: key.secretHash,
+      secretHash,
+      hint,
+      rotatedAt: now,
+      // No grace drops any earlier one too: the contract's immediate cut-off, for both secrets.
+      previousSecretExpiresAt: graceSeconds > 0 ? now + graceSeconds * 1000 : null,
+      // With a precondition, any change since the read (not only another rotation) stops it.
+      ...(precondition ? { expectedVersion: key.version } : {}),
+    };
+    const rotated = await ops.commit({ kind: "rotated", key, rotation }, actor);
+    if (!rotated) {
+      // The compare-and-set lost: the key was revoked, or another rotation replaced the
+      // secret first. Handing out this secret would give the caller a key that never works.
+      const current = await ctx.keys.findById(key.id);
+      if (current) refuseIfGone(current, now);
+      if (precondition) throw preconditionFailedError();
+      throw new KeywardError(
+        "rotation_conflict",
+        "The API key was rotated by a concurrent request; no new secret was issued",
+      );
+    }
+    return {
+      record: { ...(await ops.records.one(rotated, now)), key: secret },
+      version: rotated.version,
+    };
+  };
+  return Object.assign(rotate, {
+    gracePeriodOf(body: unknown): number {
+      if (!ctx.gracefulRotation) return 0;
+      const checked = validateRotateKeyBody(ctx.gracefulRotation.body, body);
+      if (!checked.ok) throw new KeywardError("validation_failed", checked.issues);
+      return checked.value.gracePeriodSeconds ?? 0;
+    },
+  });
+}

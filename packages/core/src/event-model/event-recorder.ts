@@ -1,0 +1,40 @@
+import type { LayerDecision, LimitLayer } from "../limits/types.js";
+import type { AppendedEvent, EventLog } from "../storage/event-log.js";
+import type { StoredKey } from "../storage/key-store.js";
+import type { StoredEvent } from "./event.js";
+import type { KeyEventBuilder } from "./key-events.js";
+
+/**
+ * The events written with key changes, as the kernel calls them: its extension point for the
+ * `events()` feature. Without it, changes are written with no event.
+ */
+export interface EventRecorder {
+  /** Builds each change's events, written by the key store in the change's own atomic step. */
+  build: KeyEventBuilder;
+  /** The key store's event log. */
+  log: EventLog;
+  /** Told about every change's events once the change is committed. */
+  committed(events: readonly StoredEvent[]): void;
+  /**
+   * Writes events that go with no key change (time- and usage-based ones, leak reports), each
+   * once-key at most once across instances. Resolves with those written.
+   */
+  append(entries: readonly AppendedEvent[]): Promise<StoredEvent[]>;
+  /**
+   * After a request every layer admitted: writes the usage events it crossed into, without being
+   * awaited (a failure is reported, never the request's).
+   */
+  usage(
+    key: StoredKey,
+    owner: string,
+    layers: readonly LimitLayer[],
+    decisions: readonly LayerDecision[],
+    now: number,
+  ): void;
+  /** Starts background work (pruning, scans) if it is not running; called on first use. */
+  start(): void;
+  /** Stops it. */
+  close(): Promise<void>;
+  /** Told when events were committed, to deliver them soon (set by the webhooks feature). */
+  onCommitted?: () => void;
+}

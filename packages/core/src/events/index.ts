@@ -1,0 +1,54 @@
+/**
+ * `@keyward/core/events`: the audit log as a feature module. Listed, every key change (created,
+ * rotated, updated, disabled, enabled, revoked) is written with its events in the same atomic step,
+ * kept `retainDays` (default 90), listed by `keyward.events.list` and
+ * `GET {basePath}/{key_id}/events`, and passed to `onEvent` once committed; keys coming within a
+ * week of their expiry get `key.expiring`, and quotas and credits their usage events. The key store
+ * must be able to write events (memory, PostgreSQL, Redis). See docs/events.md.
+ *
+ * @example
+ * import { events } from "@keyward/core/events";
+ * createKeyward({ store, scopes, tiers, jwt, features: [events({ retainDays: 30, onEvent: (event) => queue.push(event) })] });
+ */
+import type { KeywardFeature, StoreRequirement } from "../features/feature.js";
+import { createEventsApi, type EventsApi } from "./events-api.js";
+import { checkEventsConfig, type EventsConfig } from "./events-config.js";
+import { type EventsRuntime, eventsRuntime } from "./events-runtime.js";
+import { keyEventsEndpoint } from "./key-events-endpoint.js";
+
+export type { OnEvent } from "./event-hook.js";
+export type { EventListOptions, EventPage, EventsApi } from "./events-api.js";
+export type { EventsConfig, ExpiringEventsConfig } from "./events-config.js";
+
+const writesEvents: StoreRequirement = {
+  has: (store) => store.keys.events !== undefined,
+  missing:
+    "a key store that writes events together with its changes (`keys.events`): memoryStore(), postgresStore() or redisStore() for keys, with migrations applied",
+};
+
+/** Asked for explicitly: a store that cannot list expiring keys would silently write none. */
+const listsExpiring: StoreRequirement = {
+  has: (store) => typeof store.keys.listExpiring === "function",
+  missing:
+    "a key store that lists expiring keys (`keys.listExpiring`) for `expiring`: memoryStore(), postgresStore() or redisStore(); or `expiring: false`",
+};
+
+/** Throws a `TypeError` naming the field for a malformed `config`. */
+export function events(config: EventsConfig = {}): KeywardFeature<"events", EventsApi> {
+  checkEventsConfig(config);
+  return {
+    name: "events",
+    requires: typeof config.expiring === "object" ? [writesEvents, listsExpiring] : [writesEvents],
+    extends: {
+      events: (kernel) => eventsRuntime(config, kernel.log, kernel),
+    },
+    install: ({ context, keys }) => {
+      // The recorder `extends` built for this instance, before any feature was installed.
+      const api = createEventsApi(context.events as EventsRuntime, keys);
+      return {
+        api,
+        endpoints: [{ path: "/{key_id}/events", method: "GET", handle: keyEventsEndpoint(api) }],
+      };
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The kernel's named extension points: the places where a feature changes how the kernel itself
+ * works, rather than adding beside it. A feature fills them in `KeywardFeature.extends`; they are
+ * read once, before the kernel is built, and each may be filled by one feature only.
+ */
+import type { Clock } from "../clock.js";
+import type { EventRecorder } from "../event-model/event-recorder.js";
+import type { OrganizationAccess } from "../keys/organization-access.js";
+import type { RandomSource } from "../random.js";
+import type { EventLog } from "../storage/event-log.js";
+import type { KeyStore } from "../storage/key-store.js";
+import type { TierLadder } from "../tiers/tier-ladder.js";
+
+export interface KernelExtensions {
+  /**
+   * Key prefixes by environment name, the default first, in place of the single `keys.prefix`
+   * (`lifecycle({ environments })`).
+   */
+  environments?: Readonly<Record<string, string>>;
+  /** Who may act on organizations' keys (`organizations()`). */
+  organizations?: (kernel: { tiers: TierLadder }) => OrganizationAccess;
+  /** The longest grace a rotation may give, in seconds (`lifecycle({ gracefulRotation })`). */
+  rotationGrace?: { maxGracePeriodSeconds: number };
+  /** The most live keys an owner may hold (`lifecycle`). */
+  maxKeysPerOwner?: number;
+  /** The events written with each key change (`events()`). */
+  events?: (kernel: EventsKernel) => EventRecorder;
+}
+
+/** What the kernel gives the events extension. */
+export interface EventsKernel {
+  log: EventLog;
+  keys: KeyStore;
+  clock: Clock;
+  random: RandomSource;
+  reportFailure(message: string, cause: unknown): void;
+}
+
+/** Every feature's extensions as one: a point filled twice is a configuration error. */
+export function mergeExtensions(
+  features: readonly { name: string; extends?: KernelExtensions }[],
+): KernelExtensions {
+  const merged: Record<string, unknown> = {};
+  const filledBy: Record<string, string> = {};
+  for (const feature of features) {
+    for (const [point, value] of Object.entries(feature.extends ?? {})) {
+      if (value === undefined) continue;
+      if (filledBy[point] !== undefined) {
+        throw new TypeError(
+          `Keyward: the features \`${filledBy[point]}\` and \`${feature.name}\` both set the kernel's \`${point}\`; list one of them`,
+        );
+      }
+      filledBy[point] = feature.name;
+      merged[point] = value;
+    }
+  }
+  return merged as KernelExtensions;
+}
