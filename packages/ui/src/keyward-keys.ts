@@ -317,7 +317,7 @@ export class KeywardKeys extends LitElement {
     const organizations = this.memberships();
     return html`
       ${
-        this.organizationId === undefined && organizations.length > 0
+        !this.organizationId && organizations.length > 0
           ? ownerSwitcher({
               organizations,
               chosen: this.chosenOrganization,

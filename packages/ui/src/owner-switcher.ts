@@ -23,12 +23,12 @@ export function ownerSwitcher(options: OwnerSwitcherOptions): TemplateResult {
     <label for="owner">${options.labels.owner}</label>
     <select id="owner" @change=${onChange}>
       <option value="" ?selected=${options.chosen === undefined}>${options.labels.ownKeys}</option>
-      ${options.organizations.map(
-        (organization) => html`<option value=${organization.id}
-          ?selected=${options.chosen === organization.id}>
-          ${organization.name ?? organization.id}${organization.role ? ` (${organization.role})` : ""}
-        </option>`,
-      )}
+      ${options.organizations.map((organization) => {
+        const name = organization.name ?? organization.id;
+        const label = organization.role ? `${name} (${organization.role})` : name;
+        const chosen = options.chosen === organization.id;
+        return html`<option value=${organization.id} ?selected=${chosen}>${label}</option>`;
+      })}
     </select>
   </div>`;
 }
