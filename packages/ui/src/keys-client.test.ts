@@ -212,6 +212,7 @@ describe("KeysClient against a server configured as the demo (organizations, upd
       tiers: ["free", "pro", "enterprise"],
       environments: ["live", "test"],
       keyUpdates: true,
+      maxGracePeriodSeconds: 604_800,
     });
     expect(choicesOf(undefined)).toEqual({});
     expect(choicesOf({ components: { schemas: {} } })).toEqual({ keyUpdates: false });

@@ -103,6 +103,8 @@ export interface ServerChoices {
   environments?: string[];
   /** Whether keys can be changed (`PATCH`, the server's `keyUpdates`). */
   keyUpdates?: boolean;
+  /** The longest grace a rotation may give, in seconds (the server's `gracefulRotation`). */
+  maxGracePeriodSeconds?: number;
 }
 
 export class KeysClient {
@@ -215,7 +217,12 @@ export function choicesOf(document: unknown): ServerChoices {
     | { properties?: { environment?: { enum?: unknown } } }
     | undefined;
   const environments = stringList(body?.properties?.environment?.enum);
+  const rotate = schemas?.RotateKeyBody as
+    | { properties?: { gracePeriodSeconds?: { maximum?: unknown } } }
+    | undefined;
+  const maxGrace = rotate?.properties?.gracePeriodSeconds?.maximum;
   return {
+    ...(typeof maxGrace === "number" && maxGrace > 0 ? { maxGracePeriodSeconds: maxGrace } : {}),
     ...(tiers.length > 0 ? { tiers } : {}),
     ...(environments.length > 1 ? { environments } : {}),
     ...(schemas ? { keyUpdates: "UpdateKeyBody" in schemas } : {}),

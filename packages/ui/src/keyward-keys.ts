@@ -49,6 +49,8 @@ export const defaultBasePath = "/api/v1/api-keys";
 export const defaultTiers = ["free", "pro", "enterprise"];
 /** Keys shown at first, and added by "Show more keys" (`page-size`). */
 export const defaultPageSize = 25;
+/** The grace periods offered when the server allows them and the host named none: 1 h, 1 d, 7 d. */
+const defaultGracePeriods = [3_600, 86_400, 604_800];
 /** Audit-log entries read at a time. */
 const eventsPageSize = 20;
 
@@ -438,7 +440,7 @@ export class KeywardKeys extends LitElement {
         return html`${errors}${confirmRotate({
           key: dialog.key,
           busy: this.busy,
-          gracePeriods: this.gracePeriods,
+          gracePeriods: this.offeredGracePeriods(),
           grace: this.grace,
           chooseGrace: (seconds) => {
             this.grace = seconds;
@@ -803,6 +805,17 @@ export class KeywardKeys extends LitElement {
         ? (this.accountTier ?? this.claims.tier)
         : this.memberships().find((membership) => membership.id === organization)?.tier;
     return grantableTiers(tiers, ceiling);
+  }
+
+  /**
+   * The grace periods the rotate confirmation offers: the host's `grace-periods`; left unset, an
+   * hour, a day and a week, those the server allows (its OpenAPI document's maximum), when it has
+   * `gracefulRotation`.
+   */
+  private offeredGracePeriods(): number[] {
+    if (this.gracePeriods.length > 0) return this.gracePeriods;
+    const max = this.choices.maxGracePeriodSeconds;
+    return max ? defaultGracePeriods.filter((seconds) => seconds <= max) : [];
   }
 
   private validPageSize(): number {

@@ -469,6 +469,20 @@ describe.runIf(runBrowserTests)("<keyward-keys>: a key's whole life, against a r
       "Made in the fixed organization",
     ]);
 
+    // Without `grace-periods`, the rotate confirmation offers an hour, a day and a week: the
+    // server's OpenAPI document says it rotates with a grace of up to 7 days.
+    await component.evaluate((element) => element.removeAttribute("grace-periods"));
+    await component.getByRole("button", { name: "Rotate Made in the fixed organization" }).click();
+    const grace = dialog.getByLabel("Keep the current secret working");
+    expect(await grace.locator("option").allTextContents()).toEqual([
+      "No, stop it at once",
+      expect.stringMatching(/For 1 hour/),
+      expect.stringMatching(/For 1 day/),
+      expect.stringMatching(/For 7 days/),
+    ]);
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+
     // Without the attribute, the switcher; the host's own list of organizations, with names.
     await component.evaluate((element, id) => {
       element.removeAttribute("organization-id");
