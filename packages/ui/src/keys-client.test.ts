@@ -78,6 +78,8 @@ describe("KeysClient against a real Keyward server", () => {
     expect(await client.usage(created.id)).toMatchObject({ keyId: created.id, totalRequests: 0 });
     expect(await client.revoke(created.id)).toMatchObject({ id: created.id, status: "revoked" });
     expect(reads).toBe(6); // scopes, create, list, rotate, usage, revoke
+    // No OpenAPI document served (404): nothing to learn, and no failure.
+    expect(await client.choices()).toEqual({});
   });
 
   it("rotates with a grace: the record says until when; a grace over the server's maximum is a 422", async () => {

@@ -135,16 +135,19 @@ export class KeysClient {
 
   /**
    * The tiers (in order) and environments the server's OpenAPI document lists, when it serves one
-   * (`openapi: { serve: true }`); nothing otherwise. The API itself has no listing of either.
+   * (`openapi: { serve: true }`); nothing when it serves none (404). The API itself has no listing
+   * of either.
    */
   async choices(): Promise<ServerChoices> {
-    let document: unknown;
     try {
-      document = await this.call("GET", "/openapi.json");
-    } catch {
-      return {};
+      return choicesOf(await this.call("GET", "/openapi.json"));
+    } catch (error) {
+      // No document served (or no such route): nothing to learn. Anything else may pass: rethrown.
+      if (error instanceof KeysApiError && (error.status === 404 || error.status === 405)) {
+        return {};
+      }
+      throw error;
     }
-    return choicesOf(document);
   }
 
   async scopes(): Promise<ScopeDescription[]> {

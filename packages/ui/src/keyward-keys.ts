@@ -33,8 +33,9 @@ import {
   type KeywardMessagesOverride,
   mergeMessages,
 } from "./messages.js";
+import { grantableTiers, offeredGracePeriods, pageSizeOf } from "./offers.js";
 import { ownerSwitcher } from "./owner-switcher.js";
-import { grantableTiers, readSessionClaims, type SessionClaims } from "./session-claims.js";
+import { readSessionClaims, type SessionClaims } from "./session-claims.js";
 import { keysStyles } from "./styles.js";
 import type {
   KeyRecord,
@@ -49,8 +50,6 @@ export const defaultBasePath = "/api/v1/api-keys";
 export const defaultTiers = ["free", "pro", "enterprise"];
 /** Keys shown at first, and added by "Show more keys" (`page-size`). */
 export const defaultPageSize = 25;
-/** The grace periods offered when the server allows them and the host named none: 1 h, 1 d, 7 d. */
-const defaultGracePeriods = [3_600, 86_400, 604_800];
 /** Audit-log entries read at a time. */
 const eventsPageSize = 20;
 
@@ -244,9 +243,20 @@ export class KeywardKeys extends LitElement {
     try {
       const client = this.client();
       this.claims = readSessionClaims(await this.currentToken());
+      const chosen = this.chosenOrganization;
+      if (chosen && !this.memberships().some((membership) => membership.id === chosen)) {
+        // Another session, without that organization: its keys are not this person's to see. The
+        // change of choice loads the person's own keys.
+        this.chosenOrganization = undefined;
+        return;
+      }
       // As many keys as were shown: a reload after a change keeps the pages the person opened.
       const limit = Math.min(1000, Math.max(this.validPageSize(), this.keys.length));
-      this.choicesLoaded ??= client.choices();
+      // Asked once per base path; a failed ask (not a 404: no document) is asked again next time.
+      this.choicesLoaded ??= client.choices().catch(() => {
+        this.choicesLoaded = undefined;
+        return {};
+      });
       const [page, scopes, choices] = await Promise.all([
         client.list({ organizationId: this.owner(), limit }),
         client.scopes(),
@@ -440,7 +450,7 @@ export class KeywardKeys extends LitElement {
         return html`${errors}${confirmRotate({
           key: dialog.key,
           busy: this.busy,
-          gracePeriods: this.offeredGracePeriods(),
+          gracePeriods: offeredGracePeriods(this.gracePeriods, this.choices.maxGracePeriodSeconds),
           grace: this.grace,
           chooseGrace: (seconds) => {
             this.grace = seconds;
@@ -736,12 +746,10 @@ export class KeywardKeys extends LitElement {
       };
     } catch (error) {
       if (this.usageKey?.id !== key.id) return;
-      if (error instanceof KeysApiError && (error.status === 404 || error.status === 405)) {
-        this.auditLog = undefined;
-        return;
-      }
       this.auditLog = undefined;
-      this.errors = [this.report(error).text];
+      const missing =
+        error instanceof KeysApiError && (error.status === 404 || error.status === 405);
+      if (!missing) this.errors = [this.report(error).text];
     }
   }
 
@@ -807,20 +815,8 @@ export class KeywardKeys extends LitElement {
     return grantableTiers(tiers, ceiling);
   }
 
-  /**
-   * The grace periods the rotate confirmation offers: the host's `grace-periods`; left unset, an
-   * hour, a day and a week, those the server allows (its OpenAPI document's maximum), when it has
-   * `gracefulRotation`.
-   */
-  private offeredGracePeriods(): number[] {
-    if (this.gracePeriods.length > 0) return this.gracePeriods;
-    const max = this.choices.maxGracePeriodSeconds;
-    return max ? defaultGracePeriods.filter((seconds) => seconds <= max) : [];
-  }
-
   private validPageSize(): number {
-    const size = Math.floor(Number(this.pageSize));
-    return Number.isFinite(size) && size >= 1 ? Math.min(size, 1000) : defaultPageSize;
+    return pageSizeOf(this.pageSize, defaultPageSize);
   }
 
   /** What the list area shows: loading, signed out, a failure, no keys yet, or the keys. */

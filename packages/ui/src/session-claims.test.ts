@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mintToken } from "../../../examples/shared/src/token.js";
-import { grantableTiers, readSessionClaims } from "./session-claims.js";
+import { readSessionClaims } from "./session-claims.js";
 
 const secret = "a-session-claims-test-secret-of-at-least-32-bytes";
 
@@ -25,18 +25,5 @@ describe("readSessionClaims", () => {
     expect(readSessionClaims(`h.${payload.replace(/=+$/, "")}.s`)).toEqual({
       organizations: [{ id: "a" }],
     });
-  });
-});
-
-describe("grantableTiers", () => {
-  const tiers = ["free", "pro", "enterprise"];
-  it("offers the tiers at or below the account's", () => {
-    expect(grantableTiers(tiers, "free")).toEqual(["free"]);
-    expect(grantableTiers(tiers, "pro")).toEqual(["free", "pro"]);
-    expect(grantableTiers(tiers, "enterprise")).toEqual(tiers);
-  });
-  it("offers every tier when the account's is unknown", () => {
-    expect(grantableTiers(tiers, undefined)).toEqual(tiers);
-    expect(grantableTiers(tiers, "platinum")).toEqual(tiers);
   });
 });

@@ -45,16 +45,3 @@ function jwtPayload(token: string | undefined): Record<string, unknown> | undefi
     return undefined;
   }
 }
-
-/**
- * The tiers a key may be given: those at or below `accountTier` in `tiers` (lowest first). All of
- * them when the account's tier is unknown or not in the list: the server still refuses a tier
- * above the account's, and the refusal is worded.
- */
-export function grantableTiers(
-  tiers: readonly string[],
-  accountTier: string | undefined,
-): string[] {
-  const index = accountTier === undefined ? -1 : tiers.indexOf(accountTier);
-  return index < 0 ? [...tiers] : tiers.slice(0, index + 1);
-}

@@ -499,6 +499,19 @@ describe.runIf(runBrowserTests)("<keyward-keys>: a key's whole life, against a r
       .poll(() => component.getByRole("heading", { level: 2 }).first().textContent())
       .toBe("Keys of Acme Inc.");
     await expect.poll(() => component.locator("tbody tr").count()).toBe(2);
+
+    // Another session, without the organization: its keys go, and the person's own are shown.
+    const other = await server.session({ sub: `other-${suffix}`, tier: "free" });
+    await component.evaluate((element, session) => {
+      const keys = element as HTMLElement & { organizations: unknown; token: string };
+      keys.organizations = undefined;
+      keys.token = session;
+    }, other);
+    await expect.poll(() => page.getByText("No API keys yet").count()).toBe(1);
+    expect(await component.getByLabel("Keys of").count()).toBe(0);
+    expect(await component.getByRole("heading", { level: 2 }).first().textContent()).toBe(
+      "API keys",
+    );
     await context.close();
   }, 60_000);
 
