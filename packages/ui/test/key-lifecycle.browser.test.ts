@@ -407,7 +407,7 @@ describe.runIf(runBrowserTests)("<keyward-keys>: a key's whole life, against a r
       expect(new Set(names).size).toBe(30);
       expect(await more.count()).toBe(0);
       // Focus moved to the first key of the new page.
-      expect(await focusedName(page)).toBe(names[25]);
+      await expect.poll(() => focusedName(page)).toBe(names[25]);
       // The viewport check can fail: a control wider than the screen is reported.
       await page.evaluate(() => {
         const wide = document.createElement("button");
