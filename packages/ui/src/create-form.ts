@@ -41,7 +41,7 @@ export function createForm(options: CreateFormOptions): TemplateResult {
       ${
         options.organizationName === undefined
           ? "Create an API key"
-          : html`Create an API key for <span class="org-name">${options.organizationName}</span>`
+          : fill(labels.createForOrganization, { organization: options.organizationName })
       }
     </h2>
     <div class="field">

@@ -84,6 +84,8 @@ export interface KeywardMessages {
     ownKeys: string;
     /** A heading over an organization's keys: `{organization}`. */
     organizationKeys: string;
+    /** The create form's heading for an organization's key: `{organization}`. */
+    createForOrganization: string;
     environment: string;
     /** The default environment's choice: `{environment}`. */
     defaultEnvironment: string;
@@ -214,6 +216,7 @@ export const defaultMessages: KeywardMessages = {
     owner: "Keys of",
     ownKeys: "You (your own keys)",
     organizationKeys: "Keys of {organization}",
+    createForOrganization: "Create an API key for {organization}",
     environment: "Environment",
     defaultEnvironment: "{environment} (default)",
     allowedIps: "Allowed IP addresses",
