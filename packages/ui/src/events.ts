@@ -10,6 +10,8 @@ export interface KeywardEventMap {
   "keyward-key-created": CustomEvent<{ key: KeyRecord }>;
   /** A key was rotated; `key` is its record, without the new secret. */
   "keyward-key-rotated": CustomEvent<{ key: KeyRecord }>;
+  /** A key was renamed, disabled, enabled or its allowlist changed; `key` is its new record. */
+  "keyward-key-updated": CustomEvent<{ key: KeyRecord }>;
   /** A key was revoked. */
   "keyward-key-revoked": CustomEvent<Revocation>;
   /** The person copied a new secret (which key, not what). */

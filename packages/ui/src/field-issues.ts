@@ -6,8 +6,15 @@
 import type { ValidationIssue } from "./keys-client.js";
 import type { KeywardMessages } from "./messages.js";
 
-/** The create form's fields, by the body property the API names in `loc`. */
-export const createFormFields = ["name", "scopes", "tier", "expiresAt"] as const;
+/** The create and edit forms' fields, by the body property the API names in `loc`. */
+export const createFormFields = [
+  "name",
+  "scopes",
+  "tier",
+  "environment",
+  "expiresAt",
+  "allowedIps",
+] as const;
 export type CreateFormField = (typeof createFormFields)[number];
 
 export interface PlacedIssues {

@@ -5,12 +5,16 @@
  */
 import { html, nothing, type TemplateResult } from "lit";
 import { formatDateTime, formatLastUse } from "./format.js";
+import { fill, type KeywardMessages } from "./messages.js";
 import type { KeyRecord } from "./types.js";
 
 export interface KeyTableActions {
   usage(key: KeyRecord, opener: HTMLElement): void;
   rotate(key: KeyRecord, opener: HTMLElement): void;
   revoke(key: KeyRecord, opener: HTMLElement): void;
+  /** Absent when the server cannot change keys (no `keyUpdates`): no Edit or Disable buttons. */
+  edit?(key: KeyRecord, opener: HTMLElement): void;
+  setEnabled?(key: KeyRecord, enabled: boolean, opener: HTMLElement): void;
 }
 
 /** The keys, one row each; an empty list is the list state's to show (list-state.ts). */
@@ -18,6 +22,7 @@ export function keyTable(
   keys: KeyRecord[],
   actions: KeyTableActions,
   locale: string | undefined,
+  labels: KeywardMessages["labels"],
 ): TemplateResult {
   return html`<table part="table">
     <caption class="visually-hidden">Your API keys</caption>
@@ -34,7 +39,7 @@ export function keyTable(
       </tr>
     </thead>
     <tbody>
-      ${keys.map((key) => keyRow(key, actions, locale))}
+      ${keys.map((key) => keyRow(key, actions, locale, labels))}
     </tbody>
   </table>`;
 }
@@ -43,15 +48,27 @@ function keyRow(
   key: KeyRecord,
   actions: KeyTableActions,
   locale: string | undefined,
+  labels: KeywardMessages["labels"],
 ): TemplateResult {
   const opener = (event: Event) => event.currentTarget as HTMLElement;
   // Rotating needs a live key (410 otherwise); revoking works until the key is revoked.
   const canRotate = key.status === "active";
   const canRevoke = key.status !== "revoked";
+  // Changing needs a key that is not revoked or expired (410 otherwise).
+  const canChange = key.status === "active" || key.status === "disabled";
+  const name = { name: key.name };
   return html`<tr data-key-id=${key.id}>
-    <th scope="row">${key.name}</th>
+    <th scope="row" tabindex="-1">${key.name}</th>
     <td data-label="Status"><span class="status status-${key.status}">${statusLabel(key.status)}</span></td>
-    <td data-label="Key"><code class="hint">${key.hint}</code></td>
+    <td data-label="Key">
+      <code class="hint">${key.hint}</code>
+      ${key.environment ? html` <span class="badge">${key.environment}</span>` : nothing}
+      ${
+        key.allowedIps
+          ? html`<br /><span class="muted">${labels.allowedIps}: ${key.allowedIps.join(", ")}</span>`
+          : nothing
+      }
+    </td>
     <td data-label="Scopes">${key.scopes.join(", ")}</td>
     <td data-label="Tier">${key.tier}</td>
     <td data-label="Last used">${formatLastUse(key.lastUsedAt, locale)}</td>
@@ -66,6 +83,25 @@ function keyRow(
     <td class="actions">
       <button type="button" aria-label="Usage of ${key.name}"
         @click=${(event: Event) => actions.usage(key, opener(event))}>Usage</button>
+      ${
+        canChange && actions.edit
+          ? html`<button type="button" aria-label=${fill(labels.editLabel, name)}
+            @click=${(event: Event) => actions.edit?.(key, opener(event))}>${labels.edit}</button>`
+          : nothing
+      }
+      ${
+        canChange && actions.setEnabled
+          ? key.status === "disabled"
+            ? html`<button type="button" aria-label=${fill(labels.enableLabel, name)}
+              @click=${(event: Event) => actions.setEnabled?.(key, true, opener(event))}>
+                ${labels.enable}
+              </button>`
+            : html`<button type="button" aria-label=${fill(labels.disableLabel, name)}
+              @click=${(event: Event) => actions.setEnabled?.(key, false, opener(event))}>
+                ${labels.disable}
+              </button>`
+          : nothing
+      }
       ${
         canRotate
           ? html`<button type="button" aria-label="Rotate ${key.name}"

@@ -1,8 +1,12 @@
 /**
- * The six key-management endpoints over `fetch`, with the session token the host provides. Errors
- * become `KeysApiError`s carrying the API's own `detail`, which the component shows as it is.
+ * The key-management endpoints over `fetch`, with the session token the host provides: the
+ * contract's six, and those of the server's options when it has them (`PATCH` with `keyUpdates`,
+ * the audit log with `events`, `?organizationId=` with `organizations`, pages with `?limit=`).
+ * Errors become `KeysApiError`s carrying the API's own `detail` and `code`.
  */
 import type {
+  KeyEventPage,
+  KeyPage,
   KeyRecord,
   KeyWithSecret,
   Revocation,
@@ -67,6 +71,40 @@ export interface CreateKeyInput {
   scopes: string[];
   tier: string;
   expiresAt?: string;
+  /** The organization the key is for (the server's `organizations`); omitted: the person's own. */
+  organizationId?: string;
+  /** The environment (the server's `environments`); omitted: the server's default. */
+  environment?: string;
+  /** Addresses and CIDR ranges the key may be used from; omitted: anywhere. */
+  allowedIps?: string[];
+}
+
+/** What `PATCH {basePath}/{key_id}` changes (the server's `keyUpdates`); fields left out stay. */
+export interface KeyChanges {
+  name?: string;
+  enabled?: boolean;
+  /** A new allowlist, or null to let the key be used from anywhere. */
+  allowedIps?: string[] | null;
+}
+
+export interface ListOptions {
+  /** An organization's keys instead of the person's own. */
+  organizationId?: string | undefined;
+  /** Keys per page (1–1,000); the server then answers `{ data, nextCursor }`. */
+  limit: number;
+  cursor?: string | null | undefined;
+}
+
+/** What the server's OpenAPI document (`{basePath}/openapi.json`) tells a client about choices. */
+export interface ServerChoices {
+  /** Every tier, lowest first. */
+  tiers?: string[];
+  /** The environments a key may be created in, the default first; only when there are several. */
+  environments?: string[];
+  /** Whether keys can be changed (`PATCH`, the server's `keyUpdates`). */
+  keyUpdates?: boolean;
+  /** The longest grace a rotation may give, in seconds (the server's `gracefulRotation`). */
+  maxGracePeriodSeconds?: number;
 }
 
 export class KeysClient {
@@ -75,8 +113,41 @@ export class KeysClient {
     private readonly token: TokenSource,
   ) {}
 
-  async list(): Promise<KeyRecord[]> {
-    return (await this.call<{ data: KeyRecord[] }>("GET", "")).data;
+  /** One page of the person's (or an organization's) keys, newest first. */
+  list(options: ListOptions): Promise<KeyPage> {
+    const query = new URLSearchParams();
+    if (options.organizationId) query.set("organizationId", options.organizationId);
+    query.set("limit", String(options.limit));
+    if (options.cursor) query.set("cursor", options.cursor);
+    return this.call("GET", `?${query}`);
+  }
+
+  update(id: string, changes: KeyChanges): Promise<KeyRecord> {
+    return this.call("PATCH", `/${encodeURIComponent(id)}`, changes);
+  }
+
+  /** One page of a key's audit log, newest first (the server's `events`). */
+  events(id: string, options: { limit: number; cursor?: string | null }): Promise<KeyEventPage> {
+    const query = new URLSearchParams({ limit: String(options.limit) });
+    if (options.cursor) query.set("cursor", options.cursor);
+    return this.call("GET", `/${encodeURIComponent(id)}/events?${query}`);
+  }
+
+  /**
+   * The tiers (in order) and environments the server's OpenAPI document lists, when it serves one
+   * (`openapi: { serve: true }`); nothing when it serves none (404). The API itself has no listing
+   * of either.
+   */
+  async choices(): Promise<ServerChoices> {
+    try {
+      return choicesOf(await this.call("GET", "/openapi.json"));
+    } catch (error) {
+      // No document served (or no such route): nothing to learn. Anything else may pass: rethrown.
+      if (error instanceof KeysApiError && (error.status === 404 || error.status === 405)) {
+        return {};
+      }
+      throw error;
+    }
   }
 
   async scopes(): Promise<ScopeDescription[]> {
@@ -138,6 +209,33 @@ export class KeysClient {
     }
     return parsed as T;
   }
+}
+
+/** The tiers and environments of an OpenAPI document as `@keyward/core` writes it. */
+export function choicesOf(document: unknown): ServerChoices {
+  const schemas = (document as { components?: { schemas?: Record<string, unknown> } } | undefined)
+    ?.components?.schemas;
+  const tiers = stringList((schemas?.Tier as { enum?: unknown } | undefined)?.enum);
+  const body = schemas?.CreateKeyBody as
+    | { properties?: { environment?: { enum?: unknown } } }
+    | undefined;
+  const environments = stringList(body?.properties?.environment?.enum);
+  const rotate = schemas?.RotateKeyBody as
+    | { properties?: { gracePeriodSeconds?: { maximum?: unknown } } }
+    | undefined;
+  const maxGrace = rotate?.properties?.gracePeriodSeconds?.maximum;
+  return {
+    ...(typeof maxGrace === "number" && maxGrace > 0 ? { maxGracePeriodSeconds: maxGrace } : {}),
+    ...(tiers.length > 0 ? { tiers } : {}),
+    ...(environments.length > 1 ? { environments } : {}),
+    ...(schemas ? { keyUpdates: "UpdateKeyBody" in schemas } : {}),
+  };
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value)
+    ? value.filter((item): item is string => typeof item === "string")
+    : [];
 }
 
 function codeOf(body: unknown): string | undefined {

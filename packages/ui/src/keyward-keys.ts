@@ -1,6 +1,6 @@
 /**
- * `<keyward-keys>`: where a signed-in person manages their own API keys, against the host's six
- * Keyward endpoints. The host provides the session token (attribute, property or a `getToken`
+ * `<keyward-keys>`: where a signed-in person manages their own API keys, and their organizations'
+ * keys, against the host's Keyward endpoints. The host provides the session token (attribute, property or a `getToken`
  * callback read before every call); the component never stores it anywhere but in memory.
  *
  * One modal `<dialog>` serves create, the confirmations and the one-time reveal: the browser then
@@ -10,22 +10,48 @@
  */
 import { html, LitElement, nothing, type PropertyValues, type TemplateResult } from "lit";
 import { listAttribute, secondsListAttribute } from "./attribute-converters.js";
+import type { AuditLogState } from "./audit-log.js";
 import { createForm, fieldControls } from "./create-form.js";
 import type { DialogState } from "./dialog-state.js";
 import { confirmRevoke, confirmRotate, reveal } from "./dialog-views.js";
+import { editForm } from "./edit-form.js";
 import { type KeywardEventMap, withoutSecret } from "./events.js";
 import { describeFailure, type Failure } from "./failure.js";
 import { type CreateFormField, placeIssues } from "./field-issues.js";
 import { keyTable } from "./key-table.js";
-import { type CreateKeyInput, KeysApiError, KeysClient } from "./keys-client.js";
+import {
+  type CreateKeyInput,
+  type KeyChanges,
+  KeysApiError,
+  KeysClient,
+  type ServerChoices,
+} from "./keys-client.js";
 import { canCreate, type ListState, listStateView } from "./list-state.js";
-import { type KeywardMessages, type KeywardMessagesOverride, mergeMessages } from "./messages.js";
+import {
+  fill,
+  type KeywardMessages,
+  type KeywardMessagesOverride,
+  mergeMessages,
+} from "./messages.js";
+import { grantableTiers, offeredGracePeriods, pageSizeOf } from "./offers.js";
+import { ownerSwitcher } from "./owner-switcher.js";
+import { readSessionClaims, type SessionClaims } from "./session-claims.js";
 import { keysStyles } from "./styles.js";
-import type { KeyRecord, KeyWithSecret, ScopeDescription, UsageReport } from "./types.js";
+import type {
+  KeyRecord,
+  KeyWithSecret,
+  OrganizationMembership,
+  ScopeDescription,
+  UsageReport,
+} from "./types.js";
 import { usagePanel } from "./usage-panel.js";
 
 export const defaultBasePath = "/api/v1/api-keys";
 export const defaultTiers = ["free", "pro", "enterprise"];
+/** Keys shown at first, and added by "Show more keys" (`page-size`). */
+export const defaultPageSize = 25;
+/** Audit-log entries read at a time. */
+const eventsPageSize = 20;
 
 /** Why the list is not loaded while the host has given no token: not a failure, nothing was asked. */
 const noSession = Symbol("no session token");
@@ -50,6 +76,11 @@ export class KeywardKeys extends LitElement {
     getToken: { attribute: false },
     tiers: { converter: listAttribute },
     gracePeriods: { attribute: "grace-periods", converter: secondsListAttribute },
+    organizationId: { type: String, attribute: "organization-id" },
+    organizations: { attribute: false },
+    accountTier: { type: String, attribute: "account-tier" },
+    environments: { converter: listAttribute },
+    pageSize: { type: Number, attribute: "page-size" },
     locale: { type: String },
     messages: { attribute: false },
     theme: { type: String, reflect: true },
@@ -68,6 +99,11 @@ export class KeywardKeys extends LitElement {
     usageKey: { state: true },
     usage: { state: true },
     grace: { state: true },
+    chosenOrganization: { state: true },
+    nextCursor: { state: true },
+    choices: { state: true },
+    claims: { state: true },
+    auditLog: { state: true },
   };
 
   /** Where the six endpoints live (`base-path`); default `/api/v1/api-keys`. */
@@ -92,6 +128,28 @@ export class KeywardKeys extends LitElement {
   declare messages: KeywardMessagesOverride | undefined;
   /** `theme="light|dark|auto"`; `auto` (the default) follows `prefers-color-scheme`. */
   declare theme: KeywardTheme;
+  /**
+   * `organization-id="acme"`: show, create and act on that organization's keys only, with no
+   * switcher (the server's `organizations`; the person needs a role there).
+   */
+  declare organizationId: string | undefined;
+  /**
+   * The organizations the person belongs to, for the switcher. Keyward keeps no memberships, so
+   * the host says them; default: the session JWT's `orgs` claim (`[{ id, role, tier }]`).
+   */
+  declare organizations: OrganizationMembership[] | undefined;
+  /**
+   * The account's tier (`account-tier`): the create form offers the tiers at or below it. Default:
+   * the session JWT's `tier` claim; neither: every tier (the server still refuses a higher one).
+   */
+  declare accountTier: string | undefined;
+  /**
+   * The environments a key may be created in, the default first (`environments="live,test"`).
+   * Default: those the server's OpenAPI document lists, when it serves one.
+   */
+  declare environments: string[];
+  /** How many keys a page shows (`page-size`, 1–1,000); default 25. */
+  declare pageSize: number;
 
   declare private keys: KeyRecord[];
   /** Whether the list loaded for the current base path and token. */
@@ -112,11 +170,23 @@ export class KeywardKeys extends LitElement {
   declare private usage: UsageReport | undefined;
   /** The grace chosen in the rotate dialog, in seconds. */
   declare private grace: number;
+  /** The organization chosen in the switcher; undefined: the person's own keys. */
+  declare private chosenOrganization: string | undefined;
+  /** Where the next page of keys starts; null when the list is whole. */
+  declare private nextCursor: string | null;
+  /** What the server's OpenAPI document says about tiers, environments and updates. */
+  declare private choices: ServerChoices;
+  /** The session token's tier and organizations, read at each load. */
+  declare private claims: SessionClaims;
+  /** The audit log of the key whose usage is open. */
+  declare private auditLog: AuditLogState | undefined;
 
   /** The element focused when the dialog closes; null: the list heading. */
   private returnFocusTo: HTMLElement | null = null;
   /** Which load is current: an older answer arriving late is dropped. */
   private loadGeneration = 0;
+  /** The server's OpenAPI choices, asked once per base path. */
+  private choicesLoaded: Promise<ServerChoices> | undefined;
 
   constructor() {
     super();
@@ -129,6 +199,16 @@ export class KeywardKeys extends LitElement {
     this.messages = undefined;
     this.theme = "auto";
     this.grace = 0;
+    this.organizationId = undefined;
+    this.organizations = undefined;
+    this.accountTier = undefined;
+    this.environments = [];
+    this.pageSize = defaultPageSize;
+    this.chosenOrganization = undefined;
+    this.nextCursor = null;
+    this.choices = {};
+    this.claims = { organizations: [] };
+    this.auditLog = undefined;
     this.keys = [];
     this.loaded = false;
     this.loadError = undefined;
@@ -162,10 +242,31 @@ export class KeywardKeys extends LitElement {
     }
     try {
       const client = this.client();
-      const [keys, scopes] = await Promise.all([client.list(), client.scopes()]);
+      this.claims = readSessionClaims(await this.currentToken());
+      const chosen = this.chosenOrganization;
+      if (chosen && !this.memberships().some((membership) => membership.id === chosen)) {
+        // Another session, without that organization: its keys are not this person's to see. The
+        // change of choice loads the person's own keys.
+        this.chosenOrganization = undefined;
+        return;
+      }
+      // As many keys as were shown: a reload after a change keeps the pages the person opened.
+      const limit = Math.min(1000, Math.max(this.validPageSize(), this.keys.length));
+      // Asked once per base path; a failed ask (not a 404: no document) is asked again next time.
+      this.choicesLoaded ??= client.choices().catch(() => {
+        this.choicesLoaded = undefined;
+        return {};
+      });
+      const [page, scopes, choices] = await Promise.all([
+        client.list({ organizationId: this.owner(), limit }),
+        client.scopes(),
+        this.choicesLoaded,
+      ]);
       if (generation !== this.loadGeneration) return;
-      this.keys = keys;
+      this.keys = page.data;
+      this.nextCursor = page.nextCursor ?? null;
       this.scopes = scopes;
+      this.choices = choices;
       this.loaded = true;
       this.loadError = undefined;
       this.errors = [];
@@ -190,10 +291,20 @@ export class KeywardKeys extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues): void {
-    if (changed.has("basePath") || changed.has("token") || changed.has("getToken")) {
+    if (changed.has("basePath")) this.choicesLoaded = undefined;
+    const ownerChanged = changed.has("organizationId") || changed.has("chosenOrganization");
+    if (
+      changed.has("basePath") ||
+      changed.has("token") ||
+      changed.has("getToken") ||
+      ownerChanged
+    ) {
       this.loaded = false;
+      this.keys = [];
+      this.nextCursor = null;
       this.usageKey = undefined;
       this.usage = undefined;
+      this.auditLog = undefined;
       void this.refresh();
     }
   }
@@ -214,9 +325,23 @@ export class KeywardKeys extends LitElement {
 
   override render(): TemplateResult {
     const state = this.listState();
+    const messages = this.resolvedMessages();
+    const organizations = this.memberships();
     return html`
+      ${
+        !this.organizationId && organizations.length > 0
+          ? ownerSwitcher({
+              organizations,
+              chosen: this.chosenOrganization,
+              labels: messages.labels,
+              choose: (id) => {
+                this.chosenOrganization = id;
+              },
+            })
+          : nothing
+      }
       <div class="toolbar">
-        <h2 id="keys-title" tabindex="-1">API keys</h2>
+        <h2 id="keys-title" tabindex="-1">${this.listTitle(messages)}</h2>
         ${
           canCreate(state)
             ? html`<button type="button" class="primary" id="create" @click=${this.openCreate}>
@@ -233,7 +358,7 @@ export class KeywardKeys extends LitElement {
         ${
           state.kind !== "listed"
             ? listStateView(state, this.resolvedMessages(), () => void this.retry())
-            : keyTable(
+            : html`${keyTable(
                 this.keys,
                 {
                   usage: (key) => void this.openUsage(key),
@@ -243,9 +368,26 @@ export class KeywardKeys extends LitElement {
                     this.openDialog({ kind: "confirm-rotate", key }, opener);
                   },
                   revoke: (key, opener) => this.openDialog({ kind: "confirm-revoke", key }, opener),
+                  ...(this.choices.keyUpdates === false
+                    ? {}
+                    : {
+                        edit: (key: KeyRecord, opener: HTMLElement) =>
+                          this.openDialog({ kind: "edit", key }, opener),
+                        setEnabled: (key: KeyRecord, enabled: boolean, opener: HTMLElement) =>
+                          void this.setEnabled(key, enabled, opener),
+                      }),
                 },
                 this.locale,
-              )
+                messages.labels,
+              )}
+              ${
+                this.nextCursor
+                  ? html`<button type="button" class="load-more" id="load-more"
+                      ?disabled=${this.loading} @click=${() => void this.loadMore()}>
+                      ${messages.labels.loadMore}
+                    </button>`
+                  : nothing
+              }`
         }
       </div>
       ${
@@ -253,9 +395,12 @@ export class KeywardKeys extends LitElement {
           ? usagePanel({
               key: this.usageKey,
               report: this.usage,
+              events: this.auditLog,
+              messages,
               today: new Date(),
               locale: this.locale,
               close: () => this.closeUsage(),
+              moreEvents: () => void this.loadEvents(this.usageKey!, true),
             })
           : nothing
       }
@@ -274,20 +419,38 @@ export class KeywardKeys extends LitElement {
     const errors = this.errorList(this.dialogErrors, "dialog-errors");
     const cancel = () => this.closeDialog();
     switch (dialog.kind) {
-      case "create":
+      case "create": {
+        const organization = this.owner();
+        const labels = this.resolvedMessages().labels;
         return html`${errors}${createForm({
           scopes: this.scopes,
-          tiers: this.tiers,
+          tiers: this.offeredTiers(),
+          environments:
+            this.environments.length > 0 ? this.environments : (this.choices.environments ?? []),
+          organizationId: organization,
+          organizationName:
+            organization === undefined ? undefined : this.organizationName(organization),
+          labels,
           busy: this.busy,
           fieldErrors: this.fieldErrors,
           submit: (input) => void this.create(input),
+          cancel,
+        })}`;
+      }
+      case "edit":
+        return html`${errors}${editForm({
+          key: dialog.key,
+          labels: this.resolvedMessages().labels,
+          busy: this.busy,
+          fieldErrors: this.fieldErrors,
+          submit: (changes) => void this.saveChanges(dialog.key, changes),
           cancel,
         })}`;
       case "confirm-rotate":
         return html`${errors}${confirmRotate({
           key: dialog.key,
           busy: this.busy,
-          gracePeriods: this.gracePeriods,
+          gracePeriods: offeredGracePeriods(this.gracePeriods, this.choices.maxGracePeriodSeconds),
           grace: this.grace,
           chooseGrace: (seconds) => {
             this.grace = seconds;
@@ -369,6 +532,84 @@ export class KeywardKeys extends LitElement {
     });
   }
 
+  /** The edit dialog's changes; nothing changed closes it without a call. */
+  private async saveChanges(key: KeyRecord, changes: KeyChanges): Promise<void> {
+    if (Object.keys(changes).length === 0) {
+      this.closeDialog();
+      return;
+    }
+    await this.act(async () => {
+      const updated = await this.client().update(key.id, changes);
+      this.emit("keyward-key-updated", { key: updated });
+      await this.refresh();
+      await this.updateComplete;
+      this.announcement = fill(this.resolvedMessages().labels.updatedAnnouncement, {
+        name: updated.name,
+      });
+      this.closeDialog();
+    });
+  }
+
+  /**
+   * Disable or enable, at once (it is undone by the other button): the row's button changes to
+   * its opposite, and focus moves to it.
+   */
+  private async setEnabled(key: KeyRecord, enabled: boolean, opener: HTMLElement): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    opener.setAttribute("aria-disabled", "true");
+    try {
+      const updated = await this.client().update(key.id, { enabled });
+      this.emit("keyward-key-updated", { key: updated });
+      await this.refresh();
+      await this.updateComplete;
+      const labels = this.resolvedMessages().labels;
+      const name = { name: updated.name };
+      this.announcement = fill(
+        enabled ? labels.enabledAnnouncement : labels.disabledAnnouncement,
+        name,
+      );
+      const label = fill(enabled ? labels.disableLabel : labels.enableLabel, name);
+      const next = [
+        ...this.renderRoot.querySelectorAll<HTMLElement>(`tr[data-key-id="${key.id}"] button`),
+      ].find((button) => button.getAttribute("aria-label") === label);
+      if (next) next.focus();
+      else this.focusInRoot("#keys-title");
+    } catch (error) {
+      this.errors = [this.report(error).text];
+    } finally {
+      opener.removeAttribute("aria-disabled");
+      this.busy = false;
+    }
+  }
+
+  /** The next page of keys, after those shown; focus goes to the first new key's row. */
+  private async loadMore(): Promise<void> {
+    const cursor = this.nextCursor;
+    if (!cursor || this.loading) return;
+    const generation = this.loadGeneration;
+    this.loading = true;
+    try {
+      const page = await this.client().list({
+        organizationId: this.owner(),
+        limit: this.validPageSize(),
+        cursor,
+      });
+      if (generation !== this.loadGeneration) return;
+      const first = page.data[0];
+      this.keys = [...this.keys, ...page.data];
+      this.nextCursor = page.nextCursor ?? null;
+      await this.updateComplete;
+      if (first) {
+        this.renderRoot.querySelector<HTMLElement>(`tr[data-key-id="${first.id}"] th`)?.focus();
+      }
+    } catch (error) {
+      this.errors = [this.report(error).text];
+    } finally {
+      if (generation === this.loadGeneration) this.loading = false;
+    }
+  }
+
   private async rotate(key: KeyRecord, graceSeconds: number): Promise<void> {
     await this.act(async () => {
       const rotated = await this.client().rotate(key.id, graceSeconds);
@@ -423,7 +664,13 @@ export class KeywardKeys extends LitElement {
     }
     const messages = this.resolvedMessages();
     const placed = placeIssues(issues, messages);
-    const besideFields = this.dialog?.kind === "create" ? placed.byField : {};
+    const kind = this.dialog?.kind;
+    const besideFields =
+      kind === "create"
+        ? placed.byField
+        : kind === "edit"
+          ? pick(placed.byField, ["name", "allowedIps"])
+          : {};
     const elsewhere = Object.entries(placed.byField)
       .filter(([field]) => !(field in besideFields))
       .map(([field, text]) => `${field}: ${text}`);
@@ -459,8 +706,10 @@ export class KeywardKeys extends LitElement {
   private async openUsage(key: KeyRecord): Promise<void> {
     this.usageKey = key;
     this.usage = undefined;
+    this.auditLog = { events: [], nextCursor: null, loading: true };
     await this.updateComplete;
     this.focusInRoot("#usage-title");
+    void this.loadEvents(key, false);
     try {
       const report = await this.client().usage(key.id);
       if (this.usageKey?.id !== key.id) return;
@@ -475,10 +724,40 @@ export class KeywardKeys extends LitElement {
     }
   }
 
+  /**
+   * The key's audit log, first page or the next (`more`). A server without `events` answers 404:
+   * the panel then has no activity section, rather than an error about a feature it lacks.
+   */
+  private async loadEvents(key: KeyRecord, more: boolean): Promise<void> {
+    const current = this.auditLog;
+    if (more && !current?.nextCursor) return;
+    if (current) this.auditLog = { ...current, loading: true };
+    try {
+      const page = await this.client().events(key.id, {
+        limit: eventsPageSize,
+        cursor: more ? current?.nextCursor : null,
+      });
+      if (this.usageKey?.id !== key.id) return;
+      const before = more ? (this.auditLog?.events ?? []) : [];
+      this.auditLog = {
+        events: [...before, ...page.data],
+        nextCursor: page.nextCursor ?? null,
+        loading: false,
+      };
+    } catch (error) {
+      if (this.usageKey?.id !== key.id) return;
+      this.auditLog = undefined;
+      const missing =
+        error instanceof KeysApiError && (error.status === 404 || error.status === 405);
+      if (!missing) this.errors = [this.report(error).text];
+    }
+  }
+
   private closeUsage(): void {
     const id = this.usageKey?.id;
     this.usageKey = undefined;
     this.usage = undefined;
+    this.auditLog = undefined;
     void this.updateComplete.then(() => {
       const button = this.renderRoot.querySelector<HTMLElement>(`tr[data-key-id="${id}"] button`);
       if (button) button.focus();
@@ -491,7 +770,53 @@ export class KeywardKeys extends LitElement {
   }
 
   private async hasToken(): Promise<boolean> {
-    return Boolean(this.getToken ? await this.getToken() : this.token);
+    return Boolean(await this.currentToken());
+  }
+
+  private async currentToken(): Promise<string | undefined> {
+    return this.getToken ? await this.getToken() : this.token;
+  }
+
+  /** Whose keys are shown: the fixed `organization-id`, the switcher's choice, or (undefined) the person's. */
+  private owner(): string | undefined {
+    return this.organizationId || this.chosenOrganization || undefined;
+  }
+
+  /** The organizations the switcher offers: the host's list, else the session's `orgs` claim. */
+  private memberships(): OrganizationMembership[] {
+    return this.organizations ?? this.claims.organizations;
+  }
+
+  private organizationName(id: string): string {
+    return this.memberships().find((membership) => membership.id === id)?.name ?? id;
+  }
+
+  private listTitle(messages: KeywardMessages): string {
+    const organization = this.owner();
+    return organization === undefined
+      ? "API keys"
+      : fill(messages.labels.organizationKeys, {
+          organization: this.organizationName(organization),
+        });
+  }
+
+  /**
+   * The tiers the create form offers: the host's `tiers` (or, left at the default, the server's
+   * from its OpenAPI document), at or below the tier of whoever will own the key: the
+   * organization's plan for its keys, the account's for the person's own.
+   */
+  private offeredTiers(): string[] {
+    const tiers = this.tiers === defaultTiers ? (this.choices.tiers ?? this.tiers) : this.tiers;
+    const organization = this.owner();
+    const ceiling =
+      organization === undefined
+        ? (this.accountTier ?? this.claims.tier)
+        : this.memberships().find((membership) => membership.id === organization)?.tier;
+    return grantableTiers(tiers, ceiling);
+  }
+
+  private validPageSize(): number {
+    return pageSizeOf(this.pageSize, defaultPageSize);
   }
 
   /** What the list area shows: loading, signed out, a failure, no keys yet, or the keys. */
@@ -545,6 +870,16 @@ export class KeywardKeys extends LitElement {
   private focusInRoot(selector: string): void {
     this.renderRoot.querySelector<HTMLElement>(selector)?.focus();
   }
+}
+
+/** The entries of `record` under `names`. */
+function pick<K extends string, V>(
+  record: Partial<Record<K, V>>,
+  names: K[],
+): Partial<Record<K, V>> {
+  return Object.fromEntries(
+    Object.entries(record).filter(([name]) => (names as string[]).includes(name)),
+  ) as Partial<Record<K, V>>;
 }
 
 declare global {

@@ -74,6 +74,60 @@ export interface KeywardMessages {
    * alone; the API's own `msg` when neither is listed.
    */
   fields: Record<string, string>;
+  /**
+   * The wording of the controls for organizations, environments, allowlists, editing, disabling,
+   * pages, quota, credits and the audit log. `{name}`, `{used}`… are filled in.
+   */
+  labels: {
+    /** The organization switcher's label, and its choice for the person's own keys. */
+    owner: string;
+    ownKeys: string;
+    /** A heading over an organization's keys: `{organization}`. */
+    organizationKeys: string;
+    /** The create form's heading for an organization's key: `{organization}`. */
+    createForOrganization: string;
+    environment: string;
+    /** The default environment's choice: `{environment}`. */
+    defaultEnvironment: string;
+    allowedIps: string;
+    allowedIpsHint: string;
+    /** Row buttons, with the key's `{name}` for screen readers. */
+    edit: string;
+    editLabel: string;
+    disable: string;
+    disableLabel: string;
+    enable: string;
+    enableLabel: string;
+    editTitle: string;
+    save: string;
+    disabledAnnouncement: string;
+    enabledAnnouncement: string;
+    updatedAnnouncement: string;
+    /** Below a list with more keys than it shows. */
+    loadMore: string;
+    /** The usage panel's limits: `{used}`, `{limit}`, `{period}`, `{time}`, `{amount}`. */
+    quota: string;
+    quotaUsed: string;
+    quotaResets: string;
+    credits: string;
+    creditsRemaining: string;
+    creditsRefill: string;
+    creditsNoRefill: string;
+    periodDay: string;
+    periodMonth: string;
+    /** The audit log in the usage panel. */
+    auditLog: string;
+    auditLogEmpty: string;
+    auditLogLoading: string;
+    olderEvents: string;
+    actorUser: string;
+    actorOperator: string;
+    actorSystem: string;
+    actorScanner: string;
+    actorOther: string;
+  };
+  /** What each event type of the audit log reads as; an unknown type shows as it is. */
+  eventTypes: Record<string, string>;
 }
 
 /** What a host passes: any part of any group. */
@@ -152,8 +206,73 @@ export const defaultMessages: KeywardMessages = {
     "expiresAt.datetime_future": "Choose a day in the future.",
     "expiresAt.less_than_equal": "Choose an earlier day.",
     "expiresAt.datetime_parsing": "Enter a valid date.",
+    "allowedIps.value_error":
+      "Enter addresses or CIDR ranges, one per line, such as 203.0.113.7 or 10.0.0.0/8.",
+    "allowedIps.too_long": "Use at most 100 addresses or ranges.",
+    "allowedIps.string_too_long": "An address or range is too long.",
+    "environment.literal_error": "Choose one of the environments offered.",
+  },
+  labels: {
+    owner: "Keys of",
+    ownKeys: "You (your own keys)",
+    organizationKeys: "Keys of {organization}",
+    createForOrganization: "Create an API key for {organization}",
+    environment: "Environment",
+    defaultEnvironment: "{environment} (default)",
+    allowedIps: "Allowed IP addresses",
+    allowedIpsHint:
+      "Optional: one address or CIDR range per line (203.0.113.7, 10.0.0.0/8). Empty: usable from anywhere.",
+    edit: "Edit",
+    editLabel: "Edit {name}",
+    disable: "Disable",
+    disableLabel: "Disable {name}",
+    enable: "Enable",
+    enableLabel: "Enable {name}",
+    editTitle: "Edit “{name}”",
+    save: "Save changes",
+    disabledAnnouncement: "Key “{name}” disabled: its requests are refused until you enable it.",
+    enabledAnnouncement: "Key “{name}” enabled.",
+    updatedAnnouncement: "Key “{name}” saved.",
+    loadMore: "Show more keys",
+    quota: "Quota",
+    quotaUsed: "{used} / {limit} requests this {period}",
+    quotaResets: "Resets {time}",
+    credits: "Credits",
+    creditsRemaining: "{remaining} left",
+    creditsRefill: "Back to {amount} on {time}",
+    creditsNoRefill: "No refill",
+    periodDay: "day",
+    periodMonth: "month",
+    auditLog: "Activity",
+    auditLogEmpty: "No activity recorded.",
+    auditLogLoading: "Loading activity…",
+    olderEvents: "Show older activity",
+    actorUser: "by {id}",
+    actorOperator: "by the service",
+    actorSystem: "by Keyward",
+    actorScanner: "by a secret scanner ({id})",
+    actorOther: "by {type}",
+  },
+  eventTypes: {
+    "key.created": "Created",
+    "key.rotated": "Rotated",
+    "key.updated": "Changed",
+    "key.disabled": "Disabled",
+    "key.enabled": "Enabled",
+    "key.revoked": "Revoked",
+    "key.expiring": "Expiring soon",
+    "key.leaked": "Reported leaked",
+    "quota.threshold": "Quota threshold reached",
+    "credits.exhausted": "Credits used up",
   },
 };
+
+/** A message with its `{placeholders}` filled in; a placeholder without a value stays as it is. */
+export function fill(message: string, values: Record<string, string | number>): string {
+  return message.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    Object.hasOwn(values, name) ? String(values[name]) : whole,
+  );
+}
 
 /** The entries of a group a host gave a string: `{ loading: undefined }` keeps the default. */
 function definedOnly<Group extends object>(group: Partial<Group> | undefined): Partial<Group> {
@@ -170,6 +289,11 @@ export function mergeMessages(override: KeywardMessagesOverride | undefined): Ke
     fields: {
       ...defaultMessages.fields,
       ...(definedOnly(override?.fields) as Record<string, string>),
+    },
+    labels: { ...defaultMessages.labels, ...definedOnly(override?.labels) },
+    eventTypes: {
+      ...defaultMessages.eventTypes,
+      ...(definedOnly(override?.eventTypes) as Record<string, string>),
     },
   };
 }

@@ -57,8 +57,8 @@ export const responsiveStyles = css`
       gap: var(--_space);
       padding-top: var(--_space);
     }
-    td.actions button + button {
-      margin-left: 0;
+    td.actions button {
+      margin: 0;
     }
     .usage {
       padding: var(--_space);
@@ -89,7 +89,8 @@ export const responsiveStyles = css`
     button,
     select,
     input[type="text"],
-    input[type="date"] {
+    input[type="date"],
+    textarea {
       min-height: 44px;
     }
     .checkbox {

@@ -116,12 +116,19 @@ const baseStyles = css`
     color: var(--_muted);
     font-size: 0.9em;
   }
-  td.actions,
   .hint {
     white-space: nowrap;
   }
-  td.actions button + button {
-    margin-left: calc(var(--_space) * 0.5);
+  td.actions button {
+    margin: 0 calc(var(--_space) * 0.5) calc(var(--_space) * 0.5) 0;
+  }
+  .badge {
+    display: inline-block;
+    border: 1px solid var(--_border);
+    border-radius: var(--_radius);
+    padding: 0 calc(var(--_space) * 0.5);
+    font-size: 0.85em;
+    background: var(--_surface);
   }
   code {
     font-family: var(--keyward-font-family-mono, ui-monospace, SFMono-Regular, Menlo, monospace);
@@ -143,6 +150,23 @@ const baseStyles = css`
   }
   .status-revoked {
     color: var(--_danger);
+  }
+  .status-disabled {
+    color: var(--_muted);
+  }
+  .owner-switcher {
+    display: flex;
+    flex-wrap: wrap;
+    align-items: center;
+    gap: var(--_space);
+    margin-bottom: calc(var(--_space) * 1.5);
+  }
+  .owner-switcher select {
+    min-width: 0;
+    max-width: 100%;
+  }
+  .load-more {
+    margin-top: var(--_space);
   }
   dialog {
     border: 1px solid var(--_border);
@@ -173,6 +197,7 @@ const baseStyles = css`
   }
   input[type="text"],
   input[type="date"],
+  textarea,
   select {
     font: inherit;
     padding: calc(var(--_space) * 0.5);
@@ -232,9 +257,18 @@ const baseStyles = css`
     border-radius: var(--_radius);
     padding: calc(var(--_space) * 2);
   }
+  textarea {
+    resize: vertical;
+    min-width: 0;
+  }
+  textarea:focus-visible {
+    outline: 2px solid var(--_focus);
+    outline-offset: 2px;
+  }
   .usage-summary {
     display: flex;
-    gap: calc(var(--_space) * 3);
+    flex-wrap: wrap;
+    gap: var(--_space) calc(var(--_space) * 3);
     margin: var(--_space) 0 calc(var(--_space) * 2);
   }
   .usage-summary dt {
@@ -243,6 +277,36 @@ const baseStyles = css`
   }
   .usage-summary dd {
     margin: 0;
+    font-weight: 600;
+  }
+  .usage-limits dd {
+    display: grid;
+    gap: calc(var(--_space) * 0.25);
+  }
+  .usage-limits .muted {
+    font-weight: normal;
+    font-size: 0.9em;
+  }
+  .usage-limits meter {
+    width: 100%;
+    max-width: 12em;
+  }
+  .audit-log {
+    list-style: none;
+    padding: 0;
+    margin: 0 0 var(--_space);
+    display: grid;
+    gap: calc(var(--_space) * 0.5);
+  }
+  .audit-log li {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 0 var(--_space);
+    border-bottom: 1px solid var(--_border);
+    padding-bottom: calc(var(--_space) * 0.5);
+    overflow-wrap: anywhere;
+  }
+  .event-type {
     font-weight: 600;
   }
   .chart {

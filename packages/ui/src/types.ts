@@ -1,6 +1,12 @@
 /** The JSON the six key-management endpoints answer (docs/http-api.md), as the component reads it. */
 
-export type KeyStatus = "active" | "expired" | "revoked" | (string & {});
+export type KeyStatus = "active" | "disabled" | "expired" | "revoked" | (string & {});
+
+/** Whose key it is: on an organization's key only (a user's own keys carry no `owner`). */
+export interface KeyOwner {
+  type: "user" | "organization" | (string & {});
+  id: string;
+}
 
 /** One key as `GET {basePath}` lists it: never the secret. */
 export interface KeyRecord {
@@ -17,6 +23,19 @@ export interface KeyRecord {
   revokedAt: string | null;
   /** Until when the secret a graceful rotation replaced still works; only while it does. */
   previousSecretExpiresAt?: string;
+  /** An organization's key: the organization, and the member who created it. */
+  owner?: KeyOwner;
+  createdBy?: string;
+  /** The key's environment, when it is not the server's default one (`test`). */
+  environment?: string;
+  /** The addresses and ranges the key may be used from; absent: anywhere. */
+  allowedIps?: string[];
+}
+
+/** One page of `GET {basePath}?limit=`: `nextCursor` fetches the next, null after the last. */
+export interface KeyPage {
+  data: KeyRecord[];
+  nextCursor: string | null;
 }
 
 /** What create and rotate answer: the record plus the full secret, this once. */
@@ -37,6 +56,41 @@ export interface UsageReport {
   lastUsedAt: string | null;
   endpoints: { method: string; route: string; count: number }[];
   daily: { date: string; count: number }[];
+  /** The owner's quota as this key's requests count against it; only when there is one. */
+  quota?: { limit: number; remaining: number; period: "day" | "month"; resetsAt: string };
+  /** The key's credits; only when it has some. `refillsAt` is null without a refill. */
+  credits?: {
+    remaining: number;
+    refill: { amount: number; period: "day" | "month" } | null;
+    refillsAt: string | null;
+  };
+}
+
+/** One entry of a key's audit log, `GET {basePath}/{key_id}/events` (docs/events.md). */
+export interface KeyEvent {
+  id: string;
+  type: string;
+  occurredAt: string;
+  keyId: string;
+  /** Who made the change: a user (`id`), the operator's code, a secret scanner, or Keyward. */
+  actor: { type: string; id?: string };
+  data: Record<string, unknown>;
+}
+
+export interface KeyEventPage {
+  data: KeyEvent[];
+  nextCursor: string | null;
+}
+
+/**
+ * An organization the signed-in person belongs to, as the host knows it (Keyward keeps no
+ * memberships): `tier` is the organization's plan, `name` what the switcher shows (default `id`).
+ */
+export interface OrganizationMembership {
+  id: string;
+  name?: string;
+  role?: string;
+  tier?: string;
 }
 
 /** `DELETE {basePath}/{key_id}`. */

@@ -1,19 +1,29 @@
-/** The usage of one key: totals, a chart per UTC day and bars per endpoint. */
-import { html, type TemplateResult } from "lit";
+/**
+ * A key's details: totals, the quota and credits it counts against, a chart per UTC day, bars per
+ * endpoint, and its audit log.
+ */
+import { html, nothing, type TemplateResult } from "lit";
+import { type AuditLogState, auditLog } from "./audit-log.js";
 import { formatLastUse } from "./format.js";
+import type { KeywardMessages } from "./messages.js";
 import type { KeyRecord, UsageReport } from "./types.js";
 import { dailyChart, dailySeries, endpointChart } from "./usage-chart.js";
+import { usageLimits } from "./usage-limits.js";
 
 export interface UsagePanelOptions {
   key: KeyRecord;
   report: UsageReport | undefined;
+  /** The audit log; undefined when the server keeps none (no `events`). */
+  events: AuditLogState | undefined;
+  messages: KeywardMessages;
   today: Date;
   locale: string | undefined;
   close(): void;
+  moreEvents(): void;
 }
 
 export function usagePanel(options: UsagePanelOptions): TemplateResult {
-  const { key, report } = options;
+  const { key, report, messages } = options;
   return html`<section class="usage" part="usage" aria-labelledby="usage-title">
     <div class="toolbar">
       <h3 id="usage-title" tabindex="-1">Usage of “${key.name}”</h3>
@@ -25,11 +35,22 @@ export function usagePanel(options: UsagePanelOptions): TemplateResult {
             <div><dt>Total requests</dt><dd class="usage-total">${report.totalRequests}</dd></div>
             <div><dt>Last used</dt><dd>${formatLastUse(report.lastUsedAt, options.locale)}</dd></div>
           </dl>
+          ${usageLimits(report, messages.labels, options.locale)}
           <h4>Requests per day</h4>
           ${dailyChart(dailySeries(report, options.today), "usage-daily-title")}
           <h4>Requests per endpoint</h4>
           ${endpointChart(report)}`
         : html`<p class="muted" aria-busy="true">Loading usage…</p>`
+    }
+    ${
+      options.events
+        ? auditLog({
+            state: options.events,
+            messages,
+            locale: options.locale,
+            more: options.moreEvents,
+          })
+        : nothing
     }
   </section>`;
 }

@@ -263,6 +263,15 @@ describe.runIf(runBrowserTests)("<keyward-keys> in Chromium against the demo ser
     await expect.poll(() => focusedName(page)).toBe("key-name");
     await expectNoAxeViolations(page, "the create dialog with field errors");
 
+    // A free account is offered the free tier only (the session's `tier` claim)…
+    expect(await dialog.getByLabel("Tier").locator("option").allTextContents()).toEqual(["free"]);
+    // …unless the host says otherwise (a plan it believes higher): the server still refuses.
+    await page.locator("keyward-keys").evaluate((element) => {
+      (element as HTMLElement & { accountTier: string }).accountTier = "enterprise";
+    });
+    await expect
+      .poll(() => dialog.getByLabel("Tier").locator("option").allTextContents())
+      .toEqual(["free", "pro", "enterprise"]);
     await name.fill("too high");
     await dialog.getByRole("checkbox", { name: /profile:read/ }).check();
     await dialog.getByLabel("Tier").selectOption("enterprise");
