@@ -12,6 +12,8 @@ export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.met
 export interface CodeBlock {
   /** The word after the opening fence: `ts`, `bash`… */
   language: string;
+  /** What follows the language on the opening fence (`fragment` in ```` ```ts fragment ````), trimmed. */
+  info: string;
   code: string;
   /** 1-based line of the opening fence, to name the block in a failure. */
   line: number;
@@ -21,11 +23,12 @@ export interface CodeBlock {
 export function codeBlocks(file: string): CodeBlock[] {
   const text = readFileSync(path.join(repositoryRoot, file), "utf8");
   const blocks: CodeBlock[] = [];
-  const fence = /^```(\w*)[^\n]*\n([\s\S]*?)^```\s*$/gm;
+  const fence = /^```(\w*)([^\n]*)\n([\s\S]*?)^```\s*$/gm;
   for (const match of text.matchAll(fence)) {
     blocks.push({
       language: match[1] ?? "",
-      code: match[2] ?? "",
+      info: (match[2] ?? "").trim(),
+      code: match[3] ?? "",
       line: text.slice(0, match.index).split("\n").length,
     });
   }
