@@ -230,8 +230,13 @@ export function createKeyward<
       clock,
       organizations: extensions.organizations !== undefined,
       environments: environments.configured ? environments.names : undefined,
+      allowedIps: extensions.allowlists?.createField,
     }),
-    updateKeyBody: updateKeyBodySchema(keyFieldSchemas({ scopes, tiers, clock })),
+    updateKeyBody: updateKeyBodySchema(
+      keyFieldSchemas({ scopes, tiers, clock }),
+      extensions.allowlists?.updateField,
+    ),
+    allowlists: extensions.allowlists,
     gracefulRotation: extensions.rotationGrace && {
       maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
       body: rotateKeyBodySchema(extensions.rotationGrace.maxGracePeriodSeconds),
