@@ -304,7 +304,7 @@ export function createVerify(ctx: KeywardContext) {
     const tier = ctx.tiers.effective(key.tier, key.ownerTier);
     if (options.route === undefined) warnNoRoute();
     if (key.limits == null && !ctx.tiers.layered) {
-      // v0.1's path, unchanged: one layer, one store call.
+      // A key with only its tier's own rate limit: one layer, one store call.
       const policy = ctx.tiers.policy(tier);
       return limitOneLayer(key, options, tier, policy, now);
     }
