@@ -1,12 +1,19 @@
 /**
  * `keyward.verify()` on the memory store against the same call at an earlier commit, in one run:
  * the "no slower than before" check every change to the hot path owes. Same config, same key shape,
- * same options, both admitted. Set the commit with `KEYWARD_BASELINE` (default `HEAD~1`).
+ * same options, both admitted; once with no feature listed and once with every feature a host can
+ * list in core (organizations, lifecycle, events, OpenAPI), configured as the baseline configured
+ * them (as options of `createKeyward` before they were features). Set the commit with
+ * `KEYWARD_BASELINE` (default `HEAD~1`).
  *
  * @example
  * KEYWARD_BASELINE=main npx pnpm@10 bench verify-baseline.bench.ts
  */
-import { createKeyward, memoryStore } from "@keyward/core";
+import { createKeyward, type KeywardFeature, memoryStore } from "@keyward/core";
+import { events } from "@keyward/core/events";
+import { lifecycle } from "@keyward/core/lifecycle";
+import { openapi } from "@keyward/core/openapi";
+import { organizations } from "@keyward/core/organizations";
 import { bench, do_not_optimize, group, summary } from "mitata";
 import { importBaselineCore } from "./support/baseline-core.js";
 
@@ -27,8 +34,49 @@ const keyInput = {
   tier: "pro",
 };
 
-async function prepare(make: typeof createKeyward, store: ReturnType<typeof memoryStore>) {
-  const keyward = make({ ...config, store });
+const memberships = () => [];
+const environments = { live: "sk_live_", test: "sk_test_" };
+
+/** Every feature, as this tree lists them. */
+const everyFeature: KeywardFeature<string, unknown>[] = [
+  organizations({ memberships }),
+  lifecycle({ gracefulRotation: true, environments }),
+  events({ pruneIntervalMs: false, expiring: false }),
+  openapi(),
+];
+
+/** The same, as the baseline takes them: its feature functions, or its options before them. */
+async function baselineEveryFeature(): Promise<Record<string, unknown>> {
+  const [lifecycleEntry, eventsEntry, openapiEntry, organizationsEntry] = await Promise.all(
+    ["lifecycle", "events", "openapi", "organizations"].map((entry) => baseline.feature(entry)),
+  );
+  if (lifecycleEntry && eventsEntry && openapiEntry && organizationsEntry) {
+    const call = (entry: Record<string, unknown>, name: string, options?: unknown) =>
+      (entry[name] as (options?: unknown) => unknown)(options);
+    return {
+      features: [
+        call(organizationsEntry, "organizations", { memberships }),
+        call(lifecycleEntry, "lifecycle", { gracefulRotation: true, environments }),
+        call(eventsEntry, "events", { pruneIntervalMs: false, expiring: false }),
+        call(openapiEntry, "openapi"),
+      ],
+    };
+  }
+  return {
+    organizations: { memberships },
+    keyUpdates: true,
+    gracefulRotation: true,
+    environments,
+    events: { pruneIntervalMs: false, expiring: false },
+  };
+}
+
+async function prepare(
+  make: typeof createKeyward,
+  store: ReturnType<typeof memoryStore>,
+  extra: Record<string, unknown> = {},
+) {
+  const keyward = make({ ...config, ...extra, store } as Parameters<typeof createKeyward>[0]);
   const { key } = await keyward.keys.create(keyInput);
   const header = `Bearer ${key}`;
   const check = await keyward.verify(header, verifyOptions);
@@ -36,15 +84,25 @@ async function prepare(make: typeof createKeyward, store: ReturnType<typeof memo
   return () => keyward.verify(header, verifyOptions);
 }
 
+const baselineMake = baseline.createKeyward as typeof createKeyward;
+const baselineStore = () => baseline.memoryStore() as ReturnType<typeof memoryStore>;
 const current = await prepare(createKeyward, memoryStore());
-const before = await prepare(
-  baseline.createKeyward as typeof createKeyward,
-  baseline.memoryStore() as ReturnType<typeof memoryStore>,
-);
+const before = await prepare(baselineMake, baselineStore());
+const currentEvery = await prepare(createKeyward, memoryStore(), { features: everyFeature });
+const beforeEvery = await prepare(baselineMake, baselineStore(), await baselineEveryFeature());
+const commit = baseline.commit.slice(0, 7);
 
 summary(() => {
-  group(`verify() on memory: this tree vs ${baselineRef} (${baseline.commit.slice(0, 7)})`, () => {
+  group(`verify() on memory, no feature: this tree vs ${baselineRef} (${commit})`, () => {
     bench(`before: ${baselineRef}`, async () => do_not_optimize(await before())).baseline(true);
     bench("after: this tree", async () => do_not_optimize(await current()));
+  });
+});
+summary(() => {
+  group(`verify() on memory, every feature: this tree vs ${baselineRef} (${commit})`, () => {
+    bench(`before: ${baselineRef}`, async () => do_not_optimize(await beforeEvery())).baseline(
+      true,
+    );
+    bench("after: this tree", async () => do_not_optimize(await currentEvery()));
   });
 });

@@ -25,9 +25,13 @@ export function resolveCommit(ref: string): string {
   }
 }
 
-export async function importBaselineCore(
-  ref: string,
-): Promise<typeof import("@keyward/core") & { commit: string }> {
+export async function importBaselineCore(ref: string): Promise<
+  typeof import("@keyward/core") & {
+    commit: string;
+    /** A feature's entry point (`"events"` for `src/events/index.ts`) at that commit, if it has one. */
+    feature(entry: string): Promise<Record<string, unknown> | undefined>;
+  }
+> {
   const commit = resolveCommit(ref);
   const root = join(tmpdir(), `keyward-baseline-${commit.slice(0, 12)}`);
   const core = join(root, "packages/core");
@@ -42,7 +46,14 @@ export async function importBaselineCore(
   const modules = join(core, "node_modules");
   if (!existsSync(modules)) linkDependencies(core, modules);
   const loaded = await import(pathToFileURL(join(core, "src/index.ts")).href);
-  return { ...loaded, commit };
+  return {
+    ...loaded,
+    commit,
+    feature: async (entry: string) => {
+      const file = join(core, "src", entry, "index.ts");
+      return existsSync(file) ? await import(pathToFileURL(file).href) : undefined;
+    },
+  };
 }
 
 /**

@@ -21,6 +21,33 @@ export default { fetch: (request) => keyward.handle(request) };
 
 const features = [
   {
+    name: "organizations",
+    imports: 'import { organizations } from "@keyward/core/organizations";',
+    features: "organizations({ memberships: () => [] })",
+    // Its role check's refusal.
+    markers: [/does not permit this action/],
+  },
+  {
+    name: "lifecycle",
+    imports: 'import { lifecycle } from "@keyward/core/lifecycle";',
+    features: "lifecycle()",
+    // ipaddr.js, which IP allowlists parse addresses with, and lifecycle's own checks.
+    markers: [/ipaddr: /, /lifecycle\(\) takes an object/],
+  },
+  {
+    name: "events",
+    imports: 'import { events } from "@keyward/core/events";',
+    features: "events()",
+    // The hook's failure report and the expiry scan's.
+    markers: [/the onEvent hook failed/, /looking for expiring keys failed/],
+  },
+  {
+    name: "openapi",
+    imports: 'import { openapi } from "@keyward/core/openapi";',
+    features: "openapi({ serve: true })",
+    markers: [/jsonSchemaDialect/, /getOpenApiDocument/],
+  },
+  {
     name: "secretScanning",
     imports: 'import { secretScanning } from "@keyward/core/secret-scanning";',
     features: "secretScanning()",

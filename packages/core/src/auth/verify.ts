@@ -1,4 +1,3 @@
-import { compiledAllowlist } from "../allowlists/ip-allowlist.js";
 import { internalError, KeywardError } from "../errors/keyward-error.js";
 import { userOwner } from "../keys/owner.js";
 import type { KeywardContext } from "../keyward/context.js";
@@ -108,10 +107,18 @@ export function createVerify(ctx: KeywardContext) {
         "a key with an IP allowlist was refused because verify() was given no `clientIp`. Pass the client's address as your framework resolves it (the adapters do), e.g. { clientIp: req.ip }.",
     );
 
+  const warnNoAllowlists = () =>
+    ctx.warnOnce(
+      "allowlist-without-lifecycle",
+      () =>
+        "a key with an IP allowlist was refused because this instance does not list lifecycle(), which checks allowlists; list it (from @keyward/core/lifecycle) on every instance that verifies these keys.",
+    );
+
   /**
    * A key with an allowlist, used from outside it: 403 before the rate limiter, so requests from
    * addresses the key may not be used from (a leaked key, most likely) spend nothing of its
-   * owner's limits, quota or credits. No client address: refused too, never waved through.
+   * owner's limits, quota or credits. No client address, or no allowlist check on this instance:
+   * refused too, never waved through.
    */
   const outsideAllowlist = (
     allowedIps: readonly string[],
@@ -124,7 +131,11 @@ export function createVerify(ctx: KeywardContext) {
         "This API key may only be used from the addresses it allows, and the client's address is unknown",
       );
     }
-    if (compiledAllowlist(allowedIps).allows(clientIp)) return undefined;
+    if (!ctx.allowlists) {
+      warnNoAllowlists();
+      return failure("ip_not_allowed", "This API key may not be used from this client address");
+    }
+    if (ctx.allowlists.allows(allowedIps, clientIp)) return undefined;
     return failure("ip_not_allowed", "This API key may not be used from this client address");
   };
 
@@ -293,7 +304,7 @@ export function createVerify(ctx: KeywardContext) {
     const tier = ctx.tiers.effective(key.tier, key.ownerTier);
     if (options.route === undefined) warnNoRoute();
     if (key.limits == null && !ctx.tiers.layered) {
-      // v0.1's path, unchanged: one layer, one store call.
+      // A key with only its tier's own rate limit: one layer, one store call.
       const policy = ctx.tiers.policy(tier);
       return limitOneLayer(key, options, tier, policy, now);
     }

@@ -5,6 +5,7 @@
  */
 import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
+import type { IpAllowlists } from "../keys/ip-allowlists.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { RandomSource } from "../random.js";
 import type { EventLog } from "../storage/event-log.js";
@@ -17,6 +18,8 @@ export interface KernelExtensions {
    * (`lifecycle({ environments })`).
    */
   environments?: Readonly<Record<string, string>>;
+  /** IP allowlists on keys: their body field and the check `verify` makes (`lifecycle()`). */
+  allowlists?: IpAllowlists;
   /** Who may act on organizations' keys (`organizations()`). */
   organizations?: (kernel: { tiers: TierLadder }) => OrganizationAccess;
   /** The longest grace a rotation may give, in seconds (`lifecycle({ gracefulRotation })`). */

@@ -1,5 +1,5 @@
 /**
- * The parts of an OpenAPI 3.1 document Keyward writes, typed loosely enough that v0.2 features can
+ * The parts of an OpenAPI 3.1 document Keyward writes, typed loosely enough that features can
  * add theirs. A JSON Schema here is the 2020-12 dialect OpenAPI 3.1 uses, as a plain object.
  */
 

@@ -41,7 +41,7 @@ export interface KeywardConfig<
   jwt?: JwtOptions | false;
   /**
    * The signed-in user from the host's own session system (a better-auth or Auth.js session, a
-   * Lucia cookie…), for requests that carry no bearer token: the six endpoints, and host routes
+   * Lucia cookie…), for requests that carry no bearer token: the key-management endpoints, and host routes
    * through `authenticate`. Return null when nobody is signed in. A state-changing call that comes
    * with only a session is refused (403) when its `Origin` is another site (see `http.trustedOrigins`).
    * @example
@@ -53,7 +53,7 @@ export interface KeywardConfig<
   session?: SessionHook;
   /** A user's account tier from their claims; default the `tier` claim. Unknown → lowest tier. */
   accountTier?: (claims: JwtClaims) => unknown;
-  /** How keys are made and hashed. See docs/security.md. */
+  /** How keys are made and hashed. See docs/key-format.md. */
   keys?: KeysConfig;
   /** How the key-management endpoints are served. */
   http?: HttpConfig;
@@ -74,7 +74,7 @@ export interface KeywardConfig<
    */
   usage?: UsageConfig;
   /**
-   * Where failures and suspicious configuration are reported: the cause of every 500 (on the six
+   * Where failures and suspicious configuration are reported: the cause of every 500 (on the key-management
    * endpoints and on verification), failed background writes, and warnings. Default: one line per
    * event on the console (`console.error` / `console.warn`). Pass your own (pino, winston, your
    * platform's) or `false` to silence it. Tokens and secrets never reach it.

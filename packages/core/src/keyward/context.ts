@@ -6,6 +6,7 @@ import type { Environments } from "../environments/environments.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
+import type { IpAllowlists } from "../keys/ip-allowlists.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { LayeredLimiter } from "../limits/layered-limiter.js";
 import type { KeywardLogger } from "../logging/logger.js";
@@ -64,6 +65,8 @@ export interface KeywardContext {
   maxKeysPerOwner: number | undefined;
   /** Validates `PATCH` bodies and `keys.update` changes. */
   updateKeyBody: ReturnType<typeof updateKeyBodySchema>;
+  /** IP allowlists (`lifecycle()`); undefined: `allowedIps` is refused, and so is a key with one. */
+  allowlists: IpAllowlists | undefined;
   /** Who may act on organizations' keys; undefined without `organizations()`. */
   organizations: OrganizationAccess | undefined;
   ietfRateLimitHeaders: boolean;

@@ -53,7 +53,7 @@ import type { KeywardConfig } from "./config.js";
 import type { KeywardContext } from "./context.js";
 
 export interface Keyward {
-  /** Key management: the same outcomes as the six HTTP endpoints, as async functions. */
+  /** Key management: the same outcomes as the HTTP endpoints, as async functions. */
   readonly keys: KeysApi;
   /** Usage history maintenance: `prune()` with `usage.retainDays` configured. */
   readonly usage: UsageApi;
@@ -88,7 +88,7 @@ export interface Keyward {
   assertEnvironment(environment: string): void;
   /** Whether a `session` hook is configured (adapters then pass requests without a bearer token). */
   readonly hasSession: boolean;
-  /** The six key-management endpoints: a Fetch `Request` in, a `Response` out. */
+  /** The key-management endpoints (the six and the features'): a Fetch `Request` in, a `Response` out. */
   handle(request: Request): Promise<Response>;
   /**
    * Whether `handle` answers this path: the base path itself or anything below it. Adapters that
@@ -119,7 +119,7 @@ const defaultBasePath = "/api/v1/api-keys";
  *   tiers: { free: { rateLimit: { limit: 60, window: "1m" } }, pro: { rateLimit: { limit: 600, window: "1m" } } },
  *   jwt: { secret: process.env.JWT_SECRET! },
  * });
- * const response = await keyward.handle(request); // the six endpoints
+ * const response = await keyward.handle(request); // the key-management endpoints
  */
 export function createKeyward<
   const Features extends readonly KeywardFeature<string, unknown>[] = [],
@@ -230,8 +230,13 @@ export function createKeyward<
       clock,
       organizations: extensions.organizations !== undefined,
       environments: environments.configured ? environments.names : undefined,
+      allowedIps: extensions.allowlists?.createField,
     }),
-    updateKeyBody: updateKeyBodySchema(keyFieldSchemas({ scopes, tiers, clock })),
+    updateKeyBody: updateKeyBodySchema(
+      keyFieldSchemas({ scopes, tiers, clock }),
+      extensions.allowlists?.updateField,
+    ),
+    allowlists: extensions.allowlists,
     gracefulRotation: extensions.rotationGrace && {
       maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
       body: rotateKeyBodySchema(extensions.rotationGrace.maxGracePeriodSeconds),

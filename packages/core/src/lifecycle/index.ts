@@ -9,6 +9,8 @@
  * createKeyward({ store, scopes, tiers, jwt, features: [lifecycle({ gracefulRotation: { maxGracePeriodSeconds: 86_400 } })] });
  */
 import type { KeywardFeature } from "../features/feature.js";
+import { allowedIpsSchema } from "./allowed-ips-schema.js";
+import { compiledAllowlist } from "./ip-allowlist.js";
 import {
   checkLifecycleConfig,
   defaultMaxGracePeriodSeconds,
@@ -32,6 +34,11 @@ export function lifecycle(config: LifecycleConfig = {}): KeywardFeature<"lifecyc
   return {
     name: "lifecycle",
     extends: {
+      allowlists: {
+        createField: allowedIpsSchema({ nullable: false }),
+        updateField: allowedIpsSchema({ nullable: true }),
+        allows: (allowedIps, clientIp) => compiledAllowlist(allowedIps).allows(clientIp),
+      },
       ...(environments === undefined ? {} : { environments }),
       ...(maxGrace === undefined ? {} : { rotationGrace: { maxGracePeriodSeconds: maxGrace } }),
       ...(maxKeysPerOwner === false

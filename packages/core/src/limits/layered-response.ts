@@ -97,7 +97,7 @@ const refusals = {
   credits: ["credits_exhausted", "API key has no credits left"],
 } as const;
 
-/** The 429 for a refusal, its `detail` naming the layer (the per-key one's is v0.1's, unchanged). */
+/** The 429 for a refusal, its `detail` naming the layer (the per-key one's is the contract's). */
 export function layerRefusal(
   decision: LayeredDecision,
   layers: readonly LimitLayer[],

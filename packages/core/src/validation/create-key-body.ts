@@ -5,7 +5,6 @@ import type { ValidationIssue } from "../errors/validation-issue.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { KeyMetadata } from "../storage/key-store.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
-import { allowedIpsSchema } from "./allowed-ips.js";
 import { parseIsoDateTime } from "./iso-date-time.js";
 import { notAnObjectIssue, pydanticMeta, toValidationIssues } from "./issues.js";
 import { validation } from "./jitless.js";
@@ -49,6 +48,8 @@ export function createKeyBodySchema(options: {
   organizations?: boolean;
   /** The configured environments' names (`environments`); otherwise `environment` is ignored. */
   environments?: readonly string[] | undefined;
+  /** `allowedIps`' schema, with IP allowlists (`lifecycle()`); otherwise the field is refused. */
+  allowedIps?: Type | undefined;
 }) {
   const { name, scopes: scopeList, tier, expiresAt } = keyFieldSchemas(options);
   const fields = {
@@ -57,8 +58,9 @@ export function createKeyBodySchema(options: {
     tier,
     "expiresAt?": expiresAt,
     "metadata?": metadataSchema({ nullable: false }),
-    "allowedIps?": allowedIpsSchema({ nullable: false }),
   };
+  // Typed as a list of strings whatever checks it: the allowlist feature's schema, when listed.
+  const allowedIps = options.allowedIps as unknown as Type<string[]>;
   const environment = environmentSchema(options.environments ?? []);
   // Named here, in the function, so the declarations spell its type out in full: a module-level
   // name (`typeof organizationIdSchema`) or an imported one (`Type`) is lost when they are bundled.
@@ -68,11 +70,13 @@ export function createKeyBodySchema(options: {
     ...fields,
     ...(options.organizations ? { "organizationId?": organizationId } : {}),
     ...(options.environments ? { "environment?": environment } : {}),
+    ...(options.allowedIps ? { "allowedIps?": allowedIps } : {}),
   }) as unknown as ReturnType<
     typeof type<
       typeof fields & {
         "organizationId?": typeof organizationId;
         "environment?": typeof environment;
+        "allowedIps?": typeof allowedIps;
       }
     >
   >;

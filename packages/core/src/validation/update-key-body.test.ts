@@ -1,17 +1,37 @@
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
+import { allowedIpsSchema } from "../lifecycle/allowed-ips-schema.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
 import { createTierLadder } from "../tiers/tier-ladder.js";
 import { keyFieldSchemas } from "./create-key-body.js";
 import { updateKeyBodySchema, validateUpdateKeyBody } from "./update-key-body.js";
 
-const schema = updateKeyBodySchema(
-  keyFieldSchemas({
-    scopes: createScopeRegistry({ "profile:read": "Read", "profile:write": "Write" }),
-    tiers: createTierLadder({ free: { rateLimit: { limit: 60, window: "1m" } } }),
-    clock: manualClock(Date.parse("2026-06-01T12:00:00Z")),
-  }),
-);
+const fields = keyFieldSchemas({
+  scopes: createScopeRegistry({ "profile:read": "Read", "profile:write": "Write" }),
+  tiers: createTierLadder({ free: { rateLimit: { limit: 60, window: "1m" } } }),
+  clock: manualClock(Date.parse("2026-06-01T12:00:00Z")),
+});
+const schema = updateKeyBodySchema(fields, allowedIpsSchema({ nullable: true }));
+
+describe("update-key body validation without IP allowlists (no lifecycle())", () => {
+  it("refuses allowedIps as a field it does not have, and takes the rest", () => {
+    const kernelOnly = updateKeyBodySchema(fields);
+    expect(validateUpdateKeyBody(kernelOnly, { allowedIps: ["203.0.113.7"] })).toEqual({
+      ok: false,
+      issues: [
+        {
+          loc: ["body", "allowedIps"],
+          msg: "Extra inputs are not permitted",
+          type: "extra_forbidden",
+        },
+      ],
+    });
+    expect(validateUpdateKeyBody(kernelOnly, { name: "renamed" })).toEqual({
+      ok: true,
+      value: { name: "renamed" },
+    });
+  });
+});
 const issues = (input: unknown) => {
   const result = validateUpdateKeyBody(schema, input);
   if (result.ok) throw new Error("expected validation to fail");

@@ -1,7 +1,6 @@
 import { type Type, type } from "arktype";
 import type { ValidationIssue } from "../errors/validation-issue.js";
 import type { KeyMetadata } from "../storage/key-store.js";
-import { allowedIpsSchema } from "./allowed-ips.js";
 import type { keyFieldSchemas } from "./create-key-body.js";
 import { notAnObjectIssue, pydanticMeta, toValidationIssues } from "./issues.js";
 import { validation } from "./jitless.js";
@@ -23,27 +22,38 @@ export type UpdateKeyValidation =
   | { ok: true; value: UpdateKeyBody }
   | { ok: false; issues: ValidationIssue[] };
 
-/** The fields a PATCH body may have; any other is a 422 (see `extraFieldIssues`). */
-const updateFields: ReadonlySet<string> = new Set([
-  "name",
-  "scopes",
-  "metadata",
-  "enabled",
-  "allowedIps",
-]);
+/** The fields each update schema takes; any other is a 422 (see `extraFieldIssues`). */
+const acceptedFields = new WeakMap<object, ReadonlySet<string>>();
 
-/** The update schema from the same field rules as create: a name or scopes valid there are valid here. */
-export function updateKeyBodySchema(fields: ReturnType<typeof keyFieldSchemas>) {
-  return validation.type({
+/**
+ * The update schema from the same field rules as create: a name or scopes valid there are valid
+ * here. `allowedIps`: its schema with IP allowlists (`lifecycle()`); otherwise the field is refused.
+ */
+export function updateKeyBodySchema(
+  fields: ReturnType<typeof keyFieldSchemas>,
+  allowedIpsField?: Type,
+) {
+  // Typed as a list or null whatever checks it: the allowlist feature's schema, when listed.
+  const allowedIps = allowedIpsField as unknown as Type<string[] | null>;
+  const schema = validation.type({
     "name?": fields.name,
     "scopes?": fields.scopes,
     "metadata?": metadataOrNull,
     "enabled?": enabled,
-    "allowedIps?": allowedIpsOrNull,
-  });
+    ...(allowedIpsField ? { "allowedIps?": allowedIps } : {}),
+  }) as unknown as ReturnType<
+    typeof validation.type<{
+      "name?": typeof fields.name;
+      "scopes?": typeof fields.scopes;
+      "metadata?": typeof metadataOrNull;
+      "enabled?": typeof enabled;
+      "allowedIps?": typeof allowedIps;
+    }>
+  >;
+  const names = ["name", "scopes", "metadata", "enabled"];
+  acceptedFields.set(schema, new Set(allowedIpsField ? [...names, "allowedIps"] : names));
+  return schema;
 }
-
-const allowedIpsOrNull = allowedIpsSchema({ nullable: true }) as unknown as Type<string[] | null>;
 
 const metadataOrNull = metadataSchema({ nullable: true }) as unknown as Type<Record<
   string,
@@ -72,7 +82,7 @@ export function validateUpdateKeyBody(
   const notAnObject = notAnObjectIssue(input);
   if (notAnObject) return { ok: false, issues: notAnObject };
   const result = schema(input);
-  const extra = extraFieldIssues(input as object);
+  const extra = extraFieldIssues(input as object, acceptedFields.get(schema) ?? new Set());
   if (result instanceof type.errors || extra.length > 0) {
     const issues = result instanceof type.errors ? toValidationIssues(result, "body") : [];
     return { ok: false, issues: [...issues, ...extra] };
@@ -87,9 +97,9 @@ export function validateUpdateKeyBody(
 }
 
 /** One issue per field of `body` that an update does not have, in the body's order (FastAPI's `extra="forbid"`). */
-function extraFieldIssues(body: object): ValidationIssue[] {
+function extraFieldIssues(body: object, accepted: ReadonlySet<string>): ValidationIssue[] {
   return Object.keys(body)
-    .filter((field) => !updateFields.has(field))
+    .filter((field) => !accepted.has(field))
     .map((field) => ({
       loc: ["body", field],
       msg: "Extra inputs are not permitted",

@@ -20,7 +20,7 @@ export interface JwtCommonOptions {
   clockTolerance?: number | string;
   /**
    * Refuse a token without an `exp` claim. Default `false`: such a token is accepted and never
-   * expires (JWT makes `exp` optional), as in v0.1.
+   * expires (JWT makes `exp` optional).
    */
   requireExp?: boolean;
   /**

@@ -14,8 +14,8 @@
  * never silently claim less than the validator checks.
  */
 import type { Type } from "arktype";
-import { maxAllowlistEntries } from "../../allowlists/ip-allowlist.js";
 import type { JsonSchema } from "../../features/openapi-types.js";
+import { maxAllowlistEntries } from "../../keys/ip-allowlists.js";
 import { maxKeyNameLength } from "../../validation/key-name.js";
 import { maxMetadataBytes } from "../../validation/metadata.js";
 import { maxOwnerIdLength } from "../../validation/owner-id.js";

@@ -92,7 +92,7 @@ const metadata = type("Record<string, unknown>").describe(
   `The host's data about the key, a JSON object of at most ${maxMetadataBytes} bytes; present only when set`,
 );
 
-/** One prefix as itself (the pattern of a v0.1 document); several as alternatives. */
+/** One prefix as itself; several (environments) as alternatives. */
 function prefixPattern(prefixes: readonly string[]): string {
   const escaped = prefixes.map(escapeRegExp);
   return escaped.length === 1 ? escaped[0]! : `(?:${escaped.join("|")})`;

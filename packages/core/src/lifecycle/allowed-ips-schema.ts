@@ -1,7 +1,8 @@
 import type { Type } from "arktype";
-import { allowlistEntry, maxAllowlistEntries } from "../allowlists/ip-allowlist.js";
-import { pydanticMeta } from "./issues.js";
-import { validation } from "./jitless.js";
+import { maxAllowlistEntries } from "../keys/ip-allowlists.js";
+import { pydanticMeta } from "../validation/issues.js";
+import { validation } from "../validation/jitless.js";
+import { allowlistEntry } from "./ip-allowlist.js";
 
 /**
  * `allowedIps` on create (a list) and update (a list, or null to remove it): IPv4/IPv6 addresses

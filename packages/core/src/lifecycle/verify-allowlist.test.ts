@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createKeyward } from "../keyward/create-keyward.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import { memoryStore } from "../memory/memory-store.js";
+import { lifecycle } from "./index.js";
 
 const scopes = { "profile:read": "Read" };
 const tiers = { free: { rateLimit: { limit: 10, window: "1m" } } };
@@ -11,7 +12,14 @@ function setup() {
   const store = memoryStore();
   const warnings: string[] = [];
   const logger: KeywardLogger = { error: () => {}, warn: (message) => warnings.push(message) };
-  const keyward = createKeyward({ store, scopes, tiers, jwt: false, logger });
+  const keyward = createKeyward({
+    store,
+    scopes,
+    tiers,
+    jwt: false,
+    logger,
+    features: [lifecycle()],
+  });
   const create = (allowedIps?: unknown) =>
     keyward.keys.create({
       ownerId: "alice",
@@ -174,5 +182,50 @@ describe("IP allowlists: create and update", () => {
     });
     expect((await keyward.keys.list("alice"))[0]!.allowedIps).toEqual(["203.0.113.7"]);
     expect(refusal(await verifyFrom(key, "198.51.100.1"))?.code).toBe("ip_not_allowed");
+  });
+});
+
+describe("IP allowlists without lifecycle()", () => {
+  it("refuses allowedIps on create (422) rather than make a key usable from anywhere", async () => {
+    const store = memoryStore();
+    const keyward = createKeyward({ store, scopes, tiers, jwt: false, logger: false });
+    const created = keyward.keys.create({
+      ownerId: "alice",
+      accountTier: "free",
+      name: "k",
+      scopes: ["profile:read"],
+      tier: "free",
+      allowedIps: ["203.0.113.7"],
+    });
+    await expect(created).rejects.toMatchObject({
+      status: 422,
+      detail: [
+        {
+          loc: ["body", "allowedIps"],
+          msg: "Extra inputs are not permitted: IP allowlists need lifecycle() in the server's features",
+          type: "extra_forbidden",
+        },
+      ],
+    });
+    expect(store.snapshot().keys).toEqual([]);
+  });
+
+  it("refuses a key stored with an allowlist from every address, and says why once", async () => {
+    const { store, create } = setup();
+    const key = await create(["203.0.113.7"]);
+    const warnings: string[] = [];
+    const other = createKeyward({
+      store,
+      scopes,
+      tiers,
+      jwt: false,
+      logger: { error: () => {}, warn: (message) => warnings.push(message) },
+    });
+    for (const clientIp of ["203.0.113.7", "198.51.100.1"]) {
+      const result = await other.verify(`Bearer ${key.key}`, { route: "GET /x", clientIp });
+      expect(refusal(result)).toEqual({ status: 403, code: "ip_not_allowed" });
+    }
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("does not list lifecycle()");
   });
 });

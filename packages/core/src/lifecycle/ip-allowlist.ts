@@ -13,7 +13,6 @@
 import ipaddr from "ipaddr.js";
 
 /** The most entries one key's allowlist may hold. */
-export const maxAllowlistEntries = 100;
 /** Longer than any address with a prefix length (IPv6 with an IPv4 tail and `/128`: 49). */
 const maxEntryLength = 64;
 
