@@ -4,6 +4,11 @@
  * where to send requests. Runs on Node, Bun and Deno (only `process` and `@keyward/core`).
  */
 import { createKeyward, type Keyward, memoryStore } from "@keyward/core";
+import { events } from "@keyward/core/events";
+import { lifecycle } from "@keyward/core/lifecycle";
+import { openapi } from "@keyward/core/openapi";
+import { organizations } from "@keyward/core/organizations";
+import { secretScanning } from "@keyward/core/secret-scanning";
 import { createSecretHasher } from "@keyward/core/toolkit";
 
 /**
@@ -33,6 +38,22 @@ export const requiredScopes = ["profile:read"];
 /** High enough that no request of a run is ever refused: every variant measures admitted requests. */
 export const neverRefused = 1_000_000_000;
 
+/**
+ * The features the guard's instance lists: none (`HTTP_BENCH_FEATURES` unset), or with
+ * `HTTP_BENCH_FEATURES=every` every feature the demo lists, as the demo configures them, so that
+ * the guard is measured in a server configured as the demo is.
+ */
+function benchFeatures() {
+  if (process.env.HTTP_BENCH_FEATURES !== "every") return [];
+  return [
+    secretScanning(),
+    organizations({ memberships: () => [] }),
+    lifecycle({ environments: { live: "sk_live_", test: "sk_test_" }, gracefulRotation: true }),
+    events(),
+    openapi({ serve: true }),
+  ];
+}
+
 /** A Keyward instance on the memory store, and a valid key's `Authorization` value. */
 export async function benchKeyward(): Promise<{ keyward: Keyward; authorization: string }> {
   const unlimited = { rateLimit: { limit: neverRefused, window: "1m" } };
@@ -41,6 +62,7 @@ export async function benchKeyward(): Promise<{ keyward: Keyward; authorization:
     scopes: { "profile:read": "Read profiles" },
     tiers: { free: unlimited },
     logger: false,
+    features: benchFeatures(),
   });
   const { key } = await keyward.keys.create({
     ownerId: "bench-owner",
