@@ -41,7 +41,11 @@ export function buildOpenApiDocument(
       ...(info.description === undefined ? {} : { description: info.description }),
     },
     jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
-    ...(context.options.servers ? { servers: context.options.servers } : {}),
+    // Paths are absolute (the base path included): by default, the server this document is read
+    // from, said explicitly (linters such as Redocly's refuse a document without servers).
+    servers: context.options.servers ?? [
+      { url: "/", description: "The server that serves this document" },
+    ],
     tags: [{ name: "API keys", description: "Create, list, rotate, inspect and revoke API keys" }],
     paths,
     components: buildComponents(context),

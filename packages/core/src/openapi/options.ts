@@ -38,7 +38,7 @@ export interface OpenApiOptions {
   serve?: boolean;
   /** The document's `info`; default title "Keyward API keys", version "0.1.0". */
   info?: { title?: string; version?: string; description?: string };
-  /** The document's `servers`; default none (paths are relative to where it is served). */
+  /** The document's `servers`; default `[{ url: "/" }]`: the server the document is read from. */
   servers?: { url: string; description?: string }[];
   /** The host's guarded routes, to describe too. */
   routes?: readonly OpenApiRoute[];
