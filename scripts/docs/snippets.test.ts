@@ -48,8 +48,6 @@ const maxFragments = 15;
 const notInstalled: Record<string, string> = {
   "@neondatabase/serverless":
     "docs/postgres.md and Workers: Neon's driver, one of the clients the store takes",
-  react: "docs/ui.md: the <keyward-keys> element in a React app",
-  "@vitejs/plugin-vue": "docs/ui.md: the element in a Vue app (Vite's config)",
   "next-auth": "docs/sessions.md: a session from Auth.js",
   pino: "docs/getting-started-node.md, docs/configuration.md: a reader's logger",
   "@sentry/node": "docs/configuration.md: a reader's error tracker",
@@ -276,7 +274,10 @@ const pageSetup: Record<
     },
   },
   "docs/ui.md": {
-    modules: { "./session": "export declare function useSession(): { accessToken: string };" },
+    modules: {
+      "./session": "export declare function useSession(): { accessToken: string };",
+      "./analytics": "export declare function track(event: string, id?: string): void;",
+    },
   },
   "docs/usage.md": {
     given: { logger: "declare const logger: { error(object: object, message: string): void };" },
@@ -464,23 +465,7 @@ declare class URLPattern {
   constructor(input: { pathname?: string; hostname?: string; protocol?: string });
   test(input: string | { pathname?: string }): boolean;
 }
-// React is not installed here: the few names the docs use, loosely, and JSX's intrinsic elements.
-declare module "react" {
-  type HTMLAttributes<T> = { [attribute: string]: unknown };
-  type DetailedHTMLProps<Attributes, T> = Attributes & { ref?: { current: T | null } };
-  function useRef<T>(initial: T | null): { current: T | null };
-  function useEffect(effect: () => void | (() => void), dependencies?: readonly unknown[]): void;
-  namespace JSX {
-    interface IntrinsicElements {}
-  }
-}
-type ReactIntrinsicElements = import("react").JSX.IntrinsicElements;
-declare namespace JSX {
-  interface Element {}
-  interface IntrinsicElements extends ReactIntrinsicElements {}
-}
 ${Object.keys(notInstalled)
-  .filter((name) => name !== "react")
   .map((name) => `declare module "${name}";\ndeclare module "${name}/*";`)
   .join("\n")}
 `;
