@@ -4,19 +4,12 @@
  * suite's `GET /guarded`. Takes the `express` module so the same app runs on Express 4 and 5.
  */
 import type { AddressInfo } from "node:net";
-import {
-  createKeyward,
-  type Keyward,
-  type KeywardConfig,
-  type KeywardFeature,
-  memoryStore,
-} from "@keyward/core";
+import type { Keyward } from "@keyward/core";
 import {
   type DemoKeyward,
-  type DemoKeywardOptions,
-  demoKeywardConfig,
   type NodeAdapterHost,
   PROFILE_ROUTE,
+  demoKeyward as sharedDemoKeyward,
 } from "@keyward/testing";
 import { readProfile, updateProfile } from "@keyward/testing/demo-contract";
 import type express from "express";
@@ -27,23 +20,9 @@ export type ExpressApp = ReturnType<ExpressModule>;
 
 export const jwtSecret = "express-adapter-test-secret-of-at-least-32-bytes";
 
-/**
- * A Keyward on the demo contract with an in-memory store. `openapi` replaces the options of the
- * demo's `openapi()`; `features` are listed after the demo's; the rest overrides kernel options.
- */
-export function demoKeyward(
-  overrides: Omit<Partial<KeywardConfig>, "features"> &
-    DemoKeywardOptions<readonly KeywardFeature<string, unknown>[]> = {},
-): DemoKeyward {
-  const { openapi, features, ...kernel } = overrides;
-  return createKeyward({
-    store: memoryStore(),
-    ...demoKeywardConfig(jwtSecret, {
-      ...(openapi === undefined ? {} : { openapi }),
-      ...(features === undefined ? {} : { features }),
-    }),
-    ...kernel,
-  });
+/** A Keyward on the demo contract with an in-memory store (see `demoKeyward` of `@keyward/testing`). */
+export function demoKeyward(overrides: Parameters<typeof sharedDemoKeyward>[1] = {}): DemoKeyward {
+  return sharedDemoKeyward(jwtSecret, overrides);
 }
 
 export interface DemoAppOptions extends NodeAdapterHost {

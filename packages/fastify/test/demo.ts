@@ -3,19 +3,12 @@
  * plugin, the two profile routes behind `requireApiKey` and the Node adapter suite's
  * `GET /guarded`, on a host that keeps Fastify's own JSON parser.
  */
-import {
-  createKeyward,
-  type Keyward,
-  type KeywardConfig,
-  type KeywardFeature,
-  memoryStore,
-} from "@keyward/core";
+import type { Keyward } from "@keyward/core";
 import {
   type DemoKeyward,
-  type DemoKeywardOptions,
-  demoKeywardConfig,
   type NodeAdapterHost,
   PROFILE_ROUTE,
+  demoKeyward as sharedDemoKeyward,
 } from "@keyward/testing";
 import { readProfile, updateProfile } from "@keyward/testing/demo-contract";
 import Fastify, { type FastifyInstance } from "fastify";
@@ -23,23 +16,9 @@ import { keywardPlugin } from "../src/index.js";
 
 export const jwtSecret = "fastify-adapter-test-secret-of-at-least-32-bytes";
 
-/**
- * A Keyward on the demo contract with an in-memory store. `openapi` replaces the options of the
- * demo's `openapi()`; `features` are listed after the demo's; the rest overrides kernel options.
- */
-export function demoKeyward(
-  overrides: Omit<Partial<KeywardConfig>, "features"> &
-    DemoKeywardOptions<readonly KeywardFeature<string, unknown>[]> = {},
-): DemoKeyward {
-  const { openapi, features, ...kernel } = overrides;
-  return createKeyward({
-    store: memoryStore(),
-    ...demoKeywardConfig(jwtSecret, {
-      ...(openapi === undefined ? {} : { openapi }),
-      ...(features === undefined ? {} : { features }),
-    }),
-    ...kernel,
-  });
+/** A Keyward on the demo contract with an in-memory store (see `demoKeyward` of `@keyward/testing`). */
+export function demoKeyward(overrides: Parameters<typeof sharedDemoKeyward>[1] = {}): DemoKeyward {
+  return sharedDemoKeyward(jwtSecret, overrides);
 }
 
 /**

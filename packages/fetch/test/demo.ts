@@ -2,18 +2,11 @@
  * The demo contract (DESIGN.md) on the Fetch adapter: Keyward configured with the demo scopes and
  * tiers, and a tiny Fetch host serving the key-management endpoints and the two profile routes.
  */
-import {
-  createKeyward,
-  type Keyward,
-  type KeywardConfig,
-  type KeywardFeature,
-  memoryStore,
-} from "@keyward/core";
+import type { Keyward } from "@keyward/core";
 import {
   type DemoKeyward,
-  type DemoKeywardOptions,
-  demoKeywardConfig,
   PROFILE_ROUTE,
+  demoKeyward as sharedDemoKeyward,
 } from "@keyward/testing";
 import { readProfile, updateProfile } from "@keyward/testing/demo-contract";
 import type { ServerRequest } from "srvx";
@@ -21,23 +14,9 @@ import { keywardFetchHandler, withApiKey } from "../src/index.js";
 
 export const jwtSecret = "fetch-adapter-test-secret-of-at-least-32-bytes";
 
-/**
- * A Keyward on the demo contract with an in-memory store. `openapi` replaces the options of the
- * demo's `openapi()`; `features` are listed after the demo's; the rest overrides kernel options.
- */
-export function demoKeyward(
-  overrides: Omit<Partial<KeywardConfig>, "features"> &
-    DemoKeywardOptions<readonly KeywardFeature<string, unknown>[]> = {},
-): DemoKeyward {
-  const { openapi, features, ...kernel } = overrides;
-  return createKeyward({
-    store: memoryStore(),
-    ...demoKeywardConfig(jwtSecret, {
-      ...(openapi === undefined ? {} : { openapi }),
-      ...(features === undefined ? {} : { features }),
-    }),
-    ...kernel,
-  });
+/** A Keyward on the demo contract with an in-memory store (see `demoKeyward` of `@keyward/testing`). */
+export function demoKeyward(overrides: Parameters<typeof sharedDemoKeyward>[1] = {}): DemoKeyward {
+  return sharedDemoKeyward(jwtSecret, overrides);
 }
 
 const profilePath = /^\/api\/v1\/profiles\/([^/]+)$/;

@@ -3,14 +3,8 @@
  * `requireScopes`, the way docs/getting-started-hono.md writes them. Runtime-neutral, so the same
  * app runs on @hono/node-server here and on Bun in bun-server.ts.
  */
-import {
-  createKeyward,
-  type Keyward,
-  type KeywardConfig,
-  type KeywardFeature,
-  memoryStore,
-} from "@keyward/core";
-import { type DemoKeyward, type DemoKeywardOptions, demoKeywardConfig } from "@keyward/testing";
+import type { Keyward } from "@keyward/core";
+import { type DemoKeyward, demoKeyward as sharedDemoKeyward } from "@keyward/testing";
 import { readProfile, updateProfile } from "@keyward/testing/demo-contract";
 import { Hono } from "hono";
 import {
@@ -22,23 +16,9 @@ import {
 
 export const jwtSecret = "hono-adapter-test-secret-of-at-least-32-bytes";
 
-/**
- * A Keyward on the demo contract with an in-memory store. `openapi` replaces the options of the
- * demo's `openapi()`; `features` are listed after the demo's; the rest overrides kernel options.
- */
-export function demoKeyward(
-  overrides: Omit<Partial<KeywardConfig>, "features"> &
-    DemoKeywardOptions<readonly KeywardFeature<string, unknown>[]> = {},
-): DemoKeyward {
-  const { openapi, features, ...kernel } = overrides;
-  return createKeyward({
-    store: memoryStore(),
-    ...demoKeywardConfig(jwtSecret, {
-      ...(openapi === undefined ? {} : { openapi }),
-      ...(features === undefined ? {} : { features }),
-    }),
-    ...kernel,
-  });
+/** A Keyward on the demo contract with an in-memory store (see `demoKeyward` of `@keyward/testing`). */
+export function demoKeyward(overrides: Parameters<typeof sharedDemoKeyward>[1] = {}): DemoKeyward {
+  return sharedDemoKeyward(jwtSecret, overrides);
 }
 
 export function demoApp(

@@ -4,7 +4,16 @@
  * conformance suites' expectations are written against these values, and the examples are built
  * from them. This entry imports nothing from vitest, so a server may import it at run time.
  */
-import type { FeatureApis, Keyward, KeywardFeature, QuotaConfig, TierConfig } from "@keyward/core";
+import {
+  createKeyward,
+  type FeatureApis,
+  type Keyward,
+  type KeywardConfig,
+  type KeywardFeature,
+  memoryStore,
+  type QuotaConfig,
+  type TierConfig,
+} from "@keyward/core";
 import { events } from "@keyward/core/events";
 import { lifecycle } from "@keyward/core/lifecycle";
 import { type OpenApiOptions, type OpenApiRoute, openapi } from "@keyward/core/openapi";
@@ -116,6 +125,27 @@ export function demoKeywardConfig<
     jwt: { secret: jwtSecret },
     features,
   };
+}
+
+/**
+ * A Keyward on the demo contract with an in-memory store, as adapters' tests run it: `openapi`
+ * replaces the options of the demo's `openapi()`, `features` are listed after the demo's, and the
+ * rest overrides kernel options.
+ */
+export function demoKeyward(
+  jwtSecret: string,
+  overrides: Omit<Partial<KeywardConfig>, "features"> &
+    DemoKeywardOptions<readonly KeywardFeature<string, unknown>[]> = {},
+): DemoKeyward {
+  const { openapi: openapiOptions, features, ...kernel } = overrides;
+  return createKeyward({
+    store: memoryStore(),
+    ...demoKeywardConfig(jwtSecret, {
+      ...(openapiOptions === undefined ? {} : { openapi: openapiOptions }),
+      ...(features === undefined ? {} : { features }),
+    }),
+    ...kernel,
+  });
 }
 
 /** One organization a demo user belongs to: an entry of the JWT claim `orgs`. */

@@ -15,6 +15,7 @@ export {
   type DemoKeyward,
   type DemoKeywardOptions,
   demoFeatures,
+  demoKeyward,
   demoKeywardConfig,
   describeClientAddress,
   describeGuardOptions,

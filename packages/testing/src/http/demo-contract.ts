@@ -16,6 +16,7 @@ export {
   type DemoScope,
   type DemoTier,
   demoFeatures,
+  demoKeyward,
   demoKeywardConfig,
   demoMemberships,
   PROFILE_ROUTE,

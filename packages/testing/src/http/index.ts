@@ -35,6 +35,7 @@ export {
   type DemoKeyward,
   type DemoKeywardOptions,
   demoFeatures,
+  demoKeyward,
   demoKeywardConfig,
   demoMemberships,
   PROFILE_ROUTE,
