@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { manualClock } from "../clock.js";
 import { createKeyward, type Keyward } from "../keyward/create-keyward.js";
 import { lifecycle } from "../lifecycle/index.js";
 import { memoryStore } from "../memory/memory-store.js";
@@ -33,8 +34,11 @@ const create = (keyward: Keyward, extra: { environment?: string } = {}) =>
 
 describe("environments: keys", () => {
   it("creates keys in the first environment by default, or the one named, with its prefix", async () => {
-    const { keyward, store } = withEnvironments();
+    // A clock of its own: two keys made in one millisecond would list in no set order.
+    const clock = manualClock(Date.parse("2026-06-01T00:00:00Z"));
+    const { keyward, store } = withEnvironments({ clock });
     const live = await create(keyward);
+    clock.advance(1);
     const test = await create(keyward, { environment: "test" });
     expect(live.key).toMatch(/^sk_live_[0-9A-Za-z]{36}$/);
     // The default environment's records are the contract's: no `environment`, as no `owner`.
