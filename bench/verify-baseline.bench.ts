@@ -92,17 +92,31 @@ const currentEvery = await prepare(createKeyward, memoryStore(), { features: eve
 const beforeEvery = await prepare(baselineMake, baselineStore(), await baselineEveryFeature());
 const commit = baseline.commit.slice(0, 7);
 
-summary(() => {
-  group(`verify() on memory, no feature: this tree vs ${baselineRef} (${commit})`, () => {
-    bench(`before: ${baselineRef}`, async () => do_not_optimize(await before())).baseline(true);
-    bench("after: this tree", async () => do_not_optimize(await current()));
+/**
+ * The two sides of one comparison. Measured in the order `KEYWARD_BENCH_ORDER` gives (`before` first
+ * by default, `after` first with `after-first`): the side measured second runs on a process that
+ * has done more work (JIT, heap), and an A/A run (`KEYWARD_BASELINE=HEAD`) shows that bias, so a
+ * claim is checked in both orders.
+ */
+function compare(title: string, beforeCall: () => unknown, afterCall: () => unknown) {
+  const sides = [
+    () =>
+      bench(`before: ${baselineRef}`, async () => do_not_optimize(await beforeCall())).baseline(
+        true,
+      ),
+    () => bench("after: this tree", async () => do_not_optimize(await afterCall())),
+  ];
+  if (process.env.KEYWARD_BENCH_ORDER === "after-first") sides.reverse();
+  summary(() => {
+    group(title, () => {
+      for (const side of sides) side();
+    });
   });
-});
-summary(() => {
-  group(`verify() on memory, every feature: this tree vs ${baselineRef} (${commit})`, () => {
-    bench(`before: ${baselineRef}`, async () => do_not_optimize(await beforeEvery())).baseline(
-      true,
-    );
-    bench("after: this tree", async () => do_not_optimize(await currentEvery()));
-  });
-});
+}
+
+compare(`verify() on memory, no feature: this tree vs ${baselineRef} (${commit})`, before, current);
+compare(
+  `verify() on memory, every feature: this tree vs ${baselineRef} (${commit})`,
+  beforeEvery,
+  currentEvery,
+);
