@@ -7,25 +7,11 @@ export default defineConfig({
   resolve: { conditions: ["@keyward/source"] },
   ssr: { resolve: { conditions: ["@keyward/source"] } },
   test: {
-    projects: [
-      {
-        // The unit tests beside the sources: in-process, nothing to start. One module graph per
-        // worker rather than per file (isolate: false) saves importing the sources 89 times.
-        extends: true,
-        test: { name: "src", include: ["packages/*/src/**/*.test.ts"], isolate: false },
-      },
-      {
-        // Stores, adapters, examples, processes, browsers: each file in a fresh worker.
-        extends: true,
-        test: {
-          name: "integration",
-          include: [
-            "packages/*/test/**/*.test.ts",
-            "examples/*/test/**/*.test.ts",
-            "scripts/**/*.test.ts",
-          ],
-        },
-      },
+    include: [
+      "packages/*/src/**/*.test.ts",
+      "packages/*/test/**/*.test.ts",
+      "examples/*/test/**/*.test.ts",
+      "scripts/**/*.test.ts",
     ],
     // Assertions on elapsed time live in *.timing.test.ts, run by vitest.timing.config.ts (one
     // file at a time, with a retry) after this suite: on a loaded two-core machine a latency bound

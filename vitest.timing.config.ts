@@ -10,7 +10,6 @@ export default defineConfig({
   ...unit,
   test: {
     ...unit.test,
-    projects: undefined,
     include: [
       "packages/*/src/**/*.timing.test.ts",
       "packages/*/test/**/*.timing.test.ts",
