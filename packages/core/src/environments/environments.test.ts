@@ -27,6 +27,10 @@ describe("environments: keys", () => {
   it("creates keys in the first environment by default, or the one named, with its prefix", async () => {
     const { keyward, store } = withEnvironments();
     const live = await create(keyward);
+    // The next key a millisecond later: the list below is newest first, and keys created in the
+    // same millisecond list by id (random), which made its order a coin toss on a fast run.
+    const createdAt = Date.now();
+    while (Date.now() === createdAt) await new Promise((resolve) => setTimeout(resolve, 1));
     const test = await create(keyward, { environment: "test" });
     expect(live.key).toMatch(/^sk_live_[0-9A-Za-z]{36}$/);
     // The default environment's records are the contract's: no `environment`, as no `owner`.
