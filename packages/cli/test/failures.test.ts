@@ -192,8 +192,8 @@ describe("an application that cannot be loaded or used: exit 1, promptly", () =>
       /^keyward: cannot load the application .*refused-app\.ts: Keyward: tier "free": Invalid rate limit/,
     );
     expect(result.stdout).toBe("");
-    // Exits on its own, with the connections the module opened still up: not killed at 30 s.
-    expect(result.ms).toBeLessThan(15_000);
+    // Exits on its own, with the connections the module opened still up: not killed at 30 s
+    // (code -1). How promptly is failures.timing.test.ts's (timing project).
   });
 });
 
@@ -213,7 +213,6 @@ describe("a store that cannot be reached or used: exit 3, quickly, nothing chang
       /^keyward: the application .*app\.ts could not start: .*ECONNREFUSED/,
     );
     expect(result.stdout).toBe("");
-    expect(result.ms).toBeLessThan(15_000);
     await nothingCreated();
   });
 
@@ -229,7 +228,6 @@ describe("a store that cannot be reached or used: exit 3, quickly, nothing chang
     });
     expect(result.code, result.stderr).toBe(3);
     expect(result.stderr).toMatch(/^keyward: the application .*could not start: .*ECONNREFUSED/);
-    expect(result.ms).toBeLessThan(15_000);
     await nothingCreated();
   });
 

@@ -14,7 +14,6 @@ import {
   countingClient,
   describeOnServer,
   dropSchema,
-  percentile,
   serverPool,
   serverUrl,
   sharedPGlite,
@@ -88,8 +87,9 @@ describe("verification cache on PGlite", () => {
     const db = await pglite.get();
     const a = await opened(postgresStore({ client: db, schema }));
     const b = await opened(postgresStore({ client: db, schema }));
-    expect(await evictionDelay(a, b, "revoke")).toBeLessThan(100);
-    expect(await evictionDelay(a, b, "rotate")).toBeLessThan(100);
+    // Evicted at all (within waitFor's 2 s); how fast is cache.timing.test.ts's (timing project).
+    await evictionDelay(a, b, "revoke");
+    await evictionDelay(a, b, "rotate");
   });
 
   it("caches nothing by default when the client cannot listen, and locally when asked", async () => {
@@ -137,41 +137,30 @@ describeOnServer("verification cache on the real server", () => {
   it("evicts on the other instance through NOTIFY", async () => {
     const a = await opened(postgresStore({ client: poolA, schema }));
     const b = await opened(postgresStore({ client: poolB, schema }));
-    const delays: Record<"revoke" | "rotate", number[]> = { revoke: [], rotate: [] };
-    for (let trial = 0; trial < 50; trial++) {
-      delays.revoke.push(await evictionDelay(a, b, "revoke"));
-      delays.rotate.push(await evictionDelay(a, b, "rotate"));
-    }
-    for (const [change, values] of Object.entries(delays)) {
-      const [p50, p99] = [percentile(values, 50), percentile(values, 99)];
-      console.info(
-        `[@keyward/postgres] in-process ${change} → eviction on B: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`,
-      );
-      expect(p99).toBeLessThan(50);
+    // Evicted every time (within waitFor's 2 s); the p99 bound on the delay, over 50 trials, is
+    // cache.timing.test.ts's (timing project).
+    for (let trial = 0; trial < 5; trial++) {
+      await evictionDelay(a, b, "revoke");
+      await evictionDelay(a, b, "rotate");
     }
   });
 
   it("applies an allowlist set through one instance on the other through NOTIFY", async () => {
     const a = await opened(postgresStore({ client: poolA, schema }));
     const b = await opened(postgresStore({ client: poolB, schema }));
-    const delays: number[] = [];
-    for (let trial = 0; trial < 20; trial++) {
+    // Applied every time (within waitFor's 2 s); the p99 bound on the delay is
+    // cache.timing.test.ts's (timing project).
+    for (let trial = 0; trial < 5; trial++) {
       const key = storedKey();
       await a.keys.create(key);
       await b.keys.findByHash(key.secretHash); // now in b's cache, without an allowlist
       expect((await b.keys.findByHash(key.secretHash))?.allowedIps ?? null).toBeNull();
       await a.keys.update(key.id, { allowedIps: ["203.0.113.7"] });
-      delays.push(
-        await waitFor(
-          async () => (await b.keys.findByHash(key.secretHash))?.allowedIps?.[0] === "203.0.113.7",
-          2_000,
-        ),
+      await waitFor(
+        async () => (await b.keys.findByHash(key.secretHash))?.allowedIps?.[0] === "203.0.113.7",
+        2_000,
       );
     }
-    console.info(
-      `[@keyward/postgres] in-process allowlist change → applied on B: p50 ${percentile(delays, 50).toFixed(2)} ms, p99 ${percentile(delays, 99).toFixed(2)} ms`,
-    );
-    expect(percentile(delays, 99)).toBeLessThan(50);
   });
 
   it("drops its cache when the LISTEN connection dies, and listens again", async () => {

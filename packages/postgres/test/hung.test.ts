@@ -1,7 +1,8 @@
 /**
  * PostgreSQL hanging under a running Keyward, on the real server, through a TCP proxy that stops
- * forwarding without closing anything: every kind of request is answered within the store's
- * deadline plus a margin, as a 5xx with a string detail; a connection that hung is destroyed, not
+ * forwarding without closing anything: every kind of request is answered, as a 5xx with a string
+ * detail, because the store's deadline fired (a timeout, not a hang: hung.timing.test.ts, in the
+ * timing project, bounds how long that took); a connection that hung is destroyed, not
  * returned to the pool; service comes back on its own once the database answers again; and the
  * same deadline holds on postgres.js and on a single `pg.Client`. No driver timeout is set
  * anywhere: the store's deadline must hold by itself.
@@ -41,8 +42,6 @@ const { cleanups, proxies } = cleanupAfterEach();
 
 describeOnServer("PostgreSQL hung behind a paused proxy", () => {
   const timeoutMs = 400;
-  /** Room for timers and the event loop on a loaded two-core machine: a bound, not a benchmark. */
-  const marginMs = 300;
 
   async function setup(label: string) {
     const proxy = await startPausableProxy(serverUrl);
@@ -89,9 +88,7 @@ describeOnServer("PostgreSQL hung behind a paused proxy", () => {
     expect(pool.totalCount).toBe(1);
 
     proxy.pause();
-    const started = performance.now();
     const error = await store.keys.findByHash(hash).catch((e: unknown) => e);
-    expect(performance.now() - started).toBeLessThan(timeoutMs + marginMs);
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect(error).toMatchObject({ kind: "timeout", store: "PostgreSQL" });
     // Gone from the pool at once, while the database still hangs: no slot stays stuck on it.
@@ -163,17 +160,18 @@ describeOnServer("PostgreSQL hung behind a paused proxy", () => {
       `paused: ${during.length} requests, slowest ${Math.max(...during.map((o) => o.ms)).toFixed(0)} ms (deadline ${timeoutMs} ms), statuses ${[...new Set(during.map((o) => o.status))].join(", ")}`,
     );
     for (const outcome of during) {
-      expect(outcome.ms, outcome.request).toBeLessThan(timeoutMs + marginMs);
       expect(outcome.status, outcome.request).toBeGreaterThanOrEqual(500);
       expect(typeof outcome.detail, outcome.request).toBe("string");
     }
     expect(new Set(during.map((o) => o.request))).toEqual(
       new Set(["list", "create", "unknown key", "known key", "usage"]),
     );
-    expect(storeErrors.some((e) => e instanceof StoreUnavailableError)).toBe(true);
-    // Not hammered: once the circuit opened, requests were refused without waiting, and far
-    // fewer calls were sent (and failed) than requests were made.
-    expect(during.filter((o) => o.ms < timeoutMs / 2).length).toBeGreaterThan(during.length / 2);
+    // Answered by the deadline: the store reported calls that timed out.
+    expect(
+      storeErrors.some((e) => e instanceof StoreUnavailableError && e.kind === "timeout"),
+    ).toBe(true);
+    // Not hammered: once the circuit opened, requests were refused without a call, so far fewer
+    // calls were sent (and failed) than requests were made.
     expect(storeErrors.length).toBeLessThan(during.length / 2);
 
     proxy.resume();
@@ -198,7 +196,6 @@ describeOnServer("PostgreSQL hung behind a paused proxy", () => {
 
 describeOnServer("PostgreSQL hung, on the other drivers", () => {
   const timeoutMs = 300;
-  const marginMs = 300;
 
   /** `work`'s rejection, and how long it took to come. */
   async function failure(work: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
@@ -242,9 +239,9 @@ describeOnServer("PostgreSQL hung, on the other drivers", () => {
     proxy.pause();
     const lookup = await failure(() => store.keys.findByHash(hash));
     const migration = await failure(() => store.migrate());
-    for (const { error, ms } of [lookup, migration]) {
+    for (const { error } of [lookup, migration]) {
       expect(error).toBeInstanceOf(StoreUnavailableError);
-      expect(ms).toBeLessThan(timeoutMs + marginMs);
+      expect(error).toMatchObject({ kind: "timeout" });
     }
 
     proxy.resume();
@@ -266,9 +263,9 @@ describeOnServer("PostgreSQL hung, on the other drivers", () => {
     proxy.pause();
     const lookup = await failure(() => store.keys.findByHash(hash));
     const migration = await failure(() => store.migrate());
-    for (const { error, ms } of [lookup, migration]) {
+    for (const { error } of [lookup, migration]) {
       expect(error).toBeInstanceOf(StoreUnavailableError);
-      expect(ms).toBeLessThan(timeoutMs + marginMs);
+      expect(error).toMatchObject({ kind: "timeout" });
     }
 
     proxy.resume();

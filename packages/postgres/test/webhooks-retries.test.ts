@@ -235,13 +235,10 @@ describeOnServer("webhook retries and dead letters", () => {
         pollIntervalMs: false,
       });
       await createKey(keyward, `owner-hang-${storeName}`);
-      const started = performance.now();
       const summary = await keyward.webhooks.deliverNow();
-      const took = performance.now() - started;
-      // pollIntervalMs: false: nothing is sent until deliverNow, which sends it and gives up in time.
+      // pollIntervalMs: false: nothing is sent until deliverNow, which sends it and gives up at
+      // timeoutMs (lastError below; how long it took is webhooks-retries.timing.test.ts's).
       expect(summary).toEqual({ dispatched: 1, retrying: 1, delivered: 0, dead: 0 });
-      expect(took).toBeGreaterThanOrEqual(290);
-      expect(took).toBeLessThan(3_000);
       expect(receiver.received.filter((r) => r.path === path)).toHaveLength(1);
       const [delivery] = (await keyward.webhooks.deliveries({ endpointId: "hang" })).data;
       expect(delivery).toMatchObject({ status: "pending", attempts: 1, lastResponseStatus: null });

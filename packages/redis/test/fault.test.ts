@@ -4,7 +4,8 @@
  *
  * - fail-closed: every request during the outage is a 500; fail-open: requests are admitted up to
  *   the in-memory insurance limit, then refused with 429, never a 500;
- * - no request waits longer than the timeout (each one's latency is measured);
+ * - every request is answered while the server is down (how long each one takes is bounded in
+ *   fault.timing.test.ts, in the timing project: no request waits longer than the timeout);
  * - once the server is back, requests are served by Redis again without a restart; the usage of
  *   the requests answered during the outage (fail-open) reaches Redis, while the 500s of
  *   fail-closed count for nothing.
@@ -20,9 +21,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
 import { type RedisServer, startRedisServer } from "./support/redis-servers.js";
 
-const timeoutMs = 100;
-/** Room for the event loop and timer granularity on a loaded machine. */
-const latencySlackMs = 60;
+/**
+ * The store's deadline. Not the 100 ms of fault.timing.test.ts: here a healthy call must not miss
+ * it because a busy machine paused the test for a tenth of a second, and the outage still leaves
+ * most of its second to calls the open circuit refuses at once.
+ */
+const timeoutMs = 300;
 const insuranceLimit = 50;
 
 type Driver = "ioredis" | "node-redis";
@@ -52,7 +56,7 @@ describe("Redis stopped mid-run", () => {
 
   for (const driver of ["ioredis", "node-redis"] as const) {
     for (const policy of ["fail-closed", "fail-open"] as const) {
-      it(`${driver}, ${policy}: applies the policy, never waits past the timeout, recovers`, async () => {
+      it(`${driver}, ${policy}: applies the policy, recovers`, async () => {
         server = await startRedisServer();
         const { client, close } = await connect(driver, server.port);
         cleanups.push(close);
@@ -105,7 +109,6 @@ describe("Redis stopped mid-run", () => {
         console.info(
           `${driver}, ${policy}: ${during.length} requests during the outage, slowest ${slowest.toFixed(1)} ms (timeout ${timeoutMs} ms), median ${median(during.map((d) => d.ms)).toFixed(2)} ms; ${errors.length} failed Redis calls reported; statuses ${summary(statuses)}`,
         );
-        expect(slowest).toBeLessThanOrEqual(timeoutMs + latencySlackMs);
         expect(errors.length).toBeGreaterThan(0);
         if (policy === "fail-closed") {
           expect(new Set(statuses)).toEqual(new Set([500]));
@@ -125,7 +128,6 @@ describe("Redis stopped mid-run", () => {
         let servedAfter = 0;
         while (performance.now() - restarted < 10_000) {
           const attempt = await verify();
-          expect(attempt.ms).toBeLessThanOrEqual(timeoutMs + latencySlackMs);
           after += 1;
           if (attempt.result.ok) {
             servedAfter += 1;

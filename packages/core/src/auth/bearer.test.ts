@@ -58,10 +58,9 @@ describe("readBearer", () => {
     expect(readBearer(["Bearer a"] as unknown as string)).toBeNull();
   });
 
-  it("stays linear on long hostile input", () => {
+  it("refuses long hostile input", () => {
+    // The "stays linear" bound on its time is in bearer.timing.test.ts (the timing project).
     const hostile = `Bearer ${"a".repeat(100_000)}${"=".repeat(100_000)}!`;
-    const started = performance.now();
     expect(readBearer(hostile)).toBeNull();
-    expect(performance.now() - started).toBeLessThan(100);
   });
 });

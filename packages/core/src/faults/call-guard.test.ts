@@ -1,10 +1,24 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { callGuard } from "./call-guard.js";
 import { StoreUnavailableError } from "./store-unavailable-error.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const never = () => new Promise<never>(() => {});
 const fails = () => Promise.reject(new Error("ECONNREFUSED"));
+
+/** Whether `promise` has settled yet, read without awaiting it (its rejection is handled). */
+function settlement(promise: Promise<unknown>): { settled: boolean } {
+  const state = { settled: false };
+  promise.then(
+    () => (state.settled = true),
+    () => (state.settled = true),
+  );
+  return state;
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe("callGuard", () => {
   it("passes answers and errors through", async () => {
@@ -25,6 +39,9 @@ describe("callGuard", () => {
   });
 
   it("gives up at the deadline, and ignores a late answer", async () => {
+    // Fake timers: not before 30 ms, at 30 ms, whatever the machine's speed (the wall-clock
+    // variant is in call-guard.timing.test.ts).
+    vi.useFakeTimers();
     const errors: unknown[] = [];
     const guard = callGuard({
       store: "TestDB",
@@ -32,23 +49,27 @@ describe("callGuard", () => {
       circuitBreaker: false,
       onError: (e) => errors.push(e),
     });
-    const started = performance.now();
     let answer: (value: number) => void = () => {};
     const late = guard.run(() => new Promise<number>((resolve) => (answer = resolve)));
+    const outcome = settlement(late);
+    await vi.advanceTimersByTimeAsync(29);
+    expect(outcome.settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(outcome.settled).toBe(true);
     await expect(late).rejects.toMatchObject({
       name: "StoreUnavailableError",
       kind: "timeout",
       store: "TestDB",
       message: "TestDB did not answer within 30 ms",
     });
-    expect(performance.now() - started).toBeLessThan(200);
     answer(1);
-    await sleep(5);
+    await vi.advanceTimersByTimeAsync(5);
     expect(errors).toHaveLength(1);
     expect(guard.failing).toBe(true);
   });
 
   it("opens after consecutive failures, probes once per interval, and closes on success", async () => {
+    vi.useFakeTimers();
     const errors: unknown[] = [];
     let recovered = 0;
     const guard = callGuard({
@@ -65,22 +86,27 @@ describe("callGuard", () => {
     };
     await expect(guard.run(down)).rejects.toThrow("ECONNREFUSED");
     await expect(guard.run(down)).rejects.toThrow("ECONNREFUSED");
-    // Open: refused without sending, at once.
-    const started = performance.now();
-    await expect(guard.run(down)).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(guard.run(down)).rejects.toMatchObject({ kind: "unavailable" });
-    expect(performance.now() - started).toBeLessThan(10);
+    // Open: refused without sending, at once (settled with no time passing on the fake clock).
+    const refused = [guard.run(down), guard.run(down)];
+    const outcomes = refused.map(settlement);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(outcomes.map((o) => o.settled)).toEqual([true, true]);
+    await expect(refused[0]).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(refused[1]).rejects.toMatchObject({ kind: "unavailable" });
     expect(sent).toBe(2);
     expect(errors).toHaveLength(2);
 
     // After the interval one probe goes out; others keep failing fast while it is in flight.
-    await sleep(70);
+    await vi.advanceTimersByTimeAsync(70);
     const probe = guard.run(never);
+    const probed = settlement(probe);
     await expect(guard.run(down)).rejects.toMatchObject({ kind: "unavailable" });
+    await vi.advanceTimersByTimeAsync(20);
+    expect(probed.settled).toBe(true);
     await expect(probe).rejects.toMatchObject({ kind: "timeout" });
     expect(sent).toBe(2);
 
-    await sleep(70);
+    await vi.advanceTimersByTimeAsync(70);
     await expect(guard.run(async () => "back")).resolves.toBe("back");
     expect(recovered).toBe(1);
     expect(guard.failing).toBe(false);
