@@ -5,6 +5,7 @@
  * the wait is the sender's, so one store is enough here.
  */
 import { createKeyward, memoryStore } from "@keyward/core";
+import { events } from "@keyward/core/events";
 import { webhooks } from "@keyward/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -30,8 +31,8 @@ describe("webhooks: a hanging receiver, on the wall clock", () => {
       scopes: { "profile:read": "Read profiles" },
       tiers: { free: { rateLimit: { limit: 1_000_000, window: "1m" } } },
       jwt: false,
-      events: { pruneIntervalMs: false },
       features: [
+        events({ pruneIntervalMs: false }),
         webhooks({
           endpoints: [{ id: "hang", url: `${receiver.url}/hang`, secret }],
           timeoutMs: 300,
