@@ -2,7 +2,14 @@
  * `postgresStore`: keys and usage on PostgreSQL, assembled from the key store, the usage store,
  * the verification cache from `@keyward/core/toolkit` and the LISTEN/NOTIFY channel.
  */
-import type { AllowanceStore, KeyStore, StoreParts, UsageStore } from "@keyward/core";
+import type {
+  AllowanceStore,
+  EventLog,
+  KeyStore,
+  StoreParts,
+  UsageStore,
+  WebhookOutbox,
+} from "@keyward/core";
 import {
   type CachedKeyStoreOptions,
   type CircuitBreakerOptions,
@@ -82,6 +89,10 @@ export interface PostgresStoreOptions extends NamingOptions {
 export interface PostgresStore extends StoreParts {
   keys: KeyStore;
   usage: UsageStore;
+  /** The events `keys` writes with its changes (`keyward_events`). */
+  events: EventLog;
+  /** Their webhook deliveries (`keyward_webhook_deliveries`). */
+  outbox: WebhookOutbox;
   /**
    * Quotas and credits, exact across instances, when rate limits are per instance
    * (`combineStores(store, memoryStore())`). Beside Redis, Redis keeps them instead.
@@ -177,6 +188,8 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   let closing: Promise<void> | undefined;
   return {
     keys: cache ?? storedKeys,
+    events: storedKeys.events,
+    outbox: storedKeys.events.outbox,
     usage: buffered ?? storedUsage,
     allowances: postgresAllowanceStore(guarded, naming),
     ready: cache?.ready ?? Promise.resolve(),

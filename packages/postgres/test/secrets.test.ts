@@ -38,6 +38,8 @@ it("keeps every secret out of the tables, the query parameters and the notificat
   const keyward = createKeyward({
     store: {
       keys: store.keys,
+      events: store.events,
+      outbox: store.outbox,
       usage: store.usage,
       rateLimits: memoryRateLimitStore(),
       close: store.close,

@@ -60,7 +60,13 @@ describeOnServer("webhook retries and dead letters", () => {
     memory: () => memoryStore(),
     postgres: () => {
       const pg = postgresStore({ client: pool, schema, cache: false });
-      return { keys: pg.keys, usage: pg.usage, rateLimits: memoryRateLimitStore() };
+      return {
+        keys: pg.keys,
+        events: pg.events,
+        outbox: pg.outbox,
+        usage: pg.usage,
+        rateLimits: memoryRateLimitStore(),
+      };
     },
     redis: () => {
       const store = redisStore({
@@ -69,7 +75,13 @@ describeOnServer("webhook retries and dead letters", () => {
         keys: true,
         timeoutMs: 2_000,
       });
-      return { keys: store.keys!, usage: store.usage, rateLimits: store.rateLimits };
+      return {
+        keys: store.keys!,
+        events: store.events!,
+        outbox: store.outbox!,
+        usage: store.usage,
+        rateLimits: store.rateLimits,
+      };
     },
   };
 

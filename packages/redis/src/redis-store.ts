@@ -2,7 +2,14 @@
  * `redisStore`: rate limits and usage on Redis in one round trip per verified request, optionally
  * keys, and a pub/sub channel that evicts changed keys from every instance's verification cache.
  */
-import type { KeyStore, RateLimitStore, StoreParts, UsageStore } from "@keyward/core";
+import type {
+  EventLog,
+  KeyStore,
+  RateLimitStore,
+  StoreParts,
+  UsageStore,
+  WebhookOutbox,
+} from "@keyward/core";
 import {
   type CircuitBreakerOptions,
   callGuard,
@@ -85,6 +92,10 @@ export interface RedisStore extends StoreParts {
   usage: UsageStore;
   /** Present when created with `keys: true`. */
   keys?: KeyStore;
+  /** The events `keys` writes with its changes; present with `keys: true`. */
+  events?: EventLog;
+  /** Their webhook deliveries; present with `keys: true`. */
+  outbox?: WebhookOutbox;
   /** Carries key invalidations between instances, for `cachedKeyStore(keys, { channel })`. */
   invalidation: RedisInvalidationChannel;
   /**
@@ -112,6 +123,8 @@ export interface RedisStore extends StoreParts {
  */
 export function redisStore(options: RedisStoreOptions & { keys: true }): RedisStore & {
   keys: KeyStore;
+  events: EventLog;
+  outbox: WebhookOutbox;
 };
 export function redisStore(options: RedisStoreOptions): RedisStore;
 export function redisStore(options: RedisStoreOptions): RedisStore {
@@ -161,11 +174,13 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
   });
 
+  // With keys, the events their changes write and those events' deliveries come with them.
+  const keys = options.keys ? redisKeyStore(connection, names, guard) : undefined;
   let closed: Promise<void> | undefined;
   return {
     rateLimits,
     usage,
-    ...(options.keys ? { keys: redisKeyStore(connection, names, guard) } : {}),
+    ...(keys ? { keys, events: keys.events, outbox: keys.events.outbox } : {}),
     invalidation,
     attachLogger: failures.attachLogger,
     close() {

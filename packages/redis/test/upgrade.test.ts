@@ -222,7 +222,13 @@ describe.skipIf(!redisAvailable)("a Redis database the previous release wrote", 
     const store = redisStore({ client, prefix, keys: true, timeoutMs: 2_000 });
     const memory = memoryStore();
     const keyward = createKeyward({
-      store: { keys: store.keys!, usage: memory.usage, rateLimits: memory.rateLimits },
+      store: {
+        keys: store.keys!,
+        events: store.events!,
+        outbox: store.outbox!,
+        usage: memory.usage,
+        rateLimits: memory.rateLimits,
+      },
       scopes: { "profile:read": "Read profiles" },
       tiers: { pro: { rateLimit: { limit: 60, window: "1m" } } },
       jwt: false,
@@ -281,7 +287,13 @@ describe.skipIf(!redisAvailable)("a Redis database the previous release wrote", 
     const memory = memoryStore();
     const clock = manualClock(now);
     const keyward = createKeyward({
-      store: { keys: store.keys!, usage: memory.usage, rateLimits: memory.rateLimits },
+      store: {
+        keys: store.keys!,
+        events: store.events!,
+        outbox: store.outbox!,
+        usage: memory.usage,
+        rateLimits: memory.rateLimits,
+      },
       scopes: { "profile:read": "Read profiles" },
       tiers: { pro: { rateLimit: { limit: 60, window: "1m" } } },
       jwt: false,

@@ -35,14 +35,14 @@ export function webhooks(config: WebhooksConfig): KeywardFeature<"webhooks", Web
     requiresFeatures: ["events"],
     requires: [
       {
-        has: (store) => store.keys.events?.outbox !== undefined,
+        has: (store) => store.outbox !== undefined,
         missing:
-          "a key store whose event log has a webhook outbox (`keys.events.outbox`): memoryStore(), postgresStore() or redisStore({ keys: true })",
+          "a store with a webhook outbox (its `outbox` part, from the same store as `keys`): memoryStore(), postgresStore() or redisStore({ keys: true })",
       },
     ],
-    install({ context }) {
+    install({ context, store }) {
       const events = context.events;
-      const outbox = context.keys.events?.outbox;
+      const outbox = store.outbox;
       // `requiresFeatures` and `requires` made sure both exist.
       if (!events || !outbox) throw new Error("unreachable: webhooks without events");
       const deliverer = webhookDeliverer(config, outbox, {

@@ -43,7 +43,13 @@ export async function storesUnderTest(config: StoreFreeConfig): Promise<StoreUnd
   stores.push({
     name: "memory",
     keyward: createKeyward({
-      store: { keys: memory.keys, usage: memory.usage, rateLimits: memoryLimits },
+      store: {
+        keys: memory.keys,
+        events: memory.events,
+        outbox: memory.outbox,
+        usage: memory.usage,
+        rateLimits: memoryLimits,
+      },
       ...config,
     }),
     dump: async () => structuredClone(memory.snapshot()),
@@ -64,7 +70,13 @@ export async function storesUnderTest(config: StoreFreeConfig): Promise<StoreUnd
   stores.push({
     name: "PGlite",
     keyward: createKeyward({
-      store: { keys: onPGlite.keys, usage: onPGlite.usage, rateLimits: pgliteLimits },
+      store: {
+        keys: onPGlite.keys,
+        events: onPGlite.events,
+        outbox: onPGlite.outbox,
+        usage: onPGlite.usage,
+        rateLimits: pgliteLimits,
+      },
       ...config,
     }),
     dump: () => dumpSchema(pgliteClient, pgliteSchema),
@@ -87,7 +99,13 @@ export async function storesUnderTest(config: StoreFreeConfig): Promise<StoreUnd
   stores.push({
     name: "PostgreSQL",
     keyward: createKeyward({
-      store: { keys: onServer.keys, usage: onServer.usage, rateLimits: serverLimits },
+      store: {
+        keys: onServer.keys,
+        events: onServer.events,
+        outbox: onServer.outbox,
+        usage: onServer.usage,
+        rateLimits: serverLimits,
+      },
       ...config,
     }),
     dump: () => dumpSchema(pool, serverSchema),
@@ -111,7 +129,13 @@ export async function storesUnderTest(config: StoreFreeConfig): Promise<StoreUnd
   stores.push({
     name: "Redis",
     keyward: createKeyward({
-      store: { keys: onRedis.keys, usage: onRedis.usage, rateLimits: onRedis.rateLimits },
+      store: {
+        keys: onRedis.keys,
+        events: onRedis.events,
+        outbox: onRedis.outbox,
+        usage: onRedis.usage,
+        rateLimits: onRedis.rateLimits,
+      },
       ...config,
     }),
     dump: async () =>

@@ -343,7 +343,6 @@ export function cachedKeyStore(
       : {}),
 
     // Events are read from the store itself: the audit log is never cached.
-    ...(inner.events ? { events: inner.events } : {}),
 
     clear: dropAll,
 

@@ -11,7 +11,6 @@ import { createKeyward } from "../keyward/create-keyward.js";
 import { lifecycle } from "../lifecycle/index.js";
 import type { LifecycleConfig } from "../lifecycle/lifecycle-config.js";
 import { memoryStore } from "../memory/memory-store.js";
-import type { KeyStore } from "../storage/key-store.js";
 import type { EventsConfig } from "./events-config.js";
 import { events } from "./index.js";
 
@@ -310,10 +309,10 @@ describe("events configuration", () => {
   const base = { store: memoryStore(), scopes, tiers, jwt: false as const };
 
   it("refuses a key store that cannot write events with its changes, naming the fix", () => {
-    const { events: _events, ...keys } = memoryStore().keys;
-    const store = { ...memoryStore(), keys: keys as KeyStore };
+    // A store whose key store writes no events: no `events` part.
+    const { events: _events, ...store } = memoryStore();
     expect(() => createKeyward({ ...base, store, features: [events()] })).toThrow(
-      /the feature `events` needs a key store that writes events together with its changes/,
+      /the feature `events` needs a store whose key store writes events together with its changes/,
     );
     // Without events(), the same store is fine.
     expect(() => createKeyward({ ...base, store })).not.toThrow();

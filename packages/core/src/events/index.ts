@@ -21,9 +21,9 @@ export type { EventListOptions, EventPage, EventsApi } from "./events-api.js";
 export type { EventsConfig, ExpiringEventsConfig } from "./events-config.js";
 
 const writesEvents: StoreRequirement = {
-  has: (store) => store.keys.events !== undefined,
+  has: (store) => store.events !== undefined,
   missing:
-    "a key store that writes events together with its changes (`keys.events`): memoryStore(), postgresStore() or redisStore() for keys, with migrations applied",
+    "a store whose key store writes events together with its changes (its `events` part, from the same store as `keys`): memoryStore(), postgresStore() or redisStore({ keys: true }), with migrations applied",
 };
 
 /** Asked for explicitly: a store that cannot list expiring keys would silently write none. */

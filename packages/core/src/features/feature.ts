@@ -59,6 +59,8 @@ export interface FeatureKernel {
   readonly context: KeywardContext;
   /** Normalised: starts with "/", no trailing slash. */
   readonly basePath: string;
+  /** The store the instance was given, with every part (`events`, `outbox`…) it has. */
+  readonly store: KeywardStore;
   /** Key management as the kernel runs it, with its ownership and permission checks. */
   readonly keys: InternalKeysApi;
   /**

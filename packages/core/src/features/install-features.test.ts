@@ -72,11 +72,11 @@ describe("features: the interface a feature module adds to the kernel through", 
     );
     const needy: KeywardFeature<"needy"> = {
       name: "needy",
-      requires: [{ has: () => false, missing: "a key store that keeps events (`keys.events`)" }],
+      requires: [{ has: () => false, missing: "a store that keeps events (`events`)" }],
       install: () => ({}),
     };
     expect(() => make([needy])).toThrow(
-      "Keyward: the feature `needy` needs a key store that keeps events (`keys.events`)",
+      "Keyward: the feature `needy` needs a store that keeps events (`events`)",
     );
     const squatter: KeywardFeature<"squatter"> = {
       name: "squatter",

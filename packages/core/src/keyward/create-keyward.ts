@@ -259,9 +259,9 @@ export function createKeyward<
         : failedLookupLimiter(config.failedLookups ?? {}, clock),
     // The events feature's `requires` made sure the store writes events.
     events:
-      extensions.events && config.store.keys.events
+      extensions.events && config.store.events
         ? extensions.events({
-            log: config.store.keys.events,
+            log: config.store.events,
             keys: config.store.keys,
             clock,
             random,
@@ -274,6 +274,7 @@ export function createKeyward<
   const verify = createVerify(context);
   const installed: InstalledFeatures = installFeatures(features, {
     context,
+    store: config.store,
     basePath,
     keys,
     // Called only once the instance is built, when `installed` and `router` are set.

@@ -24,6 +24,8 @@ export function memoryStore(options: MemoryStoreOptions = {}) {
   );
   return {
     keys,
+    events: keys.events,
+    outbox: keys.events.outbox,
     usage,
     rateLimits,
     async close() {},

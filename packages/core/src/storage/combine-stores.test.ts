@@ -30,6 +30,19 @@ describe("combineStores", () => {
     expect(combined.rateLimits).toBe(everything.rateLimits);
   });
 
+  it("takes events and the outbox from the store that provides keys, never from another", () => {
+    const first = memoryStore();
+    const second = memoryStore();
+    const combined = combineStores(first, second);
+    expect(combined.events).toBe(first.events);
+    expect(combined.outbox).toBe(first.outbox);
+    // Keys picked by hand without their events: no events part, rather than another store's log
+    // that these keys never write.
+    const handPicked = combineStores({ keys: memoryKeyStore() }, second);
+    expect(handPicked.events).toBeUndefined();
+    expect(handPicked.outbox).toBeUndefined();
+  });
+
   it("takes parts picked by hand, without a close of their own", () => {
     const picked = { keys: memoryKeyStore() };
     const combined = combineStores(picked, memoryStore());

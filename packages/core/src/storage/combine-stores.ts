@@ -50,6 +50,9 @@ export function combineStores(
   checkUsagePairing(rateLimits, usage, from.get("rateLimits")!, from.get("usage")!);
   // Optional: the first store that keeps quotas and credits apart from its rate limits.
   const allowances = stores.find((store) => store.allowances !== undefined)?.allowances;
+  // The events the key store writes, and their outbox, are that store's: never another's, which
+  // would read a log nobody writes.
+  const { events, outbox } = stores[from.get("keys")!]!;
 
   const closers = stores.flatMap((store) => (store.close ? [store] : []));
   let closing: Promise<void> | undefined;
@@ -58,6 +61,8 @@ export function combineStores(
     usage,
     rateLimits,
     ...(allowances ? { allowances } : {}),
+    ...(events ? { events } : {}),
+    ...(outbox ? { outbox } : {}),
     attachLogger(report) {
       for (const store of stores) attachStoreLogger(store, report);
     },

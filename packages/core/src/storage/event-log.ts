@@ -1,6 +1,5 @@
 import type { EventType, StoredEvent } from "../event-model/event.js";
 import type { Owner } from "../keys/owner.js";
-import type { WebhookOutbox } from "./webhook-outbox.js";
 
 /** Where a page of events starts: after this event in the listing order. */
 export interface EventListCursor {
@@ -54,10 +53,4 @@ export interface EventLog {
   list(query: EventQuery): Promise<StoredEvent[]>;
   prune(before: number): Promise<number>;
   append(entries: readonly AppendedEvent[], now: number): Promise<StoredEvent[]>;
-  /**
-   * Optional: the webhook outbox (see `WebhookOutbox`). Its presence says every event this log
-   * stores (with a key change, or through `append`) is marked for dispatch in the same atomic
-   * step; `webhooks` in Keyward's configuration needs it.
-   */
-  outbox?: WebhookOutbox;
 }

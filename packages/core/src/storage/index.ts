@@ -34,9 +34,11 @@ export type {
 } from "./webhook-outbox.js";
 
 import type { ReportsStoreFailures } from "../logging/store-failure-reporter.js";
+import type { EventLog } from "./event-log.js";
 import type { KeyStore } from "./key-store.js";
 import type { AllowanceStore, RateLimitStore } from "./rate-limit-store.js";
 import type { UsageStore } from "./usage-store.js";
+import type { WebhookOutbox } from "./webhook-outbox.js";
 
 /**
  * What every store factory returns (`memoryStore`, `postgresStore`, `redisStore`): the parts it
@@ -52,6 +54,18 @@ export interface StoreParts extends ReportsStoreFailures {
    * see `AllowanceStore`. A shared `rateLimits` (Redis) keeps them itself.
    */
   allowances?: AllowanceStore;
+  /**
+   * The events `keys` writes with its changes, to read back and prune: from the same store as
+   * `keys`, which writes them. Its presence says the key store's write methods honour their
+   * `events` argument; `events()` needs it.
+   */
+  events?: EventLog;
+  /**
+   * The webhook outbox (see `WebhookOutbox`), from the same store as `keys`: every event stored
+   * (with a key change, or appended) is marked for dispatch in the same atomic step.
+   * `webhooks()` needs it.
+   */
+  outbox?: WebhookOutbox;
   /** Releases connections, timers and subscriptions the store owns; never the client you gave it. */
   close(): Promise<void>;
 }
@@ -66,6 +80,10 @@ export interface KeywardStore extends ReportsStoreFailures {
   rateLimits: RateLimitStore;
   /** Quotas and credits across instances beside per-instance rate limits; see `StoreParts`. */
   allowances?: AllowanceStore;
+  /** The events `keys` writes with its changes; see `StoreParts`. */
+  events?: EventLog;
+  /** The webhook outbox of those events; see `StoreParts`. */
+  outbox?: WebhookOutbox;
   /** Releases connections, timers and subscriptions the store owns. */
   close?(): Promise<void>;
 }

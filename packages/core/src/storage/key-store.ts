@@ -1,7 +1,6 @@
 import type { StoredEvent } from "../event-model/event.js";
 import type { Owner, OwnerType } from "../keys/owner.js";
 import type { KeyLimits } from "../limits/types.js";
-import type { EventLog } from "./event-log.js";
 import type { KeyMetadata } from "./key-metadata.js";
 
 export type { JsonValue, KeyMetadata } from "./key-metadata.js";
@@ -166,8 +165,8 @@ export interface KeyRotation {
  *   left as they are.
  * - Events (only a store that has `events`): `create`, `rotate`, `revoke` and `update` take an
  *   optional last argument, the events of the change, and write them in the same atomic step as the
- *   change, only when it happens (see `EventLog`). Keyward passes events only to a store with
- *   `events`, and only when events are configured; without them every method works as before.
+ *   change, only when it happens (see `EventLog`). Keyward passes events only to a key store whose
+ *   store has an `events` part, and only with `events()` listed; without them every method works as before.
  */
 export interface KeyStore {
   create(key: StoredKey, events?: readonly StoredEvent[]): Promise<void>;
@@ -226,10 +225,4 @@ export interface KeyStore {
    * is not written.
    */
   listExpiring?(query: ExpiringKeysQuery): Promise<StoredKey[]>;
-  /**
-   * Optional: the events this store writes with its changes, to read back and prune. Its presence
-   * says the write methods honour their `events` argument; without it, `events` in Keyward's
-   * configuration is refused at start.
-   */
-  events?: EventLog;
 }

@@ -2,7 +2,7 @@
  * The events the PostgreSQL key store writes with its changes (in the change's transaction, see
  * `postgresKeyStore`), read back newest first and pruned in batches.
  */
-import type { AppendedEvent, EventLog, StoredEvent } from "@keyward/core";
+import type { AppendedEvent, EventLog, StoredEvent, WebhookOutbox } from "@keyward/core";
 import { type PostgresClient, queryRows } from "../client.js";
 import { epochMsParam, fromEpochMs } from "../schema/epoch-ms.js";
 import type { Naming } from "../schema/naming.js";
@@ -12,7 +12,10 @@ import { type EventRow, eventColumns, eventsParam, toStoredEvent } from "./event
 /** Rows one prune statement deletes at most: short statements, short locks, a busy table. */
 const pruneBatch = 1_000;
 
-export function postgresEventLog(client: PostgresClient, naming: Naming): EventLog {
+export function postgresEventLog(
+  client: PostgresClient,
+  naming: Naming,
+): EventLog & { outbox: WebhookOutbox } {
   const { tables } = naming;
   const events = tables.events;
   const once = tables.eventOnce;

@@ -17,7 +17,11 @@ import { epochMsParam, fromEpochMs } from "../schema/epoch-ms.js";
 import type { Naming } from "../schema/naming.js";
 import { type KeyRow, keyColumns, toStoredKey } from "./key-row.js";
 
-export function postgresKeyStore(client: TransactionalClient, naming: Naming): KeyStore {
+/** The key store, and the event log (with its outbox) its changes write: the store's `events`. */
+export function postgresKeyStore(
+  client: TransactionalClient,
+  naming: Naming,
+): KeyStore & { events: ReturnType<typeof postgresEventLog> } {
   const keys = naming.tables.keys;
   const insertEventsStatement = insertEventsSql(naming);
 

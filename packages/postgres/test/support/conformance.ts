@@ -28,6 +28,8 @@ export function describePostgresConformance(
       await store.ready;
       return {
         keys: store.keys,
+        events: store.events,
+        outbox: store.outbox,
         usage: store.usage,
         rateLimits: memoryRateLimitStore(),
         allowances: store.allowances,

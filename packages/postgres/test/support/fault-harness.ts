@@ -58,6 +58,8 @@ export function keywardOn(store: PostgresStore, onError: (error: unknown) => voi
   return createKeyward({
     store: {
       keys: store.keys,
+      events: store.events,
+      outbox: store.outbox,
       usage: store.usage,
       rateLimits: memoryRateLimitStore(),
       close: () => store.close(),

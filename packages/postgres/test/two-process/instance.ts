@@ -58,7 +58,10 @@ const keysRedis =
     : undefined;
 const keyward = createKeyward({
   store: {
-    keys: keysRedis?.keys ?? store.keys,
+    // The key store with the events it writes and their outbox: parts of one store.
+    ...(keysRedis
+      ? { keys: keysRedis.keys, events: keysRedis.events, outbox: keysRedis.outbox }
+      : { keys: store.keys, events: store.events, outbox: store.outbox }),
     usage: redis?.usage ?? store.usage,
     rateLimits: redis?.rateLimits ?? memoryRateLimitStore(),
     close: async () => {

@@ -39,7 +39,11 @@ const redis = redisStore({
   keys: process.env.KEYWARD_TEST_KEYS === "redis",
   timeoutMs: 5_000,
 });
-const keysStore = process.env.KEYWARD_TEST_KEYS === "redis" ? redis.keys! : pgStore.keys;
+// The key store, with the events it writes and their outbox: parts of the same store.
+const keysFrom =
+  process.env.KEYWARD_TEST_KEYS === "redis"
+    ? { keys: redis.keys!, events: redis.events!, outbox: redis.outbox! }
+    : { keys: pgStore.keys, events: pgStore.events, outbox: pgStore.outbox };
 
 const options = JSON.parse(process.env.KEYWARD_TEST_WEBHOOKS!) as WebhooksConfig;
 const sendingFetch: typeof fetch = async (input, init) => {
@@ -55,7 +59,7 @@ const sendingFetch: typeof fetch = async (input, init) => {
 
 const keyward = createKeyward({
   store: {
-    keys: keysStore,
+    ...keysFrom,
     usage: redis.usage,
     rateLimits: memoryRateLimitStore(),
     close: async () => {

@@ -2,7 +2,7 @@
  * The events the Redis key store writes with its changes (see `lua/events.ts`), read back newest
  * first and pruned in batches.
  */
-import type { EventLog, StoredEvent } from "@keyward/core";
+import type { EventLog, StoredEvent, WebhookOutbox } from "@keyward/core";
 import type { CallGuard } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
@@ -52,7 +52,7 @@ export function redisEventLog(
   connection: RedisConnection,
   names: KeyNames,
   guard: CallGuard,
-): EventLog {
+): EventLog & { outbox: WebhookOutbox } {
   const run = (script: typeof readEventsScript, keys: string[], args: string[]) =>
     guard.run(() => connection.run(script, keys, args));
 

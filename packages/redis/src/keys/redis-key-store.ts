@@ -41,7 +41,7 @@ export function redisKeyStore(
   connection: RedisConnection,
   names: KeyNames,
   guard: CallGuard,
-): KeyStore {
+): KeyStore & { events: ReturnType<typeof redisEventLog> } {
   const run = (script: typeof createKeyScript, keys: string[], args: string[]) =>
     guard.run(() => connection.run(script, keys, args));
   /**

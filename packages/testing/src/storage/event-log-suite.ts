@@ -45,8 +45,9 @@ export function eventLogSuite<S extends KeywardStore>(options: StorageSuiteOptio
     const openStore = openStores(options);
     const open = async () => {
       const store = await openStore();
-      if (!store.keys.events) throw new Error("this key store has no `events`");
-      return store.keys as EventStore;
+      if (!store.events) throw new Error("this store has no `events`");
+      // The key store, seen with its store's event log beside it (the methods stay the store's).
+      return Object.create(store.keys, { events: { value: store.events } }) as EventStore;
     };
     const owned = (key: StoredKey) => ({ type: key.ownerType, id: key.ownerId });
 

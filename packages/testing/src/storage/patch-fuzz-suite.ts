@@ -43,7 +43,7 @@ export function patchFuzzSuite<S extends KeywardStore>(options: StorageSuiteOpti
         scopes,
         tiers,
         jwt: { secret: jwtSecret },
-        features: [lifecycle(), ...(store.keys.events ? [events({ pruneIntervalMs: false })] : [])],
+        features: [lifecycle(), ...(store.events ? [events({ pruneIntervalMs: false })] : [])],
         logger: { error() {}, warn() {} },
       });
       try {
