@@ -27,6 +27,7 @@ export type {
   JwtOptions,
   JwtSecretOptions,
 } from "./auth/jwt.js";
+export type { KeyCheck, KeyCheckKit } from "./auth/key-checks.js";
 export type {
   AcceptedCredentials,
   KeyPrincipal,

@@ -15,6 +15,7 @@ import { readBearer } from "./bearer.js";
 import { clientAddressGroup } from "./client-address.js";
 import type { FailedLookupLimiter } from "./failed-lookup-limiter.js";
 import type { JwtClaims } from "./jwt.js";
+import { firstRefusal, type KeyCheck, type KeyCheckKit } from "./key-checks.js";
 import { isPromise, type Pending } from "./pending-verify.js";
 import type { Principal, SessionUser, VerifyOptions, VerifyResult } from "./principal.js";
 
@@ -27,9 +28,9 @@ const noScopes: readonly string[] = Object.freeze([]);
  * bearer parsing → (API key) prefix → hash → cache peek → (not found there) shape and checksum →
  * (with `environment`) the prefix's environment → (found by the peek: on to the checks below;
  * else, with a client address: the address's failed-lookup budget) → lookup →
- * revoked / expired / disabled → (with `environment`) the key's recorded environment → (a key with
- * an allowlist) the client's address → rate limit (+ usage; a request lacking a scope passes the
- * rate layers only, never quota or credits) → scopes;
+ * revoked / expired / disabled → the key checks (`auth/key-checks.ts`: with `environment`, the
+ * key's recorded environment; then the features', such as lifecycle's IP allowlist) → rate limit
+ * (+ usage; a request lacking a scope passes the rate layers only, never quota or credits) → scopes;
  * or (anything else) JWT or the host's session → rate limit per user.
  * It never throws: failures come back as `{ ok: false, error }`.
  */
@@ -100,44 +101,26 @@ export function createVerify(ctx: KeywardContext) {
       `API key is for the ${actual} environment; this endpoint takes ${wanted} keys`,
     );
 
-  const warnNoClientIp = () =>
-    ctx.warnOnce(
-      "allowlist-without-client-ip",
-      () =>
-        "a key with an IP allowlist was refused because verify() was given no `clientIp`. Pass the client's address as your framework resolves it (the adapters do), e.g. { clientIp: req.ip }.",
-    );
-
-  const warnNoAllowlists = () =>
-    ctx.warnOnce(
-      "allowlist-without-lifecycle",
-      () =>
-        "a key with an IP allowlist was refused because this instance does not list lifecycle(), which checks allowlists; list it (from @keyward/core/lifecycle) on every instance that verifies these keys.",
-    );
-
   /**
-   * A key with an allowlist, used from outside it: 403 before the rate limiter, so requests from
-   * addresses the key may not be used from (a leaked key, most likely) spend nothing of its
-   * owner's limits, quota or credits. No client address, or no allowlist check on this instance:
-   * refused too, never waved through.
+   * The kernel's key checks, then the listed features' (`auth/key-checks.ts`): the route's
+   * environment against the key's recorded one, and an allowlist where no listed feature checks
+   * allowlists (refused: never waved through).
    */
-  const outsideAllowlist = (
-    allowedIps: readonly string[],
-    clientIp: string | undefined,
-  ): VerifyResult | undefined => {
-    if (clientIp === undefined || clientIp === "") {
-      warnNoClientIp();
-      return failure(
-        "ip_not_allowed",
-        "This API key may only be used from the addresses it allows, and the client's address is unknown",
-      );
-    }
-    if (!ctx.allowlists) {
-      warnNoAllowlists();
-      return failure("ip_not_allowed", "This API key may not be used from this client address");
-    }
-    if (ctx.allowlists.allows(allowedIps, clientIp)) return undefined;
-    return failure("ip_not_allowed", "This API key may not be used from this client address");
-  };
+  const keyChecks: readonly KeyCheck[] = [
+    {
+      // The prefix said which environment the token claims; the record says which one the key is
+      // in. They agree for every key Keyward made, but a secret issued with another prefix (by a
+      // second configuration writing to the same store) must not pass a route of the other one.
+      name: "environment",
+      check: (key, options) =>
+        options.environment !== undefined && ctx.environments.ofKey(key) !== options.environment
+          ? otherEnvironmentKey(ctx.environments.ofKey(key), options.environment)
+          : undefined,
+    },
+    ...(ctx.allowlists ? [] : [allowlistWithoutCheck]),
+    ...ctx.keyChecks,
+  ];
+  const keyCheckKit: KeyCheckKit = { refuse: failure, warnOnce: ctx.warnOnce };
 
   // Each key object's bucket name, built once. The store hands the same object out on every request
   // while it holds the key (a memory-store key, a cached one), and a name concatenated per request
@@ -287,17 +270,9 @@ export function createVerify(ctx: KeywardContext) {
       return failure("invalid_api_key", "API key has expired");
     }
     if (key.disabledAt !== null) return failure("invalid_api_key", "API key is disabled");
-    // The prefix said which environment the token claims; the record says which one the key is
-    // in. They agree for every key Keyward made, but a secret issued with another prefix (by a
-    // second configuration writing to the same store) must not pass a route of the other one.
-    if (options.environment !== undefined && ctx.environments.ofKey(key) !== options.environment) {
-      return otherEnvironmentKey(ctx.environments.ofKey(key), options.environment);
-    }
-    const allowedIps = key.allowedIps;
-    if (allowedIps != null) {
-      const refused = outsideAllowlist(allowedIps, options.clientIp);
-      if (refused) return refused;
-    }
+    // The key checks, the kernel's and the features': the first refusal wins.
+    const refused = firstRefusal(keyChecks, key, options, keyCheckKit);
+    if (refused !== undefined) return refused;
     // From here the key is valid: every request made with it is rate limited and counted, whether
     // or not it may call this route, so probing routes it lacks the scope for is limited too.
     // The key runs at its own tier capped at its owner's current one (a downgrade applies).
@@ -591,6 +566,23 @@ function pickDecision(layered: LayeredDecision): RateLimitDecision {
   const { limit, remaining, reset, retryAfter } = layered.layers[describedLayer(layered)]!;
   return { allowed: layered.allowed, limit, remaining, reset, retryAfter };
 }
+
+/**
+ * A key with an allowlist, on an instance where no listed feature checks allowlists (no
+ * `lifecycle()`): refused from every address, and said once in the log, rather than waved through.
+ */
+const allowlistWithoutCheck: KeyCheck = {
+  name: "ip-allowlist-unchecked",
+  check(key, _options, kit) {
+    if (key.allowedIps == null) return undefined;
+    kit.warnOnce(
+      "allowlist-without-lifecycle",
+      () =>
+        "a key with an IP allowlist was refused because this instance does not list lifecycle(), which checks allowlists; list it (from @keyward/core/lifecycle) on every instance that verifies these keys.",
+    );
+    return kit.refuse("ip_not_allowed", "This API key may not be used from this client address");
+  },
+};
 
 function failure(
   code: ConstructorParameters<typeof KeywardError>[0],

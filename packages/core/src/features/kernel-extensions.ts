@@ -3,6 +3,7 @@
  * works, rather than adding beside it. A feature fills them in `KeywardFeature.extends`; they are
  * read once, before the kernel is built, and each may be filled by one feature only.
  */
+import type { KeyCheck } from "../auth/key-checks.js";
 import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
@@ -18,8 +19,13 @@ export interface KernelExtensions {
    * (`lifecycle({ environments })`).
    */
   environments?: Readonly<Record<string, string>>;
-  /** IP allowlists on keys: their body field and the check `verify` makes (`lifecycle()`). */
+  /** IP allowlists on keys: their body fields (`lifecycle()`, which also adds their key check). */
   allowlists?: IpAllowlists;
+  /**
+   * Checks `verify` makes of a found, live key before any limit, after the kernel's own (see
+   * `auth/key-checks.ts`). A list: every feature's are run, in the order the features are listed.
+   */
+  keyChecks?: readonly KeyCheck[];
   /** Who may act on organizations' keys (`organizations()`). */
   organizations?: (kernel: { tiers: TierLadder }) => OrganizationAccess;
   /** The longest grace a rotation may give, in seconds (`lifecycle({ gracefulRotation })`). */
@@ -39,6 +45,9 @@ export interface EventsKernel {
   reportFailure(message: string, cause: unknown): void;
 }
 
+/** The points several features add to (lists), rather than one feature fills. */
+const listPoints = new Set(["keyChecks"]);
+
 /** Every feature's extensions as one: a point filled twice is a configuration error. */
 export function mergeExtensions(
   features: readonly { name: string; extends?: KernelExtensions }[],
@@ -48,6 +57,13 @@ export function mergeExtensions(
   for (const feature of features) {
     for (const [point, value] of Object.entries(feature.extends ?? {})) {
       if (value === undefined) continue;
+      if (listPoints.has(point)) {
+        merged[point] = [
+          ...((merged[point] as unknown[] | undefined) ?? []),
+          ...(value as unknown[]),
+        ];
+        continue;
+      }
       if (filledBy[point] !== undefined) {
         throw new TypeError(
           `Keyward: the features \`${filledBy[point]}\` and \`${feature.name}\` both set the kernel's \`${point}\`; list one of them`,

@@ -1,5 +1,6 @@
 import type { FailedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import type { JwtClaims } from "../auth/jwt.js";
+import type { KeyCheck } from "../auth/key-checks.js";
 import type { SessionHook } from "../auth/principal.js";
 import type { Clock } from "../clock.js";
 import type { Environments } from "../environments/environments.js";
@@ -67,6 +68,8 @@ export interface KeywardContext {
   updateKeyBody: ReturnType<typeof updateKeyBodySchema>;
   /** IP allowlists (`lifecycle()`); undefined: `allowedIps` is refused, and so is a key with one. */
   allowlists: IpAllowlists | undefined;
+  /** The listed features' checks at `verify`'s key checks, after the kernel's own. */
+  keyChecks: readonly KeyCheck[];
   /** Who may act on organizations' keys; undefined without `organizations()`. */
   organizations: OrganizationAccess | undefined;
   ietfRateLimitHeaders: boolean;

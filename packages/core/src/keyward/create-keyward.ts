@@ -237,6 +237,7 @@ export function createKeyward<
       extensions.allowlists?.updateField,
     ),
     allowlists: extensions.allowlists,
+    keyChecks: extensions.keyChecks ?? [],
     gracefulRotation: extensions.rotationGrace && {
       maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
       body: rotateKeyBodySchema(extensions.rotationGrace.maxGracePeriodSeconds),

@@ -10,7 +10,7 @@
  */
 import type { KeywardFeature } from "../features/feature.js";
 import { allowedIpsSchema } from "./allowed-ips-schema.js";
-import { compiledAllowlist } from "./ip-allowlist.js";
+import { allowlistCheck } from "./allowlist-check.js";
 import {
   checkLifecycleConfig,
   defaultMaxGracePeriodSeconds,
@@ -37,8 +37,8 @@ export function lifecycle(config: LifecycleConfig = {}): KeywardFeature<"lifecyc
       allowlists: {
         createField: allowedIpsSchema({ nullable: false }),
         updateField: allowedIpsSchema({ nullable: true }),
-        allows: (allowedIps, clientIp) => compiledAllowlist(allowedIps).allows(clientIp),
       },
+      keyChecks: [allowlistCheck],
       ...(environments === undefined ? {} : { environments }),
       ...(maxGrace === undefined ? {} : { rotationGrace: { maxGracePeriodSeconds: maxGrace } }),
       ...(maxKeysPerOwner === false
