@@ -6,7 +6,6 @@
  * through it. Whatever came from the arguments or the store reaches the terminal escaped.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -18,7 +17,7 @@ import {
   openApplication,
   uniqueNaming,
 } from "./application.js";
-import { packageRoot, runCli, testApp } from "./run-cli.js";
+import { closedPort, packageRoot, runCli, testApp } from "./run-cli.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -35,15 +34,6 @@ afterAll(async () => {
   await app?.close();
   await dropNaming(naming);
 });
-
-/** A port on 127.0.0.1 that nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Writes `source` as a module in a fresh directory and returns its path. */
 function writeModule(name: string, source: string): string {

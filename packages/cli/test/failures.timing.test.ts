@@ -3,7 +3,6 @@
  * kill, on an application whose configuration is refused after it connected and on stores nobody
  * listens on. failures.test.ts (unit suite) asserts the exit codes and messages.
  */
-import { createServer } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
@@ -14,7 +13,7 @@ import {
   openApplication,
   uniqueNaming,
 } from "./application.js";
-import { packageRoot, runCli, testApp } from "./run-cli.js";
+import { closedPort, packageRoot, runCli, testApp } from "./run-cli.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -31,14 +30,6 @@ afterAll(async () => {
   await app?.close();
   await dropNaming(naming);
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const create = ["keys", "create", "--owner", owner, "--name", "n", "--scopes", "profile:read"];
 

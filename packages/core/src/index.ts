@@ -5,18 +5,15 @@
  * made of live on `@keyward/core/toolkit`.
  */
 
-export type { KeyRecord, KeyStatus, KeyWithSecret } from "./api/key-record.js";
 export type {
-  CreateKeyFields,
-  CreateKeyInput,
-  KeyChanges,
   KeyPage,
-  KeysApi,
   ListPageOptions,
-  OwnerInput,
   RevokedKey,
   UsageReport,
-} from "./api/keys-api.js";
+} from "./api/key-api-types.js";
+export type { KeyRecord, KeyStatus, KeyWithSecret } from "./api/key-record.js";
+export type { OwnerInput } from "./api/keys/owner-input.js";
+export type { CreateKeyFields, CreateKeyInput, KeyChanges, KeysApi } from "./api/keys-api.js";
 export type { FailedLookupsConfig } from "./auth/failed-lookup-limiter.js";
 export type {
   JwtAlgorithm,

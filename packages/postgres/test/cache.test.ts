@@ -1,15 +1,20 @@
 import type { StoredKey } from "@keyward/core";
 import { type CachedKeyStore, type ChannelState, cachedKeyStore } from "@keyward/core/toolkit";
-import { fakeHash, storedKey } from "@keyward/testing";
+import { storedKey } from "@keyward/testing";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   migrate,
   type PostgresClient,
-  type PostgresStore,
   postgresInvalidationChannel,
   postgresStore,
 } from "../src/index.js";
+import {
+  closeAfterTest,
+  closeOpenedAfterEach,
+  evictionDelay,
+  opened,
+} from "./support/cache-eviction.js";
 import {
   countingClient,
   describeOnServer,
@@ -24,46 +29,7 @@ import {
 const pglite = sharedPGlite();
 afterAll(() => pglite.close());
 
-/** Stores and channels a test opened, closed after it even when it fails (a LISTEN left open would hold its pool). */
-const openedThings: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const thing of openedThings.splice(0)) await thing.close().catch(() => {});
-});
-
-async function opened(store: PostgresStore): Promise<PostgresStore> {
-  openedThings.push(store);
-  await store.ready;
-  return store;
-}
-
-/** Revokes or rotates through `a` and resolves to the ms until `b` refuses the old secret. */
-async function evictionDelay(
-  a: PostgresStore,
-  b: PostgresStore,
-  change: "revoke" | "rotate",
-): Promise<number> {
-  const key = storedKey();
-  await a.keys.create(key);
-  expect((await b.keys.findByHash(key.secretHash))?.id).toBe(key.id);
-  expect((await b.keys.findByHash(key.secretHash))?.id).toBe(key.id); // now served from b's cache
-  const refused = async () => {
-    const found = await b.keys.findByHash(key.secretHash);
-    return found === null || found.revokedAt !== null;
-  };
-  expect(await refused()).toBe(false);
-  if (change === "revoke") {
-    await a.keys.revoke(key.id, Date.now());
-  } else {
-    await a.keys.rotate({
-      id: key.id,
-      expectedHash: key.secretHash,
-      secretHash: fakeHash(),
-      hint: "h",
-      rotatedAt: Date.now(),
-    });
-  }
-  return waitFor(refused, 2_000);
-}
+closeOpenedAfterEach();
 
 describe("verification cache on PGlite", () => {
   const schema = uniqueSchema("cache");
@@ -179,7 +145,7 @@ describeOnServer("verification cache on the real server", () => {
       channel: `kw_${schema}`,
       onError: () => {},
     });
-    openedThings.push(channel);
+    closeAfterTest(channel);
     const a = await opened(postgresStore({ client: poolA, schema, invalidation: channel }));
     const b = await opened(postgresStore({ client: poolB, schema, invalidation: channel }));
     const keysB = b.keys as CachedKeyStore;
@@ -215,7 +181,7 @@ describeOnServer("verification cache on the real server", () => {
     const store = postgresStore({ client: poolA, schema, cache: false });
     const a: CachedKeyStore = cachedKeyStore(store.keys, { channel });
     const b: CachedKeyStore = cachedKeyStore(store.keys, { channel });
-    openedThings.push(a, b, channel);
+    for (const thing of [a, b, channel]) closeAfterTest(thing);
     await Promise.all([a.ready, b.ready]);
     const key = storedKey();
     await a.create(key);

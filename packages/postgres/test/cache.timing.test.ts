@@ -2,9 +2,10 @@
  * Timing project (vitest.timing.config.ts): how soon a change made through one store is seen by
  * another store's verification cache. cache.test.ts (unit suite) asserts that it is seen.
  */
-import { fakeHash, storedKey } from "@keyward/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { migrate, type PostgresStore, postgresStore } from "../src/index.js";
+import { storedKey } from "@keyward/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrate, postgresStore } from "../src/index.js";
+import { closeOpenedAfterEach, evictionDelay, opened } from "./support/cache-eviction.js";
 import {
   describeOnServer,
   dropSchema,
@@ -18,44 +19,7 @@ import {
 const pglite = sharedPGlite();
 afterAll(() => pglite.close());
 
-const openedThings: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const thing of openedThings.splice(0)) await thing.close().catch(() => {});
-});
-
-async function opened(store: PostgresStore): Promise<PostgresStore> {
-  openedThings.push(store);
-  await store.ready;
-  return store;
-}
-
-/** Revokes or rotates through `a` and resolves to the ms until `b` refuses the old secret. */
-async function evictionDelay(
-  a: PostgresStore,
-  b: PostgresStore,
-  change: "revoke" | "rotate",
-): Promise<number> {
-  const key = storedKey();
-  await a.keys.create(key);
-  expect((await b.keys.findByHash(key.secretHash))?.id).toBe(key.id);
-  expect((await b.keys.findByHash(key.secretHash))?.id).toBe(key.id); // now served from b's cache
-  const refused = async () => {
-    const found = await b.keys.findByHash(key.secretHash);
-    return found === null || found.revokedAt !== null;
-  };
-  if (change === "revoke") {
-    await a.keys.revoke(key.id, Date.now());
-  } else {
-    await a.keys.rotate({
-      id: key.id,
-      expectedHash: key.secretHash,
-      secretHash: fakeHash(),
-      hint: "h",
-      rotatedAt: Date.now(),
-    });
-  }
-  return waitFor(refused, 2_000);
-}
+closeOpenedAfterEach();
 
 describe("verification cache on PGlite: eviction delay", () => {
   const schema = uniqueSchema("cachetime");

@@ -15,10 +15,9 @@
  */
 import { createKeyward, type VerifyResult } from "@keyward/core";
 import { memoryKeyStore } from "@keyward/core/toolkit";
-import IORedis from "ioredis";
-import { createClient } from "redis";
 import { afterEach, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
+import { driverClient } from "./support/driver-client.js";
 import { type RedisServer, startRedisServer } from "./support/redis-servers.js";
 
 /**
@@ -28,20 +27,6 @@ import { type RedisServer, startRedisServer } from "./support/redis-servers.js";
  */
 const timeoutMs = 300;
 const insuranceLimit = 50;
-
-type Driver = "ioredis" | "node-redis";
-
-async function connect(driver: Driver, port: number) {
-  if (driver === "ioredis") {
-    const client = new IORedis({ host: "127.0.0.1", port });
-    client.on("error", () => {});
-    return { client, close: async () => client.disconnect() };
-  }
-  const client = createClient({ socket: { host: "127.0.0.1", port } });
-  client.on("error", () => {});
-  await client.connect();
-  return { client, close: async () => client.destroy() };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -58,7 +43,7 @@ describe("Redis stopped mid-run", () => {
     for (const policy of ["fail-closed", "fail-open"] as const) {
       it(`${driver}, ${policy}: applies the policy, recovers`, async () => {
         server = await startRedisServer();
-        const { client, close } = await connect(driver, server.port);
+        const { client, close } = await driverClient(driver, server.port);
         cleanups.push(close);
         const errors: unknown[] = [];
         const redis = redisStore({

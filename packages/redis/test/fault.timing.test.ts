@@ -6,27 +6,14 @@
  */
 import { createKeyward } from "@keyward/core";
 import { memoryKeyStore } from "@keyward/core/toolkit";
-import IORedis from "ioredis";
-import { createClient } from "redis";
 import { afterEach, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
+import { driverClient } from "./support/driver-client.js";
 import { type RedisServer, startRedisServer } from "./support/redis-servers.js";
 
 const timeoutMs = 100;
 /** Room for the event loop and timer granularity on a loaded machine. */
 const latencySlackMs = 60;
-
-async function connect(driver: "ioredis" | "node-redis", port: number) {
-  if (driver === "ioredis") {
-    const client = new IORedis({ host: "127.0.0.1", port });
-    client.on("error", () => {});
-    return { client, close: async () => client.disconnect() };
-  }
-  const client = createClient({ socket: { host: "127.0.0.1", port } });
-  client.on("error", () => {});
-  await client.connect();
-  return { client, close: async () => client.destroy() };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -43,7 +30,7 @@ describe("Redis stopped mid-run: how long requests wait", () => {
     for (const policy of ["fail-closed", "fail-open"] as const) {
       it(`${driver}, ${policy}: never waits past the timeout, down or coming back`, async () => {
         server = await startRedisServer();
-        const { client, close } = await connect(driver, server.port);
+        const { client, close } = await driverClient(driver, server.port);
         cleanups.push(close);
         const redis = redisStore({ client, timeoutMs, onStoreError: policy, onError() {} });
         const keyward = createKeyward({

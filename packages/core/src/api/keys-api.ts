@@ -24,17 +24,6 @@ import { rotateKeyOperation } from "./keys/rotate-key.js";
 import { setLimitsOperation } from "./keys/set-limits.js";
 import { updateKeyOperation } from "./keys/update-key.js";
 
-export type {
-  Caller,
-  KeyPage,
-  ListPageOptions,
-  RevokedKey,
-  UsageReport,
-  Versioned,
-  VersionPrecondition,
-} from "./key-api-types.js";
-export type { OwnerInput } from "./keys/owner-input.js";
-
 /**
  * What `keys.create` takes: the owner as `ownerId` (a user) or as `owner` (a user or an
  * organization), exactly one of the two.

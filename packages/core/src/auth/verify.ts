@@ -112,10 +112,13 @@ export function createVerify(ctx: KeywardContext) {
       // in. They agree for every key Keyward made, but a secret issued with another prefix (by a
       // second configuration writing to the same store) must not pass a route of the other one.
       name: "environment",
-      check: (key, options) =>
-        options.environment !== undefined && ctx.environments.ofKey(key) !== options.environment
-          ? otherEnvironmentKey(ctx.environments.ofKey(key), options.environment)
-          : undefined,
+      check(key, options) {
+        if (options.environment === undefined) return undefined;
+        const actual = ctx.environments.ofKey(key);
+        return actual === options.environment
+          ? undefined
+          : otherEnvironmentKey(actual, options.environment);
+      },
     },
     ...(ctx.allowlists ? [] : [allowlistWithoutCheck]),
     ...ctx.keyChecks,

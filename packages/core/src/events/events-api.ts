@@ -3,7 +3,9 @@
  * `GET {basePath}/{key_id}/events`, which checks the caller as the usage endpoint does.
  */
 
-import type { Caller, InternalKeysApi, OwnerInput } from "../api/keys-api.js";
+import type { Caller } from "../api/key-api-types.js";
+import type { OwnerInput } from "../api/keys/owner-input.js";
+import type { InternalKeysApi } from "../api/keys-api.js";
 import { decodeListCursor, pageOf, parsePageSize } from "../api/list-cursor.js";
 import { internalError, KeywardError } from "../errors/keyward-error.js";
 import {

@@ -4,7 +4,7 @@
  * at the same version. Tags are strong: `If-Match` compares strongly (RFC 9110 §13.1.1), and a
  * weak tag would never match there.
  */
-import type { VersionPrecondition } from "../api/keys-api.js";
+import type { VersionPrecondition } from "../api/key-api-types.js";
 
 /** The `ETag` of a response showing version `version` of key `keyId`. */
 export function keyEntityTag(keyId: string, version: number): string {

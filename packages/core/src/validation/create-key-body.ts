@@ -66,7 +66,7 @@ export function createKeyBodySchema(options: {
   // name (`typeof organizationIdSchema`) or an imported one (`Type`) is lost when they are bundled.
   const organizationId = organizationIdSchema;
   // Typed as the same schema whatever is configured: the optional fields are optional in the result.
-  return validation.type({
+  const schema = validation.type({
     ...fields,
     ...(options.organizations ? { "organizationId?": organizationId } : {}),
     ...(options.environments ? { "environment?": environment } : {}),
@@ -80,7 +80,15 @@ export function createKeyBodySchema(options: {
       }
     >
   >;
+  if (!options.allowedIps) withoutAllowlists.add(schema);
+  return schema;
 }
+
+/**
+ * Schemas made without IP allowlists: their `allowedIps` is refused rather than ignored like other
+ * unknown fields, since a key meant to be limited to some addresses must not be usable from anywhere.
+ */
+const withoutAllowlists = new WeakSet<object>();
 
 /** One of the configured environments' names. */
 function environmentSchema(names: readonly string[]) {
@@ -238,7 +246,10 @@ const organizationIdSchema = validation.type("unknown").narrow((value, ctx) => {
 export type CreateKeyBodySchema = ReturnType<typeof createKeyBodySchema> &
   StandardSchemaV1<unknown, CreateKeyBody>;
 
-/** Validates an already-parsed JSON body; unknown extra fields are ignored. */
+/**
+ * Validates an already-parsed JSON body; unknown extra fields are ignored, but `allowedIps` where
+ * the schema has no IP allowlists (every problem reported at once).
+ */
 export function validateCreateKeyBody(
   schema: ReturnType<typeof createKeyBodySchema>,
   input: unknown,
@@ -246,8 +257,14 @@ export function validateCreateKeyBody(
   const notAnObject = notAnObjectIssue(input);
   if (notAnObject) return { ok: false, issues: notAnObject };
   const result = schema(input);
-  if (result instanceof type.errors)
-    return { ok: false, issues: toValidationIssues(result, "body") };
+  const refused =
+    withoutAllowlists.has(schema) && Object.hasOwn(input as object, "allowedIps")
+      ? [allowlistsNotListed]
+      : [];
+  if (result instanceof type.errors || refused.length > 0) {
+    const issues = result instanceof type.errors ? toValidationIssues(result, "body") : [];
+    return { ok: false, issues: [...issues, ...refused] };
+  }
   const expiresAt =
     typeof result.expiresAt === "string"
       ? (parseIsoDateTime(result.expiresAt) as { epochMs: number }).epochMs
@@ -276,3 +293,9 @@ function quoteList(values: readonly string[]): string {
     ? (quoted[0] ?? "")
     : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`;
 }
+
+const allowlistsNotListed: ValidationIssue = {
+  loc: ["body", "allowedIps"],
+  msg: "Extra inputs are not permitted: IP allowlists need lifecycle() in the server's features",
+  type: "extra_forbidden",
+};

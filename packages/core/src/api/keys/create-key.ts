@@ -1,7 +1,6 @@
 /** Creating a key, from a body that may be anything: the one place the create body is validated. */
 
 import { KeywardError } from "../../errors/keyward-error.js";
-import type { ValidationIssue } from "../../errors/validation-issue.js";
 import type { EventActor } from "../../event-model/event-actor.js";
 import { generateKeyId } from "../../keys/key-id.js";
 import type { Owner } from "../../keys/owner.js";
@@ -53,15 +52,7 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
 
   return async (body, decideOwner) => {
     const checked = validateCreateKeyBody(ctx.createKeyBody, body);
-    // Without IP allowlists the field is refused, never ignored: a key meant to be limited to some
-    // addresses must not be made usable from anywhere.
-    const refused = ctx.allowlists ? [] : allowlistIssues(body);
-    if (!checked.ok || refused.length > 0) {
-      throw new KeywardError("validation_failed", [
-        ...(checked.ok ? [] : checked.issues),
-        ...refused,
-      ]);
-    }
+    if (!checked.ok) throw new KeywardError("validation_failed", checked.issues);
     const { owner, createdBy, accountTier, actor } = await decideOwner(
       checked.value.organizationId,
     );
@@ -110,18 +101,6 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
       version: key.version,
     };
   };
-}
-
-/** `allowedIps` in a create body, where no feature checks allowlists. */
-function allowlistIssues(body: unknown): ValidationIssue[] {
-  if (typeof body !== "object" || body === null || !Object.hasOwn(body, "allowedIps")) return [];
-  return [
-    {
-      loc: ["body", "allowedIps"],
-      msg: "Extra inputs are not permitted: IP allowlists need lifecycle() in the server's features",
-      type: "extra_forbidden",
-    },
-  ];
 }
 
 /** The keys neither revoked nor expired at `now`: what `KeyStore.countLiveByOwner` answers. */

@@ -4,8 +4,8 @@
  * API returns (below), so the two cannot drift apart.
  */
 import { type } from "arktype";
+import type { KeyPage, RevokedKey } from "../../api/key-api-types.js";
 import type { KeyRecord, KeyWithSecret } from "../../api/key-record.js";
-import type { KeyPage, RevokedKey } from "../../api/keys-api.js";
 import { maxMetadataBytes } from "../../validation/metadata.js";
 import { type Expect, isoDateTime, type SameShape } from "./shared.js";
 

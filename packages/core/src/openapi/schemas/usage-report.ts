@@ -1,6 +1,6 @@
 /** `GET {basePath}/{key_id}/usage`'s answer as an arktype type, checked against `UsageReport`. */
 import { type } from "arktype";
-import type { UsageReport } from "../../api/keys-api.js";
+import type { UsageReport } from "../../api/key-api-types.js";
 import { type Expect, isoDateTime, type SameShape } from "./shared.js";
 
 const count = type("number.integer >= 0");
