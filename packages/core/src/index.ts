@@ -34,6 +34,7 @@ export type {
   VerifyOptions,
   VerifyResult,
 } from "./auth/principal.js";
+export type { SpendKernel, SpendStep, SpendStepFactory } from "./auth/spend-steps.js";
 export { type Clock, type ManualClock, manualClock, systemClock } from "./clock.js";
 export type { KeywardErrorCode } from "./errors/codes.js";
 export { type ErrorDetail, isKeywardError, KeywardError } from "./errors/keyward-error.js";

@@ -387,8 +387,8 @@ export function createVerify(ctx: KeywardContext) {
       const error = layerRefusal(layered, layers, headers);
       return { ok: false, error, rateLimit: decision, headers };
     }
-    // Only an admitted request spent anything, so only it can cross a threshold. Not awaited.
-    ctx.events?.usage(key, owner, layers, layered.layers, now);
+    // The point "spent": only an admitted request spent anything (a threshold crossed, say).
+    for (const step of ctx.spendSteps) step.spent(key, owner, layers, layered.layers, now);
     return withScopes(key, options, tier, decision, headers, missing);
   };
 

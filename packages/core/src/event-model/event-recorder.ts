@@ -1,6 +1,4 @@
-import type { LayerDecision, LimitLayer } from "../limits/types.js";
 import type { AppendedEvent, EventLog } from "../storage/event-log.js";
-import type { StoredKey } from "../storage/key-store.js";
 import type { StoredEvent } from "./event.js";
 import type { KeyEventBuilder } from "./key-events.js";
 
@@ -20,17 +18,6 @@ export interface EventRecorder {
    * once-key at most once across instances. Resolves with those written.
    */
   append(entries: readonly AppendedEvent[]): Promise<StoredEvent[]>;
-  /**
-   * After a request every layer admitted: writes the usage events it crossed into, without being
-   * awaited (a failure is reported, never the request's).
-   */
-  usage(
-    key: StoredKey,
-    owner: string,
-    layers: readonly LimitLayer[],
-    decisions: readonly LayerDecision[],
-    now: number,
-  ): void;
   /** Starts background work (pruning, scans) if it is not running; called on first use. */
   start(): void;
   /** Stops it. */

@@ -15,7 +15,6 @@ import {
   type EventsConfig,
 } from "./events-config.js";
 import { type ExpiryScan, expiryScan } from "./expiry-scan.js";
-import { crossedUsageEvents } from "./usage-events.js";
 
 /** Events as one Keyward instance runs them, when `events()` is listed. */
 export interface EventsRuntime extends EventRecorder {
@@ -73,16 +72,6 @@ export function eventsRuntime(
     log,
     committed,
     append,
-    usage(key, owner, layers, decisions, now) {
-      const crossed = crossedUsageEvents(key, owner, layers, decisions, now, options.random);
-      if (!crossed) return;
-      append(crossed).catch((error) =>
-        options.reportFailure(
-          `writing ${crossed.map((entry) => entry.event.type).join(", ")} for key ${key.id} failed`,
-          error,
-        ),
-      );
-    },
     retention,
     expiry,
     start,

@@ -15,6 +15,7 @@ import { createEventsApi, type EventsApi } from "./events-api.js";
 import { checkEventsConfig, type EventsConfig } from "./events-config.js";
 import { type EventsRuntime, eventsRuntime } from "./events-runtime.js";
 import { keyEventsEndpoint } from "./key-events-endpoint.js";
+import { usageEventsStep } from "./usage-events-step.js";
 
 export type { OnEvent } from "./event-hook.js";
 export type { EventListOptions, EventPage, EventsApi } from "./events-api.js";
@@ -41,6 +42,7 @@ export function events(config: EventsConfig = {}): KeywardFeature<"events", Even
     requires: typeof config.expiring === "object" ? [writesEvents, listsExpiring] : [writesEvents],
     extends: {
       events: (kernel) => eventsRuntime(config, kernel.log, kernel),
+      spendSteps: [usageEventsStep],
     },
     install: ({ context, keys }) => {
       // The recorder `extends` built for this instance, before any feature was installed.

@@ -4,6 +4,7 @@
  * read once, before the kernel is built, and each may be filled by one feature only.
  */
 import type { KeyCheck } from "../auth/key-checks.js";
+import type { SpendStepFactory } from "../auth/spend-steps.js";
 import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
@@ -26,6 +27,12 @@ export interface KernelExtensions {
    * `auth/key-checks.ts`). A list: every feature's are run, in the order the features are listed.
    */
   keyChecks?: readonly KeyCheck[];
+  /**
+   * Steps `verify` takes after a request every limit layer admitted spent quota or credits (see
+   * `auth/spend-steps.ts`), each built once the kernel is. A list, in the order the features are
+   * listed (`events()` writes its usage events here).
+   */
+  spendSteps?: readonly SpendStepFactory[];
   /** Who may act on organizations' keys (`organizations()`). */
   organizations?: (kernel: { tiers: TierLadder }) => OrganizationAccess;
   /** The longest grace a rotation may give, in seconds (`lifecycle({ gracefulRotation })`). */
@@ -46,7 +53,7 @@ export interface EventsKernel {
 }
 
 /** The points several features add to (lists), rather than one feature fills. */
-const listPoints = new Set(["keyChecks"]);
+const listPoints = new Set(["keyChecks", "spendSteps"]);
 
 /** Every feature's extensions as one: a point filled twice is a configuration error. */
 export function mergeExtensions(

@@ -2,6 +2,7 @@ import type { FailedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import type { JwtClaims } from "../auth/jwt.js";
 import type { KeyCheck } from "../auth/key-checks.js";
 import type { SessionHook } from "../auth/principal.js";
+import type { SpendStep } from "../auth/spend-steps.js";
 import type { Clock } from "../clock.js";
 import type { Environments } from "../environments/environments.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
@@ -70,6 +71,8 @@ export interface KeywardContext {
   allowlists: IpAllowlists | undefined;
   /** The listed features' checks at `verify`'s key checks, after the kernel's own. */
   keyChecks: readonly KeyCheck[];
+  /** The listed features' steps at `verify`'s point "spent" (`auth/spend-steps.ts`). */
+  spendSteps: readonly SpendStep[];
   /** Who may act on organizations' keys; undefined without `organizations()`. */
   organizations: OrganizationAccess | undefined;
   ietfRateLimitHeaders: boolean;

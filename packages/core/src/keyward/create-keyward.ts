@@ -206,6 +206,17 @@ export function createKeyward<
           onError: (error) => reportFailure("pruning usage history failed", error),
         });
 
+  // The events feature's `requires` made sure the store writes events.
+  const events =
+    extensions.events && config.store.events
+      ? extensions.events({
+          log: config.store.events,
+          keys: config.store.keys,
+          clock,
+          random,
+          reportFailure,
+        })
+      : undefined;
   const context: KeywardContext = {
     keys: config.store.keys,
     usage: config.store.usage,
@@ -258,17 +269,10 @@ export function createKeyward<
       config.failedLookups === false
         ? undefined
         : failedLookupLimiter(config.failedLookups ?? {}, clock),
-    // The events feature's `requires` made sure the store writes events.
-    events:
-      extensions.events && config.store.events
-        ? extensions.events({
-            log: config.store.events,
-            keys: config.store.keys,
-            clock,
-            random,
-            reportFailure,
-          })
-        : undefined,
+    events,
+    spendSteps: (extensions.spendSteps ?? []).map((build) =>
+      build({ events, random, reportFailure }),
+    ),
   };
 
   const keys = createKeysApi(context);
