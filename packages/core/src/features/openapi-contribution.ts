@@ -3,9 +3,10 @@
  * sees it, and one builder per operation. The kernel defines these so that a feature can contribute
  * paths without depending on the `openapi()` feature that assembles them.
  */
-import type { Type } from "arktype";
+
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
+import type { Schema } from "../validation/schema.js";
 import type { HttpMethod, OperationObject } from "./openapi-types.js";
 
 /** One Keyward instance as its OpenAPI document describes it, resolved from its configuration. */
@@ -21,13 +22,13 @@ export interface InstanceDescription {
   /** Whether several environments are configured: `environment` on create and on records. */
   environmentsConfigured: boolean;
   /** The arktype schema `POST {basePath}` validates with. */
-  createKeyBody: Type;
+  createKeyBody: Schema<unknown>;
   /** The arktype schema `PATCH {basePath}/{key_id}` validates with. */
-  updateKeyBody: Type;
+  updateKeyBody: Schema<unknown>;
   /** Whether `PATCH {basePath}/{key_id}` is served. */
   keyUpdates: boolean;
   /** The rotate body's schema and its maximum when rotations may give a grace; else undefined. */
-  rotateKeyBody: { schema: Type; maxGracePeriodSeconds: number } | undefined;
+  rotateKeyBody: { schema: Schema<unknown>; maxGracePeriodSeconds: number } | undefined;
   /** Whether `GET {basePath}/{key_id}/events` is served. */
   events: boolean;
   /** Whether organizations own keys: `organizationId` on create and list, their 403 codes. */

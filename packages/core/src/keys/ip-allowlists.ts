@@ -1,4 +1,4 @@
-import type { Type } from "arktype";
+import type { Schema } from "../validation/schema.js";
 
 /** The most entries one key's IP allowlist may have. */
 export const maxAllowlistEntries = 100;
@@ -11,7 +11,7 @@ export const maxAllowlistEntries = 100;
  */
 export interface IpAllowlists {
   /** `allowedIps` on create: a list, written back in canonical text. */
-  createField: Type;
+  createField: Schema<string[]>;
   /** `allowedIps` on update: a list, or null to remove the allowlist. */
-  updateField: Type;
+  updateField: Schema<string[] | null>;
 }

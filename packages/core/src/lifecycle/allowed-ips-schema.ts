@@ -1,7 +1,6 @@
-import type { Type } from "arktype";
 import { maxAllowlistEntries } from "../keys/ip-allowlists.js";
 import { pydanticMeta } from "../validation/issues.js";
-import { validation } from "../validation/jitless.js";
+import { checked, type Schema, transformed } from "../validation/schema.js";
 import { allowlistEntry } from "./ip-allowlist.js";
 
 /**
@@ -10,10 +9,9 @@ import { allowlistEntry } from "./ip-allowlist.js";
  * reported at its own index, all at once; a valid list comes out in canonical text
  * (`allowlistEntry`), which is what is stored and shown.
  */
-export function allowedIpsSchema(options: { nullable: boolean }) {
-  return validation
-    .type("unknown")
-    .narrow((value, ctx) => {
+export function allowedIpsSchema(options: { nullable: boolean }): Schema<string[] | null> {
+  return transformed(
+    checked<unknown[] | null>((value, ctx) => {
       if (value === null && options.nullable) return true;
       if (!Array.isArray(value)) {
         return ctx.reject({
@@ -73,13 +71,13 @@ export function allowedIpsSchema(options: { nullable: boolean }) {
         }
       });
       return valid;
-    })
-    .pipe((value) =>
+    }),
+    (value: unknown[] | null) =>
       value === null
         ? null
-        : (value as unknown[]).map((text) => {
+        : value.map((text) => {
             const entry = allowlistEntry(text);
             return entry.ok ? entry.canonical : String(text);
           }),
-    ) as unknown as Type<string[]>;
+  );
 }

@@ -9,6 +9,7 @@
  * createKeyward({ store, scopes, tiers, jwt, features: [lifecycle({ gracefulRotation: { maxGracePeriodSeconds: 86_400 } })] });
  */
 import type { KeywardFeature } from "../features/feature.js";
+import type { Schema } from "../validation/schema.js";
 import { allowedIpsSchema } from "./allowed-ips-schema.js";
 import { allowlistCheck } from "./allowlist-check.js";
 import {
@@ -35,7 +36,7 @@ export function lifecycle(config: LifecycleConfig = {}): KeywardFeature<"lifecyc
     name: "lifecycle",
     extends: {
       allowlists: {
-        createField: allowedIpsSchema({ nullable: false }),
+        createField: allowedIpsSchema({ nullable: false }) as Schema<string[]>,
         updateField: allowedIpsSchema({ nullable: true }),
       },
       keyChecks: [allowlistCheck],

@@ -1,13 +1,13 @@
 /**
  * The body of a secret-scanning report: a JSON array of the matches GitHub found, each
  * `{ "token", "type", "url", "source" }` (`url` and `source` may be absent). Extra fields are
- * ignored, as on every Keyward endpoint. Checked in the jitless arktype scope (see `jitless.ts`).
+ * ignored, as on every Keyward endpoint. Checked with arktype's engine, never compiled (see
+ * `validation/schema.ts`).
  */
-import { type } from "arktype";
 import type { ValidationIssue } from "../errors/validation-issue.js";
 import { toValidationIssues } from "../validation/issues.js";
-import { validation } from "../validation/jitless.js";
 import { maxBodyNesting, nestsDeeperThan } from "../validation/json-nesting.js";
+import { anyString, isRefusal, listOf, objectSchema, stringOrNull } from "../validation/schema.js";
 
 export interface LeakReportEntry {
   /** The string the scanner found: maybe one of our keys, maybe not. */
@@ -20,14 +20,12 @@ export interface LeakReportEntry {
   source?: string | null;
 }
 
-export const leakReportSchema = validation
-  .type({
-    token: "string",
-    type: "string",
-    "url?": "string | null",
-    "source?": "string | null",
-  })
-  .array();
+export const leakReportSchema = listOf(
+  objectSchema<LeakReportEntry>({
+    required: { token: anyString, type: anyString },
+    optional: { url: stringOrNull, source: stringOrNull },
+  }),
+);
 
 export type LeakReportValidation =
   | { ok: true; entries: LeakReportEntry[] }
@@ -65,7 +63,6 @@ export function parseLeakReport(bytes: Uint8Array): LeakReportValidation {
     };
   }
   const result = leakReportSchema(value);
-  if (result instanceof type.errors)
-    return { ok: false, issues: toValidationIssues(result, "body") };
-  return { ok: true, entries: result as LeakReportEntry[] };
+  if (isRefusal(result)) return { ok: false, issues: toValidationIssues(result, "body") };
+  return { ok: true, entries: result };
 }

@@ -1,5 +1,4 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
-import { type Type, type } from "arktype";
 import type { Clock } from "../clock.js";
 import type { ValidationIssue } from "../errors/validation-issue.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
@@ -7,10 +6,18 @@ import type { KeyMetadata } from "../storage/key-store.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
 import { parseIsoDateTime } from "./iso-date-time.js";
 import { notAnObjectIssue, pydanticMeta, toValidationIssues } from "./issues.js";
-import { validation } from "./jitless.js";
 import { checkKeyName } from "./key-name.js";
 import { metadataSchema } from "./metadata.js";
 import { ownerIdProblem } from "./owner-id.js";
+import {
+  checked,
+  checkedString,
+  checkedStringList,
+  isRefusal,
+  objectSchema,
+  type Schema,
+  transformed,
+} from "./schema.js";
 
 /** The latest `expiresAt` accepted: the last second with a four-digit year. */
 export const latestExpiresAt = Date.UTC(9999, 11, 31, 23, 59, 59);
@@ -35,10 +42,23 @@ export type CreateKeyValidation =
   | { ok: true; value: CreateKeyBody; expiresAt: number | null }
   | { ok: false; issues: ValidationIssue[] };
 
+/** The create-key body as its schema returns it, before `validateCreateKeyBody` tidies it. */
+interface CheckedCreateKeyBody {
+  name: string;
+  scopes: string[];
+  tier: string;
+  expiresAt?: string | null;
+  metadata?: Record<string, unknown>;
+  organizationId?: string;
+  environment?: string;
+  allowedIps?: string[];
+}
+
 /**
  * Builds the create-key schema for one deployment's scopes, tiers and clock. The result is an
- * arktype type, and so also a Standard Schema (`schema["~standard"]`) that any Standard Schema
- * consumer (form libraries, OpenAPI generators) can use. Every problem is reported at once.
+ * arktype schema node (`schema.ts`), and so also a Standard Schema (`schema["~standard"]`) that any
+ * Standard Schema consumer (form libraries, OpenAPI generators) can use. Every problem is reported
+ * at once.
  */
 export function createKeyBodySchema(options: {
   scopes: ScopeRegistry;
@@ -49,37 +69,19 @@ export function createKeyBodySchema(options: {
   /** The configured environments' names (`environments`); otherwise `environment` is ignored. */
   environments?: readonly string[] | undefined;
   /** `allowedIps`' schema, with IP allowlists (`lifecycle()`); otherwise the field is refused. */
-  allowedIps?: Type | undefined;
-}) {
-  const { name, scopes: scopeList, tier, expiresAt } = keyFieldSchemas(options);
-  const fields = {
-    name,
-    scopes: scopeList,
-    tier,
-    "expiresAt?": expiresAt,
-    "metadata?": metadataSchema({ nullable: false }),
-  };
-  // Typed as a list of strings whatever checks it: the allowlist feature's schema, when listed.
-  const allowedIps = options.allowedIps as unknown as Type<string[]>;
-  const environment = environmentSchema(options.environments ?? []);
-  // Named here, in the function, so the declarations spell its type out in full: a module-level
-  // name (`typeof organizationIdSchema`) or an imported one (`Type`) is lost when they are bundled.
-  const organizationId = organizationIdSchema;
-  // Typed as the same schema whatever is configured: the optional fields are optional in the result.
-  const schema = validation.type({
-    ...fields,
-    ...(options.organizations ? { "organizationId?": organizationId } : {}),
-    ...(options.environments ? { "environment?": environment } : {}),
-    ...(options.allowedIps ? { "allowedIps?": allowedIps } : {}),
-  }) as unknown as ReturnType<
-    typeof type<
-      typeof fields & {
-        "organizationId?": typeof organizationId;
-        "environment?": typeof environment;
-        "allowedIps?": typeof allowedIps;
-      }
-    >
-  >;
+  allowedIps?: Schema<string[]> | undefined;
+}): Schema<CheckedCreateKeyBody> {
+  const { name, scopes, tier, expiresAt } = keyFieldSchemas(options);
+  const schema = objectSchema<CheckedCreateKeyBody>({
+    required: { name, scopes, tier },
+    optional: {
+      expiresAt,
+      metadata: metadataSchema({ nullable: false }),
+      ...(options.organizations ? { organizationId: organizationIdSchema } : {}),
+      ...(options.environments ? { environment: environmentSchema(options.environments) } : {}),
+      ...(options.allowedIps ? { allowedIps: options.allowedIps } : {}),
+    },
+  });
   if (!options.allowedIps) withoutAllowlists.add(schema);
   return schema;
 }
@@ -92,7 +94,7 @@ const withoutAllowlists = new WeakSet<object>();
 
 /** One of the configured environments' names. */
 function environmentSchema(names: readonly string[]) {
-  return validation.type("unknown").narrow((value, ctx) => {
+  return checked<string>((value, ctx) => {
     if (typeof value === "string" && names.includes(value)) return true;
     return ctx.reject({
       expected: "a configured environment",
@@ -102,7 +104,7 @@ function environmentSchema(names: readonly string[]) {
           ? pydanticMeta("literal_error", `Input should be ${quoteList(names)}`)
           : pydanticMeta("string_type", "Input should be a valid string"),
     });
-  }) as unknown as Type<string>;
+  });
 }
 
 /** The field schemas that create and update share, for one deployment's scopes, tiers and clock. */
@@ -114,34 +116,31 @@ export function keyFieldSchemas(options: {
   const { scopes, tiers, clock } = options;
   const allowedTiers = quoteList(tiers.names);
 
-  const scopeList = validation
-    .type("string[]")
-    .atLeastLength(1)
-    .narrow((list, ctx) => {
-      const seen = new Set<string>();
-      let valid = true;
-      list.forEach((scope, index) => {
-        if (!scopes.has(scope)) {
-          valid = ctx.reject({
-            relativePath: [index],
-            expected: "a known scope",
-            actual: JSON.stringify(scope),
-            meta: pydanticMeta("literal_error", `Input should be ${quoteList(scopes.names)}`),
-          });
-        } else if (seen.has(scope)) {
-          valid = ctx.reject({
-            relativePath: [index],
-            expected: "a scope not already listed",
-            actual: JSON.stringify(scope),
-            meta: pydanticMeta("value_error", `Value error, duplicate scope '${scope}'`),
-          });
-        }
-        seen.add(scope);
-      });
-      return valid;
+  const scopeList = checkedStringList(1, (list, ctx) => {
+    const seen = new Set<string>();
+    let valid = true;
+    list.forEach((scope, index) => {
+      if (!scopes.has(scope)) {
+        valid = ctx.reject({
+          relativePath: [index],
+          expected: "a known scope",
+          actual: JSON.stringify(scope),
+          meta: pydanticMeta("literal_error", `Input should be ${quoteList(scopes.names)}`),
+        });
+      } else if (seen.has(scope)) {
+        valid = ctx.reject({
+          relativePath: [index],
+          expected: "a scope not already listed",
+          actual: JSON.stringify(scope),
+          meta: pydanticMeta("value_error", `Value error, duplicate scope '${scope}'`),
+        });
+      }
+      seen.add(scope);
     });
+    return valid;
+  });
 
-  const tier = validation.type("string").narrow(
+  const tier = checkedString(
     (value, ctx) =>
       tiers.has(value) ||
       ctx.reject({
@@ -153,7 +152,7 @@ export function keyFieldSchemas(options: {
 
   // `unknown`, checked by hand, rather than `string | null`: arktype would report a number here as
   // a failed union in its own words; Pydantic (and so the contract) calls it `datetime_type`.
-  const expiresAt = validation.type("unknown").narrow((value, ctx) => {
+  const expiresAt = checked<string | null>((value, ctx) => {
     if (value === null) return true;
     if (typeof value !== "string") {
       return ctx.reject({
@@ -205,9 +204,8 @@ export function keyFieldSchemas(options: {
 
   // The rule is checked on the trimmed text, then the trimmed text is what the schema returns:
   // a check here (not in the morph) keeps the issues in field order.
-  const name = validation
-    .type("string")
-    .narrow((value, ctx) => {
+  const name = transformed(
+    checkedString((value, ctx) => {
       const checked = checkKeyName(value);
       return (
         checked.ok ||
@@ -217,14 +215,15 @@ export function keyFieldSchemas(options: {
           meta: pydanticMeta(checked.type, checked.msg),
         })
       );
-    })
-    .pipe((value) => value.trim());
+    }),
+    (value: string) => value.trim(),
+  );
 
   return { name, scopes: scopeList, tier, expiresAt };
 }
 
 /** An organization id follows the owner-id rule: what a store can index, whoever the owner. */
-const organizationIdSchema = validation.type("unknown").narrow((value, ctx) => {
+const organizationIdSchema = checked<string>((value, ctx) => {
   if (typeof value !== "string") {
     return ctx.reject({
       expected: "a string",
@@ -241,7 +240,7 @@ const organizationIdSchema = validation.type("unknown").narrow((value, ctx) => {
       meta: pydanticMeta("value_error", `Value error, organizationId ${problem}`),
     })
   );
-}) as unknown as Type<string>;
+});
 
 export type CreateKeyBodySchema = ReturnType<typeof createKeyBodySchema> &
   StandardSchemaV1<unknown, CreateKeyBody>;
@@ -261,8 +260,8 @@ export function validateCreateKeyBody(
     withoutAllowlists.has(schema) && Object.hasOwn(input as object, "allowedIps")
       ? [allowlistsNotListed]
       : [];
-  if (result instanceof type.errors || refused.length > 0) {
-    const issues = result instanceof type.errors ? toValidationIssues(result, "body") : [];
+  if (isRefusal(result) || refused.length > 0) {
+    const issues = isRefusal(result) ? toValidationIssues(result, "body") : [];
     return { ok: false, issues: [...issues, ...refused] };
   }
   const expiresAt =

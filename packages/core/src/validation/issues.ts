@@ -1,8 +1,8 @@
-import type { ArkError, ArkErrors } from "arktype";
+import type { ArkError, ArkErrors } from "@ark/schema";
 import type { ValidationIssue } from "../errors/validation-issue.js";
 
 /**
- * The one place where arktype's errors become FastAPI/Pydantic-style issues. Checks written for
+ * The one place where arktype's errors (`@ark/schema`'s) become FastAPI/Pydantic-style issues. Checks written for
  * Keyward carry their Pydantic type in `meta.pydanticType`; arktype's built-in checks are mapped by
  * error code and by what was expected.
  */

@@ -1,6 +1,5 @@
-import type { Type } from "arktype";
 import { pydanticMeta } from "./issues.js";
-import { validation } from "./jitless.js";
+import { checked } from "./schema.js";
 import { describeJsonProblem, jsonProblem } from "./storable-json.js";
 
 /** The largest metadata accepted: its JSON serialization in UTF-8 bytes. */
@@ -33,7 +32,7 @@ export function metadataProblem(value: unknown): { type: string; msg: string } |
 
 /** Metadata on create: an object. On update, `null` also passes (it removes the metadata). */
 export function metadataSchema(options: { nullable: boolean }) {
-  return validation.type("unknown").narrow((value, ctx) => {
+  return checked<Record<string, unknown> | null>((value, ctx) => {
     if (value === null && options.nullable) return true;
     const problem = metadataProblem(value);
     return (
@@ -44,5 +43,5 @@ export function metadataSchema(options: { nullable: boolean }) {
         meta: pydanticMeta(problem.type, problem.msg),
       })
     );
-  }) as unknown as Type<Record<string, unknown>>;
+  });
 }

@@ -1,7 +1,6 @@
-import { type Type, type } from "arktype";
 import type { ValidationIssue } from "../errors/validation-issue.js";
 import { notAnObjectIssue, pydanticMeta, toValidationIssues } from "./issues.js";
-import { validation } from "./jitless.js";
+import { checked, isRefusal, objectSchema, type Schema } from "./schema.js";
 
 /** The body `POST /api-keys/{key_id}/rotate` takes with `gracefulRotation`; all of it optional. */
 export interface RotateKeyBody {
@@ -19,11 +18,11 @@ export type RotateKeyValidation =
  *
  * A narrow rather than arktype's numeric constraints (`0 <= number.integer <= n`): those built
  * nodes that arktype compiled with `new Function` on first use even in the jitless scope, which
- * Workers refuse during a request (see `jitless.ts`). The OpenAPI document states the same range
+ * Workers refuse during a request (see `schema.ts`). The OpenAPI document states the same range
  * (openapi/schemas/create-key-body.ts).
  */
-export function rotateKeyBodySchema(maxGracePeriodSeconds: number) {
-  const gracePeriodSeconds = validation.type("unknown").narrow((value, ctx) => {
+export function rotateKeyBodySchema(maxGracePeriodSeconds: number): Schema<RotateKeyBody> {
+  const gracePeriodSeconds = checked<number>((value, ctx) => {
     if (typeof value !== "number" || !Number.isFinite(value)) {
       return ctx.reject({
         expected: "a whole number of seconds",
@@ -59,8 +58,8 @@ export function rotateKeyBodySchema(maxGracePeriodSeconds: number) {
       });
     }
     return true;
-  }) as unknown as Type<number>;
-  return validation.type({ "gracePeriodSeconds?": gracePeriodSeconds });
+  });
+  return objectSchema<RotateKeyBody>({ optional: { gracePeriodSeconds } });
 }
 
 /** `input` is the parsed body, which may be any JSON value, or `{}` when there was none. */
@@ -71,7 +70,7 @@ export function validateRotateKeyBody(
   const notAnObject = notAnObjectIssue(input);
   if (notAnObject) return { ok: false, issues: notAnObject };
   const result = schema(input);
-  if (result instanceof type.errors) {
+  if (isRefusal(result)) {
     return { ok: false, issues: toValidationIssues(result, "body") };
   }
   const { gracePeriodSeconds } = result;

@@ -1,10 +1,9 @@
-import { type Type, type } from "arktype";
 import type { ValidationIssue } from "../errors/validation-issue.js";
 import type { KeyMetadata } from "../storage/key-store.js";
 import type { keyFieldSchemas } from "./create-key-body.js";
 import { notAnObjectIssue, pydanticMeta, toValidationIssues } from "./issues.js";
-import { validation } from "./jitless.js";
 import { metadataSchema } from "./metadata.js";
+import { checked, isRefusal, objectSchema, type Schema } from "./schema.js";
 
 /** The body of `PATCH /api-keys/{key_id}`, once validated: every field optional. */
 export interface UpdateKeyBody {
@@ -31,36 +30,32 @@ const acceptedFields = new WeakMap<object, ReadonlySet<string>>();
  */
 export function updateKeyBodySchema(
   fields: ReturnType<typeof keyFieldSchemas>,
-  allowedIpsField?: Type,
-) {
-  // Typed as a list or null whatever checks it: the allowlist feature's schema, when listed.
-  const allowedIps = allowedIpsField as unknown as Type<string[] | null>;
-  const schema = validation.type({
-    "name?": fields.name,
-    "scopes?": fields.scopes,
-    "metadata?": metadataOrNull,
-    "enabled?": enabled,
-    ...(allowedIpsField ? { "allowedIps?": allowedIps } : {}),
-  }) as unknown as ReturnType<
-    typeof validation.type<{
-      "name?": typeof fields.name;
-      "scopes?": typeof fields.scopes;
-      "metadata?": typeof metadataOrNull;
-      "enabled?": typeof enabled;
-      "allowedIps?": typeof allowedIps;
-    }>
-  >;
+  allowedIpsField?: Schema<string[] | null>,
+): Schema<CheckedUpdateKeyBody> {
+  const schema = objectSchema<CheckedUpdateKeyBody>({
+    optional: {
+      name: fields.name,
+      scopes: fields.scopes,
+      metadata: metadataSchema({ nullable: true }),
+      enabled,
+      ...(allowedIpsField ? { allowedIps: allowedIpsField } : {}),
+    },
+  });
   const names = ["name", "scopes", "metadata", "enabled"];
   acceptedFields.set(schema, new Set(allowedIpsField ? [...names, "allowedIps"] : names));
   return schema;
 }
 
-const metadataOrNull = metadataSchema({ nullable: true }) as unknown as Type<Record<
-  string,
-  unknown
-> | null>;
+/** The update body as its schema returns it. */
+interface CheckedUpdateKeyBody {
+  name?: string;
+  scopes?: string[];
+  metadata?: Record<string, unknown> | null;
+  enabled?: boolean;
+  allowedIps?: string[] | null;
+}
 
-const enabled = validation.type("unknown").narrow(
+const enabled = checked<boolean>(
   (value, ctx) =>
     typeof value === "boolean" ||
     ctx.reject({
@@ -68,7 +63,7 @@ const enabled = validation.type("unknown").narrow(
       actual: typeof value,
       meta: pydanticMeta("bool_type", "Input should be a valid boolean"),
     }),
-) as unknown as Type<boolean>;
+);
 
 /**
  * Validates a PATCH body (or `keys.update`'s changes without `limits`). Unlike create's, a field it
@@ -83,8 +78,8 @@ export function validateUpdateKeyBody(
   if (notAnObject) return { ok: false, issues: notAnObject };
   const result = schema(input);
   const extra = extraFieldIssues(input as object, acceptedFields.get(schema) ?? new Set());
-  if (result instanceof type.errors || extra.length > 0) {
-    const issues = result instanceof type.errors ? toValidationIssues(result, "body") : [];
+  if (isRefusal(result) || extra.length > 0) {
+    const issues = isRefusal(result) ? toValidationIssues(result, "body") : [];
     return { ok: false, issues: [...issues, ...extra] };
   }
   const value: UpdateKeyBody = {};

@@ -13,12 +13,13 @@
  * A field that gains a narrow with no entry below makes generation throw, so the document can
  * never silently claim less than the validator checks.
  */
-import type { Type } from "arktype";
+
 import type { JsonSchema } from "../../features/openapi-types.js";
 import { maxAllowlistEntries } from "../../keys/ip-allowlists.js";
 import { maxKeyNameLength } from "../../validation/key-name.js";
 import { maxMetadataBytes } from "../../validation/metadata.js";
 import { maxOwnerIdLength } from "../../validation/owner-id.js";
+import type { Schema } from "../../validation/schema.js";
 import { componentRef } from "./component-ref.js";
 
 type Refinement = (converted: JsonSchema) => JsonSchema;
@@ -121,7 +122,7 @@ const narrowed = new WeakSet<JsonSchema>();
 
 /** @param environments the configured environments' names, when `environments` is configured */
 export function createKeyBodyJsonSchema(
-  schema: Type,
+  schema: Schema<unknown>,
   environments?: readonly string[] | undefined,
 ): JsonSchema {
   const fields = environments
@@ -136,7 +137,7 @@ export function createKeyBodyJsonSchema(
   return requestBodyJsonSchema(schema, fields, "create-key");
 }
 
-export function updateKeyBodyJsonSchema(schema: Type): JsonSchema {
+export function updateKeyBodyJsonSchema(schema: Schema<unknown>): JsonSchema {
   // A field an update does not have is refused (422 `extra_forbidden`), unlike create's.
   return {
     ...requestBodyJsonSchema(schema, updateKeyFields, "update-key"),
@@ -145,7 +146,10 @@ export function updateKeyBodyJsonSchema(schema: Type): JsonSchema {
 }
 
 /** The rotate body (`gracefulRotation`): its one field's narrow, as the range it checks. */
-export function rotateKeyBodyJsonSchema(schema: Type, maxGracePeriodSeconds: number): JsonSchema {
+export function rotateKeyBodyJsonSchema(
+  schema: Schema<unknown>,
+  maxGracePeriodSeconds: number,
+): JsonSchema {
   return requestBodyJsonSchema(
     schema,
     {
@@ -161,11 +165,11 @@ export function rotateKeyBodyJsonSchema(schema: Type, maxGracePeriodSeconds: num
 }
 
 function requestBodyJsonSchema(
-  schema: Type,
+  schema: Schema<unknown>,
   narrowedFields: Record<string, Refinement>,
   body: string,
 ): JsonSchema {
-  const converted = schema.in.toJsonSchema({
+  const converted = schema.rawIn.toJsonSchema({
     dialect: null,
     fallback: {
       predicate: (context) => {
