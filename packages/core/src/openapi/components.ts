@@ -2,7 +2,7 @@
  * `components` of the document: every schema converted from its arktype type, the shared
  * responses and header fields, and the two security schemes.
  */
-import type { Type } from "arktype";
+import type { BaseRoot } from "@ark/schema";
 import type { InstanceDescription } from "../features/openapi-contribution.js";
 import type { JsonSchema, OpenApiDocument } from "../features/openapi-types.js";
 import { errorResponseComponents, headerComponents } from "./responses.js";
@@ -124,6 +124,6 @@ function eventComponents(): Record<string, JsonSchema> {
   return { Event: toJson(event), EventPage: toJson(page) };
 }
 
-function toJson(schema: Type): JsonSchema {
+function toJson(schema: BaseRoot): JsonSchema {
   return schema.toJsonSchema({ dialect: null }) as JsonSchema;
 }

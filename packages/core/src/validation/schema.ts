@@ -12,7 +12,13 @@
  * (`EvalError`) on the first `POST`. Interpreted validation costs nothing that matters on calls as
  * rare as creating or updating a key, and every runtime runs the same path.
  */
-import { ArkErrors, type BaseRoot, schemaScope, type Traversal } from "@ark/schema";
+import {
+  ArkErrors,
+  type BaseRoot,
+  type RootSchema,
+  schemaScope,
+  type Traversal,
+} from "@ark/schema";
 
 const scope = schemaScope({}, { jitless: true });
 
@@ -29,6 +35,11 @@ export type Check<In = unknown> = (value: In, ctx: Traversal) => boolean;
 /** Whether a schema's answer is a refusal. */
 export function isRefusal(result: unknown): result is ArkErrors {
   return result instanceof ArkErrors;
+}
+
+/** A schema by its node definition (`{ unit: null }`, `["string", { unit: null }]`…). */
+export function schemaNode<Out = unknown>(definition: RootSchema): Schema<Out> {
+  return scope.schema(definition) as Schema<Out>;
 }
 
 /** Any value that `check` accepts, as `Out`. */

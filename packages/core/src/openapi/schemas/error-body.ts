@@ -3,23 +3,19 @@
  * Keyward's `code`, the Pydantic-style validation array of a 422, and, per status, exactly the
  * codes that status can carry.
  */
-import { type } from "arktype";
 import { errorStatus, type KeywardErrorCode } from "../../errors/codes.js";
 import { codeByStatus } from "../../errors/error-body.js";
-import type { ValidationIssue } from "../../errors/validation-issue.js";
-import type { Expect, SameShape } from "./shared.js";
+import { either, integer, listOf, object, oneOf, string } from "./nodes.js";
 
-export const validationIssueType = type({
-  loc: type("string | number.integer")
-    .array()
-    .describe('Where the problem is: "body", then the field and any index'),
-  msg: "string",
-  type: type("string").describe("A Pydantic error type: missing, string_type, literal_error, …"),
+export const validationIssueType = object({
+  required: {
+    loc: listOf(either(string, integer)).describe(
+      'Where the problem is: "body", then the field and any index',
+    ),
+    msg: string,
+    type: string.describe("A Pydantic error type: missing, string_type, literal_error, …"),
+  },
 });
-
-export type ValidationIssueTypeMatchesTheApi = Expect<
-  SameShape<typeof validationIssueType.infer, ValidationIssue>
->;
 
 /**
  * The error body whose `code` is one of `codes`. Only `validation_failed` carries the array of
@@ -27,14 +23,16 @@ export type ValidationIssueTypeMatchesTheApi = Expect<
  */
 export function errorBodyType(codes: readonly KeywardErrorCode[]) {
   const detail = codes.includes("validation_failed")
-    ? type("string").or(validationIssueType.array())
-    : type("string");
-  return type({ detail, code: type.enumerated(...codes) });
+    ? either(string, listOf(validationIssueType))
+    : string;
+  return object({ required: { detail, code: oneOf(...codes) } });
 }
 
-export const validationErrorBodyType = type({
-  detail: validationIssueType.array().atLeastLength(1),
-  code: "'validation_failed'",
+export const validationErrorBodyType = object({
+  required: {
+    detail: listOf(validationIssueType).atLeastLength(1),
+    code: oneOf("validation_failed"),
+  },
 });
 
 const allCodes = Object.keys(errorStatus) as KeywardErrorCode[];
