@@ -789,6 +789,11 @@ export interface components {
             data: {
                 hint: string;
                 previousHint: string;
+                /**
+                 * Format: date-time
+                 * @description Until when the replaced secret still works, for a rotation with a grace period
+                 */
+                previousSecretExpiresAt?: string;
             };
             /** @description `evt_` and 24 base62 characters; stable and unique */
             id: string;
@@ -1193,6 +1198,11 @@ export interface components {
                 data: {
                     hint: string;
                     previousHint: string;
+                    /**
+                     * Format: date-time
+                     * @description Until when the replaced secret still works, for a rotation with a grace period
+                     */
+                    previousSecretExpiresAt?: string;
                 };
                 /** @description `evt_` and 24 base62 characters; stable and unique */
                 id: string;
