@@ -32,6 +32,8 @@ import { layeredLimiter } from "../limits/layered-limiter.js";
 import { consoleLogger, silentLogger } from "../logging/logger.js";
 import { repeatFilter } from "../logging/repeat-filter.js";
 import { warnOnce } from "../logging/warn-once.js";
+import { observedVerify } from "../observation/observed-verify.js";
+import { attachStoreObserver, storeObservers } from "../observation/store-observer.js";
 import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
 import { attachStoreLogger } from "../storage/attach-store-logger.js";
@@ -162,6 +164,10 @@ export function createKeyward<
   };
   // The store's background failures (dropped connections, lost invalidations) join the rest.
   attachStoreLogger(config.store, reportFailure);
+  // Listed observers hear every store call and breaker change from the stores that report them.
+  if (extensions.storeObservers !== undefined && extensions.storeObservers.length > 0) {
+    attachStoreObserver(config.store, storeObservers(extensions.storeObservers));
+  }
   const verifyJwt = config.jwt
     ? createJwtVerifier(config.jwt, clock)
     : async () => {
@@ -272,7 +278,7 @@ export function createKeyward<
   };
 
   const keys = createKeysApi(context);
-  const verify = createVerify(context);
+  const verify = observedVerify(createVerify(context), extensions.verifyObservers, reportFailure);
   const installed: InstalledFeatures = installFeatures(features, {
     context,
     store: config.store,
