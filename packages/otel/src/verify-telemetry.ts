@@ -66,16 +66,10 @@ export function verifyTelemetry(
     unit: "s",
     advice: { explicitBucketBoundaries: verifyBuckets },
   });
-  // One attribute set per outcome, made once: the SDK is handed the same object each time.
-  const durationAttributes = new Map<string, Attributes>();
-  const durationAttributesOf = (outcome: string) => {
-    let attributes = durationAttributes.get(outcome);
-    if (attributes === undefined) {
-      attributes = { [attributeNames.outcome]: outcome };
-      durationAttributes.set(outcome, attributes);
-    }
-    return attributes;
-  };
+  // No attributes on the histogram: the SDK hashes a record's attributes on every call, which
+  // cost about a microsecond per verification with one attribute (docs/benchmarks.md,
+  // "Observability"); the outcome is on the counter.
+  const noAttributes: Attributes = Object.freeze({});
 
   const count = (observation: VerifyObservation) => {
     verifications.add(
@@ -85,7 +79,7 @@ export function verifyTelemetry(
       keyIds ? (observation.keyId ?? "") : "",
     );
     if (observation.layer !== undefined) refusals.add(observation.layer, "", "", "");
-    duration?.record(observation.durationSeconds, durationAttributesOf(observation.outcome));
+    duration?.record(observation.durationSeconds, noAttributes);
   };
 
   const endSpan = (span: Span, observation: VerifyObservation) => {

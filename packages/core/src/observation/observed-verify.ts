@@ -38,6 +38,25 @@ export function observedVerify(
     return result;
   };
 
+  // One observer without a scope (metrics only): no closure and no array per verification.
+  const only = list.length === 1 ? list[0]! : undefined;
+  if (only !== undefined && only.start === undefined && only.within === undefined) {
+    const finishOnly = (result: VerifyResult, started: number) => {
+      try {
+        only.verified(observationOf(result, (performance.now() - started) / 1000), undefined);
+      } catch (error) {
+        failed(error);
+      }
+      return result;
+    };
+    return (authorization, options) => {
+      const started = performance.now();
+      const result = verify(authorization, options);
+      if (isPromise(result)) return result.then((settled) => finishOnly(settled, started));
+      return finishOnly(result, started);
+    };
+  }
+
   return (authorization, options) => {
     const started = performance.now();
     const scopes: unknown[] = new Array(list.length);
