@@ -101,6 +101,10 @@ export type {
   VerifyObservation,
   VerifyObserver,
 } from "./observation/verify-observer.js";
+export type {
+  WebhookAttemptStatus,
+  WebhookObserver,
+} from "./observation/webhook-observer.js";
 export type { RandomSource } from "./random.js";
 export type { RateLimitConfig } from "./rate-limit/duration.js";
 export type {

@@ -15,6 +15,7 @@ import { checkOtelOptions, type OtelOptions } from "./otel-options.js";
 import { resolveProviders } from "./providers.js";
 import { storeTelemetry } from "./store-telemetry.js";
 import { verifyTelemetry } from "./verify-telemetry.js";
+import { webhookTelemetry } from "./webhook-telemetry.js";
 
 export { attributeNames, instrumentNames, spanNames } from "./names.js";
 export type { OtelOptions } from "./otel-options.js";
@@ -30,13 +31,19 @@ export function otel(options: OtelOptions = {}): KeywardFeature<"otel"> {
   if (meter === undefined && tracer === undefined) return { name: "otel", install: () => ({}) };
   const verify = verifyTelemetry(meter, tracer, options.keyIds === true);
   const stores = storeTelemetry(meter, tracer);
+  const webhooks = webhookTelemetry(meter);
   return {
     name: "otel",
-    extends: { verifyObservers: [verify.observer], storeObservers: [stores.observer] },
+    extends: {
+      verifyObservers: [verify.observer],
+      storeObservers: [stores.observer],
+      webhookObservers: [webhooks.observer],
+    },
     install: () => ({
       close: async () => {
         verify.close();
         stores.close();
+        webhooks.close();
       },
     }),
   };

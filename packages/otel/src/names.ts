@@ -9,6 +9,8 @@ export const instrumentNames = {
   limitRefusals: "keyward.limit.refusals",
   storeDuration: "keyward.store.duration",
   storeBreaker: "keyward.store.breaker",
+  webhookDeliveries: "keyward.webhook.deliveries",
+  webhookBacklog: "keyward.webhook.backlog",
 } as const;
 
 export const spanNames = {
@@ -22,9 +24,11 @@ export const attributeNames = {
   tier: "keyward.tier",
   layer: "keyward.layer",
   keyId: "keyward.key.id",
-  status: "http.response.status_code",
+  httpStatus: "http.response.status_code",
   store: "keyward.store",
   operation: "keyward.operation",
+  /** A webhook attempt's end: delivered, retrying, dead. */
+  status: "keyward.status",
 } as const;
 
 /** The instrumentation scope every meter and tracer is named with. */

@@ -84,7 +84,7 @@ export function verifyTelemetry(
 
   const endSpan = (span: Span, observation: VerifyObservation) => {
     span.setAttribute(attributeNames.outcome, observation.outcome);
-    span.setAttribute(attributeNames.status, observation.status);
+    span.setAttribute(attributeNames.httpStatus, observation.status);
     if (observation.principalKind !== undefined) {
       span.setAttribute(attributeNames.principalKind, observation.principalKind);
     }

@@ -10,6 +10,7 @@ import type { IpAllowlists } from "../keys/ip-allowlists.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { StoreObserver } from "../observation/store-observer.js";
 import type { VerifyObserver } from "../observation/verify-observer.js";
+import type { WebhookObserver } from "../observation/webhook-observer.js";
 import type { RandomSource } from "../random.js";
 import type { EventLog } from "../storage/event-log.js";
 import type { KeyStore } from "../storage/key-store.js";
@@ -46,6 +47,11 @@ export interface KernelExtensions {
    * (`observation/store-observer.ts`), handed to every store part that reports calls. A list.
    */
   storeObservers?: readonly StoreObserver[];
+  /**
+   * Observers of webhook deliveries, which the webhooks feature tells each attempt's end and how
+   * to read its backlog (`observation/webhook-observer.ts`). A list.
+   */
+  webhookObservers?: readonly WebhookObserver[];
 }
 
 /** What the kernel gives the events extension. */
@@ -58,7 +64,7 @@ export interface EventsKernel {
 }
 
 /** The points several features add to (lists), rather than one feature fills. */
-const listPoints = new Set(["keyChecks", "verifyObservers", "storeObservers"]);
+const listPoints = new Set(["keyChecks", "verifyObservers", "storeObservers", "webhookObservers"]);
 
 /** Every feature's extensions as one: a point filled twice is a configuration error. */
 export function mergeExtensions(

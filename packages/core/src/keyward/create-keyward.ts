@@ -244,6 +244,7 @@ export function createKeyward<
     ),
     allowlists: extensions.allowlists,
     keyChecks: extensions.keyChecks ?? [],
+    webhookObservers: extensions.webhookObservers ?? [],
     gracefulRotation: extensions.rotationGrace && {
       maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
       body: rotateKeyBodySchema(extensions.rotationGrace.maxGracePeriodSeconds),
