@@ -89,7 +89,8 @@ export type {
   StoredCredits,
 } from "./limits/types.js";
 export type { UsageLimits } from "./limits/usage-limits.js";
-export type { KeywardLogger } from "./logging/logger.js";
+export type { KeywardLogger, LogFields } from "./logging/logger.js";
+export type { StructuredLogger } from "./logging/structured-logger.js";
 export { type MemoryStoreOptions, memoryStore } from "./memory/memory-store.js";
 export type {
   ReportsStoreCalls,

@@ -31,6 +31,8 @@ import { createSecretHasher } from "../keys/hash.js";
 import { layeredLimiter } from "../limits/layered-limiter.js";
 import { consoleLogger, silentLogger } from "../logging/logger.js";
 import { repeatFilter } from "../logging/repeat-filter.js";
+import { requestIdOf } from "../logging/request-id.js";
+import { fromStructuredLogger, isStructuredLogger } from "../logging/structured-logger.js";
 import { warnOnce } from "../logging/warn-once.js";
 import { observedVerify } from "../observation/observed-verify.js";
 import { attachStoreObserver, storeObservers } from "../observation/store-observer.js";
@@ -149,14 +151,23 @@ export function createKeyward<
       "Keyward: a tier has `ownerRateLimit` or `quota`, but the store's rate limits cannot apply layered limits (`consumeLayers`). Use memoryStore(), redisStore() or combineStores(postgresStore(...), memoryStore()).",
     );
   }
-  const logger = config.logger === false ? silentLogger : (config.logger ?? consoleLogger);
+  const logger =
+    config.logger === false
+      ? silentLogger
+      : isStructuredLogger(config.logger)
+        ? fromStructuredLogger(config.logger)
+        : (config.logger ?? consoleLogger);
   warnAboutConfig(config, logger);
   const repeats = repeatFilter();
   const reportFailure = (message: string, cause: unknown, request?: Request) => {
     // A failing logger or hook must not turn a handled failure into a crash.
     try {
       const suffix = repeats.admit(message, cause, clock.now());
-      if (suffix !== null) logger.error(`${message}${suffix}`, cause);
+      if (suffix !== null) {
+        const requestId = requestIdOf(request);
+        if (requestId === undefined) logger.error(`${message}${suffix}`, cause);
+        else logger.error(`${message}${suffix}`, cause, { requestId });
+      }
     } catch {}
     try {
       config.onError?.(cause, request);
