@@ -6,11 +6,17 @@
  * API returns exactly those counts. Redis sits behind a TCP proxy that the test pauses: the
  * scraped `keyward_store_breaker` goes to 1 during the outage and back to 0 after it.
  */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { codeBlocks } from "../../../scripts/docs/code-blocks.js";
 import { mintToken } from "../src/token.js";
 import { type RunningExample, startExample } from "./run-example.js";
 import { type PausableProxy, pausableProxy } from "./support/pausable-proxy.js";
 import {
+  prometheusBinary,
   type RunningPrometheus,
   requirePrometheus,
   startPrometheus,
@@ -199,6 +205,33 @@ describe.skipIf(!run)("the demo's /metrics, scraped by Prometheus", () => {
     expect(p99?.value).toBeGreaterThan(0);
     expect(p99?.value).toBeLessThan(1);
   }, 120_000);
+
+  it("answers every PromQL query of docs/observability.md, and promtool accepts its alert rules", async () => {
+    const blocks = codeBlocks("docs/observability.md");
+    const promql = blocks.find((block) => block.language === "promql")!.code;
+    // Queries are separated by comment lines; a query may span lines.
+    const queries = promql
+      .split(/^#.*$/m)
+      .map((query) => query.trim())
+      .filter((query) => query !== "");
+    expect(queries.length).toBeGreaterThanOrEqual(8);
+    for (const query of queries) await prometheus.query(query); // throws on a query it refuses
+    const rules = blocks.find((block) => block.language === "yaml")!.code;
+    const directory = mkdtempSync(path.join(tmpdir(), "keyward-rules-"));
+    try {
+      const file = path.join(directory, "rules.yml");
+      writeFileSync(file, rules);
+      const checked = spawnSync(path.join(path.dirname(prometheusBinary), "promtool"), [
+        "check",
+        "rules",
+        file,
+      ]);
+      expect(checked.status, `${checked.stdout}${checked.stderr}`).toBe(0);
+      expect(String(checked.stdout)).toMatch(/SUCCESS: 5 rules found/);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
 });
 
 function sorted(record: Record<string, number>): [string, number][] {
