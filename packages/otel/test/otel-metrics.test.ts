@@ -5,6 +5,7 @@
  * feature adds no observer at all.
  */
 import { createKeyward, memoryStore } from "@keyward/core";
+import { metrics } from "@opentelemetry/api";
 import { afterEach, describe, expect, it } from "vitest";
 import { otel } from "../src/index.js";
 import { meterSdk } from "./sdk.js";
@@ -126,6 +127,34 @@ describe("otel(): metrics", () => {
   it("with no SDK anywhere, adds no observer: verify is not wrapped", () => {
     const feature = otel();
     expect(feature.extends).toBeUndefined();
+  });
+
+  it("reports to the global meter provider registered before it is called", async () => {
+    const sdk = meterSdk();
+    shutdowns.push(sdk.shutdown);
+    expect(metrics.setGlobalMeterProvider(sdk.meterProvider)).toBe(true);
+    try {
+      const feature = otel();
+      expect(feature.extends?.verifyObservers).toHaveLength(1);
+      const keyward = createKeyward({
+        store: memoryStore(),
+        scopes,
+        tiers,
+        jwt: false,
+        logger: false,
+        features: [feature],
+      });
+      shutdowns.push(() => keyward.close());
+      await keyward.verify(undefined);
+      const counted = (await sdk.collect()).get("keyward.verifications")!;
+      expect(
+        counted.map(({ attributes, value }) => [attributes["keyward.outcome"], value]),
+      ).toEqual([["missing_credentials", 1]]);
+    } finally {
+      metrics.disable();
+    }
+    // Gone again: a feature made now lists nothing.
+    expect(otel().extends).toBeUndefined();
   });
 
   it("refuses malformed options at start, naming them", () => {
