@@ -60,6 +60,7 @@ describe("the packed packages, installed with npm in a fresh project", () => {
       "@keyward/fastify",
       "@keyward/fetch",
       "@keyward/hono",
+      "@keyward/otel",
       "@keyward/postgres",
       "@keyward/redis",
       "@keyward/testing",

@@ -21,14 +21,18 @@ try {
   // In development, the key-management page at `/` (docs/ui.md) answers before Express does.
   const page = answerDemoPageOnNode(createDemoPage(demo.config));
   const server = createServer(nodeServerTimeouts(demo.config), (req, res) => {
-    page(req, res).then(
-      (answered) => answered || app(req, res),
-      (error: unknown) => {
-        console.error("keyward demo page:", error);
-        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-        res.end('{"detail":"Internal server error"}');
-      },
-    );
+    // GET /metrics (Prometheus text, docs/observability.md), then the page, then Express.
+    demo.metrics
+      .answerOnNode(req, res)
+      .then((answered) => answered || page(req, res))
+      .then(
+        (answered) => answered || app(req, res),
+        (error: unknown) => {
+          console.error("keyward demo page:", error);
+          if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+          res.end('{"detail":"Internal server error"}');
+        },
+      );
   });
   // What Node's parser refuses (a malformed Content-Length, a timeout) never reaches Express.
   server.on("clientError", answerClientError);

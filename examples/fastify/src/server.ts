@@ -17,7 +17,9 @@ try {
   const app = await createApp(demo.keyward, nodeServerTimeouts(demo.config));
   // In development, the key-management page at `/` (docs/ui.md), before Fastify reads the body.
   const page = answerDemoPageOnNode(createDemoPage(demo.config));
+  // GET /metrics (Prometheus text, docs/observability.md) answers there too.
   app.addHook("onRequest", async (request, reply) => {
+    if (await demo.metrics.answerOnNode(request.raw, reply.raw)) return reply.hijack();
     if (await page(request.raw, reply.raw)) reply.hijack();
   });
   await app.listen({ port: demo.config.port, host: demo.config.host });

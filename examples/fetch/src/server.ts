@@ -11,6 +11,7 @@ import {
   exitOnStartupError,
   nodeServerTimeouts,
   printBanner,
+  withDemoMetrics,
   withDemoPage,
 } from "@keyward/example-demo";
 import { serve } from "srvx";
@@ -27,7 +28,11 @@ try {
   const { demo } = await import("./keyward.js");
   const server = serve({
     // In development, the key-management page at `/` (docs/ui.md); in production, the app alone.
-    fetch: withDemoPage(createDemoPage(demo.config), createApp(demo.keyward)),
+    // GET /metrics: Prometheus text (docs/observability.md), in every mode.
+    fetch: withDemoMetrics(
+      demo.metrics,
+      withDemoPage(createDemoPage(demo.config), createApp(demo.keyward)),
+    ),
     port: demo.config.port,
     hostname: demo.config.host,
     silent: true, // the banner below says where to go

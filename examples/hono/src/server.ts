@@ -22,9 +22,12 @@ try {
   // In development, the key-management page at `/` (docs/ui.md); in production, the app alone.
   // Hono's own arguments after the request (the Node request, for `getConnInfo`) are passed on.
   const page = createDemoPage(demo.config);
-  const fetch: typeof app.fetch = page.enabled
+  const withPage: typeof app.fetch = page.enabled
     ? async (request, ...rest) => (await page.handle(request)) ?? app.fetch(request, ...rest)
     : app.fetch;
+  // GET /metrics: Prometheus text (docs/observability.md), in every mode.
+  const fetch: typeof app.fetch = async (request, ...rest) =>
+    (await demo.metrics.handle(request)) ?? withPage(request, ...rest);
   const server = createServer(nodeServerTimeouts(demo.config), getRequestListener(fetch));
   // What Node's parser refuses (a malformed Content-Length, a timeout) answers as `{"detail": ...}`.
   server.on("clientError", answerClientError);

@@ -4,6 +4,7 @@ import { lifecycle } from "@keyward/core/lifecycle";
 import { openapi } from "@keyward/core/openapi";
 import { organizations } from "@keyward/core/organizations";
 import { secretScanning } from "@keyward/core/secret-scanning";
+import { otel } from "@keyward/otel";
 import {
   DEMO_ENVIRONMENTS,
   DEMO_OPENAPI_ROUTES,
@@ -11,7 +12,9 @@ import {
   demoMemberships,
   demoTiers,
 } from "@keyward/testing/demo-contract";
+import type { MeterProvider } from "@opentelemetry/api";
 import { type DemoConfig, type Environment, loadDemoConfig, processEnvironment } from "./config.js";
+import { createDemoMetrics, type DemoMetrics } from "./metrics/demo-metrics.js";
 import { openDemoStore } from "./store.js";
 
 /** The demo's instance: the kernel and the API of every feature it lists. */
@@ -22,6 +25,8 @@ export interface Demo {
   keyward: DemoKeyward;
   /** Which backend holds what, for the banner. */
   storage: string;
+  /** What `otel()` reports, served at `GET /metrics` in Prometheus text. */
+  metrics: DemoMetrics;
 }
 
 /**
@@ -35,8 +40,12 @@ export interface Demo {
 export async function createDemo(env: Environment = processEnvironment()): Promise<Demo> {
   const config = loadDemoConfig(env);
   const store = await openDemoStore(config);
-  const keyward = createKeyward({ store: store.storage, ...demoKeywardOptions(config) });
-  return { config, keyward, storage: store.description };
+  const metrics = createDemoMetrics();
+  const keyward = createKeyward({
+    store: store.storage,
+    ...demoKeywardOptions(config, { meterProvider: metrics.meterProvider }),
+  });
+  return { config, keyward, storage: store.description, metrics };
 }
 
 /**
@@ -45,11 +54,12 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
  */
 export function demoKeywardOptions(
   config: DemoConfig,
+  observability: DemoObservability = {},
 ): Omit<KeywardConfig<DemoFeatures>, "store"> & { features: DemoFeatures } {
   return {
     scopes: DEMO_SCOPE_DESCRIPTIONS,
     tiers: demoTiers(config.tierLimits, { ownerLimits: config.ownerLimits, quotas: config.quotas }),
-    features: demoFeatures(config),
+    features: demoFeatures(config, observability),
     jwt: { secret: config.jwtSecret },
     // 500s answer without internals; this is where their causes go.
     onError: (error) => console.error("keyward:", error),
@@ -58,8 +68,13 @@ export function demoKeywardOptions(
 
 type DemoFeatures = ReturnType<typeof demoFeatures>;
 
+/** Where the demo's `otel()` reports; without a meter provider, to the global one (if any). */
+export interface DemoObservability {
+  meterProvider?: MeterProvider;
+}
+
 /** The features the demo lists: all of them. */
-export function demoFeatures(config: DemoConfig) {
+export function demoFeatures(config: DemoConfig, observability: DemoObservability = {}) {
   return [
     // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports revoke the keys they
     // name (docs/leaked-keys.md); the signing keys come from GitHub unless
@@ -84,6 +99,9 @@ export function demoFeatures(config: DemoConfig) {
       info: { title: "Keyward demo", version: "0.2.0" },
       routes: DEMO_OPENAPI_ROUTES,
     }),
+    // Verifications, limit refusals, store calls and breakers as OpenTelemetry metrics, which the
+    // servers answer at GET /metrics in Prometheus text (docs/observability.md).
+    otel(observability.meterProvider ? { meterProvider: observability.meterProvider } : {}),
   ] as const;
 }
 

@@ -47,6 +47,12 @@ export {
   demoKeywardOptions,
   exitOnStartupError,
 } from "./create-demo.js";
+export {
+  createDemoMetrics,
+  type DemoMetrics,
+  METRICS_PATH,
+  withDemoMetrics,
+} from "./metrics/demo-metrics.js";
 export { createDemoPage, type DemoPage } from "./page/demo-page.js";
 export { answerDemoPageOnNode } from "./page/node-demo-page.js";
 export { withDemoPage } from "./page/with-demo-page.js";

@@ -90,8 +90,23 @@ export type {
   StoredCredits,
 } from "./limits/types.js";
 export type { UsageLimits } from "./limits/usage-limits.js";
-export type { KeywardLogger } from "./logging/logger.js";
+export type { KeywardLogger, LogFields } from "./logging/logger.js";
+export type { StructuredLogger } from "./logging/structured-logger.js";
 export { type MemoryStoreOptions, memoryStore } from "./memory/memory-store.js";
+export type {
+  ReportsStoreCalls,
+  StoreCallOutcome,
+  StoreObserver,
+} from "./observation/store-observer.js";
+export type {
+  RefusedLayer,
+  VerifyObservation,
+  VerifyObserver,
+} from "./observation/verify-observer.js";
+export type {
+  WebhookAttemptStatus,
+  WebhookObserver,
+} from "./observation/webhook-observer.js";
 export type { RandomSource } from "./random.js";
 export type { RateLimitConfig } from "./rate-limit/duration.js";
 export type {

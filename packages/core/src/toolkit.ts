@@ -76,6 +76,7 @@ export {
 } from "./limits/layered-limiter.js";
 export { ownerLimitKey } from "./limits/owner-limit-key.js";
 export { type LayerStep, stepLayer, stepLayers } from "./limits/step-layer.js";
+export { requestIdOf, tagRequestId } from "./logging/request-id.js";
 export {
   type StoreFailureReporter,
   storeFailureReporter,

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import type { Keyward } from "@keyward/core";
 import { toFetchRequest, uncarriedMethodResponse } from "@keyward/core/node-http";
+import { tagRequestId } from "@keyward/core/toolkit";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import fastifyPlugin from "fastify-plugin";
 import { keywardErrorHandler } from "./keyward-errors.js";
@@ -36,13 +37,14 @@ const plugin: FastifyPluginAsync<KeywardPluginOptions> = async (fastify, options
       const path = request.url.startsWith(prefix) ? request.url.slice(prefix.length) : request.url;
       const refused = uncarriedMethodResponse(request.method, path, keyward.basePath);
       if (refused) return sendReply(reply, refused);
-      const response = await keyward.handle(
-        toFetchRequest(request.raw, {
-          origin: `${request.protocol}://${request.host}`,
-          path,
-          ...bodyOf(request.body),
-        }),
-      );
+      const fetchRequest = toFetchRequest(request.raw, {
+        origin: `${request.protocol}://${request.host}`,
+        path,
+        ...bodyOf(request.body),
+      });
+      // Keyward's log lines about this request carry Fastify's id for it.
+      tagRequestId(fetchRequest, request.id);
+      const response = await keyward.handle(fetchRequest);
       return sendReply(reply, response);
     };
     endpoints.all(keyward.basePath, handle);

@@ -198,6 +198,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     migrate: () => migrate(guarded, naming),
     flush: async () => buffered?.flush(),
     attachLogger: failures.attachLogger,
+    attachObserver: guard.attachObserver,
     close() {
       closing ??= (async () => {
         try {

@@ -183,6 +183,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     ...(keys ? { keys, events: keys.events, outbox: keys.events.outbox } : {}),
     invalidation,
     attachLogger: failures.attachLogger,
+    attachObserver: guard.attachObserver,
     close() {
       closed ??= (async () => {
         try {

@@ -14,7 +14,7 @@
  * });
  * const { data: dead } = await keyward.webhooks.deliveries({ status: "dead" });
  */
-import type { KeywardFeature } from "@keyward/core";
+import type { KeywardFeature, WebhookAttemptStatus } from "@keyward/core";
 import { webhookDeliverer } from "./webhook-deliverer.js";
 import { createWebhooksApi, type WebhooksApi } from "./webhooks-api.js";
 import { checkWebhooksConfig, type WebhooksConfig } from "./webhooks-config.js";
@@ -45,11 +45,27 @@ export function webhooks(config: WebhooksConfig): KeywardFeature<"webhooks", Web
       const outbox = store.outbox;
       // `requiresFeatures` and `requires` made sure both exist.
       if (!events || !outbox) throw new Error("unreachable: webhooks without events");
+      const observers = context.webhookObservers;
       const deliverer = webhookDeliverer(config, outbox, {
         clock: context.clock,
         random: context.random,
         reportFailure: context.reportFailure,
+        // Listed observers (`@keyward/otel`) hear each attempt's end, and may read the backlog.
+        ...(observers.length === 0
+          ? {}
+          : {
+              onAttempt: (status: WebhookAttemptStatus) => {
+                for (const observer of observers) {
+                  try {
+                    observer.attempted(status);
+                  } catch {}
+                }
+              },
+            }),
       });
+      const pending = async (max: number) =>
+        (await outbox.list({ status: "pending", limit: max })).length;
+      for (const observer of observers) observer.backlog?.(pending);
       // Each change this instance commits is delivered at once, besides the timer's polling.
       events.onCommitted = () => {
         deliverer.start();

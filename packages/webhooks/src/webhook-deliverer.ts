@@ -11,6 +11,7 @@ import type {
   ClaimedWebhookDelivery,
   Clock,
   RandomSource,
+  WebhookAttemptStatus,
   WebhookOutbox,
   WebhookRoute,
 } from "@keyward/core";
@@ -62,9 +63,11 @@ export function webhookDeliverer(
     clock: Clock;
     random: RandomSource;
     reportFailure(message: string, cause: unknown): void;
+    /** Told each attempt's end once it is recorded (the kernel's webhook observers). */
+    onAttempt?(status: WebhookAttemptStatus): void;
   },
 ): WebhookDeliverer {
-  const { clock, random, reportFailure } = options;
+  const { clock, random, reportFailure, onAttempt } = options;
   const maxAttempts = config.maxAttempts ?? webhookDefaults.maxAttempts;
   const backoff = {
     initialMs: config.backoff?.initialMs ?? webhookDefaults.initialMs,
@@ -132,6 +135,7 @@ export function webhookDeliverer(
         "recording a delivery",
       );
       summary.delivered += 1;
+      onAttempt?.("delivered");
       return;
     }
     const dead = !endpoint || delivery.attempts >= maxAttempts;
@@ -148,6 +152,7 @@ export function webhookDeliverer(
         }),
       "recording a failed delivery",
     );
+    onAttempt?.(dead ? "dead" : "retrying");
     if (dead) {
       summary.dead += 1;
       // Ids and the failure only: never the URL, the secret or the event's content.

@@ -7,6 +7,7 @@ import type * as secretScanning from "@keyward/core/secret-scanning";
 import type * as express from "@keyward/express";
 import type * as fastify from "@keyward/fastify";
 import type * as hono from "@keyward/hono";
+import type * as otel from "@keyward/otel";
 import type * as postgres from "@keyward/postgres";
 import type * as redis from "@keyward/redis";
 import type * as testing from "@keyward/testing";
@@ -17,6 +18,7 @@ export type EveryPackage = [
   typeof express,
   typeof fastify,
   typeof hono,
+  typeof otel,
   typeof postgres,
   typeof redis,
   typeof testing,

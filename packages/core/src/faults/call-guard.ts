@@ -14,6 +14,7 @@
  * Real time is right here (not an injected `Clock`): the deadline and the retry interval are about
  * the network, not about rate-limit or usage semantics.
  */
+import type { StoreCallOutcome, StoreObserver } from "../observation/store-observer.js";
 import { withDeadline } from "./deadline.js";
 import { StoreUnavailableError } from "./store-unavailable-error.js";
 
@@ -47,10 +48,19 @@ export interface CallGuard {
   /**
    * Runs `call` under the deadline and the breaker. `signal` is aborted, with the timeout error as
    * its reason, when the deadline passes; by then the caller has its rejection.
+   * @param operation what the call does, for observers (`observation/store-observer.ts`): a Redis
+   *   script's name, an SQL command. Default `"call"`.
    */
-  run<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T>;
+  run<T>(call: (signal: AbortSignal) => Promise<T>, operation?: string): Promise<T>;
   /** Whether the last call failed (the database may be down). */
   readonly failing: boolean;
+  /** Whether the breaker is open: calls are refused without being sent, but for a probe. */
+  readonly open: boolean;
+  /**
+   * Reports every call and each change of the breaker to `observer` from now on (told the breaker's
+   * state at once). A store passes it on as its own `attachObserver`.
+   */
+  attachObserver(observer: StoreObserver): void;
 }
 
 /**
@@ -77,6 +87,29 @@ export function callGuard(options: CallGuardOptions): CallGuard {
   let failures = 0;
   let retryAt = 0;
   let probing = false;
+  let open = false;
+  let observer: StoreObserver | undefined;
+  const setOpen = (now: boolean) => {
+    if (open === now) return;
+    open = now;
+    try {
+      observer?.breakerChanged(store, now);
+    } catch {}
+  };
+  /** The observer's end of one call, shielded: a throwing observer must not fail the call. */
+  const observe = (operation: string): ((outcome: StoreCallOutcome) => void) | undefined => {
+    if (observer === undefined) return undefined;
+    try {
+      const end = observer.callStarted(store, operation);
+      return (outcome) => {
+        try {
+          end(outcome);
+        } catch {}
+      };
+    } catch {
+      return undefined;
+    }
+  };
   const unavailable = new StoreUnavailableError(
     "unavailable",
     store,
@@ -87,27 +120,49 @@ export function callGuard(options: CallGuardOptions): CallGuard {
     const recovered = failures > 0;
     failures = 0;
     probing = false;
+    setOpen(false);
     if (recovered) onRecovered?.();
   };
   const failed = (error: unknown) => {
     failures += 1;
     probing = false;
-    if (failures >= threshold) retryAt = performance.now() + retryIntervalMs;
+    if (failures >= threshold) {
+      retryAt = performance.now() + retryIntervalMs;
+      setOpen(true);
+    }
     onError(error);
   };
-  const settle = (error: unknown, timedOut: boolean) => {
-    if (timedOut || isFailure(error)) failed(error);
-    else succeeded();
+  /** @returns how the call ended, for the observer */
+  const settle = (error: unknown, timedOut: boolean): StoreCallOutcome => {
+    if (timedOut || isFailure(error)) {
+      failed(error);
+      return timedOut ? "timeout" : "failure";
+    }
+    succeeded();
+    return "error";
   };
 
   return {
     get failing() {
       return failures > 0;
     },
+    get open() {
+      return open;
+    },
+    attachObserver(attached) {
+      observer = attached;
+      try {
+        attached.breakerChanged(store, open);
+      } catch {}
+    },
 
-    run<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    run<T>(call: (signal: AbortSignal) => Promise<T>, operation = "call"): Promise<T> {
+      const end = observe(operation);
       if (failures >= threshold) {
-        if (probing || performance.now() < retryAt) return Promise.reject(unavailable);
+        if (probing || performance.now() < retryAt) {
+          end?.("circuit_open");
+          return Promise.reject(unavailable);
+        }
         probing = true;
       }
       const controller = new AbortController();
@@ -115,7 +170,7 @@ export function callGuard(options: CallGuardOptions): CallGuard {
       try {
         pending = call(controller.signal);
       } catch (error) {
-        settle(error, false);
+        end?.(settle(error, false));
         return Promise.reject(error);
       }
       let timedOut = false;
@@ -131,10 +186,12 @@ export function callGuard(options: CallGuardOptions): CallGuard {
       }).then(
         (value) => {
           succeeded();
+          end?.("ok");
           return value;
         },
         (error: unknown) => {
-          settle(error, timedOut);
+          const outcome = settle(error, timedOut);
+          end?.(outcome);
           throw error;
         },
       );

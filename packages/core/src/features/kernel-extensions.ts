@@ -9,6 +9,9 @@ import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
+import type { StoreObserver } from "../observation/store-observer.js";
+import type { VerifyObserver } from "../observation/verify-observer.js";
+import type { WebhookObserver } from "../observation/webhook-observer.js";
 import type { RandomSource } from "../random.js";
 import type { EventLog } from "../storage/event-log.js";
 import type { KeyStore } from "../storage/key-store.js";
@@ -41,6 +44,21 @@ export interface KernelExtensions {
   maxKeysPerOwner?: number;
   /** The events written with each key change (`events()`). */
   events?: (kernel: EventsKernel) => EventRecorder;
+  /**
+   * Observers of every verification: its outcome, tier, refusing layer and duration, and a scope
+   * (a trace span) around it (`observation/verify-observer.ts`). A list, in the features' order.
+   */
+  verifyObservers?: readonly VerifyObserver[];
+  /**
+   * Observers of the stores' calls to their databases and of their circuit breakers
+   * (`observation/store-observer.ts`), handed to every store part that reports calls. A list.
+   */
+  storeObservers?: readonly StoreObserver[];
+  /**
+   * Observers of webhook deliveries, which the webhooks feature tells each attempt's end and how
+   * to read its backlog (`observation/webhook-observer.ts`). A list.
+   */
+  webhookObservers?: readonly WebhookObserver[];
 }
 
 /** What the kernel gives the events extension. */
@@ -53,7 +71,13 @@ export interface EventsKernel {
 }
 
 /** The points several features add to (lists), rather than one feature fills. */
-const listPoints = new Set(["keyChecks", "spendSteps"]);
+const listPoints = new Set([
+  "keyChecks",
+  "spendSteps",
+  "verifyObservers",
+  "storeObservers",
+  "webhookObservers",
+]);
 
 /** Every feature's extensions as one: a point filled twice is a configuration error. */
 export function mergeExtensions(

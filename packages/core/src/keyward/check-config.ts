@@ -66,7 +66,7 @@ function checkLogger(logger: unknown): void {
   const candidate = logger as Partial<KeywardLogger> | null;
   if (typeof candidate?.error !== "function" || typeof candidate.warn !== "function") {
     throw new TypeError(
-      "Keyward: `logger` must have `error(message, cause)` and `warn(message, detail)` methods, or be false",
+      "Keyward: `logger` must have `error(message, cause)` and `warn(message, detail)` methods (or be a pino-style logger such as Fastify's `app.log`), or be false",
     );
   }
 }

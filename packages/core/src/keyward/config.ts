@@ -77,7 +77,9 @@ export interface KeywardConfig<
    * Where failures and suspicious configuration are reported: the cause of every 500 (on the key-management
    * endpoints and on verification), failed background writes, and warnings. Default: one line per
    * event on the console (`console.error` / `console.warn`). Pass your own (pino, winston, your
-   * platform's) or `false` to silence it. Tokens and secrets never reach it.
+   * platform's) or `false` to silence it. Tokens and secrets never reach it. A pino-style logger
+   * (pino, Fastify's `app.log`) is recognised and given fields rather than sentences: `err`, the
+   * cause's `code`, and `requestId` where the adapter knows one (`logging/structured-logger.ts`).
    */
   logger?: KeywardLogger | false;
   /**

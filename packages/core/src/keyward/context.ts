@@ -13,6 +13,7 @@ import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { LayeredLimiter } from "../limits/layered-limiter.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import type { WarnOnce } from "../logging/warn-once.js";
+import type { WebhookObserver } from "../observation/webhook-observer.js";
 import type { RandomSource } from "../random.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { KeyStore } from "../storage/key-store.js";
@@ -73,6 +74,8 @@ export interface KeywardContext {
   keyChecks: readonly KeyCheck[];
   /** The listed features' steps at `verify`'s point "spent" (`auth/spend-steps.ts`). */
   spendSteps: readonly SpendStep[];
+  /** The listed features' webhook observers (`extends.webhookObservers`), for the webhooks feature. */
+  webhookObservers: readonly WebhookObserver[];
   /** Who may act on organizations' keys; undefined without `organizations()`. */
   organizations: OrganizationAccess | undefined;
   ietfRateLimitHeaders: boolean;

@@ -31,7 +31,11 @@ import { createSecretHasher } from "../keys/hash.js";
 import { layeredLimiter } from "../limits/layered-limiter.js";
 import { consoleLogger, silentLogger } from "../logging/logger.js";
 import { repeatFilter } from "../logging/repeat-filter.js";
+import { requestIdOf } from "../logging/request-id.js";
+import { fromStructuredLogger, isStructuredLogger } from "../logging/structured-logger.js";
 import { warnOnce } from "../logging/warn-once.js";
+import { observedVerify } from "../observation/observed-verify.js";
+import { attachStoreObserver, storeObservers } from "../observation/store-observer.js";
 import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
 import { attachStoreLogger } from "../storage/attach-store-logger.js";
@@ -147,14 +151,23 @@ export function createKeyward<
       "Keyward: a tier has `ownerRateLimit` or `quota`, but the store's rate limits cannot apply layered limits (`consumeLayers`). Use memoryStore(), redisStore() or combineStores(postgresStore(...), memoryStore()).",
     );
   }
-  const logger = config.logger === false ? silentLogger : (config.logger ?? consoleLogger);
+  const logger =
+    config.logger === false
+      ? silentLogger
+      : isStructuredLogger(config.logger)
+        ? fromStructuredLogger(config.logger)
+        : (config.logger ?? consoleLogger);
   warnAboutConfig(config, logger);
   const repeats = repeatFilter();
   const reportFailure = (message: string, cause: unknown, request?: Request) => {
     // A failing logger or hook must not turn a handled failure into a crash.
     try {
       const suffix = repeats.admit(message, cause, clock.now());
-      if (suffix !== null) logger.error(`${message}${suffix}`, cause);
+      if (suffix !== null) {
+        const requestId = requestIdOf(request);
+        if (requestId === undefined) logger.error(`${message}${suffix}`, cause);
+        else logger.error(`${message}${suffix}`, cause, { requestId });
+      }
     } catch {}
     try {
       config.onError?.(cause, request);
@@ -162,6 +175,10 @@ export function createKeyward<
   };
   // The store's background failures (dropped connections, lost invalidations) join the rest.
   attachStoreLogger(config.store, reportFailure);
+  // Listed observers hear every store call and breaker change from the stores that report them.
+  if (extensions.storeObservers !== undefined && extensions.storeObservers.length > 0) {
+    attachStoreObserver(config.store, storeObservers(extensions.storeObservers));
+  }
   const verifyJwt = config.jwt
     ? createJwtVerifier(config.jwt, clock)
     : async () => {
@@ -249,6 +266,7 @@ export function createKeyward<
     ),
     allowlists: extensions.allowlists,
     keyChecks: extensions.keyChecks ?? [],
+    webhookObservers: extensions.webhookObservers ?? [],
     gracefulRotation: extensions.rotationGrace && {
       maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
       body: rotateKeyBodySchema(extensions.rotationGrace.maxGracePeriodSeconds),
@@ -276,7 +294,7 @@ export function createKeyward<
   };
 
   const keys = createKeysApi(context);
-  const verify = createVerify(context);
+  const verify = observedVerify(createVerify(context), extensions.verifyObservers, reportFailure);
   const installed: InstalledFeatures = installFeatures(features, {
     context,
     store: config.store,

@@ -110,5 +110,15 @@ export function layerRefusal(
     return new KeywardError("quota_exceeded", `${period} quota exceeded`, { headers });
   }
   const [code, detail] = refusals[layer.layer];
-  return new KeywardError(code, detail, { headers });
+  const error = new KeywardError(code, detail, { headers });
+  if (layer.layer === "owner") ownerRefusals.add(error);
+  return error;
+}
+
+/** The owner-shared allowance's 429s, told apart from the key's own (same code) for observers. */
+const ownerRefusals = new WeakSet<object>();
+
+/** Whether a `rate_limited` error is the owner-shared allowance's refusal (else the key's own). */
+export function isOwnerRefusal(error: object): boolean {
+  return ownerRefusals.has(error);
 }

@@ -9,10 +9,19 @@
  */
 
 export interface KeywardLogger {
-  /** A failure Keyward answered for (a 500, a write it could not make), with its cause. */
-  error(message: string, cause?: unknown): void;
+  /**
+   * A failure Keyward answered for (a 500, a write it could not make), with its cause, and what
+   * is known of the request it happened in (`fields`, for a structured logger).
+   */
+  error(message: string, cause?: unknown, fields?: LogFields): void;
   /** Something that works, but probably not as intended. */
-  warn(message: string, detail?: unknown): void;
+  warn(message: string, detail?: unknown, fields?: LogFields): void;
+}
+
+/** What Keyward knows of the request a log line is about. */
+export interface LogFields {
+  /** The host's id of the request (Fastify's `request.id`, an `X-Request-Id` header). */
+  requestId?: string;
 }
 
 /** The default: one line per event on `console.error` / `console.warn`, prefixed `keyward:`. */

@@ -1,3 +1,4 @@
+import { attachStoreObserver, type StoreObserver } from "../observation/store-observer.js";
 import { attachStoreLogger } from "./attach-store-logger.js";
 import type { KeywardStore, StoreFailureReport, StoreParts } from "./index.js";
 
@@ -23,9 +24,11 @@ export type StorePart = Partial<StoreParts>;
  * // Keys and usage on PostgreSQL, rate limits per instance in memory.
  * const store = combineStores(postgresStore({ client: pool }), memoryStore());
  */
-export function combineStores(
-  ...stores: StorePart[]
-): KeywardStore & { close(): Promise<void>; attachLogger(report: StoreFailureReport): void } {
+export function combineStores(...stores: StorePart[]): KeywardStore & {
+  close(): Promise<void>;
+  attachLogger(report: StoreFailureReport): void;
+  attachObserver(observer: StoreObserver): void;
+} {
   const from = new Map<PartName, number>();
   stores.forEach((store, index) => {
     if (store === null || typeof store !== "object") {
@@ -65,6 +68,9 @@ export function combineStores(
     ...(outbox ? { outbox } : {}),
     attachLogger(report) {
       for (const store of stores) attachStoreLogger(store, report);
+    },
+    attachObserver(observer) {
+      for (const store of stores) attachStoreObserver(store, observer);
     },
     close() {
       closing ??= (async () => {

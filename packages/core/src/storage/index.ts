@@ -34,6 +34,7 @@ export type {
 } from "./webhook-outbox.js";
 
 import type { ReportsStoreFailures } from "../logging/store-failure-reporter.js";
+import type { ReportsStoreCalls } from "../observation/store-observer.js";
 import type { EventLog } from "./event-log.js";
 import type { KeyStore } from "./key-store.js";
 import type { AllowanceStore, RateLimitStore } from "./rate-limit-store.js";
@@ -45,7 +46,7 @@ import type { WebhookOutbox } from "./webhook-outbox.js";
  * provides, and one `close` for everything it holds. Hand one to `createKeyward` when it provides
  * all three parts, or several to `combineStores`.
  */
-export interface StoreParts extends ReportsStoreFailures {
+export interface StoreParts extends ReportsStoreFailures, ReportsStoreCalls {
   keys?: KeyStore;
   usage?: UsageStore;
   rateLimits?: RateLimitStore;
@@ -74,7 +75,7 @@ export interface StoreParts extends ReportsStoreFailures {
  * The three stores one Keyward instance needs: `memoryStore()`, `combineStores(...)`, or parts of
  * your own. Named for Keyward so that it never shadows the DOM's global `Storage`.
  */
-export interface KeywardStore extends ReportsStoreFailures {
+export interface KeywardStore extends ReportsStoreFailures, ReportsStoreCalls {
   keys: KeyStore;
   usage: UsageStore;
   rateLimits: RateLimitStore;

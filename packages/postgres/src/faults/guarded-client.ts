@@ -24,7 +24,8 @@ export function guardedClient(
   timeoutMs: number,
 ): TransactionalClient {
   if (isPoolLike(client)) return guardedPool(client, guard);
-  const query = (text: string, params?: unknown[]) => guard.run(() => client.query(text, params));
+  const query = (text: string, params?: unknown[]) =>
+    guard.run(() => client.query(text, params), sqlCommand(text));
   if (isTransactional(client)) {
     return { query, transaction: guardedTransactions(client, guard, timeoutMs) };
   }
@@ -44,12 +45,12 @@ function guardedPool(pool: PoolLike, guard: CallGuard): TransactionalClient {
         } finally {
           held.release();
         }
-      }),
+      }, sqlCommand(text)),
 
     // The checkout is one guarded call, and every statement another, each destroying the
     // connection if it passes its deadline.
     async transaction(work) {
-      const held = await guard.run((signal) => checkoutConnection(pool, signal));
+      const held = await guard.run((signal) => checkoutConnection(pool, signal), "checkout");
       const connection: PostgresClient = {
         query(text, params) {
           // Nothing more is sent on a connection given up, and a ROLLBACK that cannot be sent
@@ -58,7 +59,7 @@ function guardedPool(pool: PoolLike, guard: CallGuard): TransactionalClient {
           return guard.run((signal) => {
             signal.addEventListener("abort", () => held.release(true), { once: true });
             return held.connection.query(text, params);
-          });
+          }, sqlCommand(text));
         },
       };
       let failed = false;
@@ -109,7 +110,7 @@ function guardedTransactions(
       if (givenUp) throw expired("begin")();
       begun();
       finished = work({
-        query: (text, params) => guard.run(() => transaction.query(text, params)),
+        query: (text, params) => guard.run(() => transaction.query(text, params), sqlCommand(text)),
       });
       return finished;
     });
@@ -124,4 +125,12 @@ function guardedTransactions(
     await finished?.catch(() => {});
     return withDeadline(running, timeoutMs, expired("commit"));
   };
+}
+
+/** An SQL statement's command (`SELECT`, `INSERT`…), as observers name the operation: never its values. */
+function sqlCommand(text: string): string {
+  const start = text.search(/\S/);
+  if (start === -1) return "call";
+  const end = text.slice(start).search(/[\s(;]/);
+  return (end === -1 ? text.slice(start) : text.slice(start, start + end)).toUpperCase();
 }

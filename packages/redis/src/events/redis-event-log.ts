@@ -54,7 +54,7 @@ export function redisEventLog(
   guard: CallGuard,
 ): EventLog & { outbox: WebhookOutbox } {
   const run = (script: typeof readEventsScript, keys: string[], args: string[]) =>
-    guard.run(() => connection.run(script, keys, args));
+    guard.run(() => connection.run(script, keys, args), script.name);
 
   return {
     outbox: redisWebhookOutbox(connection, names, guard),

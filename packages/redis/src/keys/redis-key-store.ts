@@ -43,7 +43,7 @@ export function redisKeyStore(
   guard: CallGuard,
 ): KeyStore & { events: ReturnType<typeof redisEventLog> } {
   const run = (script: typeof createKeyScript, keys: string[], args: string[]) =>
-    guard.run(() => connection.run(script, keys, args));
+    guard.run(() => connection.run(script, keys, args), script.name);
   /**
    * Records stored before the expiring-keys index existed are added to it once, by the first
    * `listExpiring` of any instance (a marker says it is done); later records join it as they are

@@ -55,7 +55,7 @@ export function redisRateLimitStore(
   const { time, insurance, recordsUsage } = options;
   const failOpen = options.onStoreError === "fail-open";
   const batcher = stepBatcher(
-    (groups) => guard.run(() => stepsOnRedis(connection, names, groups, time)),
+    (groups) => guard.run(() => stepsOnRedis(connection, names, groups, time), "consume"),
     { cluster: connection.cluster },
   );
 
@@ -73,7 +73,7 @@ export function redisRateLimitStore(
     async (requests) => {
       const markers = chargeMarkersFor(names, requests[0]!.owner);
       try {
-        return await guard.run(() => layersOnRedis("consume", requests, markers));
+        return await guard.run(() => layersOnRedis("consume", requests, markers), "consume-layers");
       } catch (error) {
         void voids.voidCall(markers);
         throw error;
@@ -103,22 +103,25 @@ export function redisRateLimitStore(
     },
 
     async readLayers(request) {
-      const [decision] = await guard.run(() =>
-        layersOnRedis("read", [{ ...request, usage: undefined }]),
+      const [decision] = await guard.run(
+        () => layersOnRedis("read", [{ ...request, usage: undefined }]),
+        "read-layers",
       );
       return decision!.layers;
     },
 
     async seedCredits(owner, seeds) {
       if (seeds.length === 0) return;
-      await guard.run(() =>
-        connection.run(
-          seedCreditsScript,
-          seeds.map(({ bucket }) => names.layer(owner, bucket)),
-          seeds.map(({ state }) =>
-            state?.length === 3 ? `${state[0]}:${state[1]}:${state[2]}` : freshCredits,
+      await guard.run(
+        () =>
+          connection.run(
+            seedCreditsScript,
+            seeds.map(({ bucket }) => names.layer(owner, bucket)),
+            seeds.map(({ state }) =>
+              state?.length === 3 ? `${state[0]}:${state[1]}:${state[2]}` : freshCredits,
+            ),
           ),
-        ),
+        seedCreditsScript.name,
       );
     },
 

@@ -29,7 +29,7 @@ export function redisUsageStore(
   guard: CallGuard,
 ): UsageStore {
   const run = (script: typeof readUsageScript, keys: string[], args: string[]) =>
-    guard.run(() => connection.run(script, keys, args));
+    guard.run(() => connection.run(script, keys, args), script.name);
 
   return {
     async record(increments: readonly UsageIncrement[]) {

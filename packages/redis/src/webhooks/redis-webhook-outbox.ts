@@ -51,7 +51,7 @@ export function redisWebhookOutbox(
 ): WebhookOutbox {
   const { webhooks } = names;
   const run = (script: LuaScript, keys: string[], args: string[]) =>
-    guard.run(() => connection.run(script, keys, args));
+    guard.run(() => connection.run(script, keys, args), script.name);
 
   return {
     async dispatch(routes, limit, now) {

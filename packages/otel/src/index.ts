@@ -1,0 +1,50 @@
+/**
+ * `@keyward/otel`: OpenTelemetry metrics and traces for Keyward. A feature module of its own package,
+ * so `@opentelemetry/api` (its peer) reaches only the hosts that list it. It reports what the
+ * kernel's observation points hear (`verifyObservers`, `storeObservers`): every verification's
+ * outcome, tier, refusing layer and duration; every Redis or PostgreSQL call and circuit breaker.
+ * Without an SDK it lists no observer at all and costs nothing. See docs/observability.md.
+ *
+ * @example
+ * import { otel } from "@keyward/otel";
+ * // After the OpenTelemetry SDK has started (or pass `meterProvider` / `tracerProvider`):
+ * const keyward = createKeyward({ store, scopes, tiers, jwt, features: [otel()] });
+ */
+import type { KeywardFeature } from "@keyward/core";
+import { checkOtelOptions, type OtelOptions } from "./otel-options.js";
+import { resolveProviders } from "./providers.js";
+import { storeTelemetry } from "./store-telemetry.js";
+import { verifyTelemetry } from "./verify-telemetry.js";
+import { webhookTelemetry } from "./webhook-telemetry.js";
+
+export { attributeNames, instrumentNames, spanNames } from "./names.js";
+export type { OtelOptions } from "./otel-options.js";
+
+/**
+ * Throws a `TypeError` for a malformed option. The providers are resolved here: an SDK registered
+ * globally after this call is not seen (the metrics API has no proxy), so start it first.
+ */
+export function otel(options: OtelOptions = {}): KeywardFeature<"otel"> {
+  checkOtelOptions(options);
+  const { meter, tracer } = resolveProviders(options);
+  // No SDK: no observer, so verify is not wrapped at all.
+  if (meter === undefined && tracer === undefined) return { name: "otel", install: () => ({}) };
+  const verify = verifyTelemetry(meter, tracer, options.keyIds === true);
+  const stores = storeTelemetry(meter, tracer);
+  const webhooks = webhookTelemetry(meter);
+  return {
+    name: "otel",
+    extends: {
+      verifyObservers: [verify.observer],
+      storeObservers: [stores.observer],
+      webhookObservers: [webhooks.observer],
+    },
+    install: () => ({
+      close: async () => {
+        verify.close();
+        stores.close();
+        webhooks.close();
+      },
+    }),
+  };
+}
