@@ -155,6 +155,36 @@ export function memoryKeyStore(): KeyStore & {
       return updated;
     },
 
+    // All checks first, then all writes, in one synchronous step: nothing of a failed batch is kept.
+    async importKeys(keys) {
+      const fresh = keys.filter((key) => !byId.has(key.id));
+      for (const key of fresh) {
+        if (idByHash.has(key.secretHash) && idByHash.get(key.secretHash) !== key.id) {
+          throw new Error(`A key with the secret hash of imported key ${key.id} already exists`);
+        }
+      }
+      for (const key of fresh) {
+        byId.set(key.id, freeze(key));
+        idByHash.set(key.secretHash, key.id);
+        const owner = ownerLabel(ownerOfKey(key));
+        const owned = idsByOwner.get(owner);
+        if (owned) owned.add(key.id);
+        else idsByOwner.set(owner, new Set([key.id]));
+      }
+      return fresh.map((key) => key.id);
+    },
+
+    async rehash(id, from, to) {
+      const key = byId.get(id);
+      if (!key || key.secretHash !== from) return null;
+      if (idByHash.has(to)) throw new Error("A key with this secret hash already exists");
+      const rehashed = freeze({ ...key, secretHash: to });
+      byId.set(id, rehashed);
+      idByHash.delete(from);
+      idByHash.set(to, id);
+      return rehashed;
+    },
+
     events,
 
     /** Every stored record, for tests and debugging. */

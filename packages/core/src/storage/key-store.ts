@@ -225,4 +225,19 @@ export interface KeyStore {
    * is not written.
    */
   listExpiring?(query: ExpiringKeysQuery): Promise<StoredKey[]>;
+  /**
+   * Optional (the `imports()` feature needs it): stores a batch of imported records in one atomic
+   * step and answers the ids it created. A record whose id is already stored is left as it is and
+   * not created again (an import run twice changes nothing); a record whose secret hash belongs to
+   * another id fails the whole batch, and nothing of it is written. No events are written.
+   */
+  importKeys?(keys: readonly StoredKey[]): Promise<string[]>;
+  /**
+   * Optional (the `imports()` feature needs it): replaces the key's current `secretHash` `from` by
+   * `to` (the same secret, hashed Keyward's way, once an imported key is first used), in one
+   * compare-and-set: only if the key exists and `from` is still its current hash; otherwise `null`
+   * and nothing changes. `from` stops being found at once. Not a change of the key (its secret,
+   * hint and `version` stay). A store with a cache evicts the entry under `from` on every instance.
+   */
+  rehash?(id: string, from: string, to: string): Promise<StoredKey | null>;
 }

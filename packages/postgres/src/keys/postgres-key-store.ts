@@ -110,6 +110,23 @@ export function postgresKeyStore(
       WHERE owner_id = $1 AND owner_type = $2 AND owner_tier IS DISTINCT FROM $3
       RETURNING ${keyColumns}`,
     setLimits: `UPDATE ${keys} SET version = version + 1, limits = $2::text::jsonb WHERE id = $1 RETURNING ${keyColumns}`,
+    // One statement for the batch, so it is all or nothing: a stored id is skipped (ON CONFLICT),
+    // a hash another id holds violates the unique index and fails every row.
+    importKeys: `INSERT INTO ${keys}
+      (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at,
+        rotated_at, owner_tier, owner_type, created_by, disabled_at, metadata, limits, environment, version)
+      SELECT r.id, r.owner_id, r.name, r.scopes, r.tier, r.secret_hash, r.hint,
+        ${fromEpochMs("r.created_at")}, ${fromEpochMs("r.expires_at")}, ${fromEpochMs("r.revoked_at")},
+        ${fromEpochMs("r.rotated_at")}, r.owner_tier, r.owner_type, r.created_by,
+        ${fromEpochMs("r.disabled_at")}, r.metadata, r.limits, r.environment, r.version
+      FROM jsonb_to_recordset($1::text::jsonb) AS r(id text, owner_id text, name text, scopes jsonb,
+        tier text, secret_hash text, hint text, created_at bigint, expires_at bigint,
+        revoked_at bigint, rotated_at bigint, owner_tier text, owner_type text, created_by text,
+        disabled_at bigint, metadata jsonb, limits jsonb, environment text, version bigint)
+      ON CONFLICT (id) DO NOTHING
+      RETURNING id`,
+    rehash: `UPDATE ${keys} SET secret_hash = $3 WHERE id = $1 AND secret_hash = $2
+      RETURNING ${keyColumns}`,
   };
 
   return {
@@ -226,6 +243,37 @@ export function postgresKeyStore(
 
     setLimits: async (id, limits) =>
       one(sql.setLimits, [id, limits === null ? null : JSON.stringify(limits)]),
+
+    async importKeys(batch) {
+      if (batch.length === 0) return [];
+      const rows = batch.map((key) => ({
+        id: key.id,
+        owner_id: key.ownerId,
+        name: key.name,
+        scopes: key.scopes,
+        tier: key.tier,
+        secret_hash: key.secretHash,
+        hint: key.hint,
+        created_at: epochMsParam(key.createdAt, "createdAt"),
+        expires_at: epochMsParam(key.expiresAt, "expiresAt"),
+        revoked_at: epochMsParam(key.revokedAt, "revokedAt"),
+        rotated_at: epochMsParam(key.rotatedAt, "rotatedAt"),
+        owner_tier: key.ownerTier,
+        owner_type: key.ownerType,
+        created_by: key.createdBy,
+        disabled_at: epochMsParam(key.disabledAt, "disabledAt"),
+        metadata: key.metadata,
+        limits: key.limits ?? null,
+        environment: key.environment ?? null,
+        version: key.version,
+      }));
+      const created = await queryRows<{ id: string }>(client, sql.importKeys, [
+        JSON.stringify(rows),
+      ]);
+      return created.map((row) => row.id);
+    },
+
+    rehash: (id, from, to) => one(sql.rehash, [id, from, to]),
 
     events: postgresEventLog(client, naming),
   };

@@ -1,6 +1,7 @@
 import type { KeywardStore } from "@keyward/core";
 import { describe } from "vitest";
 import { eventLogSuite } from "./event-log-suite.js";
+import { importKeysSuite } from "./import-keys-suite.js";
 import { keyStoreSuite } from "./key-store-suite.js";
 import { layeredLimitsSuite } from "./layered-limits-suite.js";
 import type { StorageSuiteOptions } from "./options.js";
@@ -48,6 +49,7 @@ export function describeStorageConformance<S extends KeywardStore>(
     if (!options.skipLayers) layeredLimitsSuite(options);
     if (!options.skipKeys) secretsSuite(options);
     if (!options.skipKeys) patchFuzzSuite(options);
+    if (!options.skipKeys) importKeysSuite(options);
     if (!options.skipKeys && !options.skipEvents) eventLogSuite(options);
     if (!options.skipKeys && !options.skipEvents && !options.skipExpiringKeys) {
       timedEventsSuite(options);
