@@ -6,6 +6,7 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import * as events from "./events/index.js";
+import * as imports from "./imports/index.js";
 import * as root from "./index.js";
 import * as lifecycle from "./lifecycle/index.js";
 import * as openapi from "./openapi/index.js";
@@ -28,6 +29,7 @@ describe("entry points", () => {
 
   it("each feature's entry point exports its feature function only", () => {
     expect(Object.keys(events)).toEqual(["events"]);
+    expect(Object.keys(imports)).toEqual(["imports"]);
     expect(Object.keys(lifecycle)).toEqual(["lifecycle"]);
     expect(Object.keys(openapi)).toEqual(["openapi"]);
     expect(Object.keys(organizations)).toEqual(["organizations"]);

@@ -4,6 +4,7 @@
  * read once, before the kernel is built, and each may be filled by one feature only.
  */
 import type { KeyCheck } from "../auth/key-checks.js";
+import type { LegacyKeyLookup } from "../auth/legacy-keys.js";
 import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
@@ -34,6 +35,11 @@ export interface KernelExtensions {
   maxKeysPerOwner?: number;
   /** The events written with each key change (`events()`). */
   events?: (kernel: EventsKernel) => EventRecorder;
+  /**
+   * Tokens in another system's format that imported keys may have (`imports()`): `verify` looks
+   * them up under their old hashes and rehashes a key it finds to Keyward's hash.
+   */
+  legacyKeys?: LegacyKeyLookup;
 }
 
 /** What the kernel gives the events extension. */

@@ -7,6 +7,7 @@ import type { Environments } from "../environments/environments.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
+import type { LegacyKeyLookup } from "../auth/legacy-keys.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { LayeredLimiter } from "../limits/layered-limiter.js";
@@ -70,6 +71,8 @@ export interface KeywardContext {
   allowlists: IpAllowlists | undefined;
   /** The listed features' checks at `verify`'s key checks, after the kernel's own. */
   keyChecks: readonly KeyCheck[];
+  /** Imported keys in another format (`imports()`); undefined: only Keyward's format is a key. */
+  legacyKeys: LegacyKeyLookup | undefined;
   /** Who may act on organizations' keys; undefined without `organizations()`. */
   organizations: OrganizationAccess | undefined;
   ietfRateLimitHeaders: boolean;

@@ -238,6 +238,7 @@ export function createKeyward<
     ),
     allowlists: extensions.allowlists,
     keyChecks: extensions.keyChecks ?? [],
+    legacyKeys: extensions.legacyKeys,
     gracefulRotation: extensions.rotationGrace && {
       maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
       body: rotateKeyBodySchema(extensions.rotationGrace.maxGracePeriodSeconds),
