@@ -1,13 +1,13 @@
 import type { FailedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import type { JwtClaims } from "../auth/jwt.js";
 import type { KeyCheck } from "../auth/key-checks.js";
+import type { LegacyKeyLookup } from "../auth/legacy-keys.js";
 import type { SessionHook } from "../auth/principal.js";
 import type { Clock } from "../clock.js";
 import type { Environments } from "../environments/environments.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
-import type { LegacyKeyLookup } from "../auth/legacy-keys.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { LayeredLimiter } from "../limits/layered-limiter.js";
