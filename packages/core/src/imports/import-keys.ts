@@ -33,20 +33,22 @@ export interface ImportReport {
 /** How many ids a dry run asks the store about at once. */
 const probeConcurrency = 64;
 
+/** What `check` finds: the records `importKeys` would refuse, without asking the store. */
+export interface ImportCheck {
+  received: number;
+  refused: ImportReport["refused"];
+}
+
 export function createImportKeys(
   ctx: KeywardContext,
   schema: ImportRecordSchema,
   legacy: LegacyHashers,
 ) {
-  return async function importKeys(
-    records: readonly unknown[],
-    options: ImportKeysOptions = {},
-  ): Promise<ImportReport> {
+  /** Every record checked and made a stored key, or refused with its problems. */
+  const prepare = (records: readonly unknown[], now: number) => {
     if (!Array.isArray(records)) {
       throw new TypeError("importKeys(records): records must be an array of import records");
     }
-    const dryRun = options.dryRun === true;
-    const now = ctx.clock.now();
     const keys: StoredKey[] = [];
     const refused: ImportReport["refused"] = [];
     const placeOfId = new Map<string, number>();
@@ -88,6 +90,20 @@ export function createImportKeys(
       placeOfId.set(key.id, index);
       keys.push(key);
     });
+    return { keys, refused };
+  };
+
+  const check = (records: readonly unknown[]): ImportCheck => ({
+    received: Array.isArray(records) ? records.length : 0,
+    refused: prepare(records, ctx.clock.now()).refused,
+  });
+
+  const importKeys = async (
+    records: readonly unknown[],
+    options: ImportKeysOptions = {},
+  ): Promise<ImportReport> => {
+    const dryRun = options.dryRun === true;
+    const { keys, refused } = prepare(records, ctx.clock.now());
     const report = { dryRun, received: records.length, refused };
     if (refused.length > 0) return { ...report, imported: 0, unchanged: 0, importedIds: [] };
     if (dryRun) {
@@ -107,6 +123,8 @@ export function createImportKeys(
       importedIds: created,
     };
   };
+
+  return { importKeys, check };
 }
 
 /** The ids among `keys` the store does not hold yet. */

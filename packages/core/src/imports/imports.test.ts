@@ -262,6 +262,7 @@ describe("imports(): importing keys", () => {
       },
       { key: tokens[1], owner: "alice", tier: "free" },
     ];
+    expect(keyward.imports.check(records)).toEqual({ received: 2, refused: [] });
     const dry = await keyward.imports.importKeys(records, { dryRun: true });
     expect(dry).toMatchObject({ dryRun: true, imported: 2, unchanged: 0 });
     expect(store.keys.snapshot()).toEqual([]);
@@ -293,7 +294,7 @@ describe("imports(): importing keys", () => {
       owner: "alice",
       tier: "free",
     };
-    const report = await keyward.imports.importKeys([
+    const records = [
       good,
       { owner: "alice", tier: "free" },
       { ...good, key: legacyToken() },
@@ -314,7 +315,10 @@ describe("imports(): importing keys", () => {
       },
       good,
       "not a record",
-    ]);
+    ];
+    const report = await keyward.imports.importKeys(records);
+    // `check` finds the same, without the store.
+    expect(keyward.imports.check(records)).toEqual({ received: 10, refused: report.refused });
     expect(report.imported).toBe(0);
     expect(store.keys.snapshot()).toEqual([]);
     const problems = Object.fromEntries(

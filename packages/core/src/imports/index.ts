@@ -14,13 +14,18 @@
  * ]);
  */
 import type { KeywardFeature } from "../features/feature.js";
-import { createImportKeys, type ImportKeysOptions, type ImportReport } from "./import-keys.js";
+import {
+  createImportKeys,
+  type ImportCheck,
+  type ImportKeysOptions,
+  type ImportReport,
+} from "./import-keys.js";
 import { importRecordSchema } from "./import-record.js";
 import { checkImportsConfig, type ImportsConfig } from "./imports-config.js";
 import { legacyHashers, legacyKeyLookup } from "./legacy-lookup.js";
 
 export type { HashEncoding } from "./hash-encoding.js";
-export type { ImportKeysOptions, ImportReport } from "./import-keys.js";
+export type { ImportCheck, ImportKeysOptions, ImportReport } from "./import-keys.js";
 export type { ImportedHash, ImportRecord } from "./import-record.js";
 export type { ImportsConfig } from "./imports-config.js";
 
@@ -31,6 +36,11 @@ export interface ImportsApi {
    * import stored is left as it is. Refused records are reported, and then nothing is written.
    */
   importKeys(records: readonly unknown[], options?: ImportKeysOptions): Promise<ImportReport>;
+  /**
+   * The records `importKeys` would refuse, and why, without asking the store: to check a whole
+   * import before writing it in several calls (the CLI's batches).
+   */
+  check(records: readonly unknown[]): ImportCheck;
 }
 
 /** Throws a `TypeError` naming the field for a malformed `config`. */
@@ -54,7 +64,7 @@ export function imports(config: ImportsConfig = {}): KeywardFeature<"imports", I
         tiers: context.tiers,
         peppers: new Set(Object.keys(config.peppers ?? {})),
       });
-      return { api: { importKeys: createImportKeys(context, schema, hashers) } };
+      return { api: createImportKeys(context, schema, hashers) };
     },
   };
 }
