@@ -10,7 +10,14 @@
  * - adapters and stores do not import each other: they meet in the host;
  * - shipped code imports no test code.
  */
-const coreFeatures = ["events", "imports", "lifecycle", "openapi", "organizations", "secret-scanning"];
+const coreFeatures = [
+  "events",
+  "imports",
+  "lifecycle",
+  "openapi",
+  "organizations",
+  "secret-scanning",
+];
 const featureFolder = `^packages/core/src/(${coreFeatures.join("|")})/`;
 
 module.exports = {
