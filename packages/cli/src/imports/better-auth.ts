@@ -28,7 +28,8 @@ const day = 86_400_000;
 const periodOfInterval = (interval: number): "day" | "month" | undefined =>
   interval === day ? "day" : interval >= 28 * day && interval <= 31 * day ? "month" : undefined;
 
-interface ApiKeyRow {
+/** A row of better-auth's API-key table, the columns read. */
+export interface ApiKeyRow {
   id: string;
   configId: string | null;
   name: string | null;
@@ -66,7 +67,11 @@ export async function readBetterAuth(source: BetterAuthSource): Promise<SourceRe
   }
 }
 
-function mapRows(rows: readonly ApiKeyRow[], source: BetterAuthSource): SourceRecords {
+/** The rows as import records; a row Keyward cannot express is listed with why. */
+export function mapRows(
+  rows: readonly ApiKeyRow[],
+  source: Pick<BetterAuthSource, "organizationConfigs" | "tier">,
+): SourceRecords {
   const organizations = new Set(source.organizationConfigs);
   const result: SourceRecords = { records: [], unmapped: [] };
   for (const row of rows) {

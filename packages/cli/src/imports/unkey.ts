@@ -76,6 +76,10 @@ function refillOf(refill: unknown) {
   if (refill === undefined || refill === null) return {};
   const { interval, amount } = refill as { interval?: unknown; amount?: unknown };
   const period = interval === "daily" ? "day" : interval === "monthly" ? "month" : undefined;
-  if (period === undefined) throw new Error(`refill interval ${JSON.stringify(interval)}`);
+  if (period === undefined) {
+    throw new Error(
+      `refill interval ${JSON.stringify(interval)}: Keyward's credits refill "daily" or "monthly"`,
+    );
+  }
   return { refill: { amount, period } };
 }
