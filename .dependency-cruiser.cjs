@@ -16,6 +16,7 @@ const coreFeatures = [
   "lifecycle",
   "openapi",
   "organizations",
+  "recoverable",
   "secret-scanning",
 ];
 const featureFolder = `^packages/core/src/(${coreFeatures.join("|")})/`;
@@ -59,7 +60,7 @@ module.exports = {
         pathNot: [
           "^packages/$1/src/",
           "^packages/[^/]+/src/index\\.ts$",
-          "^packages/core/src/(toolkit|node-http/index|(events|imports|lifecycle|openapi|organizations|secret-scanning)/index)\\.ts$",
+          "^packages/core/src/(toolkit|node-http/index|(events|imports|lifecycle|openapi|organizations|recoverable|secret-scanning)/index)\\.ts$",
         ],
       },
     },

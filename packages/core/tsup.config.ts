@@ -11,5 +11,6 @@ export default packageBuild({
     "openapi/index": "src/openapi/index.ts",
     "organizations/index": "src/organizations/index.ts",
     "imports/index": "src/imports/index.ts",
+    "recoverable/index": "src/recoverable/index.ts",
   },
 });

@@ -11,6 +11,7 @@ import * as root from "./index.js";
 import * as lifecycle from "./lifecycle/index.js";
 import * as openapi from "./openapi/index.js";
 import * as organizations from "./organizations/index.js";
+import * as recoverable from "./recoverable/index.js";
 import * as secretScanning from "./secret-scanning/index.js";
 import * as toolkit from "./toolkit.js";
 
@@ -33,6 +34,7 @@ describe("entry points", () => {
     expect(Object.keys(lifecycle)).toEqual(["lifecycle"]);
     expect(Object.keys(openapi)).toEqual(["openapi"]);
     expect(Object.keys(organizations)).toEqual(["organizations"]);
+    expect(Object.keys(recoverable)).toEqual(["recoverable"]);
     expect(Object.keys(secretScanning)).toEqual(["secretScanning"]);
   });
 

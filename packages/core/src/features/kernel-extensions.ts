@@ -9,6 +9,7 @@ import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
+import type { SecretSealer } from "../keys/secret-sealer.js";
 import type { RandomSource } from "../random.js";
 import type { EventLog } from "../storage/event-log.js";
 import type { KeyStore } from "../storage/key-store.js";
@@ -40,6 +41,8 @@ export interface KernelExtensions {
    * them up under their old hashes and rehashes a key it finds to Keyward's hash.
    */
   legacyKeys?: LegacyKeyLookup;
+  /** Seals every secret `create` and `rotate` issue, stored with the key (`recoverable()`). */
+  secretSealer?: SecretSealer;
 }
 
 /** What the kernel gives the events extension. */

@@ -10,6 +10,7 @@ import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
+import type { SecretSealer } from "../keys/secret-sealer.js";
 import type { LayeredLimiter } from "../limits/layered-limiter.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import type { WarnOnce } from "../logging/warn-once.js";
@@ -73,6 +74,8 @@ export interface KeywardContext {
   keyChecks: readonly KeyCheck[];
   /** Imported keys in another format (`imports()`); undefined: only Keyward's format is a key. */
   legacyKeys: LegacyKeyLookup | undefined;
+  /** Seals each new secret for revealing it later (`recoverable()`); undefined: shown once only. */
+  secretSealer: SecretSealer | undefined;
   /** Who may act on organizations' keys; undefined without `organizations()`. */
   organizations: OrganizationAccess | undefined;
   ietfRateLimitHeaders: boolean;

@@ -239,6 +239,7 @@ export function createKeyward<
     allowlists: extensions.allowlists,
     keyChecks: extensions.keyChecks ?? [],
     legacyKeys: extensions.legacyKeys,
+    secretSealer: extensions.secretSealer,
     gracefulRotation: extensions.rotationGrace && {
       maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
       body: rotateKeyBodySchema(extensions.rotationGrace.maxGracePeriodSeconds),

@@ -101,6 +101,10 @@ export function memoryKeyStore(): KeyStore & {
         rotatedAt,
         previousSecretHash: graceful ? key.secretHash : null,
         previousSecretExpiresAt,
+        // The sealed secret is the current one's, or none (a record that never had one stays so).
+        ...(rotation.sealedSecret != null || key.sealedSecret != null
+          ? { sealedSecret: rotation.sealedSecret ?? null }
+          : {}),
       });
       byId.set(id, rotated);
       idByHash.set(secretHash, id);

@@ -71,6 +71,12 @@ export interface StoredKey {
    * (`allowlists/ip-allowlist.ts`); absent or null: from anywhere. Never an empty list.
    */
   allowedIps?: readonly string[] | null;
+  /**
+   * The current secret, encrypted by `recoverable()` (AES-256-GCM under a key-encryption key the
+   * database never holds; an opaque text, `v1.<kek id>.<iv>.<ciphertext>`); absent or null for a
+   * key that cannot be revealed. Stores keep it as given.
+   */
+  sealedSecret?: string | null;
 }
 
 /** What `KeyStore.update` changes; fields left out keep their values. */
@@ -84,6 +90,8 @@ export interface KeyUpdate {
   allowedIps?: readonly string[] | null;
   /** The key's per-key limits (`keys.update`'s `limits`, applied to what it had), or null to clear them. */
   limits?: KeyLimits | null;
+  /** The secret sealed again after a rotation (`recoverable()`), or null to drop it. */
+  sealedSecret?: string | null;
 }
 
 /** Where a page of `listByOwner` starts: after this key in the listing order. */
@@ -129,6 +137,11 @@ export interface KeyRotation {
    * at that version (HTTP `If-Match`), so no change made meanwhile goes unseen by the caller.
    */
   expectedVersion?: number;
+  /**
+   * The new secret sealed by `recoverable()`, stored with it in the same write; absent or null: the
+   * record keeps no sealed secret (one sealed before is dropped: it is the replaced secret's).
+   */
+  sealedSecret?: string | null;
 }
 
 /**

@@ -26,6 +26,7 @@ export const keyColumns = [
   "limits::text AS limits",
   "environment",
   "allowed_ips::text AS allowed_ips",
+  "sealed_secret",
 ].join(", ");
 
 export interface KeyRow {
@@ -55,6 +56,7 @@ export interface KeyRow {
   environment: string | null;
   /** jsonb as text, like `scopes`. */
   allowed_ips: string | null;
+  sealed_secret: string | null;
 }
 
 const time = (value: number | string | null) => (value === null ? null : Number(value));
@@ -84,5 +86,6 @@ export function toStoredKey(row: KeyRow): StoredKey {
     ...(row.limits === null ? {} : { limits: JSON.parse(row.limits) as KeyLimits }),
     ...(row.environment === null ? {} : { environment: row.environment }),
     ...(row.allowed_ips === null ? {} : { allowedIps: JSON.parse(row.allowed_ips) as string[] }),
+    ...(row.sealed_secret == null ? {} : { sealedSecret: row.sealed_secret }),
   };
 }

@@ -181,6 +181,7 @@ export function redisKeyStore(
           String(previousIndexTtlMs(rotatedAt, graceEnd)),
           names.keyHashPrefix,
           rest.expectedVersion === undefined ? "" : String(rest.expectedVersion),
+          rest.sealedSecret ?? "",
         ],
         events,
       );

@@ -7,6 +7,7 @@ import { layeredLimitsSuite } from "./layered-limits-suite.js";
 import type { StorageSuiteOptions } from "./options.js";
 import { patchFuzzSuite } from "./patch-fuzz-suite.js";
 import { rateLimitStoreSuite } from "./rate-limit-store-suite.js";
+import { sealedSecretSuite } from "./sealed-secret-suite.js";
 import { secretsSuite } from "./secrets-suite.js";
 import { timedEventsSuite } from "./timed-events-suite.js";
 import { usageStoreSuite } from "./usage-store-suite.js";
@@ -50,6 +51,7 @@ export function describeStorageConformance<S extends KeywardStore>(
     if (!options.skipKeys) secretsSuite(options);
     if (!options.skipKeys) patchFuzzSuite(options);
     if (!options.skipKeys) importKeysSuite(options);
+    if (!options.skipKeys) sealedSecretSuite(options);
     if (!options.skipKeys && !options.skipEvents) eventLogSuite(options);
     if (!options.skipKeys && !options.skipEvents && !options.skipExpiringKeys) {
       timedEventsSuite(options);

@@ -117,6 +117,13 @@ export function eventTypesSchema() {
         source: type("string | null").describe("The scanner's source of the find, as it reported"),
       }).describe("A secret scanner found the key's secret in public; once per key and url"),
     })
+    .or({
+      ...common,
+      type: "'key.revealed'",
+      data: type({ hint: type("string").describe("The hint of the secret shown") }).describe(
+        "A user was shown the key's secret again (recoverable keys)",
+      ),
+    })
     .describe(
       `Something that happened to a key: ${eventTypes.join(", ")}. Never a secret or a hash. More types will come: ignore those you do not know.`,
     );
