@@ -86,6 +86,15 @@ describe("recoverable(): revealing a key's secret", () => {
     expect(stored).not.toContain(created.body.key as string);
     expect(stored).not.toContain(rotated.body.key as string);
     expect(stored).toContain('"sealedSecret":"v1.k1.');
+    // The sealed text stays in the store: no record, listing or event shows it.
+    const shown = JSON.stringify([
+      await keyward.keys.list("alice"),
+      await keyward.keys.get(created.body.id as string),
+      await keyward.events.list({ owner: "alice" }),
+      (await call(keyward, "GET", "", alice)).body,
+    ]);
+    expect(shown).not.toContain("v1.k1.");
+    expect(shown).not.toContain("sealed");
   });
 
   it("refuses an old session (403), another user's key (403), a revoked key (410), nothing revealed", async () => {
