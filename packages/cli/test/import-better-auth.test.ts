@@ -281,6 +281,8 @@ describe("keyward import better-auth, into the running demo", () => {
       expect(before.map((row) => row.secret_hash).sort()).toEqual(
         issued.map((one) => createHash("sha256").update(one.key).digest("hex")).sort(),
       );
+      // better-auth's own check of four of them recorded their last request: carried over.
+      expect(before.filter((row) => row.imported_last_used_at !== null)).toHaveLength(4);
       const dump = JSON.stringify(before);
       for (const one of issued) expect(dump).not.toContain(one.key);
     } finally {

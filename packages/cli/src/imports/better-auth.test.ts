@@ -11,6 +11,7 @@ const row = (overrides: Partial<ApiKeyRow> = {}): ApiKeyRow => ({
   enabled: true,
   expiresAt: null,
   createdAt: new Date("2025-01-02T03:04:05Z"),
+  lastRequest: null,
   permissions: null,
   metadata: null,
   remaining: null,
@@ -31,6 +32,7 @@ describe("better-auth rows as import records", () => {
           refillInterval: 86_400_000,
           metadata: JSON.stringify(JSON.stringify({ plan: "team" })),
           expiresAt: new Date("2030-01-01T00:00:00Z"),
+          lastRequest: new Date("2026-05-01T10:00:00Z"),
         }),
         row({
           id: "k2",
@@ -56,6 +58,7 @@ describe("better-auth rows as import records", () => {
         tier: "free",
         expiresAt: "2030-01-01T00:00:00.000Z",
         createdAt: "2025-01-02T03:04:05.000Z",
+        lastUsedAt: "2026-05-01T10:00:00.000Z",
         metadata: { plan: "team" },
         enabled: true,
         credits: { remaining: 7, refill: { amount: 100, period: "day" } },

@@ -4,7 +4,8 @@
  * without padding (its `defaultKeyHasher`), `prefix` and `start` as given, `permissions` a JSON
  * statement `{ resource: [action] }` (each pair becomes the scope `resource:action`), `remaining`
  * with `refillAmount` every `refillInterval` ms (credits, refilled per UTC day or month),
- * `metadata` JSON, `enabled`, `expiresAt`, `createdAt`, and `referenceId`, the user, or the
+ * `metadata` JSON, `enabled`, `expiresAt`, `createdAt`, `lastRequest` (the key's last use), and
+ * `referenceId`, the user, or the
  * organization for the configurations (`configId`) whose `references` is "organization".
  */
 import pg from "pg";
@@ -39,6 +40,7 @@ export interface ApiKeyRow {
   enabled: boolean | null;
   expiresAt: Date | null;
   createdAt: Date;
+  lastRequest: Date | null;
   permissions: string | null;
   metadata: string | null;
   remaining: number | null;
@@ -58,7 +60,7 @@ export async function readBetterAuth(source: BetterAuthSource): Promise<SourceRe
     const table = source.table.split(".").map(quoteIdentifier).join(".");
     const { rows } = await client.query<ApiKeyRow>(
       `SELECT id, "configId", name, prefix, key, "referenceId", enabled, "expiresAt", "createdAt",
-        permissions, metadata, remaining, "refillAmount", "refillInterval"
+        "lastRequest", permissions, metadata, remaining, "refillAmount", "refillInterval"
       FROM ${table} ORDER BY "createdAt", id`,
     );
     return mapRows(rows, source);
@@ -95,6 +97,7 @@ export function mapRows(
           tier: source.tier,
           expiresAt: isoTime(row.expiresAt, "expiresAt"),
           createdAt: isoTime(row.createdAt, "createdAt"),
+          lastUsedAt: isoTime(row.lastRequest, "lastRequest"),
           metadata: metadataOf(row.metadata),
           enabled: row.enabled !== false,
           credits,

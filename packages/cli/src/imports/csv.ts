@@ -2,7 +2,7 @@
  * `keyward import csv <file>`: one key per row, with a header naming the columns: `key` (the
  * plaintext) or `hash` (SHA-256, hex unless `hash_encoding` says `base64url` or `base64`),
  * `owner` (a user id, or `organization:<id>`), `name`, `scopes` (separated by spaces), `tier`,
- * `expires_at`, and optionally `created_at` and `prefix`. Fields follow RFC 4180 (double quotes
+ * `expires_at`, and optionally `created_at`, `last_used_at` and `prefix`. Fields follow RFC 4180 (double quotes
  * around a field holding a comma, a quote doubled inside one).
  */
 import { readFile } from "node:fs/promises";
@@ -18,6 +18,7 @@ const known = new Set([
   "tier",
   "expires_at",
   "created_at",
+  "last_used_at",
   "prefix",
 ]);
 
@@ -68,6 +69,7 @@ export async function readCsv(file: string): Promise<SourceRecords> {
         tier: given("tier"),
         expiresAt: given("expires_at") ?? null,
         ...(given("created_at") === undefined ? {} : { createdAt: row.created_at }),
+        ...(given("last_used_at") === undefined ? {} : { lastUsedAt: row.last_used_at }),
         ...(given("prefix") === undefined ? {} : { prefix: row.prefix }),
       },
     });

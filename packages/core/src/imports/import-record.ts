@@ -44,6 +44,8 @@ export interface ImportRecord {
   expiresAt?: string | null;
   /** ISO 8601; default the time of the import. */
   createdAt?: string;
+  /** ISO 8601: when the other system last saw it used; its `lastUsedAt` until Keyward counts one. */
+  lastUsedAt?: string | null;
   metadata?: Record<string, unknown> | null;
   /** The token's own prefix (`ba_`), shown in the key's hint. */
   prefix?: string;
@@ -68,6 +70,7 @@ export interface CheckedImportRecord {
   tier: string;
   expiresAt: number | null;
   createdAt: number | undefined;
+  lastUsedAt: number | null;
   metadata: Record<string, unknown> | null;
   prefix: string;
   enabled: boolean;
@@ -228,6 +231,7 @@ export function importRecordSchema(options: {
       tier,
       "expiresAt?": time(true),
       "createdAt?": time(false),
+      "lastUsedAt?": time(true),
       "metadata?": metadata,
       "prefix?": validation
         .type("string")
@@ -303,6 +307,7 @@ export function checkImportRecord(
       tier: value.tier,
       expiresAt: epoch(value.expiresAt),
       createdAt: epoch(value.createdAt) ?? undefined,
+      lastUsedAt: epoch(value.lastUsedAt),
       metadata: value.metadata ?? null,
       prefix: value.prefix ?? "",
       enabled: value.enabled ?? true,

@@ -251,6 +251,29 @@ describe("imports(): importing keys", () => {
     );
   });
 
+  it("shows the old system's last use as lastUsedAt until Keyward counts one of its own", async () => {
+    const { keyward, verify, clock } = setup();
+    const token = legacyToken();
+    const [id] = (
+      await keyward.imports.importKeys([
+        { key: token, owner: "alice", tier: "free", lastUsedAt: "2026-05-01T10:00:00Z" },
+      ])
+    ).importedIds;
+    expect((await keyward.keys.list("alice"))[0]?.lastUsedAt).toBe("2026-05-01T10:00:00.000Z");
+    expect((await keyward.keys.usage("alice", id!)).lastUsedAt).toBe("2026-05-01T10:00:00.000Z");
+    expect((await keyward.keys.usage("alice", id!)).totalRequests).toBe(0);
+    clock.advance(60_000);
+    expect((await verify(token)).ok).toBe(true);
+    const usage = await keyward.keys.usage("alice", id!);
+    expect([usage.lastUsedAt, usage.totalRequests]).toEqual([
+      new Date(clock.now()).toISOString(),
+      1,
+    ]);
+    expect((await keyward.keys.list("alice"))[0]?.lastUsedAt).toBe(
+      new Date(clock.now()).toISOString(),
+    );
+  });
+
   it("changes nothing when run again, after a rehash too; a dry run writes nothing", async () => {
     const { keyward, store, verify } = setup();
     const tokens = [legacyToken(), legacyToken()];

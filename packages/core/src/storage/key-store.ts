@@ -77,6 +77,11 @@ export interface StoredKey {
    * key that cannot be revealed. Stores keep it as given.
    */
   sealedSecret?: string | null;
+  /**
+   * When the system an imported key came from last saw it used (`imports()`): the key's
+   * `lastUsedAt` until Keyward counts a use of its own. Absent or null for other keys.
+   */
+  importedLastUsedAt?: number | null;
 }
 
 /** What `KeyStore.update` changes; fields left out keep their values. */

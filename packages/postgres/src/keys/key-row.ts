@@ -27,6 +27,7 @@ export const keyColumns = [
   "environment",
   "allowed_ips::text AS allowed_ips",
   "sealed_secret",
+  `${toEpochMs("imported_last_used_at")} AS imported_last_used_at`,
 ].join(", ");
 
 export interface KeyRow {
@@ -57,6 +58,7 @@ export interface KeyRow {
   /** jsonb as text, like `scopes`. */
   allowed_ips: string | null;
   sealed_secret: string | null;
+  imported_last_used_at: number | null;
 }
 
 const time = (value: number | string | null) => (value === null ? null : Number(value));
@@ -87,5 +89,8 @@ export function toStoredKey(row: KeyRow): StoredKey {
     ...(row.environment === null ? {} : { environment: row.environment }),
     ...(row.allowed_ips === null ? {} : { allowedIps: JSON.parse(row.allowed_ips) as string[] }),
     ...(row.sealed_secret == null ? {} : { sealedSecret: row.sealed_secret }),
+    ...(row.imported_last_used_at == null
+      ? {}
+      : { importedLastUsedAt: Number(row.imported_last_used_at) }),
   };
 }

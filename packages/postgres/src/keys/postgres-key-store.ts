@@ -115,15 +115,18 @@ export function postgresKeyStore(
     // a hash another id holds violates the unique index and fails every row.
     importKeys: `INSERT INTO ${keys}
       (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at,
-        rotated_at, owner_tier, owner_type, created_by, disabled_at, metadata, limits, environment, version)
+        rotated_at, owner_tier, owner_type, created_by, disabled_at, metadata, limits, environment, version,
+        imported_last_used_at)
       SELECT r.id, r.owner_id, r.name, r.scopes, r.tier, r.secret_hash, r.hint,
         ${fromEpochMs("r.created_at")}, ${fromEpochMs("r.expires_at")}, ${fromEpochMs("r.revoked_at")},
         ${fromEpochMs("r.rotated_at")}, r.owner_tier, r.owner_type, r.created_by,
-        ${fromEpochMs("r.disabled_at")}, r.metadata, r.limits, r.environment, r.version
+        ${fromEpochMs("r.disabled_at")}, r.metadata, r.limits, r.environment, r.version,
+        ${fromEpochMs("r.imported_last_used_at")}
       FROM jsonb_to_recordset($1::text::jsonb) AS r(id text, owner_id text, name text, scopes jsonb,
         tier text, secret_hash text, hint text, created_at bigint, expires_at bigint,
         revoked_at bigint, rotated_at bigint, owner_tier text, owner_type text, created_by text,
-        disabled_at bigint, metadata jsonb, limits jsonb, environment text, version bigint)
+        disabled_at bigint, metadata jsonb, limits jsonb, environment text, version bigint,
+        imported_last_used_at bigint)
       ON CONFLICT (id) DO NOTHING
       RETURNING id`,
     rehash: `UPDATE ${keys} SET secret_hash = $3 WHERE id = $1 AND secret_hash = $2
@@ -271,6 +274,7 @@ export function postgresKeyStore(
         limits: key.limits ?? null,
         environment: key.environment ?? null,
         version: key.version,
+        imported_last_used_at: epochMsParam(key.importedLastUsedAt ?? null, "importedLastUsedAt"),
       }));
       const created = await queryRows<{ id: string }>(client, sql.importKeys, [
         JSON.stringify(rows),

@@ -49,6 +49,9 @@ export function toKeyFields(key: StoredKey): string[] {
   if (key.environment != null) fields.push("environment", key.environment);
   if (key.allowedIps != null) fields.push("allowedIps", JSON.stringify(key.allowedIps));
   if (key.sealedSecret != null) fields.push("sealedSecret", key.sealedSecret);
+  if (key.importedLastUsedAt != null) {
+    fields.push("importedLastUsedAt", String(key.importedLastUsedAt));
+  }
   return fields;
 }
 
@@ -86,6 +89,9 @@ export function fromKeyFields(flat: readonly string[] | null | undefined): Store
       ? {}
       : { allowedIps: JSON.parse(fields.allowedIps) as string[] }),
     ...(fields.sealedSecret === undefined ? {} : { sealedSecret: fields.sealedSecret }),
+    ...(fields.importedLastUsedAt === undefined
+      ? {}
+      : { importedLastUsedAt: Number(fields.importedLastUsedAt) }),
   };
 }
 
