@@ -15,6 +15,7 @@
 import type { KeywardFeature } from "../features/feature.js";
 import { parseDuration } from "../rate-limit/duration.js";
 import { type KeyRingConfig, keyRing } from "./key-ring.js";
+import { revealPath } from "./openapi-path.js";
 import { revealEndpoint } from "./reveal-endpoint.js";
 
 export type { KeyRingConfig } from "./key-ring.js";
@@ -41,6 +42,6 @@ export function recoverable(config: RecoverableConfig): KeywardFeature<"recovera
   return {
     name: "recoverable",
     extends: { secretSealer: { seal: (secret, keyId) => ring.seal(secret, keyId) } },
-    install: () => ({ endpoints: [revealEndpoint(ring, maxSessionAgeMs)] }),
+    install: () => ({ endpoints: [revealEndpoint(ring, maxSessionAgeMs)], openapi: [revealPath] }),
   };
 }

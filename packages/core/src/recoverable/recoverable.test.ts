@@ -5,6 +5,7 @@ import { manualClock } from "../clock.js";
 import { events } from "../events/index.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
+import { openapi } from "../openapi/index.js";
 import { recoverable } from "./index.js";
 
 const jwtSecret = "a-test-secret-of-at-least-32-characters!";
@@ -156,6 +157,19 @@ describe("recoverable(): revealing a key's secret", () => {
     const { body } = await call(keyward as Instance, "POST", "", alice);
     expect((await call(keyward as Instance, "POST", `/${body.id}/reveal`, alice)).status).toBe(404);
     expect(store.keys.snapshot()[0]).not.toHaveProperty("sealedSecret");
+  });
+
+  it("adds its path to the OpenAPI document when openapi() is listed", async () => {
+    const keyward = createKeyward({
+      store: memoryStore(),
+      scopes,
+      tiers,
+      jwt: { secret: jwtSecret },
+      logger: false,
+      features: [recoverable({ keyRing: { current: "k1", keys: { k1: kek(1) } } }), openapi()],
+    });
+    const document = keyward.openapi();
+    expect(document.paths["/api/v1/api-keys/{key_id}/reveal"]?.post?.operationId).toBe("revealKey");
   });
 
   it("refuses a malformed configuration, naming the field", () => {
