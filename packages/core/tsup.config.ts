@@ -10,5 +10,7 @@ export default packageBuild({
     "lifecycle/index": "src/lifecycle/index.ts",
     "openapi/index": "src/openapi/index.ts",
     "organizations/index": "src/organizations/index.ts",
+    "imports/index": "src/imports/index.ts",
+    "recoverable/index": "src/recoverable/index.ts",
   },
 });

@@ -1,5 +1,6 @@
 import { createKeyward, type FeatureApis, type Keyward, type KeywardConfig } from "@keyward/core";
 import { events } from "@keyward/core/events";
+import { imports } from "@keyward/core/imports";
 import { lifecycle } from "@keyward/core/lifecycle";
 import { openapi } from "@keyward/core/openapi";
 import { organizations } from "@keyward/core/organizations";
@@ -93,6 +94,9 @@ export function demoFeatures(config: DemoConfig, observability: DemoObservabilit
     }),
     // GET /api/v1/api-keys/{key_id}/events: every key change, with who made it, kept 90 days.
     events(),
+    // Keys brought from better-auth (`keyward import better-auth`, docs/importing.md) keep their
+    // `ba_` tokens: looked up under better-auth's hash, rehashed to Keyward's on first use.
+    imports({ prefixes: ["ba_"] }),
     // GET /api/v1/api-keys/openapi.json.
     openapi({
       serve: true,

@@ -4,7 +4,9 @@
  */
 import { parseArgs } from "node:util";
 import type { Owner } from "@keyward/core";
+import type { ImportOptions } from "./commands/import.js";
 import { badInput } from "./exit-codes.js";
+import { parseImport } from "./import-arguments.js";
 import { quoted } from "./output/printable.js";
 
 const common = {
@@ -49,6 +51,7 @@ export type Invocation =
       /** `--after <cursor>`: the page after the one that printed this cursor. */
       after: string | undefined;
     } & CommonOptions)
+  | ({ command: "import" } & ImportOptions & CommonOptions)
   | ({
       command: "migrate";
       /** `postgresStore`'s naming, where the application names its tables otherwise. */
@@ -63,6 +66,7 @@ const commands = [
   "keys revoke",
   "usage",
   "events",
+  "import",
   "migrate",
 ];
 
@@ -84,6 +88,12 @@ export function parseInvocation(given: readonly string[]): Invocation {
     );
   }
   const rest = argv.slice(name.split(" ").length);
+  if (name === "import") {
+    const parsed = parseImport(rest, (args, options) => parse(args, options, 2));
+    return parsed === "help"
+      ? { command: "help" }
+      : { command: "import", ...parsed.options, ...commonOf(parsed.values) };
+  }
   switch (name) {
     case "keys list": {
       const { values } = parse(rest, ownerOptions, 0);

@@ -12,6 +12,7 @@ const code = await run(process.argv.slice(2), {
   cwd: process.cwd(),
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  stderrIsTerminal: process.stderr.isTTY === true,
 });
 const flushed = (stream: NodeJS.WriteStream) =>
   new Promise<void>((resolve) => stream.write("", () => resolve()));

@@ -1,18 +1,22 @@
 /** What every command is handed once its input is checked and the application is loaded. */
 import type { Keyward, Owner } from "@keyward/core";
 import type { EventsApi } from "@keyward/core/events";
+import type { ImportsApi } from "@keyward/core/imports";
 import { CliError, ExitCode } from "./exit-codes.js";
+import type { Progress } from "./imports/progress.js";
 import { keywardErrorOf } from "./keyward-error.js";
 import { printable, printableJson } from "./output/printable.js";
 
 export interface CommandContext {
   /** The application's own instance: every change goes through its API, as the host's would. */
   /** The application's instance; `events` when it lists the events() feature. */
-  keyward: Keyward & { readonly events?: EventsApi };
+  keyward: Keyward & { readonly events?: EventsApi; readonly imports?: ImportsApi };
   /** Print JSON for scripts instead of text for people. */
   json: boolean;
   /** Writes one block of output, followed by a newline. */
   print(text: string): void;
+  /** A progress bar for long work, when stderr is a terminal; otherwise absent. */
+  progress?: Progress;
 }
 
 /**

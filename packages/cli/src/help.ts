@@ -10,6 +10,11 @@ Usage:
   keyward keys revoke <key id>
   keyward usage <key id>
   keyward events <key id> [--limit <1-1000>] [--after <cursor>]
+  keyward import better-auth --from <postgres-url> --tier <tier> [--table <name>]
+                      [--organization-configs <configId,...>]
+  keyward import unkey <file.json> --tier <tier>
+  keyward import csv <file>    (columns key or hash, owner, name, scopes, tier, expires_at)
+                      every import: [--dry-run] [--batch-size <1-5000>]; needs imports()
   keyward migrate [--schema <name>] [--table-prefix <prefix>]
 
 Options:

@@ -8,6 +8,7 @@ import { loadApp } from "./app.js";
 import { type Invocation, parseInvocation } from "./arguments.js";
 import type { CommandContext } from "./command.js";
 import { events } from "./commands/events.js";
+import { importCommand } from "./commands/import.js";
 import { keysCreate } from "./commands/keys-create.js";
 import { keysList } from "./commands/keys-list.js";
 import { keysRevoke } from "./commands/keys-revoke.js";
@@ -17,6 +18,7 @@ import { usage } from "./commands/usage.js";
 import { CliError, ExitCode } from "./exit-codes.js";
 import { describeFailure } from "./failure.js";
 import { helpText } from "./help.js";
+import { terminalProgress } from "./imports/progress.js";
 import { keywardErrorOf } from "./keyward-error.js";
 import { printable } from "./output/printable.js";
 
@@ -25,6 +27,8 @@ export interface RunEnvironment {
   cwd: string;
   stdout(text: string): void;
   stderr(text: string): void;
+  /** Whether stderr is a terminal: only then is a progress bar drawn. */
+  stderrIsTerminal?: boolean;
 }
 
 /**
@@ -74,7 +78,12 @@ async function execute(invocation: Exclude<Invocation, { command: "help" }>, io:
     });
   }
   const keyward = await loadApp(invocation.app, io.env, io.cwd);
-  const context: CommandContext = { keyward, json: invocation.json, print };
+  const context: CommandContext = {
+    keyward,
+    json: invocation.json,
+    print,
+    ...(io.stderrIsTerminal ? { progress: terminalProgress(io.stderr) } : {}),
+  };
   try {
     switch (invocation.command) {
       case "keys list":
@@ -98,6 +107,8 @@ async function execute(invocation: Exclude<Invocation, { command: "help" }>, io:
         return await usage(context, invocation.id);
       case "events":
         return await events(context, invocation.id, invocation);
+      case "import":
+        return await importCommand(context, invocation);
     }
   } finally {
     await close(keyward, io);

@@ -15,6 +15,7 @@ import {
   memoryStore,
 } from "@keyward/core";
 import { events } from "@keyward/core/events";
+import { imports } from "@keyward/core/imports";
 import { lifecycle } from "@keyward/core/lifecycle";
 import { organizations } from "@keyward/core/organizations";
 import { postgresStore } from "@keyward/postgres";
@@ -165,12 +166,16 @@ export async function openApplication(options: ApplicationOptions): Promise<Appl
   return { keyward, storage, close: () => keyward.close() };
 }
 
-/** The application's features: organizations, environments, graceful rotation, events, webhooks. */
+/**
+ * The application's features: organizations, environments, graceful rotation, events, imported
+ * keys (any token that is neither a Keyward key nor a JWT), webhooks.
+ */
 export function applicationFeatures(options: ApplicationOptions) {
   return [
     organizations({ memberships: () => [] }),
     lifecycle({ environments: { ...environments }, gracefulRotation: true }),
     events(),
+    imports(),
     ...(options.webhookUrl
       ? [
           webhooks({

@@ -6,10 +6,12 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import * as events from "./events/index.js";
+import * as imports from "./imports/index.js";
 import * as root from "./index.js";
 import * as lifecycle from "./lifecycle/index.js";
 import * as openapi from "./openapi/index.js";
 import * as organizations from "./organizations/index.js";
+import * as recoverable from "./recoverable/index.js";
 import * as secretScanning from "./secret-scanning/index.js";
 import * as toolkit from "./toolkit.js";
 
@@ -28,9 +30,11 @@ describe("entry points", () => {
 
   it("each feature's entry point exports its feature function only", () => {
     expect(Object.keys(events)).toEqual(["events"]);
+    expect(Object.keys(imports)).toEqual(["imports"]);
     expect(Object.keys(lifecycle)).toEqual(["lifecycle"]);
     expect(Object.keys(openapi)).toEqual(["openapi"]);
     expect(Object.keys(organizations)).toEqual(["organizations"]);
+    expect(Object.keys(recoverable)).toEqual(["recoverable"]);
     expect(Object.keys(secretScanning)).toEqual(["secretScanning"]);
   });
 

@@ -262,6 +262,7 @@ export const defaultMessages: KeywardMessages = {
     "key.revoked": "Revoked",
     "key.expiring": "Expiring soon",
     "key.leaked": "Reported leaked",
+    "key.revealed": "Secret shown again",
     "quota.threshold": "Quota threshold reached",
     "credits.exhausted": "Credits used up",
   },

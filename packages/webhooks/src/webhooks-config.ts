@@ -152,6 +152,7 @@ export function checkWebhooksConfig(webhooks: unknown): void {
 const plannedTypes: readonly string[] = [
   "key.expiring",
   "key.leaked",
+  "key.revealed",
   "quota.threshold",
   "credits.exhausted",
 ];

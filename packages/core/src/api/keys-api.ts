@@ -205,6 +205,8 @@ export interface KeyAccess {
   owned(owner: Owner, keyId: string): Promise<StoredKey>;
   /** The key, when the caller may read it (their own, or an organization's with a read role). */
   readable(caller: Caller, keyId: string): Promise<StoredKey>;
+  /** The key, when the caller may manage it (their own, or an organization's with a manage role). */
+  manageable(caller: Caller, keyId: string): Promise<StoredKey>;
 }
 
 /**
@@ -380,6 +382,8 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       owned: (owner, keyId) => guarded(() => access.owned(owner, keyId)),
       readable: (caller, keyId) =>
         guarded(async () => (await access.callers(caller, keyId, "read")).key),
+      manageable: (caller, keyId) =>
+        guarded(async () => (await access.callers(caller, keyId, "manage")).key),
     },
 
     setLimits: setLimitsOperation(ops),

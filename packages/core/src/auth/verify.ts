@@ -220,6 +220,8 @@ export function createVerify(ctx: KeywardContext) {
       // cost a tenth of a verification. Every other token is checked before any lookup that could
       // reach storage: a typo or a truncated key never costs a query.
       if (!known && !ctx.format.isWellFormed(token)) {
+        // Not a Keyward key, but perhaps one imported in its own format that shares the prefix.
+        if (legacy?.accepts(token, true)) return verifyLegacyKey(token, options, secretHash);
         return failure("invalid_api_key", "Invalid API key");
       }
       if (options.environment !== undefined) {
@@ -238,6 +240,65 @@ export function createVerify(ctx: KeywardContext) {
     } catch (error) {
       return toFailure(error);
     }
+  };
+
+  const legacy = ctx.legacyKeys;
+
+  /**
+   * A token in another system's format that an imported key may have (`auth/legacy-keys.ts`):
+   * looked up under the hashes that system gave it, then under Keyward's own (a key imported from
+   * its plaintext, or already rehashed), within the client address's budget for the first lookup.
+   * A key found by an old hash is admitted as any other and rehashed to Keyward's hash in the
+   * background, so its next request is found as a native key's is.
+   */
+  const verifyLegacyKey = (
+    token: string,
+    options: VerifyOptions,
+    secretHash = ctx.hasher.hash(token),
+  ): Pending<VerifyResult> => {
+    try {
+      const known = ctx.keys.peek?.(secretHash);
+      if (known) return admitKey(known, secretHash, options);
+      return continueWith(findLegacyKey(token, secretHash, options), (found) => {
+        if ("ok" in found) return found;
+        if (found.key !== null && found.hash !== secretHash) {
+          rehash(found.key, found.hash, secretHash);
+        }
+        return admitKey(found.key, found.hash, options);
+      });
+    } catch (error) {
+      return toFailure(error);
+    }
+  };
+
+  const findLegacyKey = async (
+    token: string,
+    secretHash: string,
+    options: VerifyOptions,
+  ): Promise<{ key: StoredKey | null; hash: string } | VerifyResult> => {
+    const candidates = [...legacy!.hashes(token).filter((hash) => hash !== secretHash), secretHash];
+    for (const [i, hash] of candidates.entries()) {
+      const peeked = ctx.keys.peek?.(hash);
+      const key =
+        peeked !== undefined
+          ? peeked
+          : i === 0 && limiter && options.clientIp
+            ? await lookUpLimited(limiter, hash, options.clientIp)
+            : await ctx.keys.findByHash(hash);
+      if (key !== null && "ok" in key) return key;
+      if (key !== null) return { key, hash };
+    }
+    return { key: null, hash: secretHash };
+  };
+
+  /** Swaps an imported key's old hash for Keyward's; not awaited, a failure only reported. */
+  const rehash = (key: StoredKey, from: string, to: string) => {
+    ctx.keys.rehash?.(key.id, from, to).catch((error: unknown) => {
+      ctx.reportFailure(
+        "rehashing an imported key failed; it is tried again on its next use",
+        error,
+      );
+    });
   };
 
   /** `next(value)` now, or once `value` settles; a rejection or a throw becomes a failure. */
@@ -537,6 +598,10 @@ export function createVerify(ctx: KeywardContext) {
         );
       }
       return verifyApiKey(token, options);
+    }
+    // A token in an imported key's format (never on a key-management call, which takes sessions).
+    if (legacy && accept !== "session" && legacy.accepts(token, false)) {
+      return verifyLegacyKey(token, options);
     }
     if (accept === "api-key") {
       return failure("api_key_required", "This route requires an API key");

@@ -342,6 +342,29 @@ export function cachedKeyStore(
         }
       : {}),
 
+    ...(inner.importKeys
+      ? {
+          async importKeys(keys: readonly StoredKey[]) {
+            const created = await inner.importKeys!(keys);
+            // As for a create: a miss remembered for an imported hash must not outlive the import.
+            for (const key of keys) missing.delete(key.secretHash);
+            return created;
+          },
+        }
+      : {}),
+    ...(inner.rehash
+      ? {
+          async rehash(id: string, from: string, to: string) {
+            const rehashed = await inner.rehash!(id, from, to);
+            // Announced like a rotation: the old hash must stop being served from any cache.
+            forget(id, from);
+            missing.delete(to);
+            if (rehashed) await announce({ keyId: id, secretHash: from });
+            return rehashed;
+          },
+        }
+      : {}),
+
     // Events are read from the store itself: the audit log is never cached.
 
     clear: dropAll,

@@ -35,6 +35,10 @@ export const errorStatus = {
   key_gone: 410,
   /** A rotation that lost a race with another rotation of the same key; no secret was issued. */
   rotation_conflict: 409,
+  /** A reveal (`recoverable()`) with a session older than its `maxSessionAge`: sign in again. */
+  reauthentication_required: 403,
+  /** A reveal of a key whose secret was not kept sealed (made before `recoverable()`, or imported). */
+  secret_not_recoverable: 409,
   /**
    * An update that kept losing races with concurrent changes of the same key (it is re-checked
    * and tried again a few times first); nothing was changed.

@@ -98,6 +98,11 @@ export interface EventDataByType {
     url: string | null;
     source: string | null;
   };
+  /**
+   * A user was shown the key's secret again (`recoverable()`, `POST /{key_id}/reveal`). `hint`
+   * names the secret shown; never the secret itself.
+   */
+  "key.revealed": { hint: string };
 }
 
 /** Every event type written today. More may come: a consumer should ignore types it does not know. */
@@ -114,6 +119,7 @@ export const eventTypes: readonly EventType[] = [
   "quota.threshold",
   "credits.exhausted",
   "key.leaked",
+  "key.revealed",
 ];
 
 export function isEventType(value: unknown): value is EventType {

@@ -42,6 +42,8 @@ export interface KeyEventBuilder {
     actor: EventActor,
     data: EventDataByType["key.leaked"],
   ): StoredEvent;
+  /** `key.revealed`: a user was shown the secret again (written on its own, not with a change). */
+  revealed(key: StoredKey, at: number, actor: EventActor): StoredEvent;
 }
 
 export function keyEventBuilder(random: RandomSource): KeyEventBuilder {
@@ -121,6 +123,7 @@ export function keyEventBuilder(random: RandomSource): KeyEventBuilder {
     revoked: (key, at, actor) => [event("key.revoked", key, at, actor, {})],
 
     leaked: (key, at, actor, data) => event("key.leaked", key, at, actor, data),
+    revealed: (key, at, actor) => event("key.revealed", key, at, actor, { hint: key.hint }),
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import type { KeyCheck } from "../auth/key-checks.js";
 import type { SpendStepFactory } from "../auth/spend-steps.js";
+import type { LegacyKeyLookup } from "../auth/legacy-keys.js";
 import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
@@ -12,6 +13,7 @@ import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { StoreObserver } from "../observation/store-observer.js";
 import type { VerifyObserver } from "../observation/verify-observer.js";
 import type { WebhookObserver } from "../observation/webhook-observer.js";
+import type { SecretSealer } from "../keys/secret-sealer.js";
 import type { RandomSource } from "../random.js";
 import type { EventLog } from "../storage/event-log.js";
 import type { KeyStore } from "../storage/key-store.js";
@@ -59,6 +61,13 @@ export interface KernelExtensions {
    * to read its backlog (`observation/webhook-observer.ts`). A list.
    */
   webhookObservers?: readonly WebhookObserver[];
+  /**
+   * Tokens in another system's format that imported keys may have (`imports()`): `verify` looks
+   * them up under their old hashes and rehashes a key it finds to Keyward's hash.
+   */
+  legacyKeys?: LegacyKeyLookup;
+  /** Seals every secret `create` and `rotate` issue, stored with the key (`recoverable()`). */
+  secretSealer?: SecretSealer;
 }
 
 /** What the kernel gives the events extension. */

@@ -1,6 +1,7 @@
 import type { FailedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import type { JwtClaims } from "../auth/jwt.js";
 import type { KeyCheck } from "../auth/key-checks.js";
+import type { LegacyKeyLookup } from "../auth/legacy-keys.js";
 import type { SessionHook } from "../auth/principal.js";
 import type { SpendStep } from "../auth/spend-steps.js";
 import type { Clock } from "../clock.js";
@@ -10,6 +11,7 @@ import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
+import type { SecretSealer } from "../keys/secret-sealer.js";
 import type { LayeredLimiter } from "../limits/layered-limiter.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import type { WarnOnce } from "../logging/warn-once.js";
@@ -76,6 +78,10 @@ export interface KeywardContext {
   spendSteps: readonly SpendStep[];
   /** The listed features' webhook observers (`extends.webhookObservers`), for the webhooks feature. */
   webhookObservers: readonly WebhookObserver[];
+  /** Imported keys in another format (`imports()`); undefined: only Keyward's format is a key. */
+  legacyKeys: LegacyKeyLookup | undefined;
+  /** Seals each new secret for revealing it later (`recoverable()`); undefined: shown once only. */
+  secretSealer: SecretSealer | undefined;
   /** Who may act on organizations' keys; undefined without `organizations()`. */
   organizations: OrganizationAccess | undefined;
   ietfRateLimitHeaders: boolean;

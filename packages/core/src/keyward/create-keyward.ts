@@ -267,6 +267,8 @@ export function createKeyward<
     allowlists: extensions.allowlists,
     keyChecks: extensions.keyChecks ?? [],
     webhookObservers: extensions.webhookObservers ?? [],
+    legacyKeys: extensions.legacyKeys,
+    secretSealer: extensions.secretSealer,
     gracefulRotation: extensions.rotationGrace && {
       maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
       body: rotateKeyBodySchema(extensions.rotationGrace.maxGracePeriodSeconds),

@@ -101,6 +101,10 @@ export function memoryKeyStore(): KeyStore & {
         rotatedAt,
         previousSecretHash: graceful ? key.secretHash : null,
         previousSecretExpiresAt,
+        // The sealed secret is the current one's, or none (a record that never had one stays so).
+        ...(rotation.sealedSecret != null || key.sealedSecret != null
+          ? { sealedSecret: rotation.sealedSecret ?? null }
+          : {}),
       });
       byId.set(id, rotated);
       idByHash.set(secretHash, id);
@@ -153,6 +157,36 @@ export function memoryKeyStore(): KeyStore & {
       });
       byId.set(id, updated);
       return updated;
+    },
+
+    // All checks first, then all writes, in one synchronous step: nothing of a failed batch is kept.
+    async importKeys(keys) {
+      const fresh = keys.filter((key) => !byId.has(key.id));
+      for (const key of fresh) {
+        if (idByHash.has(key.secretHash) && idByHash.get(key.secretHash) !== key.id) {
+          throw new Error(`A key with the secret hash of imported key ${key.id} already exists`);
+        }
+      }
+      for (const key of fresh) {
+        byId.set(key.id, freeze(key));
+        idByHash.set(key.secretHash, key.id);
+        const owner = ownerLabel(ownerOfKey(key));
+        const owned = idsByOwner.get(owner);
+        if (owned) owned.add(key.id);
+        else idsByOwner.set(owner, new Set([key.id]));
+      }
+      return fresh.map((key) => key.id);
+    },
+
+    async rehash(id, from, to) {
+      const key = byId.get(id);
+      if (!key || key.secretHash !== from) return null;
+      if (idByHash.has(to)) throw new Error("A key with this secret hash already exists");
+      const rehashed = freeze({ ...key, secretHash: to });
+      byId.set(id, rehashed);
+      idByHash.delete(from);
+      idByHash.set(to, id);
+      return rehashed;
     },
 
     events,

@@ -71,6 +71,17 @@ export interface StoredKey {
    * (`allowlists/ip-allowlist.ts`); absent or null: from anywhere. Never an empty list.
    */
   allowedIps?: readonly string[] | null;
+  /**
+   * The current secret, encrypted by `recoverable()` (AES-256-GCM under a key-encryption key the
+   * database never holds; an opaque text, `v1.<kek id>.<iv>.<ciphertext>`); absent or null for a
+   * key that cannot be revealed. Stores keep it as given.
+   */
+  sealedSecret?: string | null;
+  /**
+   * When the system an imported key came from last saw it used (`imports()`): the key's
+   * `lastUsedAt` until Keyward counts a use of its own. Absent or null for other keys.
+   */
+  importedLastUsedAt?: number | null;
 }
 
 /** What `KeyStore.update` changes; fields left out keep their values. */
@@ -84,6 +95,8 @@ export interface KeyUpdate {
   allowedIps?: readonly string[] | null;
   /** The key's per-key limits (`keys.update`'s `limits`, applied to what it had), or null to clear them. */
   limits?: KeyLimits | null;
+  /** The secret sealed again after a rotation (`recoverable()`), or null to drop it. */
+  sealedSecret?: string | null;
 }
 
 /** Where a page of `listByOwner` starts: after this key in the listing order. */
@@ -129,6 +142,11 @@ export interface KeyRotation {
    * at that version (HTTP `If-Match`), so no change made meanwhile goes unseen by the caller.
    */
   expectedVersion?: number;
+  /**
+   * The new secret sealed by `recoverable()`, stored with it in the same write; absent or null: the
+   * record keeps no sealed secret (one sealed before is dropped: it is the replaced secret's).
+   */
+  sealedSecret?: string | null;
 }
 
 /**
@@ -225,4 +243,19 @@ export interface KeyStore {
    * is not written.
    */
   listExpiring?(query: ExpiringKeysQuery): Promise<StoredKey[]>;
+  /**
+   * Optional (the `imports()` feature needs it): stores a batch of imported records in one atomic
+   * step and answers the ids it created. A record whose id is already stored is left as it is and
+   * not created again (an import run twice changes nothing); a record whose secret hash belongs to
+   * another id fails the whole batch, and nothing of it is written. No events are written.
+   */
+  importKeys?(keys: readonly StoredKey[]): Promise<string[]>;
+  /**
+   * Optional (the `imports()` feature needs it): replaces the key's current `secretHash` `from` by
+   * `to` (the same secret, hashed Keyward's way, once an imported key is first used), in one
+   * compare-and-set: only if the key exists and `from` is still its current hash; otherwise `null`
+   * and nothing changes. `from` stops being found at once. Not a change of the key (its secret,
+   * hint and `version` stay). A store with a cache evicts the entry under `from` on every instance.
+   */
+  rehash?(id: string, from: string, to: string): Promise<StoredKey | null>;
 }

@@ -12,7 +12,9 @@ export function toValidationIssues(
 ): ValidationIssue[] {
   return errors.map((error) => {
     const { type, msg } = describe(error);
-    return { loc: [location, ...error.path.map(toLocPart)], msg, type };
+    // Array.from, not path.map: arktype's path is an Array subclass whose map of an empty path
+    // builds `new ReadonlyPath(0)`, a path of one element, 0.
+    return { loc: [location, ...Array.from(error.path, toLocPart)], msg, type };
   });
 }
 

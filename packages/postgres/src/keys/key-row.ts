@@ -26,6 +26,8 @@ export const keyColumns = [
   "limits::text AS limits",
   "environment",
   "allowed_ips::text AS allowed_ips",
+  "sealed_secret",
+  `${toEpochMs("imported_last_used_at")} AS imported_last_used_at`,
 ].join(", ");
 
 export interface KeyRow {
@@ -55,6 +57,8 @@ export interface KeyRow {
   environment: string | null;
   /** jsonb as text, like `scopes`. */
   allowed_ips: string | null;
+  sealed_secret: string | null;
+  imported_last_used_at: number | null;
 }
 
 const time = (value: number | string | null) => (value === null ? null : Number(value));
@@ -84,5 +88,9 @@ export function toStoredKey(row: KeyRow): StoredKey {
     ...(row.limits === null ? {} : { limits: JSON.parse(row.limits) as KeyLimits }),
     ...(row.environment === null ? {} : { environment: row.environment }),
     ...(row.allowed_ips === null ? {} : { allowedIps: JSON.parse(row.allowed_ips) as string[] }),
+    ...(row.sealed_secret == null ? {} : { sealedSecret: row.sealed_secret }),
+    ...(row.imported_last_used_at == null
+      ? {}
+      : { importedLastUsedAt: Number(row.imported_last_used_at) }),
   };
 }

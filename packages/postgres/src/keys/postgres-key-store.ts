@@ -55,10 +55,10 @@ export function postgresKeyStore(
     create: `INSERT INTO ${keys}
       (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at, rotated_at,
         owner_tier, owner_type, created_by, disabled_at, metadata, limits, previous_secret_hash,
-        previous_secret_expires_at, environment, allowed_ips, version)
+        previous_secret_expires_at, environment, allowed_ips, version, sealed_secret)
       VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, ${fromEpochMs("$8")}, ${fromEpochMs("$9")},
         ${fromEpochMs("$10")}, ${fromEpochMs("$11")}, $12, $13, $14, ${fromEpochMs("$15")},
-        $16::text::jsonb, $17::text::jsonb, $18, ${fromEpochMs("$19")}, $20, $21::text::jsonb, $22)`,
+        $16::text::jsonb, $17::text::jsonb, $18, ${fromEpochMs("$19")}, $20, $21::text::jsonb, $22, $23)`,
     // Two unique indexes, one row at most: the current secret's, or the one a grace keeps alive.
     findByHash: `SELECT ${keyColumns} FROM ${keys}
       WHERE secret_hash = $1 OR previous_secret_hash = $1`,
@@ -93,13 +93,14 @@ export function postgresKeyStore(
         metadata = CASE WHEN $6::boolean THEN $7::text::jsonb ELSE metadata END,
         disabled_at = CASE WHEN $8::boolean THEN ${fromEpochMs("$9")} ELSE disabled_at END,
         limits = CASE WHEN $10::boolean THEN $11::text::jsonb ELSE limits END,
-        allowed_ips = CASE WHEN $12::boolean THEN $13::text::jsonb ELSE allowed_ips END
+        allowed_ips = CASE WHEN $12::boolean THEN $13::text::jsonb ELSE allowed_ips END,
+        sealed_secret = CASE WHEN $15::boolean THEN $16 ELSE sealed_secret END
       WHERE id = $1 AND revoked_at IS NULL AND ($14::bigint IS NULL OR version = $14::bigint)
       RETURNING ${keyColumns}`,
     // On the right of SET, secret_hash is the value before this UPDATE: the replaced secret.
     rotate: `UPDATE ${keys} SET version = version + 1, secret_hash = $3, hint = $4, rotated_at = ${fromEpochMs("$5")},
         previous_secret_hash = CASE WHEN $6::bigint IS NULL THEN NULL ELSE secret_hash END,
-        previous_secret_expires_at = ${fromEpochMs("$6")}
+        previous_secret_expires_at = ${fromEpochMs("$6")}, sealed_secret = $8
       WHERE id = $1 AND secret_hash = $2 AND revoked_at IS NULL
         AND ($7::bigint IS NULL OR version = $7::bigint)
       RETURNING ${keyColumns}`,
@@ -110,6 +111,26 @@ export function postgresKeyStore(
       WHERE owner_id = $1 AND owner_type = $2 AND owner_tier IS DISTINCT FROM $3
       RETURNING ${keyColumns}`,
     setLimits: `UPDATE ${keys} SET version = version + 1, limits = $2::text::jsonb WHERE id = $1 RETURNING ${keyColumns}`,
+    // One statement for the batch, so it is all or nothing: a stored id is skipped (ON CONFLICT),
+    // a hash another id holds violates the unique index and fails every row.
+    importKeys: `INSERT INTO ${keys}
+      (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at,
+        rotated_at, owner_tier, owner_type, created_by, disabled_at, metadata, limits, environment, version,
+        imported_last_used_at)
+      SELECT r.id, r.owner_id, r.name, r.scopes, r.tier, r.secret_hash, r.hint,
+        ${fromEpochMs("r.created_at")}, ${fromEpochMs("r.expires_at")}, ${fromEpochMs("r.revoked_at")},
+        ${fromEpochMs("r.rotated_at")}, r.owner_tier, r.owner_type, r.created_by,
+        ${fromEpochMs("r.disabled_at")}, r.metadata, r.limits, r.environment, r.version,
+        ${fromEpochMs("r.imported_last_used_at")}
+      FROM jsonb_to_recordset($1::text::jsonb) AS r(id text, owner_id text, name text, scopes jsonb,
+        tier text, secret_hash text, hint text, created_at bigint, expires_at bigint,
+        revoked_at bigint, rotated_at bigint, owner_tier text, owner_type text, created_by text,
+        disabled_at bigint, metadata jsonb, limits jsonb, environment text, version bigint,
+        imported_last_used_at bigint)
+      ON CONFLICT (id) DO NOTHING
+      RETURNING id`,
+    rehash: `UPDATE ${keys} SET secret_hash = $3 WHERE id = $1 AND secret_hash = $2
+      RETURNING ${keyColumns}`,
   };
 
   return {
@@ -139,6 +160,7 @@ export function postgresKeyStore(
           key.environment ?? null,
           key.allowedIps == null ? null : JSON.stringify(key.allowedIps),
           key.version,
+          key.sealedSecret ?? null,
         ]);
         return true;
       });
@@ -188,6 +210,8 @@ export function postgresKeyStore(
           changes.allowedIps !== undefined,
           changes.allowedIps == null ? null : JSON.stringify(changes.allowedIps),
           expectedVersion ?? null,
+          changes.sealedSecret !== undefined,
+          changes.sealedSecret ?? null,
         ]),
       ),
 
@@ -213,6 +237,7 @@ export function postgresKeyStore(
           epochMsParam(rotation.rotatedAt, "rotatedAt"),
           epochMsParam(rotation.previousSecretExpiresAt ?? null, "previousSecretExpiresAt"),
           rotation.expectedVersion ?? null,
+          rotation.sealedSecret ?? null,
         ]),
       ),
 
@@ -226,6 +251,38 @@ export function postgresKeyStore(
 
     setLimits: async (id, limits) =>
       one(sql.setLimits, [id, limits === null ? null : JSON.stringify(limits)]),
+
+    async importKeys(batch) {
+      if (batch.length === 0) return [];
+      const rows = batch.map((key) => ({
+        id: key.id,
+        owner_id: key.ownerId,
+        name: key.name,
+        scopes: key.scopes,
+        tier: key.tier,
+        secret_hash: key.secretHash,
+        hint: key.hint,
+        created_at: epochMsParam(key.createdAt, "createdAt"),
+        expires_at: epochMsParam(key.expiresAt, "expiresAt"),
+        revoked_at: epochMsParam(key.revokedAt, "revokedAt"),
+        rotated_at: epochMsParam(key.rotatedAt, "rotatedAt"),
+        owner_tier: key.ownerTier,
+        owner_type: key.ownerType,
+        created_by: key.createdBy,
+        disabled_at: epochMsParam(key.disabledAt, "disabledAt"),
+        metadata: key.metadata,
+        limits: key.limits ?? null,
+        environment: key.environment ?? null,
+        version: key.version,
+        imported_last_used_at: epochMsParam(key.importedLastUsedAt ?? null, "importedLastUsedAt"),
+      }));
+      const created = await queryRows<{ id: string }>(client, sql.importKeys, [
+        JSON.stringify(rows),
+      ]);
+      return created.map((row) => row.id);
+    },
+
+    rehash: (id, from, to) => one(sql.rehash, [id, from, to]),
 
     events: postgresEventLog(client, naming),
   };

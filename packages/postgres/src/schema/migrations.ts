@@ -56,6 +56,10 @@ export const migrations: readonly Migration[] = [
           (jsonb_typeof(allowed_ips) = 'array' AND jsonb_array_length(allowed_ips) > 0)),
         -- The compare-and-set of an update (and an HTTP ETag) reads it; every write adds 1.
         version bigint NOT NULL DEFAULT 1,
+        -- recoverable(): the secret encrypted under a key the database never holds; NULL: none.
+        sealed_secret text,
+        -- imports(): when the system a key came from last saw it used; NULL for other keys.
+        imported_last_used_at timestamptz,
         CONSTRAINT ${index("keys_previous_secret_pair")}
           CHECK ((previous_secret_hash IS NULL) = (previous_secret_expires_at IS NULL))
       )`,

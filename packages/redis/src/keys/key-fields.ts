@@ -48,6 +48,10 @@ export function toKeyFields(key: StoredKey): string[] {
   if (key.limits != null) fields.push("limits", JSON.stringify(key.limits));
   if (key.environment != null) fields.push("environment", key.environment);
   if (key.allowedIps != null) fields.push("allowedIps", JSON.stringify(key.allowedIps));
+  if (key.sealedSecret != null) fields.push("sealedSecret", key.sealedSecret);
+  if (key.importedLastUsedAt != null) {
+    fields.push("importedLastUsedAt", String(key.importedLastUsedAt));
+  }
   return fields;
 }
 
@@ -84,6 +88,10 @@ export function fromKeyFields(flat: readonly string[] | null | undefined): Store
     ...(fields.allowedIps === undefined
       ? {}
       : { allowedIps: JSON.parse(fields.allowedIps) as string[] }),
+    ...(fields.sealedSecret === undefined ? {} : { sealedSecret: fields.sealedSecret }),
+    ...(fields.importedLastUsedAt === undefined
+      ? {}
+      : { importedLastUsedAt: Number(fields.importedLastUsedAt) }),
   };
 }
 
@@ -111,6 +119,10 @@ export function toUpdateFields(changes: KeyUpdate): { set: string[]; unset: stri
   if (changes.limits !== undefined) {
     if (changes.limits === null) unset.push("limits");
     else set.push("limits", JSON.stringify(changes.limits));
+  }
+  if (changes.sealedSecret !== undefined) {
+    if (changes.sealedSecret === null) unset.push("sealedSecret");
+    else set.push("sealedSecret", changes.sealedSecret);
   }
   return { set, unset };
 }

@@ -11,6 +11,7 @@ import type { RedisConnection } from "../client/redis-connection.js";
 import { eventWrites, redisEventLog } from "../events/redis-event-log.js";
 import type { KeyNames } from "../key-names.js";
 import { withEvents } from "../lua/events.js";
+import { importKeysScript, rehashKeyScript } from "../lua/import-keys.js";
 import {
   countLiveKeysByOwnerScript,
   createKeyScript,
@@ -180,6 +181,7 @@ export function redisKeyStore(
           String(previousIndexTtlMs(rotatedAt, graceEnd)),
           names.keyHashPrefix,
           rest.expectedVersion === undefined ? "" : String(rest.expectedVersion),
+          rest.sealedSecret ?? "",
         ],
         events,
       );
@@ -226,6 +228,42 @@ export function redisKeyStore(
       const json = limits === null ? "" : JSON.stringify(limits);
       const flat = await run(setKeyLimitsScript, [names.keyRecord(id)], [json]);
       return fromKeyFields(flat as string[] | null);
+    },
+
+    async importKeys(batch) {
+      if (batch.length === 0) return [];
+      const keys: string[] = [];
+      const args: string[] = [String(batch.length)];
+      for (const key of batch) {
+        const owner = ownerOfKey(key);
+        keys.push(
+          names.keyRecord(key.id),
+          names.keyHash(key.secretHash),
+          names.owner(owner),
+          names.ownerNewest(owner),
+        );
+        const fields = toKeyFields(key);
+        args.push(key.id, String(fields.length), ...fields);
+      }
+      keys.push(names.expiringKeys);
+      const [ok, ...rest] = (await run(importKeysScript, keys, args)) as [number, ...unknown[]];
+      if (ok === 0) {
+        const conflicting = batch[Number(rest[0]) - 1]!;
+        throw new Error(
+          `A key with the secret hash of imported key ${conflicting.id} already exists`,
+        );
+      }
+      return rest.map(String);
+    },
+
+    async rehash(id, from, to) {
+      const outcome = await run(
+        rehashKeyScript,
+        [names.keyRecord(id), names.keyHash(from), names.keyHash(to)],
+        [id, from, to],
+      );
+      if (outcome === 1) throw new Error("A key with this secret hash already exists");
+      return fromKeyFields(outcome as string[] | null);
     },
 
     events: redisEventLog(connection, names, guard),

@@ -66,8 +66,9 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
     }
     const environment = checked.value.environment ?? ctx.environments.defaultName;
     const { secret, secretHash, hint } = ops.newSecret(ctx.environments.prefixOf(environment)!);
+    const id = generateKeyId(ctx.random);
     const key: StoredKey = {
-      id: generateKeyId(ctx.random),
+      id,
       version: 1,
       ownerType: owner.type,
       ownerId: owner.id,
@@ -89,6 +90,7 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
       // Only with several environments: otherwise the record is exactly the contract's.
       ...(ctx.environments.configured ? { environment } : {}),
       ...(checked.value.allowedIps ? { allowedIps: checked.value.allowedIps } : {}),
+      ...(ctx.secretSealer ? { sealedSecret: await ctx.secretSealer.seal(secret, id) } : {}),
     };
     await ops.commit({ kind: "created", key }, actor);
     // A new key was never used: its record needs no usage read.

@@ -24,7 +24,8 @@ export function keyRecords(ctx: KeywardContext): KeyRecords {
   return {
     async one(key, now) {
       const lastUsed = await ctx.usage.lastUsed([key.id]);
-      return toKeyRecord(key, now, lastUsed.get(key.id) ?? null, environmentOf(key));
+      const used = lastUsed.get(key.id) ?? key.importedLastUsedAt ?? null;
+      return toKeyRecord(key, now, used, environmentOf(key));
     },
     async many(keys) {
       const lastUsed = keys.length
@@ -32,7 +33,12 @@ export function keyRecords(ctx: KeywardContext): KeyRecords {
         : new Map<string, number>();
       const now = ctx.clock.now();
       return keys.map((key) =>
-        toKeyRecord(key, now, lastUsed.get(key.id) ?? null, environmentOf(key)),
+        toKeyRecord(
+          key,
+          now,
+          lastUsed.get(key.id) ?? key.importedLastUsedAt ?? null,
+          environmentOf(key),
+        ),
       );
     },
   };

@@ -13,11 +13,13 @@ export function keyUsageOperation({ ctx }: KeyOperations): KeyUsage {
     // Buffered usage becomes visible to the read below.
     await ctx.usageRecorder.flush();
     const usage = await ctx.usage.read(key.id);
+    // An imported key's last use elsewhere, until Keyward counts one (its counts start at zero).
+    const lastUsedAt = usage.lastUsedAt ?? key.importedLastUsedAt ?? null;
     // Field by field, not a spread: a store's extra fields must never reach a response.
     return {
       keyId: key.id,
       totalRequests: usage.totalRequests,
-      lastUsedAt: usage.lastUsedAt === null ? null : isoTime(usage.lastUsedAt),
+      lastUsedAt: lastUsedAt === null ? null : isoTime(lastUsedAt),
       endpoints: usage.endpoints,
       daily: usage.daily,
       // Only when the key has a quota or credits: otherwise the body is the contract's.

@@ -64,6 +64,7 @@ export function rotateKeyOperation(ops: KeyOperations): RotateKey {
       previousSecretExpiresAt: graceSeconds > 0 ? now + graceSeconds * 1000 : null,
       // With a precondition, any change since the read (not only another rotation) stops it.
       ...(precondition ? { expectedVersion: key.version } : {}),
+      ...(ctx.secretSealer ? { sealedSecret: await ctx.secretSealer.seal(secret, key.id) } : {}),
     };
     const rotated = await ops.commit({ kind: "rotated", key, rotation }, actor);
     if (!rotated) {

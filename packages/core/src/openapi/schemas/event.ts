@@ -153,6 +153,12 @@ export function eventTypesSchema() {
         },
       }).describe("A secret scanner found the key's secret in public; once per key and url"),
     ),
+    ofType(
+      "key.revealed",
+      object({
+        required: { hint: string.describe("The hint of the secret shown") },
+      }).describe("A user was shown the key's secret again (recoverable keys)"),
+    ),
   ).describe(
     `Something that happened to a key: ${eventTypes.join(", ")}. Never a secret or a hash. More types will come: ignore those you do not know.`,
   );
