@@ -4,16 +4,16 @@
  * read once, before the kernel is built, and each may be filled by one feature only.
  */
 import type { KeyCheck } from "../auth/key-checks.js";
-import type { SpendStepFactory } from "../auth/spend-steps.js";
 import type { LegacyKeyLookup } from "../auth/legacy-keys.js";
+import type { SpendStepFactory } from "../auth/spend-steps.js";
 import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
+import type { SecretSealer } from "../keys/secret-sealer.js";
 import type { StoreObserver } from "../observation/store-observer.js";
 import type { VerifyObserver } from "../observation/verify-observer.js";
 import type { WebhookObserver } from "../observation/webhook-observer.js";
-import type { SecretSealer } from "../keys/secret-sealer.js";
 import type { RandomSource } from "../random.js";
 import type { EventLog } from "../storage/event-log.js";
 import type { KeyStore } from "../storage/key-store.js";
