@@ -1,12 +1,16 @@
-import type { AcceptedCredentials, Keyward, VerifyResult } from "@keyward/core";
+import type { AcceptedCredentials, Keyward, ScopeRequirement, VerifyResult } from "@keyward/core";
 import { headerValue, toHeadersOnlyRequest } from "@keyward/core/node-http";
 import { isPromise, routeWithMethod, verifyPending } from "@keyward/core/toolkit";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { sendResponse } from "./send-response.js";
 
 export interface RequireApiKeyOptions {
-  /** Scopes the route needs; an API key must hold all of them. A user's JWT holds every scope. */
-  scopes?: readonly string[];
+  /**
+   * Scopes the route needs: a list or `{ allOf: [...] }` (an API key must hold all of them), or
+   * `{ anyOf: [...] }` (at least one). A user's JWT holds every scope. A malformed requirement or
+   * a scope that is not configured throws when the guard is created.
+   */
+  scopes?: ScopeRequirement;
   /**
    * The route template usage is recorded under, when Express cannot tell it: a router mounted on a
    * path with parameters (`app.use("/orgs/:org", router)`) has the raw path in `req.baseUrl`.

@@ -1,4 +1,10 @@
-import type { AcceptedCredentials, Keyward, Principal, RateLimitDecision } from "@keyward/core";
+import type {
+  AcceptedCredentials,
+  Keyward,
+  Principal,
+  RateLimitDecision,
+  ScopeRequirement,
+} from "@keyward/core";
 import type { preHandlerHookHandler } from "fastify";
 
 // Core's own types, re-exported so a host imports them from the adapter it uses.
@@ -12,8 +18,12 @@ export interface KeywardRequestState {
 }
 
 export interface RequireApiKeyOptions {
-  /** Scopes the route needs; an API key must hold all of them. A user's JWT holds every scope. */
-  scopes?: readonly string[];
+  /**
+   * Scopes the route needs: a list or `{ allOf: [...] }` (an API key must hold all of them), or
+   * `{ anyOf: [...] }` (at least one). A user's JWT holds every scope. A malformed requirement or
+   * a scope that is not configured throws when the guard is created.
+   */
+  scopes?: ScopeRequirement;
   /**
    * The route template usage is recorded under; default the route's own, `request.routeOptions.url`.
    * `"/profiles/:slug"` (the request's method is put in front) or with a method.

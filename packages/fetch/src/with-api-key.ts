@@ -1,4 +1,9 @@
-import type { AcceptedCredentials, Keyward, RateLimitDecision } from "@keyward/core";
+import type {
+  AcceptedCredentials,
+  Keyward,
+  RateLimitDecision,
+  ScopeRequirement,
+} from "@keyward/core";
 import type { Principal } from "./types.js";
 
 /**
@@ -7,8 +12,12 @@ import type { Principal } from "./types.js";
  *   on Deno; none elsewhere.
  */
 export interface WithApiKeyOptions<Context extends unknown[] = []> {
-  /** Scopes the route needs; an API key must hold all of them. A user's JWT holds every scope. */
-  scopes?: readonly string[];
+  /**
+   * Scopes the route needs: a list or `{ allOf: [...] }` (an API key must hold all of them), or
+   * `{ anyOf: [...] }` (at least one). A user's JWT holds every scope. A malformed requirement or
+   * a scope that is not configured throws when the guard is created.
+   */
+  scopes?: ScopeRequirement;
   /**
    * The route template usage is recorded under: `"/profiles/:slug"` (the request's method is put
    * in front) or `"PUT /profiles/:slug"`. Never the raw path, or every slug becomes its own row.

@@ -1,4 +1,4 @@
-import type { AcceptedCredentials, Keyward, VerifyOptions } from "@keyward/core";
+import type { AcceptedCredentials, Keyward, ScopeRequirement, VerifyOptions } from "@keyward/core";
 import { routeWithMethod } from "@keyward/core/toolkit";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
@@ -16,8 +16,12 @@ import { withHeaders } from "./with-headers.js";
  * either (here or there) there is no client address.
  */
 export interface RequireApiKeyOptions extends ClientAddressOptions {
-  /** Scopes the route needs; an API key must hold all of them. A user's JWT holds every scope. */
-  scopes?: readonly string[];
+  /**
+   * Scopes the route needs: a list or `{ allOf: [...] }` (an API key must hold all of them), or
+   * `{ anyOf: [...] }` (at least one). A user's JWT holds every scope. A malformed requirement or
+   * a scope that is not configured throws when the guard is created.
+   */
+  scopes?: ScopeRequirement;
   /**
    * The route template usage is recorded under. By default the path the guard is registered with
    * (`routePath(c)`): right when the guard sits on the route itself, but `/api/*` for one mounted

@@ -8,6 +8,11 @@ import type { LayeredDecision, LimitLayer } from "../limits/types.js";
 import { bucketFor, type RateLimitBucket } from "../rate-limit/bucket.js";
 import { rateLimitHeaders } from "../rate-limit/headers.js";
 import type { RateLimitDecision, RateLimitPolicy } from "../rate-limit/types.js";
+import {
+  insufficientScopeDetail,
+  requiresAnyScope,
+  unmetScopes,
+} from "../scopes/scope-requirement.js";
 import type { StoredKey } from "../storage/key-store.js";
 import type { UsageHit } from "../storage/rate-limit-store.js";
 import { cachedRouteLabelSplitter } from "../usage/route-label.js";
@@ -395,7 +400,7 @@ export function createVerify(ctx: KeywardContext) {
   /** The scopes the route requires that the key does not hold (none required: none missing). */
   const missingScopes = (key: StoredKey, options: VerifyOptions): readonly string[] => {
     const required = options.scopes;
-    return required && required.length > 0 ? ctx.scopes.missing(key.scopes, required) : noScopes;
+    return requiresAnyScope(required) ? unmetScopes(ctx.scopes, key.scopes, required!) : noScopes;
   };
 
   /**
@@ -411,13 +416,13 @@ export function createVerify(ctx: KeywardContext) {
     known?: readonly string[],
   ): VerifyResult => {
     const required = options.scopes;
-    if (required && required.length > 0) {
-      const missing = known ?? ctx.scopes.missing(key.scopes, required);
+    if (requiresAnyScope(required)) {
+      const missing = known ?? unmetScopes(ctx.scopes, key.scopes, required!);
       if (missing.length > 0) {
         warnUnknownScopes(missing);
         const error = new KeywardError(
           "insufficient_scope",
-          `API key lacks the required scope: ${missing.join(", ")}`,
+          insufficientScopeDetail(required!, missing),
         );
         return { ok: false, error, rateLimit: decision, headers };
       }

@@ -34,6 +34,11 @@ import { repeatFilter } from "../logging/repeat-filter.js";
 import { warnOnce } from "../logging/warn-once.js";
 import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
+import {
+  type ScopeRequirement,
+  scopeRequirementProblem,
+  scopesNamedBy,
+} from "../scopes/scope-requirement.js";
 import { attachStoreLogger } from "../storage/attach-store-logger.js";
 import { accountTierSync } from "../tiers/account-tier-sync.js";
 import { createTierLadder } from "../tiers/tier-ladder.js";
@@ -74,13 +79,14 @@ export interface Keyward {
    */
   authenticate(request: Request, options?: VerifyOptions): Promise<VerifyResult>;
   /**
-   * Throws a `TypeError` naming every scope in `scopes` that is not configured. Guards call it
+   * Throws a `TypeError` naming every scope in `scopes` that is not configured, or what is wrong
+   * with a malformed requirement (`{ anyOf: [] }`, `{ oneOf: [...] }`). Guards call it
    * when they are created, so a mistyped scope fails at start instead of refusing every key.
    * @example
    * keyward.assertScopes(["profile:read"]); // fine
    * keyward.assertScopes(["profile:raed"]); // TypeError: … not a configured scope …
    */
-  assertScopes(scopes: readonly string[]): void;
+  assertScopes(scopes: ScopeRequirement): void;
   /**
    * Throws a `TypeError` unless `environment` is a configured environment (`live` without
    * `environments`). Guards given an `environment` call it when they are created.
@@ -348,7 +354,9 @@ export function createKeyward<
     },
     handle,
     assertScopes(required) {
-      const unknown = [...required].filter((scope) => !scopes.has(scope));
+      const problem = scopeRequirementProblem(required);
+      if (problem !== undefined) throw new TypeError(`Keyward: the guard's ${problem}`);
+      const unknown = [...scopesNamedBy(required)].filter((scope) => !scopes.has(scope));
       if (unknown.length > 0) {
         throw new TypeError(
           `Keyward: ${unknown.map((scope) => JSON.stringify(scope)).join(", ")} ${unknown.length === 1 ? "is not a configured scope" : "are not configured scopes"}; configured: ${scopes.names.join(", ")}. Add it to \`scopes\` or fix the guard.`,
