@@ -10,7 +10,14 @@
  * - adapters and stores do not import each other: they meet in the host;
  * - shipped code imports no test code.
  */
-const coreFeatures = ["events", "lifecycle", "openapi", "organizations", "secret-scanning"];
+const coreFeatures = [
+  "events",
+  "lifecycle",
+  "openapi",
+  "organizations",
+  "secret-scanning",
+  "permissions",
+];
 const featureFolder = `^packages/core/src/(${coreFeatures.join("|")})/`;
 
 module.exports = {
@@ -52,7 +59,7 @@ module.exports = {
         pathNot: [
           "^packages/$1/src/",
           "^packages/[^/]+/src/index\\.ts$",
-          "^packages/core/src/(toolkit|node-http/index|(events|lifecycle|openapi|organizations|secret-scanning)/index)\\.ts$",
+          "^packages/core/src/(toolkit|node-http/index|(events|lifecycle|openapi|organizations|secret-scanning|permissions)/index)\\.ts$",
         ],
       },
     },

@@ -10,5 +10,6 @@ export default packageBuild({
     "lifecycle/index": "src/lifecycle/index.ts",
     "openapi/index": "src/openapi/index.ts",
     "organizations/index": "src/organizations/index.ts",
+    "permissions/index": "src/permissions/index.ts",
   },
 });

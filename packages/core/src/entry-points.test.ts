@@ -10,6 +10,7 @@ import * as root from "./index.js";
 import * as lifecycle from "./lifecycle/index.js";
 import * as openapi from "./openapi/index.js";
 import * as organizations from "./organizations/index.js";
+import * as permissions from "./permissions/index.js";
 import * as secretScanning from "./secret-scanning/index.js";
 import * as toolkit from "./toolkit.js";
 
@@ -32,6 +33,7 @@ describe("entry points", () => {
     expect(Object.keys(openapi)).toEqual(["openapi"]);
     expect(Object.keys(organizations)).toEqual(["organizations"]);
     expect(Object.keys(secretScanning)).toEqual(["secretScanning"]);
+    expect(Object.keys(permissions)).toEqual(["permissions"]);
   });
 
   it("the toolkit shares no name with the root", () => {

@@ -33,6 +33,12 @@ export interface RequireApiKeyOptions {
    * that is not configured throws when the guard is created.
    */
   environment?: string;
+  /**
+   * The resources a request is about, by kind, from the request: `(req) => ({ profile: req.params.slug })`. A key limited to
+   * resources (`permissions()`) that limits one of these kinds must list the id, or it is refused
+   * with 403 `resource_not_allowed`. Read from the key record: no store call.
+   */
+  resource?: (req: Request) => Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -65,6 +71,7 @@ export function requireApiKey(
   const cost = options.cost;
   const environment = options.environment;
   if (environment !== undefined) keyward.assertEnvironment(environment);
+  const resourceOf = options.resource;
   return (req, res, next) => {
     const template = options.route ?? routeTemplate(req);
     const route = routeWithMethod(req.method, template);
@@ -75,7 +82,8 @@ export function requireApiKey(
     const clientIp = req.ip;
     // A literal, not `{ ...fixed, route, clientIp }`: on V8 a spread followed by new properties
     // costs microseconds per request (docs/benchmarks.md, "HTTP"); unset options stay undefined.
-    const verifyOptions = { scopes, accept, route, clientIp, cost, environment };
+    const resource = resourceOf === undefined ? undefined : resourceOf(req);
+    const verifyOptions = { scopes, accept, route, clientIp, cost, environment, resource };
     // Without a bearer token, the host's session (a cookie) may stand for the user.
     const decided =
       authorization === undefined && keyward.hasSession

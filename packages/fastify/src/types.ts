@@ -5,7 +5,7 @@ import type {
   RateLimitDecision,
   ScopeRequirement,
 } from "@keyward/core";
-import type { preHandlerHookHandler } from "fastify";
+import type { FastifyRequest, preHandlerHookHandler } from "fastify";
 
 // Core's own types, re-exported so a host imports them from the adapter it uses.
 export type { Principal, VerifyResult } from "@keyward/core";
@@ -45,6 +45,12 @@ export interface RequireApiKeyOptions {
    * that is not configured throws when the guard is created.
    */
   environment?: string;
+  /**
+   * The resources a request is about, by kind, from the request: `(request) => ({ profile: (request.params as { slug: string }).slug })`. A key limited to
+   * resources (`permissions()`) that limits one of these kinds must list the id, or it is refused
+   * with 403 `resource_not_allowed`. Read from the key record: no store call.
+   */
+  resource?: (request: FastifyRequest) => Readonly<Record<string, string>> | undefined;
 }
 
 declare module "fastify" {

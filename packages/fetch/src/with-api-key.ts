@@ -51,6 +51,15 @@ export interface WithApiKeyOptions<Context extends unknown[] = []> {
    * - one trusted proxy in front: the last `X-Forwarded-For` entry, the one it appended
    */
   clientIp?: (request: Request, ...context: Context) => string | null | undefined;
+  /**
+   * The resources a request is about, by kind, from the request: `(request) => ({ profile: new URL(request.url).pathname.split("/").at(-1)! })`. A key limited to
+   * resources (`permissions()`) that limits one of these kinds must list the id, or it is refused
+   * with 403 `resource_not_allowed`. Read from the key record: no store call.
+   */
+  resource?: (
+    request: Request,
+    ...context: Context
+  ) => Readonly<Record<string, string>> | undefined;
 }
 
 /** A host route behind the guard: it runs only for an admitted request, and knows who sent it. */
@@ -92,10 +101,12 @@ export function withApiKey<Context extends unknown[] = []>(
   const environment = options.environment;
   if (environment !== undefined) keyward.assertEnvironment(environment);
   const clientIpOf = options.clientIp;
+  const resourceOf = options.resource;
   return async (request, ...context) => {
     // A literal, not a spread of fixed options plus `clientIp`: on V8 a spread followed by new
     // properties costs microseconds per request (docs/benchmarks.md, "HTTP").
     const clientIp = clientIpOf ? (clientIpOf(request, ...context) ?? undefined) : undefined;
+    const resource = resourceOf ? resourceOf(request, ...context) : undefined;
     const result = await keyward.authenticate(request, {
       route,
       scopes,
@@ -103,6 +114,7 @@ export function withApiKey<Context extends unknown[] = []>(
       clientIp,
       cost,
       environment,
+      resource,
     });
     if (!result.ok) return result.error.toResponse(result.headers);
     const response = await handler(request, result.principal, result.rateLimit);

@@ -45,6 +45,12 @@ export interface RequireApiKeyOptions extends ClientAddressOptions {
    * that is not configured throws when the guard is created.
    */
   environment?: string;
+  /**
+   * The resources a request is about, by kind, from the request: `(c) => ({ profile: c.req.param("slug") })`. A key limited to
+   * resources (`permissions()`) that limits one of these kinds must list the id, or it is refused
+   * with 403 `resource_not_allowed`. Read from the key record: no store call.
+   */
+  resource?: (c: Context) => Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -100,6 +106,7 @@ export function requireApiKey(
       environment: fixed.environment,
       route: routeWithMethod(c.req.method, options.route ?? routePath(c)),
       clientIp: clientIp(c) ?? undefined,
+      resource: options.resource === undefined ? undefined : options.resource(c),
     });
     if (!result.ok) return result.error.toResponse(result.headers);
     c.set("keyward", { principal: result.principal, rateLimit: result.rateLimit });

@@ -51,6 +51,8 @@ export interface CreateKeyFields {
   environment?: string;
   /** The IPv4/IPv6 addresses and CIDR ranges the key may be used from; omitted: anywhere. */
   allowedIps?: string[];
+  /** The resources the key is limited to, by kind (`{ profile: ["alice"] }`, `permissions()`). */
+  resources?: Record<string, string[]>;
 }
 
 /** What `keys.update` changes; fields left out stay as they are. */
@@ -64,6 +66,8 @@ export interface KeyChanges {
   scopes?: string[];
   /** A new IP allowlist (addresses and CIDR ranges), or null to remove it. */
   allowedIps?: string[] | null;
+  /** Narrower resources (`permissions()`): ids and kinds may be removed, never added back. */
+  resources?: Record<string, string[]>;
   /**
    * The operator's per-key limits, as `keys.setLimits` takes them (fields given replace the key's,
    * `null` returns a layer to the tier's, `false` turns it off; `null` clears them all), stored in
@@ -311,6 +315,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
         ...(input.environment === undefined ? {} : { environment: input.environment }),
         ...(input.allowedIps === undefined ? {} : { allowedIps: input.allowedIps }),
+        ...(input.resources === undefined ? {} : { resources: input.resources }),
       };
       const actor = operatorActor;
       const created = await guarded(() =>

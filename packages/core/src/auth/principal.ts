@@ -102,6 +102,13 @@ export interface VerifyOptions {
    * with 401 `invalid_api_key`, before any lookup. Default: every environment. Sessions ignore it.
    */
   environment?: string | undefined;
+  /**
+   * The resources this request is about, by kind: `{ profile: req.params.slug }`. A key limited to
+   * resources (`permissions()`) that names a kind here must list this id, or it is refused with 403
+   * `resource_not_allowed`; a key without `resources`, or not limiting that kind, passes. Checked
+   * from the key record alone: no store call.
+   */
+  resource?: Readonly<Record<string, string>> | undefined;
 }
 
 export type VerifyResult =

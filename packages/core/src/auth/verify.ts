@@ -126,6 +126,7 @@ export function createVerify(ctx: KeywardContext) {
       },
     },
     ...(ctx.allowlists ? [] : [allowlistWithoutCheck]),
+    ...(ctx.resources ? [] : [resourcesWithoutCheck]),
     ...ctx.keyChecks,
   ];
   const keyCheckKit: KeyCheckKit = { refuse: failure, warnOnce: ctx.warnOnce };
@@ -589,6 +590,23 @@ const allowlistWithoutCheck: KeyCheck = {
         "a key with an IP allowlist was refused because this instance does not list lifecycle(), which checks allowlists; list it (from @keyward/core/lifecycle) on every instance that verifies these keys.",
     );
     return kit.refuse("ip_not_allowed", "This API key may not be used from this client address");
+  },
+};
+
+/**
+ * A key limited to resources on an instance without `permissions()`: refused wherever a route
+ * names a resource (said once in the log), rather than let through to resources outside its limits.
+ */
+const resourcesWithoutCheck: KeyCheck = {
+  name: "resources-unchecked",
+  check(key, options, kit) {
+    if (key.resources == null || options.resource === undefined) return undefined;
+    kit.warnOnce(
+      "resources-without-permissions",
+      () =>
+        "a key limited to resources was refused because this instance does not list permissions(), which checks them; list it (from @keyward/core/permissions) on every instance that verifies these keys.",
+    );
+    return kit.refuse("resource_not_allowed", "This API key may not be used for this resource");
   },
 };
 

@@ -29,6 +29,8 @@ export const errorStatus = {
   too_many_keys: 403,
   /** An API key with an IP allowlist, used from an address outside it (or an unknown one). */
   ip_not_allowed: 403,
+  /** A resource-limited key (`permissions()`) used on a route about a resource outside its limits. */
+  resource_not_allowed: 403,
   /** Unknown key id. */
   key_not_found: 404,
   /** Rotating or revoking a key that is already revoked; rotating an expired key. */

@@ -7,6 +7,7 @@ import type { KeyCheck } from "../auth/key-checks.js";
 import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
+import type { ResourceLimitFields } from "../keys/key-resources.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { RandomSource } from "../random.js";
 import type { EventLog } from "../storage/event-log.js";
@@ -26,6 +27,8 @@ export interface KernelExtensions {
    * `auth/key-checks.ts`). A list: every feature's are run, in the order the features are listed.
    */
   keyChecks?: readonly KeyCheck[];
+  /** Resource-limited keys: their body fields (`permissions()`, which also adds their key check). */
+  resources?: ResourceLimitFields;
   /** Who may act on organizations' keys (`organizations()`). */
   organizations?: (kernel: { tiers: TierLadder }) => OrganizationAccess;
   /** The longest grace a rotation may give, in seconds (`lifecycle({ gracefulRotation })`). */

@@ -8,6 +8,7 @@ import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
+import type { ResourceLimitFields } from "../keys/key-resources.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { LayeredLimiter } from "../limits/layered-limiter.js";
 import type { KeywardLogger } from "../logging/logger.js";
@@ -68,6 +69,8 @@ export interface KeywardContext {
   updateKeyBody: ReturnType<typeof updateKeyBodySchema>;
   /** IP allowlists (`lifecycle()`); undefined: `allowedIps` is refused, and so is a key with one. */
   allowlists: IpAllowlists | undefined;
+  /** Resource-limited keys (`permissions()`); undefined: `resources` is refused, and so is a key with some wherever a route names a resource. */
+  resources: ResourceLimitFields | undefined;
   /** The listed features' checks at `verify`'s key checks, after the kernel's own. */
   keyChecks: readonly KeyCheck[];
   /** Who may act on organizations' keys; undefined without `organizations()`. */

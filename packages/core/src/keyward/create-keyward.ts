@@ -237,12 +237,15 @@ export function createKeyward<
       organizations: extensions.organizations !== undefined,
       environments: environments.configured ? environments.names : undefined,
       allowedIps: extensions.allowlists?.createField,
+      resources: extensions.resources?.createField,
     }),
     updateKeyBody: updateKeyBodySchema(
       keyFieldSchemas({ scopes, tiers, clock }),
       extensions.allowlists?.updateField,
+      extensions.resources?.updateField,
     ),
     allowlists: extensions.allowlists,
+    resources: extensions.resources,
     keyChecks: extensions.keyChecks ?? [],
     gracefulRotation: extensions.rotationGrace && {
       maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
@@ -348,6 +351,7 @@ export function createKeyward<
           clientIp: options.clientIp,
           cost: options.cost,
           environment: options.environment,
+          resource: options.resource,
           session: session ? () => session(request) : undefined,
         }),
       );

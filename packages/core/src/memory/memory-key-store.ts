@@ -124,6 +124,7 @@ export function memoryKeyStore(): KeyStore & {
       const fields = definedFields(changes);
       // A copy, as in setLimits: the caller's object must not change the stored record later.
       if (changes.limits) fields.limits = structuredClone(changes.limits);
+      if (changes.resources) fields.resources = structuredClone(changes.resources);
       const updated = freeze({ ...key, ...fields, version: key.version + 1 });
       byId.set(id, updated);
       record(changeEvents);

@@ -1,4 +1,5 @@
 import type { StoredEvent } from "../event-model/event.js";
+import type { KeyResourceLimits } from "../keys/key-resources.js";
 import type { Owner, OwnerType } from "../keys/owner.js";
 import type { KeyLimits } from "../limits/types.js";
 import type { KeyMetadata } from "./key-metadata.js";
@@ -71,6 +72,11 @@ export interface StoredKey {
    * (`allowlists/ip-allowlist.ts`); absent or null: from anywhere. Never an empty list.
    */
   allowedIps?: readonly string[] | null;
+  /**
+   * The resources the key is limited to, by kind (`{ profile: ["alice"] }`, `permissions()`);
+   * absent or null: every resource. Stores keep it as given (a JSON value).
+   */
+  resources?: KeyResourceLimits | null;
 }
 
 /** What `KeyStore.update` changes; fields left out keep their values. */
@@ -82,6 +88,8 @@ export interface KeyUpdate {
   disabledAt?: number | null;
   /** A new allowlist, or null to remove it (the key works from anywhere again). */
   allowedIps?: readonly string[] | null;
+  /** Narrower resources (`permissions()`); never null once a key has some (that would widen). */
+  resources?: KeyResourceLimits | null;
   /** The key's per-key limits (`keys.update`'s `limits`, applied to what it had), or null to clear them. */
   limits?: KeyLimits | null;
 }

@@ -29,6 +29,8 @@ export interface CreateKeyBody {
   environment?: string | undefined;
   /** The addresses and CIDR ranges the key may be used from, canonical; omitted: anywhere. */
   allowedIps?: string[] | undefined;
+  /** The resources the key is limited to, by kind (`permissions()`); omitted: every resource. */
+  resources?: Record<string, string[]> | undefined;
 }
 
 export type CreateKeyValidation =
@@ -50,6 +52,8 @@ export function createKeyBodySchema(options: {
   environments?: readonly string[] | undefined;
   /** `allowedIps`' schema, with IP allowlists (`lifecycle()`); otherwise the field is refused. */
   allowedIps?: Type | undefined;
+  /** `resources`' schema, with `permissions()`; otherwise the field is refused. */
+  resources?: Type | undefined;
 }) {
   const { name, scopes: scopeList, tier, expiresAt } = keyFieldSchemas(options);
   const fields = {
@@ -61,6 +65,7 @@ export function createKeyBodySchema(options: {
   };
   // Typed as a list of strings whatever checks it: the allowlist feature's schema, when listed.
   const allowedIps = options.allowedIps as unknown as Type<string[]>;
+  const resources = options.resources as unknown as Type<Record<string, string[]>>;
   const environment = environmentSchema(options.environments ?? []);
   // Named here, in the function, so the declarations spell its type out in full: a module-level
   // name (`typeof organizationIdSchema`) or an imported one (`Type`) is lost when they are bundled.
@@ -71,16 +76,19 @@ export function createKeyBodySchema(options: {
     ...(options.organizations ? { "organizationId?": organizationId } : {}),
     ...(options.environments ? { "environment?": environment } : {}),
     ...(options.allowedIps ? { "allowedIps?": allowedIps } : {}),
+    ...(options.resources ? { "resources?": resources } : {}),
   }) as unknown as ReturnType<
     typeof type<
       typeof fields & {
         "organizationId?": typeof organizationId;
         "environment?": typeof environment;
         "allowedIps?": typeof allowedIps;
+        "resources?": typeof resources;
       }
     >
   >;
   if (!options.allowedIps) withoutAllowlists.add(schema);
+  if (!options.resources) withoutResources.add(schema);
   return schema;
 }
 
@@ -89,6 +97,9 @@ export function createKeyBodySchema(options: {
  * unknown fields, since a key meant to be limited to some addresses must not be usable from anywhere.
  */
 const withoutAllowlists = new WeakSet<object>();
+
+/** Schemas made without `permissions()`: their `resources` is refused, as `allowedIps` is. */
+const withoutResources = new WeakSet<object>();
 
 /** One of the configured environments' names. */
 function environmentSchema(names: readonly string[]) {
@@ -261,6 +272,9 @@ export function validateCreateKeyBody(
     withoutAllowlists.has(schema) && Object.hasOwn(input as object, "allowedIps")
       ? [allowlistsNotListed]
       : [];
+  if (withoutResources.has(schema) && Object.hasOwn(input as object, "resources")) {
+    refused.push(resourcesNotListed);
+  }
   if (result instanceof type.errors || refused.length > 0) {
     const issues = result instanceof type.errors ? toValidationIssues(result, "body") : [];
     return { ok: false, issues: [...issues, ...refused] };
@@ -282,6 +296,7 @@ export function validateCreateKeyBody(
         : {}),
       ...(typeof result.environment === "string" ? { environment: result.environment } : {}),
       ...(Array.isArray(result.allowedIps) ? { allowedIps: result.allowedIps } : {}),
+      ...(result.resources === undefined ? {} : { resources: result.resources }),
     },
     expiresAt,
   };
@@ -297,5 +312,11 @@ function quoteList(values: readonly string[]): string {
 const allowlistsNotListed: ValidationIssue = {
   loc: ["body", "allowedIps"],
   msg: "Extra inputs are not permitted: IP allowlists need lifecycle() in the server's features",
+  type: "extra_forbidden",
+};
+
+const resourcesNotListed: ValidationIssue = {
+  loc: ["body", "resources"],
+  msg: "Extra inputs are not permitted: resource-limited keys need permissions() in the server's features",
   type: "extra_forbidden",
 };

@@ -16,6 +16,8 @@ export interface UpdateKeyBody {
   enabled?: boolean;
   /** A new allowlist in canonical text, or null to remove it. */
   allowedIps?: string[] | null;
+  /** Narrower resources (`permissions()`; checked against the key, not here). */
+  resources?: Record<string, string[]>;
 }
 
 export type UpdateKeyValidation =
@@ -32,15 +34,18 @@ const acceptedFields = new WeakMap<object, ReadonlySet<string>>();
 export function updateKeyBodySchema(
   fields: ReturnType<typeof keyFieldSchemas>,
   allowedIpsField?: Type,
+  resourcesField?: Type,
 ) {
   // Typed as a list or null whatever checks it: the allowlist feature's schema, when listed.
   const allowedIps = allowedIpsField as unknown as Type<string[] | null>;
+  const resources = resourcesField as unknown as Type<Record<string, string[]>>;
   const schema = validation.type({
     "name?": fields.name,
     "scopes?": fields.scopes,
     "metadata?": metadataOrNull,
     "enabled?": enabled,
     ...(allowedIpsField ? { "allowedIps?": allowedIps } : {}),
+    ...(resourcesField ? { "resources?": resources } : {}),
   }) as unknown as ReturnType<
     typeof validation.type<{
       "name?": typeof fields.name;
@@ -48,10 +53,13 @@ export function updateKeyBodySchema(
       "metadata?": typeof metadataOrNull;
       "enabled?": typeof enabled;
       "allowedIps?": typeof allowedIps;
+      "resources?": typeof resources;
     }>
   >;
   const names = ["name", "scopes", "metadata", "enabled"];
-  acceptedFields.set(schema, new Set(allowedIpsField ? [...names, "allowedIps"] : names));
+  if (allowedIpsField) names.push("allowedIps");
+  if (resourcesField) names.push("resources");
+  acceptedFields.set(schema, new Set(names));
   return schema;
 }
 
@@ -93,6 +101,7 @@ export function validateUpdateKeyBody(
   if (result.metadata !== undefined) value.metadata = result.metadata as KeyMetadata | null;
   if (result.enabled !== undefined) value.enabled = result.enabled;
   if (result.allowedIps !== undefined) value.allowedIps = result.allowedIps;
+  if (result.resources !== undefined) value.resources = result.resources;
   return { ok: true, value };
 }
 

@@ -26,6 +26,7 @@ export const keyColumns = [
   "limits::text AS limits",
   "environment",
   "allowed_ips::text AS allowed_ips",
+  "resources::text AS resources",
 ].join(", ");
 
 export interface KeyRow {
@@ -55,6 +56,8 @@ export interface KeyRow {
   environment: string | null;
   /** jsonb as text, like `scopes`. */
   allowed_ips: string | null;
+  /** jsonb as text, like `scopes`. */
+  resources: string | null;
 }
 
 const time = (value: number | string | null) => (value === null ? null : Number(value));
@@ -84,5 +87,8 @@ export function toStoredKey(row: KeyRow): StoredKey {
     ...(row.limits === null ? {} : { limits: JSON.parse(row.limits) as KeyLimits }),
     ...(row.environment === null ? {} : { environment: row.environment }),
     ...(row.allowed_ips === null ? {} : { allowedIps: JSON.parse(row.allowed_ips) as string[] }),
+    ...(row.resources === null
+      ? {}
+      : { resources: JSON.parse(row.resources) as Record<string, string[]> }),
   };
 }

@@ -55,10 +55,10 @@ export function postgresKeyStore(
     create: `INSERT INTO ${keys}
       (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at, rotated_at,
         owner_tier, owner_type, created_by, disabled_at, metadata, limits, previous_secret_hash,
-        previous_secret_expires_at, environment, allowed_ips, version)
+        previous_secret_expires_at, environment, allowed_ips, version, resources)
       VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, ${fromEpochMs("$8")}, ${fromEpochMs("$9")},
         ${fromEpochMs("$10")}, ${fromEpochMs("$11")}, $12, $13, $14, ${fromEpochMs("$15")},
-        $16::text::jsonb, $17::text::jsonb, $18, ${fromEpochMs("$19")}, $20, $21::text::jsonb, $22)`,
+        $16::text::jsonb, $17::text::jsonb, $18, ${fromEpochMs("$19")}, $20, $21::text::jsonb, $22, $23::text::jsonb)`,
     // Two unique indexes, one row at most: the current secret's, or the one a grace keeps alive.
     findByHash: `SELECT ${keyColumns} FROM ${keys}
       WHERE secret_hash = $1 OR previous_secret_hash = $1`,
@@ -93,7 +93,8 @@ export function postgresKeyStore(
         metadata = CASE WHEN $6::boolean THEN $7::text::jsonb ELSE metadata END,
         disabled_at = CASE WHEN $8::boolean THEN ${fromEpochMs("$9")} ELSE disabled_at END,
         limits = CASE WHEN $10::boolean THEN $11::text::jsonb ELSE limits END,
-        allowed_ips = CASE WHEN $12::boolean THEN $13::text::jsonb ELSE allowed_ips END
+        allowed_ips = CASE WHEN $12::boolean THEN $13::text::jsonb ELSE allowed_ips END,
+        resources = CASE WHEN $15::boolean THEN $16::text::jsonb ELSE resources END
       WHERE id = $1 AND revoked_at IS NULL AND ($14::bigint IS NULL OR version = $14::bigint)
       RETURNING ${keyColumns}`,
     // On the right of SET, secret_hash is the value before this UPDATE: the replaced secret.
@@ -139,6 +140,7 @@ export function postgresKeyStore(
           key.environment ?? null,
           key.allowedIps == null ? null : JSON.stringify(key.allowedIps),
           key.version,
+          key.resources == null ? null : JSON.stringify(key.resources),
         ]);
         return true;
       });
@@ -188,6 +190,8 @@ export function postgresKeyStore(
           changes.allowedIps !== undefined,
           changes.allowedIps == null ? null : JSON.stringify(changes.allowedIps),
           expectedVersion ?? null,
+          changes.resources !== undefined,
+          changes.resources == null ? null : JSON.stringify(changes.resources),
         ]),
       ),
 

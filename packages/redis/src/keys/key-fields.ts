@@ -48,6 +48,7 @@ export function toKeyFields(key: StoredKey): string[] {
   if (key.limits != null) fields.push("limits", JSON.stringify(key.limits));
   if (key.environment != null) fields.push("environment", key.environment);
   if (key.allowedIps != null) fields.push("allowedIps", JSON.stringify(key.allowedIps));
+  if (key.resources != null) fields.push("resources", JSON.stringify(key.resources));
   return fields;
 }
 
@@ -84,6 +85,9 @@ export function fromKeyFields(flat: readonly string[] | null | undefined): Store
     ...(fields.allowedIps === undefined
       ? {}
       : { allowedIps: JSON.parse(fields.allowedIps) as string[] }),
+    ...(fields.resources === undefined
+      ? {}
+      : { resources: JSON.parse(fields.resources) as Record<string, string[]> }),
   };
 }
 
@@ -107,6 +111,10 @@ export function toUpdateFields(changes: KeyUpdate): { set: string[]; unset: stri
   if (changes.allowedIps !== undefined) {
     if (changes.allowedIps === null) unset.push("allowedIps");
     else set.push("allowedIps", JSON.stringify(changes.allowedIps));
+  }
+  if (changes.resources !== undefined) {
+    if (changes.resources === null) unset.push("resources");
+    else set.push("resources", JSON.stringify(changes.resources));
   }
   if (changes.limits !== undefined) {
     if (changes.limits === null) unset.push("limits");

@@ -89,6 +89,7 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
       // Only with several environments: otherwise the record is exactly the contract's.
       ...(ctx.environments.configured ? { environment } : {}),
       ...(checked.value.allowedIps ? { allowedIps: checked.value.allowedIps } : {}),
+      ...(checked.value.resources ? { resources: checked.value.resources } : {}),
     };
     await ops.commit({ kind: "created", key }, actor);
     // A new key was never used: its record needs no usage read.

@@ -42,6 +42,9 @@ export function keyRecordTypes(options: {
       .describe(
         "The IPv4/IPv6 addresses and CIDR ranges the key may be used from, in canonical form; present only when it has an allowlist",
       ),
+    "resources?": type("Record<string, string[]>").describe(
+      "The resources the key may be used for, by kind; present only on a key limited to some",
+    ),
     "previousSecretExpiresAt?": isoDateTime.describe(
       "Until when the secret a graceful rotation replaced still works; present only while it does",
     ),
