@@ -3,6 +3,7 @@ import { events } from "@keyward/core/events";
 import { lifecycle } from "@keyward/core/lifecycle";
 import { openapi } from "@keyward/core/openapi";
 import { organizations } from "@keyward/core/organizations";
+import { permissions } from "@keyward/core/permissions";
 import { secretScanning } from "@keyward/core/secret-scanning";
 import {
   DEMO_ENVIRONMENTS,
@@ -84,6 +85,9 @@ export function demoFeatures(config: DemoConfig) {
       info: { title: "Keyward demo", version: "0.2.0" },
       routes: DEMO_OPENAPI_ROUTES,
     }),
+    // Resource-limited keys: `resources` on create and PATCH; the profile routes pass
+    // `resource: { profile: slug }`, so a key limited to alice gets 403 for bob.
+    permissions(),
   ] as const;
 }
 

@@ -235,6 +235,8 @@ export function describeDemoContract(
         ipAllowlists: true,
         gracefulRotation: true,
         events: true,
+        // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
+        resources: true,
         // Every answer must match the document the demo serves (Demo contract, v0.2).
         openapi: demoDocument,
       });

@@ -11,6 +11,7 @@ import { createKeyward, memoryStore } from "@keyward/core";
 import { events } from "@keyward/core/events";
 import { lifecycle } from "@keyward/core/lifecycle";
 import { organizations } from "@keyward/core/organizations";
+import { permissions } from "@keyward/core/permissions";
 import { secretScanning } from "@keyward/core/secret-scanning";
 import { type DemoConfig, type Environment, loadDemoConfig } from "@keyward/example-demo/config";
 import {
@@ -65,6 +66,8 @@ function createWorkerApp(env: WorkerEnvironment): (request: Request) => Promise<
       organizations({ memberships: demoMemberships }),
       lifecycle({ environments: { ...DEMO_ENVIRONMENTS }, gracefulRotation: true }),
       events(),
+      // Resource-limited keys: the profile routes pass `resource: { profile: slug }`.
+      permissions(),
       // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports (docs/leaked-keys.md),
       // checked with WebCrypto, as on every runtime.
       secretScanning(config.secretScanningKeysUrl ? { keysUrl: config.secretScanningKeysUrl } : {}),

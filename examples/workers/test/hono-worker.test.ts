@@ -31,6 +31,8 @@ describeHttpConformance("@keyward/hono in workerd", {
   environments: true,
   gracefulRotation: true,
   events: true,
+  // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
+  resources: true,
 });
 
 it("logged no uncaught exception while serving the suite", () => {

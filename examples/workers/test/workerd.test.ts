@@ -32,6 +32,8 @@ describeHttpConformance("examples/workers in workerd", {
   environments: true,
   gracefulRotation: true,
   events: true,
+  // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
+  resources: true,
 });
 
 describe("examples/workers in workerd", () => {

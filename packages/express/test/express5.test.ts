@@ -25,6 +25,8 @@ describeHttpConformance("@keyward/express on Express 5", {
   ipAllowlists: true,
   gracefulRotation: true,
   events: true,
+  // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
+  resources: true,
   // Every answer must match the generated document, which the adapter also serves.
   openapi: keyward.openapi(),
 });

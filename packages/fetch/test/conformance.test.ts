@@ -26,6 +26,8 @@ describeHttpConformance("@keyward/fetch on srvx", {
   ipAllowlists: true,
   gracefulRotation: true,
   events: true,
+  // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
+  resources: true,
   // Every answer must match the generated document, which the adapter also serves.
   openapi: keyward.openapi(),
 });

@@ -60,4 +60,6 @@ describeHttpConformance("@keyward/hono on Bun", {
   keyUpdates: true,
   gracefulRotation: true,
   events: true,
+  // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
+  resources: true,
 });

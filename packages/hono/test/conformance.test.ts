@@ -26,6 +26,8 @@ describeHttpConformance("@keyward/hono on @hono/node-server", {
   ipAllowlists: true,
   gracefulRotation: true,
   events: true,
+  // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
+  resources: true,
   // Every answer must match the document `keyward.openapi()` generates.
   openapi: keyward.openapi(),
 });

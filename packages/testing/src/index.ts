@@ -29,6 +29,7 @@ export {
   type OpenApiResponseCheck,
   openApiResponseCheck,
   PROFILE_ROUTE,
+  profileResource,
   type RawExchange,
   type RawExchangeOptions,
   type RawReply,

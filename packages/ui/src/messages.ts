@@ -20,6 +20,7 @@ export type ErrorMessageKey =
   | "tier_not_allowed"
   | "not_owner"
   | "ip_not_allowed"
+  | "resource_not_allowed"
   | "too_many_keys"
   | "not_member"
   | "role_not_permitted"
@@ -91,6 +92,8 @@ export interface KeywardMessages {
     defaultEnvironment: string;
     allowedIps: string;
     allowedIpsHint: string;
+    /** Before the resources a key is limited to, shown read-only in its row. */
+    resources: string;
     /** Row buttons, with the key's `{name}` for screen readers. */
     edit: string;
     editLabel: string;
@@ -158,6 +161,7 @@ export const defaultMessages: KeywardMessages = {
       "Your account's plan does not include that tier. Choose a lower tier or upgrade your plan.",
     not_owner: "That key is not yours to change.",
     ip_not_allowed: "That key cannot be used from this network address.",
+    resource_not_allowed: "That key is limited to other resources.",
     too_many_keys:
       "You have as many keys as your account allows. Revoke one you no longer use, then create another.",
     not_member: "You are not a member of that organization.",
@@ -220,6 +224,7 @@ export const defaultMessages: KeywardMessages = {
     environment: "Environment",
     defaultEnvironment: "{environment} (default)",
     allowedIps: "Allowed IP addresses",
+    resources: "Limited to",
     allowedIpsHint:
       "Optional: one address or CIDR range per line (203.0.113.7, 10.0.0.0/8). Empty: usable from anywhere.",
     edit: "Edit",

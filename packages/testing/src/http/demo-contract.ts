@@ -20,6 +20,7 @@ export {
   demoKeywardConfig,
   demoMemberships,
   PROFILE_ROUTE,
+  profileResource,
 } from "../demo-contract.js";
 
 export const DEFAULT_BASE_PATH = "/api/v1/api-keys";

@@ -20,6 +20,7 @@ import type { HttpSuiteOptions } from "./options.js";
 import { organizationsSuite } from "./organizations-suite.js";
 import { paginationSuite } from "./pagination-suite.js";
 import { rateLimitSuite } from "./rate-limit-suite.js";
+import { resourcesSuite } from "./resources-suite.js";
 import { routingSuite } from "./routing-suite.js";
 import { validationSuite } from "./validation-suite.js";
 
@@ -39,6 +40,7 @@ export {
   demoKeywardConfig,
   demoMemberships,
   PROFILE_ROUTE,
+  profileResource,
 } from "./demo-contract.js";
 export { expectRateLimited } from "./expectations.js";
 export { forwardTo } from "./forward.js";
@@ -103,6 +105,10 @@ export function describeHttpConformance(name: string, options: HttpSuiteOptions)
     if (options.gracefulRotation) gracefulRotationSuite(client, options);
     paginationSuite(client);
     if (options.events) eventsSuite(client, options);
+    if (options.resources) {
+      const kind = options.resources === true ? "profile" : options.resources.kind;
+      resourcesSuite(client, { kind, keyUpdates: options.keyUpdates === true });
+    }
     if (options.openapi) openApiSuite(client, options.openapi);
   });
 }

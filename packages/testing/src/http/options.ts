@@ -80,6 +80,12 @@ export interface HttpSuiteOptions {
    */
   gracefulRotation?: boolean | { maxGracePeriodSeconds: number };
   /**
+   * Also check resource-limited keys (`resources` on create, and on PATCH with `keyUpdates`): the
+   * implementation lists `permissions()` and its host route passes `resource: { [kind]: slug }` on
+   * `GET` and `PUT` (`true`: the demo contract v0.3's kind, `profile`).
+   */
+  resources?: boolean | { kind: string };
+  /**
    * Also check `GET {basePath}/{key_id}/events`, the audit log: the implementation lists
    * `events()` (the demo contract does).
    */
