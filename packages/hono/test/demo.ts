@@ -1,6 +1,6 @@
 /**
  * The demo contract (DESIGN.md) on Hono: `keyward()` in front, and the two profile routes behind
- * `requireScopes`, the way docs/getting-started-hono.md writes them. Runtime-neutral, so the same
+ * `requireApiKey` with their scope and `resource` (v0.3). Runtime-neutral, so the same
  * app runs on @hono/node-server here and on Bun in bun-server.ts.
  */
 import type { Keyward } from "@keyward/core";
@@ -12,7 +12,6 @@ import {
   type KeywardMiddlewareOptions,
   keyward,
   requireApiKey,
-  requireScopes,
 } from "../src/index.js";
 
 export const jwtSecret = "hono-adapter-test-secret-of-at-least-32-bytes";
