@@ -24,6 +24,7 @@ export type ErrorMessageKey =
   | "too_many_keys"
   | "not_member"
   | "role_not_permitted"
+  | "scope_not_grantable"
   | "key_not_found"
   | "route_not_found"
   | "method_not_allowed"
@@ -166,6 +167,7 @@ export const defaultMessages: KeywardMessages = {
       "You have as many keys as your account allows. Revoke one you no longer use, then create another.",
     not_member: "You are not a member of that organization.",
     role_not_permitted: "Your role in the organization does not allow this.",
+    scope_not_grantable: "Your role in the organization cannot grant one of these scopes.",
     key_not_found: "That key does not exist any more. Reload the list.",
     route_not_found: "The key service is not at this address: the page's base-path may be wrong.",
     method_not_allowed: "The server does not allow this action.",

@@ -1331,7 +1331,7 @@ export interface components {
         };
         Error: {
             /** @enum {unknown} */
-            code: "api_key_not_allowed" | "api_key_required" | "body_too_large" | "credits_exhausted" | "cross_site_request" | "failed_lookups_limited" | "headers_too_large" | "http_error" | "insufficient_scope" | "internal" | "invalid_api_key" | "invalid_token" | "ip_not_allowed" | "key_gone" | "key_not_found" | "malformed_body" | "malformed_request" | "method_not_allowed" | "missing_credentials" | "not_member" | "not_owner" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "request_timeout" | "resource_not_allowed" | "role_not_permitted" | "rotation_conflict" | "route_not_found" | "tier_not_allowed" | "too_many_keys" | "unsupported_media_type" | "update_conflict" | "validation_failed";
+            code: "api_key_not_allowed" | "api_key_required" | "body_too_large" | "credits_exhausted" | "cross_site_request" | "failed_lookups_limited" | "headers_too_large" | "http_error" | "insufficient_scope" | "internal" | "invalid_api_key" | "invalid_token" | "ip_not_allowed" | "key_gone" | "key_not_found" | "malformed_body" | "malformed_request" | "method_not_allowed" | "missing_credentials" | "not_member" | "not_owner" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "request_timeout" | "resource_not_allowed" | "role_not_permitted" | "rotation_conflict" | "route_not_found" | "scope_not_grantable" | "tier_not_allowed" | "too_many_keys" | "unsupported_media_type" | "update_conflict" | "validation_failed";
             detail: string | {
                 /** @description Where the problem is: "body", then the field and any index */
                 loc: (string | number)[];
@@ -1387,7 +1387,7 @@ export interface components {
             content: {
                 "application/json": {
                     /** @enum {unknown} */
-                    code: "api_key_not_allowed" | "cross_site_request" | "insufficient_scope" | "ip_not_allowed" | "not_member" | "not_owner" | "resource_not_allowed" | "role_not_permitted" | "tier_not_allowed" | "too_many_keys";
+                    code: "api_key_not_allowed" | "cross_site_request" | "insufficient_scope" | "ip_not_allowed" | "not_member" | "not_owner" | "resource_not_allowed" | "role_not_permitted" | "scope_not_grantable" | "tier_not_allowed" | "too_many_keys";
                     detail: string;
                 };
             };

@@ -25,6 +25,11 @@ export const errorStatus = {
   not_member: 403,
   /** The caller's role in the key's organization does not permit the action (`organizations.roles`). */
   role_not_permitted: 403,
+  /**
+   * A member whose role caps the scopes it may grant (`roles: { member: { grants } }`) creating,
+   * changing or rotating a key with a scope outside them.
+   */
+  scope_not_grantable: 403,
   /** Creating a key beyond `maxKeysPerOwner` live keys for one owner. */
   too_many_keys: 403,
   /** An API key with an IP allowlist, used from an address outside it (or an unknown one). */

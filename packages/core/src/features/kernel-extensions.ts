@@ -10,6 +10,7 @@ import type { IpAllowlists } from "../keys/ip-allowlists.js";
 import type { ResourceLimitFields } from "../keys/key-resources.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { RandomSource } from "../random.js";
+import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { EventLog } from "../storage/event-log.js";
 import type { KeyStore } from "../storage/key-store.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
@@ -30,7 +31,7 @@ export interface KernelExtensions {
   /** Resource-limited keys: their body fields (`permissions()`, which also adds their key check). */
   resources?: ResourceLimitFields;
   /** Who may act on organizations' keys (`organizations()`). */
-  organizations?: (kernel: { tiers: TierLadder }) => OrganizationAccess;
+  organizations?: (kernel: { tiers: TierLadder; scopes: ScopeRegistry }) => OrganizationAccess;
   /** The longest grace a rotation may give, in seconds (`lifecycle({ gracefulRotation })`). */
   rotationGrace?: { maxGracePeriodSeconds: number };
   /** The most live keys an owner may hold (`lifecycle`). */

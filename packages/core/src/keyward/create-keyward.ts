@@ -258,7 +258,7 @@ export function createKeyward<
     accountTier: config.accountTier ?? ((claims) => claims.tier),
     usageRecorder,
     ...(retention ? { usageRetention: retention } : {}),
-    organizations: extensions.organizations?.({ tiers }),
+    organizations: extensions.organizations?.({ tiers, scopes }),
     ietfRateLimitHeaders: http.rateLimitHeaders?.ietf ?? false,
     logger,
     warnOnce: warnOnce(logger),

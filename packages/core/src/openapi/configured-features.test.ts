@@ -172,6 +172,7 @@ describe("keyward.openapi() with organizations and key updates", () => {
         "not_owner",
         "resource_not_allowed",
         "role_not_permitted",
+        "scope_not_grantable",
         "tier_not_allowed",
         "too_many_keys",
       ],

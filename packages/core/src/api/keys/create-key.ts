@@ -9,6 +9,7 @@ import { validateCreateKeyBody } from "../../validation/create-key-body.js";
 import type { Versioned } from "../key-api-types.js";
 import { type KeyWithSecret, keyStatus, toKeyRecord } from "../key-record.js";
 import type { KeyOperations } from "./key-operations.js";
+import { refuseUngrantableScopes } from "./role-grants.js";
 
 /** Whose key it is, the account tier that caps it, and who is acting (for the event). */
 export interface CreateDecision {
@@ -16,6 +17,8 @@ export interface CreateDecision {
   createdBy: string;
   accountTier: string;
   actor: EventActor;
+  /** The scopes the creating member's role may grant, when it is capped (`organizations()`). */
+  grants?: readonly string[];
 }
 
 /**
@@ -53,9 +56,10 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
   return async (body, decideOwner) => {
     const checked = validateCreateKeyBody(ctx.createKeyBody, body);
     if (!checked.ok) throw new KeywardError("validation_failed", checked.issues);
-    const { owner, createdBy, accountTier, actor } = await decideOwner(
+    const { owner, createdBy, accountTier, actor, grants } = await decideOwner(
       checked.value.organizationId,
     );
+    refuseUngrantableScopes(grants, checked.value.scopes);
     await refuseOverKeyLimit(owner);
     const resolvedTier = ctx.tiers.resolveAccountTier(accountTier);
     if (!ctx.tiers.allows(resolvedTier, checked.value.tier)) {
