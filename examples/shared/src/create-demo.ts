@@ -86,8 +86,9 @@ export function demoFeatures(config: DemoConfig) {
       routes: DEMO_OPENAPI_ROUTES,
     }),
     // Resource-limited keys: `resources` on create and PATCH; the profile routes pass
-    // `resource: { profile: slug }`, so a key limited to alice gets 403 for bob.
-    permissions(),
+    // `resource: { profile: slug }`, so a key limited to alice gets 403 for bob. With
+    // KEYWARD_MAX_KEY_LIFETIME (e.g. 30d), every tier's keys must expire within it.
+    permissions(config.maxKeyLifetime ? { maxLifetime: config.maxKeyLifetime } : {}),
   ] as const;
 }
 

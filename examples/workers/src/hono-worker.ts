@@ -44,7 +44,7 @@ function createHonoApp(env: WorkerEnvironment): Hono<KeywardEnv> {
       lifecycle({ environments: { ...DEMO_ENVIRONMENTS }, gracefulRotation: true }),
       events(),
       // Resource-limited keys: the profile routes pass `resource: { profile: slug }`.
-      permissions(),
+      permissions(config.maxKeyLifetime ? { maxLifetime: config.maxKeyLifetime } : {}),
     ],
   });
   const app = new Hono<KeywardEnv>();

@@ -67,7 +67,7 @@ function createWorkerApp(env: WorkerEnvironment): (request: Request) => Promise<
       lifecycle({ environments: { ...DEMO_ENVIRONMENTS }, gracefulRotation: true }),
       events(),
       // Resource-limited keys: the profile routes pass `resource: { profile: slug }`.
-      permissions(),
+      permissions(config.maxKeyLifetime ? { maxLifetime: config.maxKeyLifetime } : {}),
       // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports (docs/leaked-keys.md),
       // checked with WebCrypto, as on every runtime.
       secretScanning(config.secretScanningKeysUrl ? { keysUrl: config.secretScanningKeysUrl } : {}),

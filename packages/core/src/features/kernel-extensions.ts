@@ -7,6 +7,7 @@ import type { KeyCheck } from "../auth/key-checks.js";
 import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
+import type { KeyLifetimePolicy } from "../keys/key-lifetime.js";
 import type { ResourceLimitFields } from "../keys/key-resources.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { RandomSource } from "../random.js";
@@ -30,6 +31,8 @@ export interface KernelExtensions {
   keyChecks?: readonly KeyCheck[];
   /** Resource-limited keys: their body fields (`permissions()`, which also adds their key check). */
   resources?: ResourceLimitFields;
+  /** The longest a new key may live, by tier and owner (`permissions({ maxLifetime })`). */
+  maxKeyLifetime?: KeyLifetimePolicy;
   /** Who may act on organizations' keys (`organizations()`). */
   organizations?: (kernel: { tiers: TierLadder; scopes: ScopeRegistry }) => OrganizationAccess;
   /** The longest grace a rotation may give, in seconds (`lifecycle({ gracefulRotation })`). */

@@ -246,6 +246,7 @@ export function createKeyward<
     ),
     allowlists: extensions.allowlists,
     resources: extensions.resources,
+    maxKeyLifetime: extensions.maxKeyLifetime,
     keyChecks: extensions.keyChecks ?? [],
     gracefulRotation: extensions.rotationGrace && {
       maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,

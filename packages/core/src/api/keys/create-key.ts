@@ -53,6 +53,28 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
     }
   };
 
+  /**
+   * The expiry under a lifetime policy (`permissions({ maxLifetime })`): none asked → the cap; one
+   * past it → 422 at `expiresAt`, nothing created. Without a policy, the body's as it is.
+   */
+  const expiryWithinPolicy = (
+    requested: number | null,
+    key: { tier: string; owner: Owner },
+  ): number | null => {
+    const maxLifetime = ctx.maxKeyLifetime?.(key);
+    if (maxLifetime === undefined) return requested;
+    const latest = ctx.clock.now() + maxLifetime;
+    if (requested === null) return latest;
+    if (requested <= latest) return requested;
+    throw new KeywardError("validation_failed", [
+      {
+        loc: ["body", "expiresAt"],
+        msg: `Value error, a key of tier '${key.tier}' may live at most ${describeLifetime(maxLifetime)}: expiresAt must be ${new Date(latest).toISOString()} or earlier`,
+        type: "value_error",
+      },
+    ]);
+  };
+
   return async (body, decideOwner) => {
     const checked = validateCreateKeyBody(ctx.createKeyBody, body);
     if (!checked.ok) throw new KeywardError("validation_failed", checked.issues);
@@ -68,6 +90,10 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
         `Tier '${checked.value.tier}' is above the account's tier '${resolvedTier}'`,
       );
     }
+    const expiresAt = expiryWithinPolicy(checked.expiresAt, {
+      tier: checked.value.tier,
+      owner,
+    });
     const environment = checked.value.environment ?? ctx.environments.defaultName;
     const { secret, secretHash, hint } = ops.newSecret(ctx.environments.prefixOf(environment)!);
     const key: StoredKey = {
@@ -82,7 +108,7 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
       secretHash,
       hint,
       createdAt: ctx.clock.now(),
-      expiresAt: checked.expiresAt,
+      expiresAt,
       revokedAt: null,
       rotatedAt: null,
       previousSecretHash: null,
@@ -116,4 +142,18 @@ function countLive(keys: readonly StoredKey[], now: number): number {
     if (status !== "revoked" && status !== "expired") live++;
   }
   return live;
+}
+
+/** A lifetime as people write it: whole days when it is some, else hours, minutes or seconds. */
+function describeLifetime(ms: number): string {
+  const units = [
+    [86_400_000, "day"],
+    [3_600_000, "hour"],
+    [60_000, "minute"],
+    [1_000, "second"],
+  ] as const;
+  for (const [size, name] of units) {
+    if (ms >= size && ms % size === 0) return `${ms / size} ${name}${ms === size ? "" : "s"}`;
+  }
+  return `${ms} ms`;
 }
