@@ -8,6 +8,7 @@ import { secretScanning } from "@keyward/core/secret-scanning";
 import {
   DEMO_ENVIRONMENTS,
   DEMO_OPENAPI_ROUTES,
+  DEMO_ORGANIZATION_ROLES,
   DEMO_SCOPE_DESCRIPTIONS,
   demoMemberships,
   demoTiers,
@@ -67,7 +68,8 @@ export function demoFeatures(config: DemoConfig) {
     // KEYWARD_SECRET_SCANNING_KEYS_URL points elsewhere (a staging key server, a test's).
     secretScanning(config.secretScanningKeysUrl ? { keysUrl: config.secretScanningKeysUrl } : {}),
     // Organization memberships from the JWT claim `orgs`.
-    organizations({ memberships: demoMemberships }),
+    // A `developer` may manage keys but grant only the profile scopes (v0.3).
+    organizations({ memberships: demoMemberships, roles: DEMO_ORGANIZATION_ROLES }),
     lifecycle({
       // Keys are live (`sk_live_`) unless created with "environment": "test" (`sk_test_`).
       environments: { ...DEMO_ENVIRONMENTS },

@@ -229,6 +229,8 @@ export function describeDemoContract(
         jwtSecret: developmentJwtSecret,
         skipSlow: false, // key expiry takes under 2 s of real time
         organizations: true,
+        // The demo's `developer` role grants only the profile scopes (v0.3).
+        roleGrants: true,
         keyUpdates: true,
         environments: true,
         // The examples check allowlists against the socket's address; the suite is on loopback.

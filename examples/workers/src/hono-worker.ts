@@ -12,6 +12,7 @@ import { loadDemoConfig } from "@keyward/example-demo/config";
 import { type KeywardEnv, keyward, requireApiKey } from "@keyward/hono";
 import {
   DEMO_ENVIRONMENTS,
+  DEMO_ORGANIZATION_ROLES,
   DEMO_SCOPE_DESCRIPTIONS,
   demoMemberships,
   demoTiers,
@@ -40,7 +41,7 @@ function createHonoApp(env: WorkerEnvironment): Hono<KeywardEnv> {
       // live and test, rotation with `gracePeriodSeconds` (the old secret keeps working up to 7
       // days); the audit log at GET /api/v1/api-keys/{key_id}/events (pruned on a timer set on
       // first use).
-      organizations({ memberships: demoMemberships }),
+      organizations({ memberships: demoMemberships, roles: DEMO_ORGANIZATION_ROLES }),
       lifecycle({ environments: { ...DEMO_ENVIRONMENTS }, gracefulRotation: true }),
       events(),
       // Resource-limited keys: the profile routes pass `resource: { profile: slug }`.

@@ -28,6 +28,8 @@ describeHttpConformance("examples/workers in workerd", {
   fetch: forwardTo(() => worker.origin),
   jwtSecret,
   organizations: true,
+  // The demo's `developer` role grants only the profile scopes (v0.3).
+  roleGrants: true,
   keyUpdates: true,
   environments: true,
   gracefulRotation: true,

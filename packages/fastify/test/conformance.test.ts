@@ -21,6 +21,8 @@ describeHttpConformance("@keyward/fastify on Fastify 5", {
   fetch: forwardTo(() => origin),
   jwtSecret,
   organizations: true,
+  // The demo's `developer` role grants only the profile scopes (v0.3).
+  roleGrants: true,
   keyUpdates: true,
   environments: true,
   // Requests come from 127.0.0.1 and the host route passes the socket's address.

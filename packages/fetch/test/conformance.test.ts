@@ -20,6 +20,8 @@ describeHttpConformance("@keyward/fetch on srvx", {
   fetch: forwardTo(() => server.url!),
   jwtSecret,
   organizations: true,
+  // The demo's `developer` role grants only the profile scopes (v0.3).
+  roleGrants: true,
   keyUpdates: true,
   environments: true,
   // Requests come from 127.0.0.1 and the host route passes the socket's address.

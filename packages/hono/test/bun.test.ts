@@ -57,6 +57,8 @@ describeHttpConformance("@keyward/hono on Bun", {
   fetch: forwardTo(() => origin),
   jwtSecret,
   organizations: true,
+  // The demo's `developer` role grants only the profile scopes (v0.3).
+  roleGrants: true,
   keyUpdates: true,
   gracefulRotation: true,
   events: true,

@@ -89,7 +89,7 @@ export interface DemoKeywardOptions<
  */
 export function demoFeatures(options: Pick<DemoKeywardOptions, "openapi"> = {}) {
   return [
-    organizations({ memberships: demoMemberships }),
+    organizations({ memberships: demoMemberships, roles: DEMO_ORGANIZATION_ROLES }),
     // PATCH on keys (on by default), environments live and test, and rotation with
     // `gracePeriodSeconds`, up to the default maximum of 7 days.
     lifecycle({ environments: { ...DEMO_ENVIRONMENTS }, gracefulRotation: true }),
@@ -168,6 +168,16 @@ export interface DemoMembership {
 export function demoMemberships(claims: Record<string, unknown>): readonly DemoMembership[] {
   return Array.isArray(claims.orgs) ? (claims.orgs as DemoMembership[]) : [];
 }
+
+/**
+ * The demo's organization roles: the defaults (v0.2), and a `developer` (v0.3) who may manage and
+ * read keys but grant only `profile:read` and `profile:write` (`scope_not_grantable` otherwise).
+ */
+export const DEMO_ORGANIZATION_ROLES = {
+  manage: ["owner", "admin", "developer"],
+  read: ["owner", "admin", "member", "developer"],
+  developer: { grants: ["profile:read", "profile:write"] },
+};
 
 /** The demo's environments (DESIGN, "Demo contract, v0.2"): `live` is the default, as in v0.1. */
 export const DEMO_ENVIRONMENTS = { live: "sk_live_", test: "sk_test_" } as const;

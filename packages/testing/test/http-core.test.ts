@@ -27,6 +27,8 @@ describeHttpConformance("core handle", {
   fetch: demoHost,
   jwtSecret,
   organizations: true,
+  // The demo's `developer` role grants only the profile scopes (v0.3).
+  roleGrants: true,
   keyUpdates: true,
   environments: true,
   ipAllowlists: true,

@@ -21,6 +21,7 @@ import { organizationsSuite } from "./organizations-suite.js";
 import { paginationSuite } from "./pagination-suite.js";
 import { rateLimitSuite } from "./rate-limit-suite.js";
 import { resourcesSuite } from "./resources-suite.js";
+import { roleGrantsSuite } from "./role-grants-suite.js";
 import { routingSuite } from "./routing-suite.js";
 import { validationSuite } from "./validation-suite.js";
 
@@ -29,6 +30,7 @@ export { type ClientAddressSuiteOptions, describeClientAddress } from "./client-
 export {
   DEMO_ENVIRONMENTS,
   DEMO_OPENAPI_ROUTES,
+  DEMO_ORGANIZATION_ROLES,
   DEMO_SCOPE_DESCRIPTIONS,
   DEMO_SCOPES,
   DEMO_TIER_LIMITS,
@@ -98,6 +100,7 @@ export function describeHttpConformance(name: string, options: HttpSuiteOptions)
     rateLimitSuite(client, options);
     hostRoutesSuite(client);
     if (options.organizations) organizationsSuite(client);
+    if (options.roleGrants) roleGrantsSuite(client);
     if (options.keyUpdates) lifecycleSuite(client);
     if (options.environments) environmentsSuite(client);
     if (options.ipAllowlists)

@@ -58,6 +58,13 @@ export interface HttpSuiteOptions {
    */
   organizations?: boolean;
   /**
+   * Also check organization roles that cap the scopes they grant, with `organizations` (and PATCH
+   * with `keyUpdates`): the implementation's roles are the demo contract v0.3's
+   * (`DEMO_ORGANIZATION_ROLES`: a `developer` who manages keys and grants only the read and write
+   * scopes).
+   */
+  roleGrants?: boolean;
+  /**
    * Also check `PATCH {basePath}/{key_id}` (name, metadata, enabled, narrowing scopes): the
    * implementation lists `lifecycle()` (PATCH is on by default there).
    */
