@@ -268,6 +268,7 @@ export const defaultMessages: KeywardMessages = {
     "key.enabled": "Enabled",
     "key.revoked": "Revoked",
     "key.expiring": "Expiring soon",
+    "key.inactive": "Unused: to be disabled",
     "key.leaked": "Reported leaked",
     "quota.threshold": "Quota threshold reached",
     "credits.exhausted": "Credits used up",

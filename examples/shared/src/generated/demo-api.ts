@@ -501,7 +501,7 @@ export interface components {
                 resetsAt: string;
             };
         };
-        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked, key.expiring, quota.threshold, credits.exhausted, key.leaked. Never a secret or a hash. More types will come: ignore those you do not know. */
+        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked, key.expiring, key.inactive, quota.threshold, credits.exhausted, key.leaked. Never a secret or a hash. More types will come: ignore those you do not know. */
         Event: {
             /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
@@ -758,6 +758,42 @@ export interface components {
             };
             /** @constant */
             type: "key.created";
+        } | {
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
+            };
+            /** @description The key has gone unused long enough to be disabled at disablesAt unless used before (permissions({ disableAfterUnused })); written once per key and last use */
+            data: {
+                /** Format: date-time */
+                disablesAt: string;
+                lastUsedAt: string | null;
+            };
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "key.inactive";
         } | {
             /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
@@ -1162,6 +1198,42 @@ export interface components {
                 };
                 /** @constant */
                 type: "key.created";
+            } | {
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
+                };
+                /** @description The key has gone unused long enough to be disabled at disablesAt unless used before (permissions({ disableAfterUnused })); written once per key and last use */
+                data: {
+                    /** Format: date-time */
+                    disablesAt: string;
+                    lastUsedAt: string | null;
+                };
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "key.inactive";
             } | {
                 /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
                 actor: {
@@ -2022,7 +2094,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; omitted for the first. */
                 cursor?: string;
                 /** @description Only events of these types: repeat the parameter, or separate types with commas. */
-                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked" | "key.expiring" | "quota.threshold" | "credits.exhausted" | "key.leaked")[];
+                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked" | "key.expiring" | "key.inactive" | "quota.threshold" | "credits.exhausted" | "key.leaked")[];
             };
             header?: never;
             path: {

@@ -76,6 +76,15 @@ export function memoryKeyStore(): KeyStore & {
       return live;
     },
 
+    // A walk of every key, as listExpiring's.
+    async listLive({ limit, after }) {
+      const live = [...byId.values()].filter(
+        (key) => key.revokedAt === null && (after === undefined || key.id > after),
+      );
+      live.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return live.slice(0, limit);
+    },
+
     // A walk of every key: the memory store holds few, and the scan runs on a timer, not per request.
     async listExpiring(query) {
       return pageOfExpiringKeys(byId.values(), query);

@@ -233,4 +233,10 @@ export interface KeyStore {
    * is not written.
    */
   listExpiring?(query: ExpiringKeysQuery): Promise<StoredKey[]>;
+  /**
+   * Optional: the keys that are not revoked, by `id` ascending (compared by code unit), `limit` at
+   * most, after the id `after` when given. Walked page by page by `permissions({
+   * disableAfterUnused })`'s scan, on a timer, never per request. Without it, that policy cannot run.
+   */
+  listLive?(query: { limit: number; after?: string }): Promise<StoredKey[]>;
 }

@@ -82,6 +82,10 @@ export function postgresKeyStore(
         AND (expires_at, id) > (${fromEpochMs("$4")}, $5) AND expires_at < ${fromEpochMs("$2")}
         AND expires_at >= ${fromEpochMs("$1")}
       ORDER BY expires_at, id LIMIT $3`,
+    // By the primary key, page after page; `COLLATE "C"` ids compare by byte, as code units do here.
+    listLive: `SELECT ${keyColumns} FROM ${keys}
+      WHERE revoked_at IS NULL AND ($2::text IS NULL OR id > $2::text)
+      ORDER BY id LIMIT $1`,
     // Each field is set only when its flag is: one statement for every combination of changes.
     // $14, the expected version, is NULL for an unconditional update. A concurrent update of the
     // row waits for this one and re-checks the WHERE against the committed row, whose version has
@@ -204,6 +208,11 @@ export function postgresKeyStore(
             after.id,
           ])
         : await queryRows<KeyRow>(client, sql.listExpiring, window);
+      return rows.map(toStoredKey);
+    },
+
+    async listLive({ limit, after }) {
+      const rows = await queryRows<KeyRow>(client, sql.listLive, [limit, after ?? null]);
       return rows.map(toStoredKey);
     },
 

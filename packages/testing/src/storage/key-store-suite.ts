@@ -617,6 +617,31 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
       expect((await keys.revoke(plain.id, 6_000))?.resources).toEqual({ profile: ["carol"] });
     });
 
+    it("lists live keys by id, page after page, revoked ones left out (listLive, when it has it)", async (context) => {
+      const { keys } = await open();
+      if (!keys.listLive) return context.skip();
+      const ownerId = uniqueId("owner");
+      const made = [storedKey({ ownerId }), storedKey({ ownerId }), storedKey({ ownerId })];
+      for (const key of made) await keys.create(key);
+      await keys.revoke(made[1]!.id, 5_000);
+      // Other tests' keys share the store: walk it all, then look at ours.
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await keys.listLive(after === undefined ? { limit: 2 } : { limit: 2, after });
+        expect(page.length).toBeLessThanOrEqual(2);
+        for (const key of page) expect(key.revokedAt).toBeNull();
+        seen.push(...page.map((key) => key.id));
+        if (page.length < 2) break;
+        after = page[page.length - 1]!.id;
+      }
+      expect([...seen].sort()).toEqual(seen);
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(seen).toContain(made[0]!.id);
+      expect(seen).toContain(made[2]!.id);
+      expect(seen).not.toContain(made[1]!.id);
+    });
+
     it("persists what its getters report (read through the probe)", async () => {
       const store = await open();
       const key = storedKey();

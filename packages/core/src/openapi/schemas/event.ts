@@ -88,6 +88,13 @@ export function eventTypesSchema() {
     })
     .or({
       ...common,
+      type: "'key.inactive'",
+      data: type({ lastUsedAt: isoDateTime.or("null"), disablesAt: isoDateTime }).describe(
+        "The key has gone unused long enough to be disabled at disablesAt unless used before (permissions({ disableAfterUnused })); written once per key and last use",
+      ),
+    })
+    .or({
+      ...common,
       type: "'quota.threshold'",
       data: type({
         threshold: "80 | 100",
