@@ -312,6 +312,34 @@ export function describeDemoContract(
       }, 30_000);
     });
 
+    describe("with KEYWARD_MAX_KEY_LIFETIME=30d (demo contract v0.3)", () => {
+      let server: RunningExample;
+      beforeAll(async () => {
+        server = await startExample(target, { KEYWARD_MAX_KEY_LIFETIME: "30d" });
+      });
+      afterAll(() => server?.stop());
+
+      it("gives a key created without an expiry 30 days, and refuses one past it with 422", async () => {
+        const api = clientFor(server.origin, developmentJwtSecret);
+        const user = await api.user("pro");
+        const before = Date.now();
+        const created = await api.createKey(user.token, ["profile:read"], "free");
+        expect(created.status).toBe(201);
+        const expiresAt = Date.parse((created.body as { expiresAt: string }).expiresAt);
+        expect(expiresAt - before).toBeGreaterThanOrEqual(30 * 86_400_000 - 5_000);
+        expect(expiresAt - before).toBeLessThanOrEqual(30 * 86_400_000 + 60_000);
+        const tooLate = new Date(Date.now() + 31 * 86_400_000).toISOString();
+        const refused = await api.send("POST", "/api/v1/api-keys", user.token, {
+          name: "too long",
+          scopes: ["profile:read"],
+          tier: "free",
+          expiresAt: tooLate,
+        });
+        expect(refused.status).toBe(422);
+        expect(JSON.stringify(refused.body)).toContain('"loc":["body","expiresAt"]');
+      });
+    });
+
     describe("with NODE_ENV=production", () => {
       let server: RunningExample;
       beforeAll(async () => {
