@@ -18,6 +18,7 @@ describe("KEYWARD_SECRET_SCANNING_KEYS_URL", () => {
       "lifecycle",
       "events",
       "openapi",
+      "permissions",
     ]);
     expect(() => loadDemoConfig({ KEYWARD_SECRET_SCANNING_KEYS_URL: "keys.json" })).toThrow(
       /KEYWARD_SECRET_SCANNING_KEYS_URL must be an http\(s\) URL/,
