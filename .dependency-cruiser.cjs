@@ -16,6 +16,7 @@ const coreFeatures = [
   "lifecycle",
   "openapi",
   "organizations",
+  "permissions",
   "recoverable",
   "secret-scanning",
 ];
@@ -60,7 +61,7 @@ module.exports = {
         pathNot: [
           "^packages/$1/src/",
           "^packages/[^/]+/src/index\\.ts$",
-          "^packages/core/src/(toolkit|node-http/index|(events|imports|lifecycle|openapi|organizations|recoverable|secret-scanning)/index)\\.ts$",
+          "^packages/core/src/(toolkit|node-http/index|(events|imports|lifecycle|openapi|organizations|permissions|recoverable|secret-scanning)/index)\\.ts$",
         ],
       },
     },

@@ -12,5 +12,6 @@ export default packageBuild({
     "organizations/index": "src/organizations/index.ts",
     "imports/index": "src/imports/index.ts",
     "recoverable/index": "src/recoverable/index.ts",
+    "permissions/index": "src/permissions/index.ts",
   },
 });

@@ -5,7 +5,13 @@
  * refuses included, as `{"detail": ...}` instead of Express's HTML pages.
  */
 import type { Keyward } from "@keyward/core";
-import { PROFILE_ROUTE, PROFILE_ROUTES, readProfile, updateProfile } from "@keyward/example-demo";
+import {
+  PROFILE_ROUTE,
+  PROFILE_ROUTES,
+  profileResource,
+  readProfile,
+  updateProfile,
+} from "@keyward/example-demo";
 import {
   keywardErrorHandler,
   keywardNotFound,
@@ -16,6 +22,9 @@ import express, { type Express, type Request, type Response } from "express";
 
 type ProfileParams = { slug: string };
 
+/** What a profile route is about: a key limited to some profiles gets 403 for the others. */
+const resource = (req: Request) => profileResource(String(req.params.slug));
+
 export function createApp(keyward: Keyward): Express {
   const app = express();
   app.disable("x-powered-by");
@@ -23,14 +32,14 @@ export function createApp(keyward: Keyward): Express {
 
   app.get(
     PROFILE_ROUTE,
-    requireApiKey(keyward, { scopes: PROFILE_ROUTES.read.scopes }),
+    requireApiKey(keyward, { scopes: PROFILE_ROUTES.read.scopes, resource }),
     (req: Request<ProfileParams>, res: Response) => {
       res.json(readProfile(req.params.slug, req.keyward!.principal));
     },
   );
   app.put(
     PROFILE_ROUTE,
-    requireApiKey(keyward, { scopes: PROFILE_ROUTES.update.scopes }),
+    requireApiKey(keyward, { scopes: PROFILE_ROUTES.update.scopes, resource }),
     // After the guard, so a refused request's body is never parsed; the demo stores nothing, but a
     // real profile update reads its JSON, and its parser's errors are part of what clients see.
     express.json(),

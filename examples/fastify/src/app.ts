@@ -10,11 +10,16 @@ import {
   type NodeServerTimeouts,
   PROFILE_ROUTE,
   PROFILE_ROUTES,
+  profileResource,
   readProfile,
   updateProfile,
 } from "@keyward/example-demo";
 import { keywardErrors, keywardPlugin, keywardServerOptions } from "@keyward/fastify";
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
+
+/** What a profile route is about: a key limited to some profiles gets 403 for the others. */
+const resource = (request: FastifyRequest) =>
+  profileResource((request.params as { slug: string }).slug);
 
 export async function createApp(
   keyward: Keyward,
@@ -36,12 +41,12 @@ export async function createApp(
 
   app.get<{ Params: { slug: string } }>(
     PROFILE_ROUTE,
-    { preHandler: app.requireApiKey({ scopes: PROFILE_ROUTES.read.scopes }) },
+    { preHandler: app.requireApiKey({ scopes: PROFILE_ROUTES.read.scopes, resource }) },
     async (request) => readProfile(request.params.slug, request.keyward!.principal),
   );
   app.put<{ Params: { slug: string } }>(
     PROFILE_ROUTE,
-    { preHandler: app.requireApiKey({ scopes: PROFILE_ROUTES.update.scopes }) },
+    { preHandler: app.requireApiKey({ scopes: PROFILE_ROUTES.update.scopes, resource }) },
     async (request) => updateProfile(request.params.slug, request.keyward!.principal),
   );
   app.route({

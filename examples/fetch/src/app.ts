@@ -5,7 +5,13 @@
  * client's address on `request.ip` on all three.
  */
 import type { Keyward } from "@keyward/core";
-import { PROFILE_ROUTE, PROFILE_ROUTES, readProfile, updateProfile } from "@keyward/example-demo";
+import {
+  PROFILE_ROUTE,
+  PROFILE_ROUTES,
+  profileResource,
+  readProfile,
+  updateProfile,
+} from "@keyward/example-demo";
 import { keywardFetchHandler, withApiKey } from "@keyward/fetch";
 import type { ServerRequest } from "srvx";
 
@@ -13,16 +19,19 @@ const profilePattern = /^\/api\/v1\/profiles\/([^/]+)\/?$/;
 /** The socket's address (srvx trusts no proxy header unless told to): what floods are counted by. */
 const clientIp = (request: Request) => (request as ServerRequest).ip;
 
+/** What a profile route is about: a key limited to some profiles gets 403 for the others. */
+const resource = (request: Request) => profileResource(slugOf(request)!);
+
 export function createApp(keyward: Keyward): (request: Request) => Promise<Response> {
   const keyManagement = keywardFetchHandler(keyward);
   const read = withApiKey(
     keyward,
-    { scopes: PROFILE_ROUTES.read.scopes, route: `GET ${PROFILE_ROUTE}`, clientIp },
+    { scopes: PROFILE_ROUTES.read.scopes, route: `GET ${PROFILE_ROUTE}`, clientIp, resource },
     (request, principal) => Response.json(readProfile(slugOf(request)!, principal)),
   );
   const update = withApiKey(
     keyward,
-    { scopes: PROFILE_ROUTES.update.scopes, route: `PUT ${PROFILE_ROUTE}`, clientIp },
+    { scopes: PROFILE_ROUTES.update.scopes, route: `PUT ${PROFILE_ROUTE}`, clientIp, resource },
     (request, principal) => Response.json(updateProfile(slugOf(request)!, principal)),
   );
 

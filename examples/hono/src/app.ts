@@ -6,9 +6,18 @@
  */
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Keyward } from "@keyward/core";
-import { PROFILE_ROUTE, PROFILE_ROUTES, readProfile, updateProfile } from "@keyward/example-demo";
-import { type KeywardEnv, keyward, requireScopes } from "@keyward/hono";
-import { Hono } from "hono";
+import {
+  PROFILE_ROUTE,
+  PROFILE_ROUTES,
+  profileResource,
+  readProfile,
+  updateProfile,
+} from "@keyward/example-demo";
+import { type KeywardEnv, keyward, requireApiKey } from "@keyward/hono";
+import { type Context, Hono } from "hono";
+
+/** What a profile route is about: a key limited to some profiles gets 403 for the others. */
+const resource = (c: Context) => profileResource(c.req.param("slug") ?? "");
 
 export function createApp(instance: Keyward): Hono<KeywardEnv> {
   const app = new Hono<KeywardEnv>();
@@ -18,10 +27,10 @@ export function createApp(instance: Keyward): Hono<KeywardEnv> {
   // examples, such a URL names no profile.
   app.use(PROFILE_ROUTE, async (c, next) => (decodes(c.req.path) ? next() : c.notFound()));
 
-  app.get(PROFILE_ROUTE, requireScopes(...PROFILE_ROUTES.read.scopes), (c) =>
+  app.get(PROFILE_ROUTE, requireApiKey({ scopes: PROFILE_ROUTES.read.scopes, resource }), (c) =>
     c.json(readProfile(c.req.param("slug"), c.get("keyward").principal)),
   );
-  app.put(PROFILE_ROUTE, requireScopes(...PROFILE_ROUTES.update.scopes), (c) =>
+  app.put(PROFILE_ROUTE, requireApiKey({ scopes: PROFILE_ROUTES.update.scopes, resource }), (c) =>
     c.json(updateProfile(c.req.param("slug"), c.get("keyward").principal)),
   );
   app.all(PROFILE_ROUTE, (c) =>

@@ -42,6 +42,12 @@ export interface DemoConfig {
    * reports are signed with; unset: GitHub's (`secretScanning`'s default).
    */
   secretScanningKeysUrl: string | undefined;
+  /**
+   * `KEYWARD_MAX_KEY_LIFETIME` (`30d`, `12h`): the `maxLifetime` policy for every tier (DESIGN,
+   * "Demo contract, v0.3"): an expiry is required and capped, a key created without one gets it;
+   * unset: off.
+   */
+  maxKeyLifetime: string | undefined;
   /** `HEADERS_TIMEOUT_MS`, default 10 s: how long a client may take to send its request headers. */
   headersTimeoutMs: number;
   /** `REQUEST_TIMEOUT_MS`, default 30 s: how long it may take to send the whole request. */
@@ -104,9 +110,23 @@ export function loadDemoConfig(env: Environment = processEnvironment()): DemoCon
       "KEYWARD_SECRET_SCANNING_KEYS_URL",
       env.KEYWARD_SECRET_SCANNING_KEYS_URL,
     ),
+    maxKeyLifetime: parseLifetime(env.KEYWARD_MAX_KEY_LIFETIME),
     headersTimeoutMs,
     requestTimeoutMs,
   };
+}
+
+/** A whole number and a unit: `30d`, `12h`, `90m`, `3600s`; at least a second. */
+function parseLifetime(value: string | undefined): string | undefined {
+  const text = nonEmpty(value);
+  if (text === undefined) return undefined;
+  const match = /^(\d+)(s|m|h|d)$/.exec(text);
+  if (!match || Number(match[1]) < 1) {
+    throw new TypeError(
+      `KEYWARD_MAX_KEY_LIFETIME must be a whole number and a unit, s, m, h or d, at least 1 (e.g. 30d; got "${text}")`,
+    );
+  }
+  return text;
 }
 
 function parsePort(value: string | undefined): number {

@@ -4,11 +4,13 @@ import { imports } from "@keyward/core/imports";
 import { lifecycle } from "@keyward/core/lifecycle";
 import { openapi } from "@keyward/core/openapi";
 import { organizations } from "@keyward/core/organizations";
+import { permissions } from "@keyward/core/permissions";
 import { secretScanning } from "@keyward/core/secret-scanning";
 import { otel } from "@keyward/otel";
 import {
   DEMO_ENVIRONMENTS,
   DEMO_OPENAPI_ROUTES,
+  DEMO_ORGANIZATION_ROLES,
   DEMO_SCOPE_DESCRIPTIONS,
   demoMemberships,
   demoTiers,
@@ -82,7 +84,8 @@ export function demoFeatures(config: DemoConfig, observability: DemoObservabilit
     // KEYWARD_SECRET_SCANNING_KEYS_URL points elsewhere (a staging key server, a test's).
     secretScanning(config.secretScanningKeysUrl ? { keysUrl: config.secretScanningKeysUrl } : {}),
     // Organization memberships from the JWT claim `orgs`.
-    organizations({ memberships: demoMemberships }),
+    // A `developer` may manage keys but grant only the profile scopes (v0.3).
+    organizations({ memberships: demoMemberships, roles: DEMO_ORGANIZATION_ROLES }),
     lifecycle({
       // Keys are live (`sk_live_`) unless created with "environment": "test" (`sk_test_`).
       environments: { ...DEMO_ENVIRONMENTS },
@@ -106,6 +109,10 @@ export function demoFeatures(config: DemoConfig, observability: DemoObservabilit
     // Verifications, limit refusals, store calls and breakers as OpenTelemetry metrics, which the
     // servers answer at GET /metrics in Prometheus text (docs/observability.md).
     otel(observability.meterProvider ? { meterProvider: observability.meterProvider } : {}),
+    // Resource-limited keys: `resources` on create and PATCH; the profile routes pass
+    // `resource: { profile: slug }`, so a key limited to alice gets 403 for bob. With
+    // KEYWARD_MAX_KEY_LIFETIME (e.g. 30d), every tier's keys must expire within it.
+    permissions(config.maxKeyLifetime ? { maxLifetime: config.maxKeyLifetime } : {}),
   ] as const;
 }
 

@@ -15,6 +15,7 @@ export {
   demoTiers,
   PROFILE_ROUTE,
   PROFILE_ROUTES,
+  profileResource,
   readProfile,
   updateProfile,
   type Viewer,

@@ -229,12 +229,16 @@ export function describeDemoContract(
         jwtSecret: developmentJwtSecret,
         skipSlow: false, // key expiry takes under 2 s of real time
         organizations: true,
+        // The demo's `developer` role grants only the profile scopes (v0.3).
+        roleGrants: true,
         keyUpdates: true,
         environments: true,
         // The examples check allowlists against the socket's address; the suite is on loopback.
         ipAllowlists: true,
         gracefulRotation: true,
         events: true,
+        // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
+        resources: true,
         // Every answer must match the document the demo serves (Demo contract, v0.2).
         openapi: demoDocument,
       });
@@ -306,6 +310,34 @@ export function describeDemoContract(
           "The server refused the token (HTTP 401). Export KEYWARD_JWT_SECRET, set to the server's value, in this shell, then paste the walkthrough again.",
         );
       }, 30_000);
+    });
+
+    describe("with KEYWARD_MAX_KEY_LIFETIME=30d (demo contract v0.3)", () => {
+      let server: RunningExample;
+      beforeAll(async () => {
+        server = await startExample(target, { KEYWARD_MAX_KEY_LIFETIME: "30d" });
+      });
+      afterAll(() => server?.stop());
+
+      it("gives a key created without an expiry 30 days, and refuses one past it with 422", async () => {
+        const api = clientFor(server.origin, developmentJwtSecret);
+        const user = await api.user("pro");
+        const before = Date.now();
+        const created = await api.createKey(user.token, ["profile:read"], "free");
+        expect(created.status).toBe(201);
+        const expiresAt = Date.parse((created.body as { expiresAt: string }).expiresAt);
+        expect(expiresAt - before).toBeGreaterThanOrEqual(30 * 86_400_000 - 5_000);
+        expect(expiresAt - before).toBeLessThanOrEqual(30 * 86_400_000 + 60_000);
+        const tooLate = new Date(Date.now() + 31 * 86_400_000).toISOString();
+        const refused = await api.send("POST", "/api/v1/api-keys", user.token, {
+          name: "too long",
+          scopes: ["profile:read"],
+          tier: "free",
+          expiresAt: tooLate,
+        });
+        expect(refused.status).toBe(422);
+        expect(JSON.stringify(refused.body)).toContain('"loc":["body","expiresAt"]');
+      });
     });
 
     describe("with NODE_ENV=production", () => {

@@ -17,8 +17,10 @@ describe("KEYWARD_SECRET_SCANNING_KEYS_URL", () => {
       "organizations",
       "lifecycle",
       "events",
+      "imports",
       "openapi",
       "otel",
+      "permissions",
     ]);
     expect(() => loadDemoConfig({ KEYWARD_SECRET_SCANNING_KEYS_URL: "keys.json" })).toThrow(
       /KEYWARD_SECRET_SCANNING_KEYS_URL must be an http\(s\) URL/,

@@ -7,6 +7,7 @@ import { keywardFetchHandler, withApiKey } from "@keyward/fetch";
 import {
   PROFILE_ROUTE,
   PROFILE_ROUTES,
+  profileResource,
   readProfile,
   updateProfile,
 } from "@keyward/testing/demo-contract";
@@ -21,16 +22,19 @@ const profilePattern = /^\/api\/v1\/profiles\/([^/]+)\/?$/;
  */
 const clientIp = (request: Request) => request.headers.get("cf-connecting-ip") ?? undefined;
 
+/** What a profile route is about: a key limited to some profiles gets 403 for the others. */
+const resource = (request: Request) => profileResource(slugOf(request)!);
+
 export function createApp(keyward: Keyward): (request: Request) => Promise<Response> {
   const keyManagement = keywardFetchHandler(keyward);
   const read = withApiKey(
     keyward,
-    { scopes: PROFILE_ROUTES.read.scopes, route: `GET ${PROFILE_ROUTE}`, clientIp },
+    { scopes: PROFILE_ROUTES.read.scopes, route: `GET ${PROFILE_ROUTE}`, clientIp, resource },
     (request, principal) => Response.json(readProfile(slugOf(request)!, principal)),
   );
   const update = withApiKey(
     keyward,
-    { scopes: PROFILE_ROUTES.update.scopes, route: `PUT ${PROFILE_ROUTE}`, clientIp },
+    { scopes: PROFILE_ROUTES.update.scopes, route: `PUT ${PROFILE_ROUTE}`, clientIp, resource },
     (request, principal) => Response.json(updateProfile(slugOf(request)!, principal)),
   );
 

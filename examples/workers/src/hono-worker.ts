@@ -7,21 +7,27 @@ import { createKeyward, memoryStore } from "@keyward/core";
 import { events } from "@keyward/core/events";
 import { lifecycle } from "@keyward/core/lifecycle";
 import { organizations } from "@keyward/core/organizations";
+import { permissions } from "@keyward/core/permissions";
 import { loadDemoConfig } from "@keyward/example-demo/config";
-import { type KeywardEnv, keyward, requireScopes } from "@keyward/hono";
+import { type KeywardEnv, keyward, requireApiKey } from "@keyward/hono";
 import {
   DEMO_ENVIRONMENTS,
+  DEMO_ORGANIZATION_ROLES,
   DEMO_SCOPE_DESCRIPTIONS,
   demoMemberships,
   demoTiers,
   PROFILE_ROUTE,
   PROFILE_ROUTES,
+  profileResource,
   readProfile,
   updateProfile,
 } from "@keyward/testing/demo-contract";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { getConnInfo } from "hono/cloudflare-workers";
 import type { WorkerEnvironment } from "./worker.js";
+
+/** What a profile route is about: a key limited to some profiles gets 403 for the others. */
+const resource = (c: Context) => profileResource(c.req.param("slug") ?? "");
 
 function createHonoApp(env: WorkerEnvironment): Hono<KeywardEnv> {
   const config = loadDemoConfig({ ...env });
@@ -35,17 +41,19 @@ function createHonoApp(env: WorkerEnvironment): Hono<KeywardEnv> {
       // live and test, rotation with `gracePeriodSeconds` (the old secret keeps working up to 7
       // days); the audit log at GET /api/v1/api-keys/{key_id}/events (pruned on a timer set on
       // first use).
-      organizations({ memberships: demoMemberships }),
+      organizations({ memberships: demoMemberships, roles: DEMO_ORGANIZATION_ROLES }),
       lifecycle({ environments: { ...DEMO_ENVIRONMENTS }, gracefulRotation: true }),
       events(),
+      // Resource-limited keys: the profile routes pass `resource: { profile: slug }`.
+      permissions(config.maxKeyLifetime ? { maxLifetime: config.maxKeyLifetime } : {}),
     ],
   });
   const app = new Hono<KeywardEnv>();
   app.use(keyward(instance, { getConnInfo }));
-  app.get(PROFILE_ROUTE, requireScopes(...PROFILE_ROUTES.read.scopes), (c) =>
+  app.get(PROFILE_ROUTE, requireApiKey({ scopes: PROFILE_ROUTES.read.scopes, resource }), (c) =>
     c.json(readProfile(c.req.param("slug"), c.get("keyward").principal)),
   );
-  app.put(PROFILE_ROUTE, requireScopes(...PROFILE_ROUTES.update.scopes), (c) =>
+  app.put(PROFILE_ROUTE, requireApiKey({ scopes: PROFILE_ROUTES.update.scopes, resource }), (c) =>
     c.json(updateProfile(c.req.param("slug"), c.get("keyward").principal)),
   );
   app.notFound((c) => c.json({ detail: "Not Found", code: "route_not_found" }, 404));

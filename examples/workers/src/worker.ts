@@ -11,10 +11,12 @@ import { createKeyward, memoryStore } from "@keyward/core";
 import { events } from "@keyward/core/events";
 import { lifecycle } from "@keyward/core/lifecycle";
 import { organizations } from "@keyward/core/organizations";
+import { permissions } from "@keyward/core/permissions";
 import { secretScanning } from "@keyward/core/secret-scanning";
 import { type DemoConfig, type Environment, loadDemoConfig } from "@keyward/example-demo/config";
 import {
   DEMO_ENVIRONMENTS,
+  DEMO_ORGANIZATION_ROLES,
   DEMO_SCOPE_DESCRIPTIONS,
   demoMemberships,
   demoTiers,
@@ -62,9 +64,11 @@ function createWorkerApp(env: WorkerEnvironment): (request: Request) => Promise<
       // live and test, rotation with `gracePeriodSeconds` (the old secret keeps working up to 7
       // days); the audit log at GET /api/v1/api-keys/{key_id}/events (pruned on a timer set on
       // first use).
-      organizations({ memberships: demoMemberships }),
+      organizations({ memberships: demoMemberships, roles: DEMO_ORGANIZATION_ROLES }),
       lifecycle({ environments: { ...DEMO_ENVIRONMENTS }, gracefulRotation: true }),
       events(),
+      // Resource-limited keys: the profile routes pass `resource: { profile: slug }`.
+      permissions(config.maxKeyLifetime ? { maxLifetime: config.maxKeyLifetime } : {}),
       // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports (docs/leaked-keys.md),
       // checked with WebCrypto, as on every runtime.
       secretScanning(config.secretScanningKeysUrl ? { keysUrl: config.secretScanningKeysUrl } : {}),

@@ -55,6 +55,13 @@ const features = [
     markers: [/github-public-key-signature/i, /reportLeakedTokens/],
   },
   {
+    name: "permissions",
+    imports: 'import { permissions } from "@keyward/core/permissions";',
+    features: 'permissions({ maxLifetime: "30d" })',
+    // Its narrowing check, and its lifetime policy's config error.
+    markers: [/resources can only be narrowed/, /permissions\(\) takes an object/],
+  },
+  {
     name: "webhooks",
     // Webhooks deliver events: events() is listed with them.
     imports:

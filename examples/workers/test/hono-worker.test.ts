@@ -27,10 +27,14 @@ describeHttpConformance("@keyward/hono in workerd", {
   fetch: forwardTo(() => worker.origin),
   jwtSecret,
   organizations: true,
+  // The demo's `developer` role grants only the profile scopes (v0.3).
+  roleGrants: true,
   keyUpdates: true,
   environments: true,
   gracefulRotation: true,
   events: true,
+  // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
+  resources: true,
 });
 
 it("logged no uncaught exception while serving the suite", () => {

@@ -11,6 +11,7 @@ import * as root from "./index.js";
 import * as lifecycle from "./lifecycle/index.js";
 import * as openapi from "./openapi/index.js";
 import * as organizations from "./organizations/index.js";
+import * as permissions from "./permissions/index.js";
 import * as recoverable from "./recoverable/index.js";
 import * as secretScanning from "./secret-scanning/index.js";
 import * as toolkit from "./toolkit.js";
@@ -36,6 +37,7 @@ describe("entry points", () => {
     expect(Object.keys(organizations)).toEqual(["organizations"]);
     expect(Object.keys(recoverable)).toEqual(["recoverable"]);
     expect(Object.keys(secretScanning)).toEqual(["secretScanning"]);
+    expect(Object.keys(permissions)).toEqual(["permissions"]);
   });
 
   it("the toolkit shares no name with the root", () => {

@@ -114,6 +114,7 @@ export type {
   RateLimitDecision,
   RateLimitPolicy,
 } from "./rate-limit/types.js";
+export type { ScopeRequirement } from "./scopes/scope-requirement.js";
 export { combineStores, type StorePart } from "./storage/combine-stores.js";
 export type * from "./storage/index.js";
 export type { TierConfig } from "./tiers/tier-ladder.js";

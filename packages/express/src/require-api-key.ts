@@ -1,12 +1,16 @@
-import type { AcceptedCredentials, Keyward, VerifyResult } from "@keyward/core";
+import type { AcceptedCredentials, Keyward, ScopeRequirement, VerifyResult } from "@keyward/core";
 import { headerValue, toHeadersOnlyRequest } from "@keyward/core/node-http";
 import { isPromise, routeWithMethod, verifyPending } from "@keyward/core/toolkit";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { sendResponse } from "./send-response.js";
 
 export interface RequireApiKeyOptions {
-  /** Scopes the route needs; an API key must hold all of them. A user's JWT holds every scope. */
-  scopes?: readonly string[];
+  /**
+   * Scopes the route needs: a list or `{ allOf: [...] }` (an API key must hold all of them), or
+   * `{ anyOf: [...] }` (at least one). A user's JWT holds every scope. A malformed requirement or
+   * a scope that is not configured throws when the guard is created.
+   */
+  scopes?: ScopeRequirement;
   /**
    * The route template usage is recorded under, when Express cannot tell it: a router mounted on a
    * path with parameters (`app.use("/orgs/:org", router)`) has the raw path in `req.baseUrl`.
@@ -29,6 +33,12 @@ export interface RequireApiKeyOptions {
    * that is not configured throws when the guard is created.
    */
   environment?: string;
+  /**
+   * The resources a request is about, by kind, from the request: `(req) => ({ profile: req.params.slug })`. A key limited to
+   * resources (`permissions()`) that limits one of these kinds must list the id, or it is refused
+   * with 403 `resource_not_allowed`. Read from the key record: no store call.
+   */
+  resource?: (req: Request) => Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -61,6 +71,7 @@ export function requireApiKey(
   const cost = options.cost;
   const environment = options.environment;
   if (environment !== undefined) keyward.assertEnvironment(environment);
+  const resourceOf = options.resource;
   return (req, res, next) => {
     const template = options.route ?? routeTemplate(req);
     const route = routeWithMethod(req.method, template);
@@ -71,7 +82,8 @@ export function requireApiKey(
     const clientIp = req.ip;
     // A literal, not `{ ...fixed, route, clientIp }`: on V8 a spread followed by new properties
     // costs microseconds per request (docs/benchmarks.md, "HTTP"); unset options stay undefined.
-    const verifyOptions = { scopes, accept, route, clientIp, cost, environment };
+    const resource = resourceOf === undefined ? undefined : resourceOf(req);
+    const verifyOptions = { scopes, accept, route, clientIp, cost, environment, resource };
     // Without a bearer token, the host's session (a cookie) may stand for the user.
     const decided =
       authorization === undefined && keyward.hasSession

@@ -11,7 +11,7 @@ import {
   PROFILE_ROUTE,
   demoKeyward as sharedDemoKeyward,
 } from "@keyward/testing";
-import { readProfile, updateProfile } from "@keyward/testing/demo-contract";
+import { profileResource, readProfile, updateProfile } from "@keyward/testing/demo-contract";
 import type express from "express";
 import { keywardRouter, requireApiKey } from "../src/index.js";
 
@@ -30,6 +30,10 @@ export interface DemoAppOptions extends NodeAdapterHost {
   parseJsonFirst?: boolean;
 }
 
+/** The demo contract v0.3: the profile routes are about the profile their slug names. */
+const resource = (req: { params: Record<string, unknown> }) =>
+  profileResource(String(req.params.slug));
+
 export function demoApp(
   expressModule: ExpressModule,
   keyward: Keyward,
@@ -39,12 +43,16 @@ export function demoApp(
   if (options.trustLoopbackProxy) app.set("trust proxy", "loopback");
   if (options.parseJsonFirst) app.use(expressModule.json());
   app.use(options.prefix ?? "/", keywardRouter(keyward));
-  app.get(PROFILE_ROUTE, requireApiKey(keyward, { scopes: ["profile:read"] }), (req, res) => {
-    res.json(readProfile(String(req.params.slug), req.keyward!.principal));
-  });
+  app.get(
+    PROFILE_ROUTE,
+    requireApiKey(keyward, { scopes: ["profile:read"], resource }),
+    (req, res) => {
+      res.json(readProfile(String(req.params.slug), req.keyward!.principal));
+    },
+  );
   app.put(
     PROFILE_ROUTE,
-    requireApiKey(keyward, { scopes: ["profile:write"] }),
+    requireApiKey(keyward, { scopes: ["profile:write"], resource }),
     expressModule.json(),
     (req, res) => {
       res.json(updateProfile(String(req.params.slug), req.keyward!.principal));

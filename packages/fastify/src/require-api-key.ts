@@ -27,6 +27,7 @@ export function createRequireApiKey(
   const cost = options.cost;
   const environment = options.environment;
   if (environment !== undefined) keyward.assertEnvironment(environment);
+  const resourceOf = options.resource;
   /** Admitted: the headers and `request.keyward`, then on. Refused: the answer, and no `done`. */
   const finish = (
     result: VerifyResult,
@@ -55,7 +56,8 @@ export function createRequireApiKey(
     const clientIp = request.ip;
     // A literal, not `{ ...fixed, route, clientIp }`: on V8 a spread followed by new properties
     // costs microseconds per request (docs/benchmarks.md, "HTTP"); unset options stay undefined.
-    const verifyOptions = { scopes, accept, route, clientIp, cost, environment };
+    const resource = resourceOf === undefined ? undefined : resourceOf(request);
+    const verifyOptions = { scopes, accept, route, clientIp, cost, environment, resource };
     // Without a bearer token, the host's session (a cookie) may stand for the user.
     const decided =
       authorization === undefined && keyward.hasSession

@@ -1,5 +1,11 @@
-import type { AcceptedCredentials, Keyward, Principal, RateLimitDecision } from "@keyward/core";
-import type { preHandlerHookHandler } from "fastify";
+import type {
+  AcceptedCredentials,
+  Keyward,
+  Principal,
+  RateLimitDecision,
+  ScopeRequirement,
+} from "@keyward/core";
+import type { FastifyRequest, preHandlerHookHandler } from "fastify";
 
 // Core's own types, re-exported so a host imports them from the adapter it uses.
 export type { Principal, VerifyResult } from "@keyward/core";
@@ -12,8 +18,12 @@ export interface KeywardRequestState {
 }
 
 export interface RequireApiKeyOptions {
-  /** Scopes the route needs; an API key must hold all of them. A user's JWT holds every scope. */
-  scopes?: readonly string[];
+  /**
+   * Scopes the route needs: a list or `{ allOf: [...] }` (an API key must hold all of them), or
+   * `{ anyOf: [...] }` (at least one). A user's JWT holds every scope. A malformed requirement or
+   * a scope that is not configured throws when the guard is created.
+   */
+  scopes?: ScopeRequirement;
   /**
    * The route template usage is recorded under; default the route's own, `request.routeOptions.url`.
    * `"/profiles/:slug"` (the request's method is put in front) or with a method.
@@ -35,6 +45,12 @@ export interface RequireApiKeyOptions {
    * that is not configured throws when the guard is created.
    */
   environment?: string;
+  /**
+   * The resources a request is about, by kind, from the request: `(request) => ({ profile: (request.params as { slug: string }).slug })`. A key limited to
+   * resources (`permissions()`) that limits one of these kinds must list the id, or it is refused
+   * with 403 `resource_not_allowed`. Read from the key record: no store call.
+   */
+  resource?: (request: FastifyRequest) => Readonly<Record<string, string>> | undefined;
 }
 
 declare module "fastify" {

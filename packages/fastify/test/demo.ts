@@ -10,8 +10,8 @@ import {
   PROFILE_ROUTE,
   demoKeyward as sharedDemoKeyward,
 } from "@keyward/testing";
-import { readProfile, updateProfile } from "@keyward/testing/demo-contract";
-import Fastify, { type FastifyInstance } from "fastify";
+import { profileResource, readProfile, updateProfile } from "@keyward/testing/demo-contract";
+import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import { keywardPlugin } from "../src/index.js";
 
 export const jwtSecret = "fastify-adapter-test-secret-of-at-least-32-bytes";
@@ -25,6 +25,10 @@ export function demoKeyward(overrides: Parameters<typeof sharedDemoKeyward>[1] =
  * With `host.prefix`, only the plugin, registered in a context with that prefix: its decorators
  * stay in that context, so the guarded routes are left out (the Node adapter suite needs none).
  */
+/** The demo contract v0.3: the profile routes are about the profile their slug names. */
+const resource = (request: FastifyRequest) =>
+  profileResource((request.params as { slug: string }).slug);
+
 export async function demoApp(
   keyward: Keyward,
   host: NodeAdapterHost = {},
@@ -43,12 +47,12 @@ export async function demoApp(
   await app.register(keywardPlugin, { keyward });
   app.get<{ Params: { slug: string } }>(
     PROFILE_ROUTE,
-    { preHandler: app.requireApiKey({ scopes: ["profile:read"] }) },
+    { preHandler: app.requireApiKey({ scopes: ["profile:read"], resource }) },
     async (request) => readProfile(request.params.slug, request.keyward!.principal),
   );
   app.put<{ Params: { slug: string }; Body: { displayName?: string } }>(
     PROFILE_ROUTE,
-    { preHandler: app.requireApiKey({ scopes: ["profile:write"] }) },
+    { preHandler: app.requireApiKey({ scopes: ["profile:write"], resource }) },
     async (request) => updateProfile(request.params.slug, request.keyward!.principal),
   );
   app.get("/guarded", { preHandler: app.requireApiKey(host.guard) }, async (request) => {

@@ -1,4 +1,9 @@
-import type { AcceptedCredentials, Keyward, RateLimitDecision } from "@keyward/core";
+import type {
+  AcceptedCredentials,
+  Keyward,
+  RateLimitDecision,
+  ScopeRequirement,
+} from "@keyward/core";
 import type { Principal } from "./types.js";
 
 /**
@@ -7,8 +12,12 @@ import type { Principal } from "./types.js";
  *   on Deno; none elsewhere.
  */
 export interface WithApiKeyOptions<Context extends unknown[] = []> {
-  /** Scopes the route needs; an API key must hold all of them. A user's JWT holds every scope. */
-  scopes?: readonly string[];
+  /**
+   * Scopes the route needs: a list or `{ allOf: [...] }` (an API key must hold all of them), or
+   * `{ anyOf: [...] }` (at least one). A user's JWT holds every scope. A malformed requirement or
+   * a scope that is not configured throws when the guard is created.
+   */
+  scopes?: ScopeRequirement;
   /**
    * The route template usage is recorded under: `"/profiles/:slug"` (the request's method is put
    * in front) or `"PUT /profiles/:slug"`. Never the raw path, or every slug becomes its own row.
@@ -42,6 +51,15 @@ export interface WithApiKeyOptions<Context extends unknown[] = []> {
    * - one trusted proxy in front: the last `X-Forwarded-For` entry, the one it appended
    */
   clientIp?: (request: Request, ...context: Context) => string | null | undefined;
+  /**
+   * The resources a request is about, by kind, from the request: `(request) => ({ profile: new URL(request.url).pathname.split("/").at(-1)! })`. A key limited to
+   * resources (`permissions()`) that limits one of these kinds must list the id, or it is refused
+   * with 403 `resource_not_allowed`. Read from the key record: no store call.
+   */
+  resource?: (
+    request: Request,
+    ...context: Context
+  ) => Readonly<Record<string, string>> | undefined;
 }
 
 /** A host route behind the guard: it runs only for an admitted request, and knows who sent it. */
@@ -83,10 +101,12 @@ export function withApiKey<Context extends unknown[] = []>(
   const environment = options.environment;
   if (environment !== undefined) keyward.assertEnvironment(environment);
   const clientIpOf = options.clientIp;
+  const resourceOf = options.resource;
   return async (request, ...context) => {
     // A literal, not a spread of fixed options plus `clientIp`: on V8 a spread followed by new
     // properties costs microseconds per request (docs/benchmarks.md, "HTTP").
     const clientIp = clientIpOf ? (clientIpOf(request, ...context) ?? undefined) : undefined;
+    const resource = resourceOf ? resourceOf(request, ...context) : undefined;
     const result = await keyward.authenticate(request, {
       route,
       scopes,
@@ -94,6 +114,7 @@ export function withApiKey<Context extends unknown[] = []>(
       clientIp,
       cost,
       environment,
+      resource,
     });
     if (!result.ok) return result.error.toResponse(result.headers);
     const response = await handler(request, result.principal, result.rateLimit);

@@ -8,7 +8,7 @@ import {
   PROFILE_ROUTE,
   demoKeyward as sharedDemoKeyward,
 } from "@keyward/testing";
-import { readProfile, updateProfile } from "@keyward/testing/demo-contract";
+import { profileResource, readProfile, updateProfile } from "@keyward/testing/demo-contract";
 import type { ServerRequest } from "srvx";
 import { keywardFetchHandler, withApiKey } from "../src/index.js";
 
@@ -32,14 +32,15 @@ export function demoHost(keyward: Keyward): (request: Request) => Promise<Respon
   const keywardRoutes = keywardFetchHandler(keyward);
   const slugOf = (request: Request) =>
     decodeURIComponent(profilePath.exec(new URL(request.url).pathname)![1]!);
+  const resource = (request: Request) => profileResource(slugOf(request));
   const getProfile = withApiKey(
     keyward,
-    { scopes: ["profile:read"], route: PROFILE_ROUTE, clientIp },
+    { scopes: ["profile:read"], route: PROFILE_ROUTE, clientIp, resource },
     (request, principal) => Response.json(readProfile(slugOf(request), principal)),
   );
   const putProfile = withApiKey(
     keyward,
-    { scopes: ["profile:write"], route: PROFILE_ROUTE, clientIp },
+    { scopes: ["profile:write"], route: PROFILE_ROUTE, clientIp, resource },
     async (request, principal) => {
       await request.json();
       return Response.json(updateProfile(slugOf(request), principal));

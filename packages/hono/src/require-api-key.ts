@@ -1,4 +1,4 @@
-import type { AcceptedCredentials, Keyward, VerifyOptions } from "@keyward/core";
+import type { AcceptedCredentials, Keyward, ScopeRequirement, VerifyOptions } from "@keyward/core";
 import { routeWithMethod } from "@keyward/core/toolkit";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
@@ -16,8 +16,12 @@ import { withHeaders } from "./with-headers.js";
  * either (here or there) there is no client address.
  */
 export interface RequireApiKeyOptions extends ClientAddressOptions {
-  /** Scopes the route needs; an API key must hold all of them. A user's JWT holds every scope. */
-  scopes?: readonly string[];
+  /**
+   * Scopes the route needs: a list or `{ allOf: [...] }` (an API key must hold all of them), or
+   * `{ anyOf: [...] }` (at least one). A user's JWT holds every scope. A malformed requirement or
+   * a scope that is not configured throws when the guard is created.
+   */
+  scopes?: ScopeRequirement;
   /**
    * The route template usage is recorded under. By default the path the guard is registered with
    * (`routePath(c)`): right when the guard sits on the route itself, but `/api/*` for one mounted
@@ -41,6 +45,12 @@ export interface RequireApiKeyOptions extends ClientAddressOptions {
    * that is not configured throws when the guard is created.
    */
   environment?: string;
+  /**
+   * The resources a request is about, by kind, from the request: `(c) => ({ profile: c.req.param("slug") })`. A key limited to
+   * resources (`permissions()`) that limits one of these kinds must list the id, or it is refused
+   * with 403 `resource_not_allowed`. Read from the key record: no store call.
+   */
+  resource?: (c: Context) => Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -96,6 +106,7 @@ export function requireApiKey(
       environment: fixed.environment,
       route: routeWithMethod(c.req.method, options.route ?? routePath(c)),
       clientIp: clientIp(c) ?? undefined,
+      resource: options.resource === undefined ? undefined : options.resource(c),
     });
     if (!result.ok) return result.error.toResponse(result.headers);
     c.set("keyward", { principal: result.principal, rateLimit: result.rateLimit });

@@ -57,7 +57,11 @@ describeHttpConformance("@keyward/hono on Bun", {
   fetch: forwardTo(() => origin),
   jwtSecret,
   organizations: true,
+  // The demo's `developer` role grants only the profile scopes (v0.3).
+  roleGrants: true,
   keyUpdates: true,
   gracefulRotation: true,
   events: true,
+  // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
+  resources: true,
 });

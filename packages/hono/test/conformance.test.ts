@@ -20,12 +20,16 @@ describeHttpConformance("@keyward/hono on @hono/node-server", {
   fetch: forwardTo(() => server.origin),
   jwtSecret,
   organizations: true,
+  // The demo's `developer` role grants only the profile scopes (v0.3).
+  roleGrants: true,
   keyUpdates: true,
   environments: true,
   // Requests come from 127.0.0.1 and the host route passes the socket's address.
   ipAllowlists: true,
   gracefulRotation: true,
   events: true,
+  // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
+  resources: true,
   // Every answer must match the document `keyward.openapi()` generates.
   openapi: keyward.openapi(),
 });

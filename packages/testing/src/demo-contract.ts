@@ -18,6 +18,7 @@ import { events } from "@keyward/core/events";
 import { lifecycle } from "@keyward/core/lifecycle";
 import { type OpenApiOptions, type OpenApiRoute, openapi } from "@keyward/core/openapi";
 import { organizations } from "@keyward/core/organizations";
+import { permissions } from "@keyward/core/permissions";
 
 export const DEMO_SCOPES = ["profile:read", "profile:write", "org:read", "org:write"] as const;
 export type DemoScope = (typeof DEMO_SCOPES)[number];
@@ -83,11 +84,12 @@ export interface DemoKeywardOptions<
 
 /**
  * The features of the demo contract: organizations from the `orgs` claim, `lifecycle()` (PATCH,
- * the `live` and `test` environments, graceful rotation), the audit log and the OpenAPI document.
+ * the `live` and `test` environments, graceful rotation), the audit log, the OpenAPI document and
+ * resource-limited keys (`permissions()`).
  */
 export function demoFeatures(options: Pick<DemoKeywardOptions, "openapi"> = {}) {
   return [
-    organizations({ memberships: demoMemberships }),
+    organizations({ memberships: demoMemberships, roles: DEMO_ORGANIZATION_ROLES }),
     // PATCH on keys (on by default), environments live and test, and rotation with
     // `gracePeriodSeconds`, up to the default maximum of 7 days.
     lifecycle({ environments: { ...DEMO_ENVIRONMENTS }, gracefulRotation: true }),
@@ -95,6 +97,8 @@ export function demoFeatures(options: Pick<DemoKeywardOptions, "openapi"> = {}) 
     events(),
     // Describes the host routes in `keyward.openapi()`; serving stays off, as in v0.1.
     openapi(options.openapi ?? { routes: DEMO_OPENAPI_ROUTES }),
+    // Resource-limited keys: the profile routes pass `resource: profileResource(slug)`.
+    permissions(),
   ] as const;
 }
 
@@ -165,11 +169,29 @@ export function demoMemberships(claims: Record<string, unknown>): readonly DemoM
   return Array.isArray(claims.orgs) ? (claims.orgs as DemoMembership[]) : [];
 }
 
+/**
+ * The demo's organization roles: the defaults (v0.2), and a `developer` (v0.3) who may manage and
+ * read keys but grant only `profile:read` and `profile:write` (`scope_not_grantable` otherwise).
+ */
+export const DEMO_ORGANIZATION_ROLES = {
+  manage: ["owner", "admin", "developer"],
+  read: ["owner", "admin", "member", "developer"],
+  developer: { grants: ["profile:read", "profile:write"] },
+};
+
 /** The demo's environments (DESIGN, "Demo contract, v0.2"): `live` is the default, as in v0.1. */
 export const DEMO_ENVIRONMENTS = { live: "sk_live_", test: "sk_test_" } as const;
 
 /** The template every framework registers the profile routes under, and usage is recorded by. */
 export const PROFILE_ROUTE = "/api/v1/profiles/:slug";
+
+/**
+ * What a profile route is about, for its guard's `resource` (DESIGN, "Demo contract, v0.3"): a key
+ * limited to `{ profile: ["alice"] }` reads alice and gets 403 `resource_not_allowed` for bob.
+ */
+export function profileResource(slug: string): { profile: string } {
+  return { profile: slug };
+}
 
 /** The host's own routes and the scope each needs. */
 export const PROFILE_ROUTES = {

@@ -19,6 +19,7 @@ afterAll(() => keyward.close());
 const demoHost = guardedHost(keyward, {
   template: PROFILE_ROUTE,
   scopes: { GET: "profile:read", PUT: "profile:write" },
+  resourceKind: "profile",
 });
 
 // Every answer must also match the document `keyward.openapi()` generates.
@@ -26,10 +27,14 @@ describeHttpConformance("core handle", {
   fetch: demoHost,
   jwtSecret,
   organizations: true,
+  // The demo's `developer` role grants only the profile scopes (v0.3).
+  roleGrants: true,
   keyUpdates: true,
   environments: true,
   ipAllowlists: true,
   gracefulRotation: true,
   events: true,
+  // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
+  resources: true,
   openapi: keyward.openapi(),
 });

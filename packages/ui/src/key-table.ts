@@ -3,9 +3,11 @@
  * Each cell carries its column's name (`data-label`), which a narrow screen shows in front of the
  * value when the rows become stacked cards (responsive-styles.ts).
  */
+
 import { html, nothing, type TemplateResult } from "lit";
 import { formatDateTime, formatLastUse } from "./format.js";
 import { fill, type KeywardMessages } from "./messages.js";
+import { describeResources } from "./resources-text.js";
 import type { KeyRecord } from "./types.js";
 
 export interface KeyTableActions {
@@ -66,6 +68,11 @@ function keyRow(
       ${
         key.allowedIps
           ? html`<br /><span class="muted">${labels.allowedIps}: ${key.allowedIps.join(", ")}</span>`
+          : nothing
+      }
+      ${
+        key.resources
+          ? html`<br /><span class="muted resources">${labels.resources}: ${describeResources(key.resources)}</span>`
           : nothing
       }
     </td>

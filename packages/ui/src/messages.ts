@@ -20,9 +20,11 @@ export type ErrorMessageKey =
   | "tier_not_allowed"
   | "not_owner"
   | "ip_not_allowed"
+  | "resource_not_allowed"
   | "too_many_keys"
   | "not_member"
   | "role_not_permitted"
+  | "scope_not_grantable"
   | "key_not_found"
   | "route_not_found"
   | "method_not_allowed"
@@ -91,6 +93,8 @@ export interface KeywardMessages {
     defaultEnvironment: string;
     allowedIps: string;
     allowedIpsHint: string;
+    /** Before the resources a key is limited to, shown read-only in its row. */
+    resources: string;
     /** Row buttons, with the key's `{name}` for screen readers. */
     edit: string;
     editLabel: string;
@@ -158,10 +162,12 @@ export const defaultMessages: KeywardMessages = {
       "Your account's plan does not include that tier. Choose a lower tier or upgrade your plan.",
     not_owner: "That key is not yours to change.",
     ip_not_allowed: "That key cannot be used from this network address.",
+    resource_not_allowed: "That key is limited to other resources.",
     too_many_keys:
       "You have as many keys as your account allows. Revoke one you no longer use, then create another.",
     not_member: "You are not a member of that organization.",
     role_not_permitted: "Your role in the organization does not allow this.",
+    scope_not_grantable: "Your role in the organization cannot grant one of these scopes.",
     key_not_found: "That key does not exist any more. Reload the list.",
     route_not_found: "The key service is not at this address: the page's base-path may be wrong.",
     method_not_allowed: "The server does not allow this action.",
@@ -220,6 +226,7 @@ export const defaultMessages: KeywardMessages = {
     environment: "Environment",
     defaultEnvironment: "{environment} (default)",
     allowedIps: "Allowed IP addresses",
+    resources: "Limited to",
     allowedIpsHint:
       "Optional: one address or CIDR range per line (203.0.113.7, 10.0.0.0/8). Empty: usable from anywhere.",
     edit: "Edit",
@@ -261,6 +268,7 @@ export const defaultMessages: KeywardMessages = {
     "key.enabled": "Enabled",
     "key.revoked": "Revoked",
     "key.expiring": "Expiring soon",
+    "key.inactive": "Unused: to be disabled",
     "key.leaked": "Reported leaked",
     "key.revealed": "Secret shown again",
     "quota.threshold": "Quota threshold reached",

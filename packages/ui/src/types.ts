@@ -30,6 +30,8 @@ export interface KeyRecord {
   environment?: string;
   /** The addresses and ranges the key may be used from; absent: anywhere. */
   allowedIps?: string[];
+  /** The resources the key may be used for, by kind (`permissions()`); absent: every resource. */
+  resources?: Record<string, string[]>;
 }
 
 /** One page of `GET {basePath}?limit=`: `nextCursor` fetches the next, null after the last. */

@@ -151,6 +151,7 @@ export function checkWebhooksConfig(webhooks: unknown): void {
 /** Types written by later features (appended events); accepted in `types` already. */
 const plannedTypes: readonly string[] = [
   "key.expiring",
+  "key.inactive",
   "key.leaked",
   "key.revealed",
   "quota.threshold",

@@ -251,6 +251,10 @@ export interface components {
             };
             /** @description Create the key for this organization (the caller must be a member whose role may create keys); omitted for the caller's own key. 1–255 characters, no control, bidirectional-override or lone-surrogate characters. */
             organizationId?: string;
+            /** @description The resources the key may be used for, by kind: `{ "profile": ["alice"] }`. A route about a resource of a kind listed here refuses any other id with 403 `resource_not_allowed`; kinds not listed are not limited. Omitted: every resource. */
+            resources?: {
+                [key: string]: string[];
+            };
         };
         UpdateKeyBody: {
             /** @description Replaces the addresses and ranges the key may be used from (1–100); null removes the allowlist. */
@@ -263,6 +267,10 @@ export interface components {
             } | null;
             /** @description 1–100 characters after trimming surrounding whitespace; no control, bidirectional-override or lone-surrogate characters. */
             name?: string;
+            /** @description Narrower resources: every kind the key limits, each with a subset of its ids; more kinds may be added. Anything wider is refused (422). */
+            resources?: {
+                [key: string]: string[];
+            };
             /** @description The key's new scopes, at least one, without duplicates: a subset of those it has (scopes can be narrowed, never widened). */
             scopes?: components["schemas"]["Scope"][];
         };
@@ -306,6 +314,10 @@ export interface components {
              * @description Until when the secret a graceful rotation replaced still works; present only while it does
              */
             previousSecretExpiresAt?: string;
+            /** @description The resources the key may be used for, by kind; present only on a key limited to some */
+            resources?: {
+                [key: string]: string[];
+            };
         };
         /** @description The key record with its full secret: only create and rotate return one */
         KeyWithSecret: {
@@ -345,6 +357,10 @@ export interface components {
              * @description Until when the secret a graceful rotation replaced still works; present only while it does
              */
             previousSecretExpiresAt?: string;
+            /** @description The resources the key may be used for, by kind; present only on a key limited to some */
+            resources?: {
+                [key: string]: string[];
+            };
         };
         /** @description Newest first, revoked and expired included */
         KeyList: {
@@ -383,6 +399,10 @@ export interface components {
                  * @description Until when the secret a graceful rotation replaced still works; present only while it does
                  */
                 previousSecretExpiresAt?: string;
+                /** @description The resources the key may be used for, by kind; present only on a key limited to some */
+                resources?: {
+                    [key: string]: string[];
+                };
             }[];
         };
         /** @description One page of `?limit=`, newest first, revoked and expired included */
@@ -422,6 +442,10 @@ export interface components {
                  * @description Until when the secret a graceful rotation replaced still works; present only while it does
                  */
                 previousSecretExpiresAt?: string;
+                /** @description The resources the key may be used for, by kind; present only on a key limited to some */
+                resources?: {
+                    [key: string]: string[];
+                };
             }[];
             /** @description Pass as `cursor` for the next page; null after the last */
             nextCursor: string | null;
@@ -477,7 +501,7 @@ export interface components {
                 resetsAt: string;
             };
         };
-        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked, key.expiring, quota.threshold, credits.exhausted, key.leaked. Never a secret or a hash. More types will come: ignore those you do not know. */
+        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked, key.expiring, key.inactive, quota.threshold, credits.exhausted, key.leaked. Never a secret or a hash. More types will come: ignore those you do not know. */
         Event: {
             /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
@@ -734,6 +758,42 @@ export interface components {
             };
             /** @constant */
             type: "key.created";
+        } | {
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
+            };
+            /** @description The key has gone unused long enough to be disabled at disablesAt unless used before (permissions({ disableAfterUnused })); written once per key and last use */
+            data: {
+                /** Format: date-time */
+                disablesAt: string;
+                lastUsedAt: string | null;
+            };
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "key.inactive";
         } | {
             /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
@@ -1160,6 +1220,42 @@ export interface components {
                     /** @constant */
                     type: "system";
                 };
+                /** @description The key has gone unused long enough to be disabled at disablesAt unless used before (permissions({ disableAfterUnused })); written once per key and last use */
+                data: {
+                    /** Format: date-time */
+                    disablesAt: string;
+                    lastUsedAt: string | null;
+                };
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "key.inactive";
+            } | {
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
+                };
                 /** @description The key expires within the configured lead time; written once per key and expiry */
                 data: {
                     /** Format: date-time */
@@ -1317,7 +1413,7 @@ export interface components {
         };
         Error: {
             /** @enum {unknown} */
-            code: "api_key_not_allowed" | "api_key_required" | "body_too_large" | "credits_exhausted" | "cross_site_request" | "failed_lookups_limited" | "headers_too_large" | "http_error" | "insufficient_scope" | "internal" | "invalid_api_key" | "invalid_token" | "ip_not_allowed" | "key_gone" | "key_not_found" | "malformed_body" | "malformed_request" | "method_not_allowed" | "missing_credentials" | "not_member" | "not_owner" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "request_timeout" | "role_not_permitted" | "rotation_conflict" | "route_not_found" | "tier_not_allowed" | "too_many_keys" | "unsupported_media_type" | "update_conflict" | "validation_failed";
+            code: "api_key_not_allowed" | "api_key_required" | "body_too_large" | "credits_exhausted" | "cross_site_request" | "failed_lookups_limited" | "headers_too_large" | "http_error" | "insufficient_scope" | "internal" | "invalid_api_key" | "invalid_token" | "ip_not_allowed" | "key_gone" | "key_not_found" | "malformed_body" | "malformed_request" | "method_not_allowed" | "missing_credentials" | "not_member" | "not_owner" | "precondition_failed" | "quota_exceeded" | "rate_limited" | "request_timeout" | "resource_not_allowed" | "role_not_permitted" | "rotation_conflict" | "route_not_found" | "scope_not_grantable" | "tier_not_allowed" | "too_many_keys" | "unsupported_media_type" | "update_conflict" | "validation_failed";
             detail: string | {
                 /** @description Where the problem is: "body", then the field and any index */
                 loc: (string | number)[];
@@ -1373,7 +1469,7 @@ export interface components {
             content: {
                 "application/json": {
                     /** @enum {unknown} */
-                    code: "api_key_not_allowed" | "cross_site_request" | "insufficient_scope" | "ip_not_allowed" | "not_member" | "not_owner" | "role_not_permitted" | "tier_not_allowed" | "too_many_keys";
+                    code: "api_key_not_allowed" | "cross_site_request" | "insufficient_scope" | "ip_not_allowed" | "not_member" | "not_owner" | "resource_not_allowed" | "role_not_permitted" | "scope_not_grantable" | "tier_not_allowed" | "too_many_keys";
                     detail: string;
                 };
             };
@@ -2008,7 +2104,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; omitted for the first. */
                 cursor?: string;
                 /** @description Only events of these types: repeat the parameter, or separate types with commas. */
-                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked" | "key.expiring" | "quota.threshold" | "credits.exhausted" | "key.leaked")[];
+                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked" | "key.expiring" | "key.inactive" | "quota.threshold" | "credits.exhausted" | "key.leaked")[];
             };
             header?: never;
             path: {

@@ -31,6 +31,8 @@ export interface KeyRecord {
   environment?: string;
   /** The addresses and ranges the key may be used from; present only when it has an allowlist. */
   allowedIps?: string[];
+  /** The resources the key is limited to, by kind; present only on a key limited to some. */
+  resources?: Record<string, string[]>;
   /**
    * Until when the secret a graceful rotation replaced still works; present only while it does
    * (a later rotation or a revocation ends it).
@@ -82,7 +84,14 @@ export function toKeyRecord(
   }
   if (environment !== undefined) record.environment = environment;
   if (key.allowedIps != null) record.allowedIps = [...key.allowedIps];
+  if (key.resources != null) record.resources = copyResources(key.resources);
   return record;
+}
+
+function copyResources(resources: NonNullable<StoredKey["resources"]>): Record<string, string[]> {
+  const copy: Record<string, string[]> = {};
+  for (const [kind, ids] of Object.entries(resources)) copy[kind] = [...ids];
+  return copy;
 }
 
 /** Whether the secret a graceful rotation replaced still works at `now`. */

@@ -20,6 +20,7 @@ import { keyUsageOperation } from "./keys/key-usage.js";
 import { listKeysOperation } from "./keys/list-keys.js";
 import { checkedOwner, type OwnerInput, requireOwner, requireOwnerId } from "./keys/owner-input.js";
 import { revokeKeyOperation } from "./keys/revoke-key.js";
+import { refuseUngrantableScopes, scopesAfterUpdate } from "./keys/role-grants.js";
 import { rotateKeyOperation } from "./keys/rotate-key.js";
 import { setLimitsOperation } from "./keys/set-limits.js";
 import { updateKeyOperation } from "./keys/update-key.js";
@@ -51,6 +52,8 @@ export interface CreateKeyFields {
   environment?: string;
   /** The IPv4/IPv6 addresses and CIDR ranges the key may be used from; omitted: anywhere. */
   allowedIps?: string[];
+  /** The resources the key is limited to, by kind (`{ profile: ["alice"] }`, `permissions()`). */
+  resources?: Record<string, string[]>;
 }
 
 /** What `keys.update` changes; fields left out stay as they are. */
@@ -64,6 +67,8 @@ export interface KeyChanges {
   scopes?: string[];
   /** A new IP allowlist (addresses and CIDR ranges), or null to remove it. */
   allowedIps?: string[] | null;
+  /** Narrower resources (`permissions()`): ids and kinds may be removed, never added back. */
+  resources?: Record<string, string[]>;
   /**
    * The operator's per-key limits, as `keys.setLimits` takes them (fields given replace the key's,
    * `null` returns a layer to the tier's, `false` turns it off; `null` clears them all), stored in
@@ -240,14 +245,16 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
             "not_member",
           );
           const owner: Owner = { type: "organization", id: organizationId };
+          // The scopes the member's role may grant, when capped: create refuses any other.
+          const { grants } = membership;
           // The organization's tier as its member's session reports it caps all its keys; only a
           // membership that states a tier records one (a claim without it downgrades nothing).
           if (membership.tier === undefined) {
             const accountTier = await access.organizationTier(owner);
-            return { owner, createdBy: caller.userId, accountTier, actor };
+            return { owner, createdBy: caller.userId, accountTier, actor, grants };
           }
           await ctx.accountTiers.record(owner, membership.tier);
-          return { owner, createdBy: caller.userId, accountTier: membership.tier, actor };
+          return { owner, createdBy: caller.userId, accountTier: membership.tier, actor, grants };
         }),
       ),
 
@@ -258,20 +265,20 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
       guarded(async () => list.page(await access.readableOwner(caller, organizationId), options)),
 
     update: (caller, keyId, body, precondition) =>
-      guarded(async () =>
-        update(
-          (await access.callers(caller, keyId, "manage")).key,
-          body,
-          userActor(caller),
-          precondition,
-        ),
-      ),
+      guarded(async () => {
+        const { key, grants } = await access.callers(caller, keyId, "manage");
+        // A capped role changes only keys that, changed, hold scopes it may grant.
+        refuseUngrantableScopes(grants, scopesAfterUpdate(key.scopes, body));
+        return update(key, body, userActor(caller), precondition);
+      }),
 
     rotate: (caller, keyId, body, precondition) =>
       guarded(async () => {
         // The body first: a bad one changes nothing, and costs no lookup.
         const graceSeconds = rotate.gracePeriodOf(body);
-        const { key, accountTier } = await access.callers(caller, keyId, "manage");
+        const { key, accountTier, grants } = await access.callers(caller, keyId, "manage");
+        // A new secret re-grants the key's scopes: a capped role rotates only what it may grant.
+        refuseUngrantableScopes(grants, key.scopes);
         return rotate(key, accountTier, graceSeconds, userActor(caller), precondition);
       }),
 
@@ -313,6 +320,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
         ...(input.environment === undefined ? {} : { environment: input.environment }),
         ...(input.allowedIps === undefined ? {} : { allowedIps: input.allowedIps }),
+        ...(input.resources === undefined ? {} : { resources: input.resources }),
       };
       const actor = operatorActor;
       const created = await guarded(() =>

@@ -1,6 +1,7 @@
 import type { KeywardError } from "../errors/keyward-error.js";
 import type { Owner } from "../keys/owner.js";
 import type { RateLimitDecision } from "../rate-limit/types.js";
+import type { ScopeRequirement } from "../scopes/scope-requirement.js";
 import type { KeyMetadata } from "../storage/key-store.js";
 import type { JwtClaims } from "./jwt.js";
 
@@ -73,8 +74,11 @@ export interface VerifyOptions {
    * 401), or `"session"` (an API key is refused with 403).
    */
   accept?: AcceptedCredentials;
-  /** Scopes the route needs; an API key must hold all of them. A JWT holds every scope. */
-  scopes?: readonly string[];
+  /**
+   * Scopes the route needs: a list (an API key must hold all of them), `{ allOf: [...] }` (the
+   * same) or `{ anyOf: [...] }` (at least one). A JWT holds every scope.
+   */
+  scopes?: ScopeRequirement;
   /**
    * The route template usage is recorded under, `"PUT /profiles/:slug"` (or just the path when
    * the method is known, as in `authenticate`). Never the raw path: `/profiles/alice` would make
@@ -98,6 +102,13 @@ export interface VerifyOptions {
    * with 401 `invalid_api_key`, before any lookup. Default: every environment. Sessions ignore it.
    */
   environment?: string | undefined;
+  /**
+   * The resources this request is about, by kind: `{ profile: req.params.slug }`. A key limited to
+   * resources (`permissions()`) that names a kind here must list this id, or it is refused with 403
+   * `resource_not_allowed`; a key without `resources`, or not limiting that kind, passes. Checked
+   * from the key record alone: no store call.
+   */
+  resource?: Readonly<Record<string, string>> | undefined;
 }
 
 export type VerifyResult =

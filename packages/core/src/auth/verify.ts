@@ -8,6 +8,11 @@ import type { LayeredDecision, LimitLayer } from "../limits/types.js";
 import { bucketFor, type RateLimitBucket } from "../rate-limit/bucket.js";
 import { rateLimitHeaders } from "../rate-limit/headers.js";
 import type { RateLimitDecision, RateLimitPolicy } from "../rate-limit/types.js";
+import {
+  insufficientScopeDetail,
+  requiresAnyScope,
+  unmetScopes,
+} from "../scopes/scope-requirement.js";
 import type { StoredKey } from "../storage/key-store.js";
 import type { UsageHit } from "../storage/rate-limit-store.js";
 import { cachedRouteLabelSplitter } from "../usage/route-label.js";
@@ -121,6 +126,7 @@ export function createVerify(ctx: KeywardContext) {
       },
     },
     ...(ctx.allowlists ? [] : [allowlistWithoutCheck]),
+    ...(ctx.resources ? [] : [resourcesWithoutCheck]),
     ...ctx.keyChecks,
   ];
   const keyCheckKit: KeyCheckKit = { refuse: failure, warnOnce: ctx.warnOnce };
@@ -456,7 +462,7 @@ export function createVerify(ctx: KeywardContext) {
   /** The scopes the route requires that the key does not hold (none required: none missing). */
   const missingScopes = (key: StoredKey, options: VerifyOptions): readonly string[] => {
     const required = options.scopes;
-    return required && required.length > 0 ? ctx.scopes.missing(key.scopes, required) : noScopes;
+    return requiresAnyScope(required) ? unmetScopes(ctx.scopes, key.scopes, required!) : noScopes;
   };
 
   /**
@@ -472,13 +478,13 @@ export function createVerify(ctx: KeywardContext) {
     known?: readonly string[],
   ): VerifyResult => {
     const required = options.scopes;
-    if (required && required.length > 0) {
-      const missing = known ?? ctx.scopes.missing(key.scopes, required);
+    if (requiresAnyScope(required)) {
+      const missing = known ?? unmetScopes(ctx.scopes, key.scopes, required!);
       if (missing.length > 0) {
         warnUnknownScopes(missing);
         const error = new KeywardError(
           "insufficient_scope",
-          `API key lacks the required scope: ${missing.join(", ")}`,
+          insufficientScopeDetail(required!, missing),
         );
         return { ok: false, error, rateLimit: decision, headers };
       }
@@ -649,6 +655,23 @@ const allowlistWithoutCheck: KeyCheck = {
         "a key with an IP allowlist was refused because this instance does not list lifecycle(), which checks allowlists; list it (from @keyward/core/lifecycle) on every instance that verifies these keys.",
     );
     return kit.refuse("ip_not_allowed", "This API key may not be used from this client address");
+  },
+};
+
+/**
+ * A key limited to resources on an instance without `permissions()`: refused wherever a route
+ * names a resource (said once in the log), rather than let through to resources outside its limits.
+ */
+const resourcesWithoutCheck: KeyCheck = {
+  name: "resources-unchecked",
+  check(key, options, kit) {
+    if (key.resources == null || options.resource === undefined) return undefined;
+    kit.warnOnce(
+      "resources-without-permissions",
+      () =>
+        "a key limited to resources was refused because this instance does not list permissions(), which checks them; list it (from @keyward/core/permissions) on every instance that verifies these keys.",
+    );
+    return kit.refuse("resource_not_allowed", "This API key may not be used for this resource");
   },
 };
 

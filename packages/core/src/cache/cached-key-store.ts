@@ -289,6 +289,7 @@ export function cachedKeyStore(
       countLiveByOwner: (owner: Owner, now: number) => inner.countLiveByOwner!(owner, now),
     }),
     ...(inner.listExpiring ? { listExpiring: inner.listExpiring.bind(inner) } : {}),
+    ...(inner.listLive ? { listLive: inner.listLive.bind(inner) } : {}),
 
     async create(key, events) {
       await inner.create(key, events);

@@ -25,10 +25,17 @@ export const errorStatus = {
   not_member: 403,
   /** The caller's role in the key's organization does not permit the action (`organizations.roles`). */
   role_not_permitted: 403,
+  /**
+   * A member whose role caps the scopes it may grant (`roles: { member: { grants } }`) creating,
+   * changing or rotating a key with a scope outside them.
+   */
+  scope_not_grantable: 403,
   /** Creating a key beyond `maxKeysPerOwner` live keys for one owner. */
   too_many_keys: 403,
   /** An API key with an IP allowlist, used from an address outside it (or an unknown one). */
   ip_not_allowed: 403,
+  /** A resource-limited key (`permissions()`) used on a route about a resource outside its limits. */
+  resource_not_allowed: 403,
   /** Unknown key id. */
   key_not_found: 404,
   /** Rotating or revoking a key that is already revoked; rotating an expired key. */

@@ -72,6 +72,12 @@ export interface EventDataByType {
   /** The key expires within the lead time (`events.expiring.leadTimeMs`) and is not revoked. */
   "key.expiring": { expiresAt: string };
   /**
+   * The key has gone unused long enough that `permissions({ disableAfterUnused })` disables it at
+   * `disablesAt` unless it is used before; written once per key and last use, ahead of the
+   * `key.disabled` (actor `system`) that follows.
+   */
+  "key.inactive": { lastUsedAt: string | null; disablesAt: string };
+  /**
    * The owner's quota for the period reached `threshold` percent (80, then 100), by a request of
    * `keyId`. `used` counts that request; `resetsAt` is when the period ends.
    */
@@ -116,6 +122,7 @@ export const eventTypes: readonly EventType[] = [
   "key.enabled",
   "key.revoked",
   "key.expiring",
+  "key.inactive",
   "quota.threshold",
   "credits.exhausted",
   "key.leaked",

@@ -9,12 +9,15 @@ import type { SpendStepFactory } from "../auth/spend-steps.js";
 import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
+import type { KeyLifetimePolicy } from "../keys/key-lifetime.js";
+import type { ResourceLimitFields } from "../keys/key-resources.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { SecretSealer } from "../keys/secret-sealer.js";
 import type { StoreObserver } from "../observation/store-observer.js";
 import type { VerifyObserver } from "../observation/verify-observer.js";
 import type { WebhookObserver } from "../observation/webhook-observer.js";
 import type { RandomSource } from "../random.js";
+import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { EventLog } from "../storage/event-log.js";
 import type { KeyStore } from "../storage/key-store.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
@@ -38,8 +41,12 @@ export interface KernelExtensions {
    * listed (`events()` writes its usage events here).
    */
   spendSteps?: readonly SpendStepFactory[];
+  /** Resource-limited keys: their body fields (`permissions()`, which also adds their key check). */
+  resources?: ResourceLimitFields;
+  /** The longest a new key may live, by tier and owner (`permissions({ maxLifetime })`). */
+  maxKeyLifetime?: KeyLifetimePolicy;
   /** Who may act on organizations' keys (`organizations()`). */
-  organizations?: (kernel: { tiers: TierLadder }) => OrganizationAccess;
+  organizations?: (kernel: { tiers: TierLadder; scopes: ScopeRegistry }) => OrganizationAccess;
   /** The longest grace a rotation may give, in seconds (`lifecycle({ gracefulRotation })`). */
   rotationGrace?: { maxGracePeriodSeconds: number };
   /** The most live keys an owner may hold (`lifecycle`). */

@@ -14,6 +14,11 @@ export interface CheckedMembership {
    * recorded, and the tier recorded on the organization's keys stands.
    */
   tier: string | undefined;
+  /**
+   * The scopes this role may grant (`roles: { member: { grants } }`): a key it creates, changes or
+   * rotates may hold no other (403 `scope_not_grantable`). Undefined: the role grants any scope.
+   */
+  grants?: readonly string[];
 }
 
 /**

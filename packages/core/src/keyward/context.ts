@@ -10,6 +10,8 @@ import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
+import type { KeyLifetimePolicy } from "../keys/key-lifetime.js";
+import type { ResourceLimitFields } from "../keys/key-resources.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { SecretSealer } from "../keys/secret-sealer.js";
 import type { LayeredLimiter } from "../limits/layered-limiter.js";
@@ -72,6 +74,10 @@ export interface KeywardContext {
   updateKeyBody: ReturnType<typeof updateKeyBodySchema>;
   /** IP allowlists (`lifecycle()`); undefined: `allowedIps` is refused, and so is a key with one. */
   allowlists: IpAllowlists | undefined;
+  /** Resource-limited keys (`permissions()`); undefined: `resources` is refused, and so is a key with some wherever a route names a resource. */
+  resources: ResourceLimitFields | undefined;
+  /** The longest a new key may live, by tier and owner (`permissions({ maxLifetime })`). */
+  maxKeyLifetime: KeyLifetimePolicy | undefined;
   /** The listed features' checks at `verify`'s key checks, after the kernel's own. */
   keyChecks: readonly KeyCheck[];
   /** The listed features' steps at `verify`'s point "spent" (`auth/spend-steps.ts`). */

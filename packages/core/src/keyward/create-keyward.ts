@@ -38,6 +38,11 @@ import { observedVerify } from "../observation/observed-verify.js";
 import { attachStoreObserver, storeObservers } from "../observation/store-observer.js";
 import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
+import {
+  type ScopeRequirement,
+  scopeRequirementProblem,
+  scopesNamedBy,
+} from "../scopes/scope-requirement.js";
 import { attachStoreLogger } from "../storage/attach-store-logger.js";
 import { accountTierSync } from "../tiers/account-tier-sync.js";
 import { createTierLadder } from "../tiers/tier-ladder.js";
@@ -78,13 +83,14 @@ export interface Keyward {
    */
   authenticate(request: Request, options?: VerifyOptions): Promise<VerifyResult>;
   /**
-   * Throws a `TypeError` naming every scope in `scopes` that is not configured. Guards call it
+   * Throws a `TypeError` naming every scope in `scopes` that is not configured, or what is wrong
+   * with a malformed requirement (`{ anyOf: [] }`, `{ oneOf: [...] }`). Guards call it
    * when they are created, so a mistyped scope fails at start instead of refusing every key.
    * @example
    * keyward.assertScopes(["profile:read"]); // fine
    * keyward.assertScopes(["profile:raed"]); // TypeError: … not a configured scope …
    */
-  assertScopes(scopes: readonly string[]): void;
+  assertScopes(scopes: ScopeRequirement): void;
   /**
    * Throws a `TypeError` unless `environment` is a configured environment (`live` without
    * `environments`). Guards given an `environment` call it when they are created.
@@ -259,12 +265,16 @@ export function createKeyward<
       organizations: extensions.organizations !== undefined,
       environments: environments.configured ? environments.names : undefined,
       allowedIps: extensions.allowlists?.createField,
+      resources: extensions.resources?.createField,
     }),
     updateKeyBody: updateKeyBodySchema(
       keyFieldSchemas({ scopes, tiers, clock }),
       extensions.allowlists?.updateField,
+      extensions.resources?.updateField,
     ),
     allowlists: extensions.allowlists,
+    resources: extensions.resources,
+    maxKeyLifetime: extensions.maxKeyLifetime,
     keyChecks: extensions.keyChecks ?? [],
     webhookObservers: extensions.webhookObservers ?? [],
     legacyKeys: extensions.legacyKeys,
@@ -280,7 +290,7 @@ export function createKeyward<
     accountTier: config.accountTier ?? ((claims) => claims.tier),
     usageRecorder,
     ...(retention ? { usageRetention: retention } : {}),
-    organizations: extensions.organizations?.({ tiers }),
+    organizations: extensions.organizations?.({ tiers, scopes }),
     ietfRateLimitHeaders: http.rateLimitHeaders?.ietf ?? false,
     logger,
     warnOnce: warnOnce(logger),
@@ -366,13 +376,16 @@ export function createKeyward<
           clientIp: options.clientIp,
           cost: options.cost,
           environment: options.environment,
+          resource: options.resource,
           session: session ? () => session(request) : undefined,
         }),
       );
     },
     handle,
     assertScopes(required) {
-      const unknown = [...required].filter((scope) => !scopes.has(scope));
+      const problem = scopeRequirementProblem(required);
+      if (problem !== undefined) throw new TypeError(`Keyward: the guard's ${problem}`);
+      const unknown = [...scopesNamedBy(required)].filter((scope) => !scopes.has(scope));
       if (unknown.length > 0) {
         throw new TypeError(
           `Keyward: ${unknown.map((scope) => JSON.stringify(scope)).join(", ")} ${unknown.length === 1 ? "is not a configured scope" : "are not configured scopes"}; configured: ${scopes.names.join(", ")}. Add it to \`scopes\` or fix the guard.`,

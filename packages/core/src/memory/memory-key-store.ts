@@ -76,6 +76,15 @@ export function memoryKeyStore(): KeyStore & {
       return live;
     },
 
+    // A walk of every key, as listExpiring's.
+    async listLive({ limit, after }) {
+      const live = [...byId.values()].filter(
+        (key) => key.revokedAt === null && (after === undefined || key.id > after),
+      );
+      live.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return live.slice(0, limit);
+    },
+
     // A walk of every key: the memory store holds few, and the scan runs on a timer, not per request.
     async listExpiring(query) {
       return pageOfExpiringKeys(byId.values(), query);
@@ -128,6 +137,7 @@ export function memoryKeyStore(): KeyStore & {
       const fields = definedFields(changes);
       // A copy, as in setLimits: the caller's object must not change the stored record later.
       if (changes.limits) fields.limits = structuredClone(changes.limits);
+      if (changes.resources) fields.resources = structuredClone(changes.resources);
       const updated = freeze({ ...key, ...fields, version: key.version + 1 });
       byId.set(id, updated);
       record(changeEvents);

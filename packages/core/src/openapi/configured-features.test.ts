@@ -158,6 +158,7 @@ describe("keyward.openapi() with organizations and key updates", () => {
         "insufficient_scope",
         "ip_not_allowed",
         "not_owner",
+        "resource_not_allowed",
         "tier_not_allowed",
       ],
     });
@@ -169,7 +170,9 @@ describe("keyward.openapi() with organizations and key updates", () => {
         "ip_not_allowed",
         "not_member",
         "not_owner",
+        "resource_not_allowed",
         "role_not_permitted",
+        "scope_not_grantable",
         "tier_not_allowed",
         "too_many_keys",
       ],

@@ -15,14 +15,19 @@ import { checkOrganizationsConfig, type OrganizationsConfig } from "./membership
 import { organizationAccess } from "./organization-access.js";
 
 export type { OrganizationAction } from "../keys/organization-access.js";
-export type { Membership, OrganizationsConfig } from "./membership.js";
+export type {
+  Membership,
+  OrganizationRoles,
+  OrganizationsConfig,
+  RoleGrants,
+} from "./membership.js";
 
 /** Throws a `TypeError` naming the field for a malformed `config`. */
 export function organizations(config: OrganizationsConfig): KeywardFeature<"organizations"> {
   checkOrganizationsConfig(config);
   return {
     name: "organizations",
-    extends: { organizations: ({ tiers }) => organizationAccess(config, tiers) },
+    extends: { organizations: ({ tiers, scopes }) => organizationAccess(config, tiers, scopes) },
     install: () => ({}),
   };
 }

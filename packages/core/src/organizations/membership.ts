@@ -30,7 +30,24 @@ export interface OrganizationsConfig {
    * them and reads their usage. Default `{ manage: ["owner", "admin"], read: ["owner", "admin",
    * "member"] }`. A manage role does not imply read: list it in both.
    */
-  roles?: { manage?: readonly string[]; read?: readonly string[] };
+  roles?: OrganizationRoles;
+}
+
+/**
+ * Which roles may act (`manage`, `read`: lists of role names), and, by role name, the scopes a role
+ * may grant: `{ member: { grants: ["profile:read"] } }` lets a member create, change and rotate
+ * only keys within those scopes (403 `scope_not_grantable` otherwise). A role without `grants`
+ * grants any scope. Roles named `manage` or `read` cannot be capped (those names are the lists).
+ */
+export type OrganizationRoles = {
+  manage?: readonly string[];
+  read?: readonly string[];
+} & { [role: string]: readonly string[] | RoleGrants | undefined };
+
+/** What one role may grant. */
+export interface RoleGrants {
+  /** The scopes a key this role creates, changes or rotates may hold; at least one. */
+  grants: readonly string[];
 }
 
 export const defaultOrganizationRoles = {
@@ -50,6 +67,22 @@ export function checkOrganizationsConfig(config: unknown): void {
     throw new TypeError(
       `Keyward: \`organizations.memberships\` must be a function, got ${kindOf(candidate.memberships)}`,
     );
+  }
+  for (const [role, entry] of Object.entries(candidate.roles ?? {})) {
+    if (role === "manage" || role === "read" || entry === undefined) continue;
+    const grants = (entry as RoleGrants | null)?.grants;
+    if (
+      typeof entry !== "object" ||
+      entry === null ||
+      Array.isArray(entry) ||
+      !Array.isArray(grants) ||
+      grants.length === 0 ||
+      !grants.every((scope) => typeof scope === "string" && scope !== "")
+    ) {
+      throw new TypeError(
+        `Keyward: \`organizations.roles.${role}\` must be { grants: [scope, ...] } with at least one scope, got ${kindOf(entry)}`,
+      );
+    }
   }
   for (const action of ["manage", "read"] as const) {
     const roles = candidate.roles?.[action];

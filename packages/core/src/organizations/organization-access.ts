@@ -1,20 +1,24 @@
 import { KeywardError } from "../errors/keyward-error.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
+import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
 import {
   defaultOrganizationRoles,
   type Membership,
   type OrganizationsConfig,
+  type RoleGrants,
 } from "./membership.js";
 
 export function organizationAccess(
   config: OrganizationsConfig,
   tiers: TierLadder,
+  scopes: ScopeRegistry,
 ): OrganizationAccess {
   const roles = {
     manage: new Set(config.roles?.manage ?? defaultOrganizationRoles.manage),
     read: new Set(config.roles?.read ?? defaultOrganizationRoles.read),
   };
+  const grantsByRole = roleGrants(config, scopes);
 
   return {
     async require(claims, organizationId, action, notMember) {
@@ -30,13 +34,40 @@ export function organizationAccess(
           "Your role in the organization does not permit this action",
         );
       }
+      const grants = grantsByRole.get(membership.role);
       return {
         organizationId,
         role: membership.role,
         tier: statesTier(membership) ? tiers.resolveAccountTier(membership.tier) : undefined,
+        ...(grants === undefined ? {} : { grants }),
       };
     },
   };
+}
+
+/**
+ * The scopes each capped role may grant. A grant of a scope that is not configured is a mistake
+ * that would silently grant nothing: a `TypeError` at `createKeyward`, naming it.
+ */
+function roleGrants(
+  config: OrganizationsConfig,
+  scopes: ScopeRegistry,
+): ReadonlyMap<string, readonly string[]> {
+  const grants = new Map<string, readonly string[]>();
+  for (const [role, entry] of Object.entries(config.roles ?? {})) {
+    if (role === "manage" || role === "read" || entry === undefined || Array.isArray(entry)) {
+      continue;
+    }
+    const list = (entry as RoleGrants).grants;
+    const unknown = list.filter((scope) => !scopes.has(scope));
+    if (unknown.length > 0) {
+      throw new TypeError(
+        `Keyward: \`organizations.roles.${role}.grants\` names ${unknown.map((scope) => JSON.stringify(scope)).join(", ")}, not a configured scope; configured: ${scopes.names.join(", ")}`,
+      );
+    }
+    grants.set(role, Object.freeze([...list]));
+  }
+  return grants;
 }
 
 /**

@@ -11,7 +11,8 @@ export function frozenKey(key: StoredKey): StoredKey {
     Object.isFrozen(key) &&
     Object.isFrozen(key.scopes) &&
     isDeepFrozen(key.metadata) &&
-    (key.allowedIps == null || Object.isFrozen(key.allowedIps))
+    (key.allowedIps == null || Object.isFrozen(key.allowedIps)) &&
+    (key.resources == null || Object.isFrozen(key.resources))
   ) {
     return key;
   }
@@ -21,6 +22,7 @@ export function frozenKey(key: StoredKey): StoredKey {
     metadata: key.metadata === null ? null : deepFreeze(structuredClone(key.metadata)),
     // Only when present: a record without an allowlist keeps exactly the fields it had.
     ...(key.allowedIps == null ? {} : { allowedIps: Object.freeze([...key.allowedIps]) }),
+    ...(key.resources == null ? {} : { resources: deepFreeze(structuredClone(key.resources)) }),
   });
 }
 

@@ -1,4 +1,5 @@
 import type { StoredEvent } from "../event-model/event.js";
+import type { KeyResourceLimits } from "../keys/key-resources.js";
 import type { Owner, OwnerType } from "../keys/owner.js";
 import type { KeyLimits } from "../limits/types.js";
 import type { KeyMetadata } from "./key-metadata.js";
@@ -82,6 +83,11 @@ export interface StoredKey {
    * `lastUsedAt` until Keyward counts a use of its own. Absent or null for other keys.
    */
   importedLastUsedAt?: number | null;
+  /**
+   * The resources the key is limited to, by kind (`{ profile: ["alice"] }`, `permissions()`);
+   * absent or null: every resource. Stores keep it as given (a JSON value).
+   */
+  resources?: KeyResourceLimits | null;
 }
 
 /** What `KeyStore.update` changes; fields left out keep their values. */
@@ -93,6 +99,8 @@ export interface KeyUpdate {
   disabledAt?: number | null;
   /** A new allowlist, or null to remove it (the key works from anywhere again). */
   allowedIps?: readonly string[] | null;
+  /** Narrower resources (`permissions()`); never null once a key has some (that would widen). */
+  resources?: KeyResourceLimits | null;
   /** The key's per-key limits (`keys.update`'s `limits`, applied to what it had), or null to clear them. */
   limits?: KeyLimits | null;
   /** The secret sealed again after a rotation (`recoverable()`), or null to drop it. */
@@ -258,4 +266,10 @@ export interface KeyStore {
    * hint and `version` stay). A store with a cache evicts the entry under `from` on every instance.
    */
   rehash?(id: string, from: string, to: string): Promise<StoredKey | null>;
+  /**
+   * Optional: the keys that are not revoked, by `id` ascending (compared by code unit), `limit` at
+   * most, after the id `after` when given. Walked page by page by `permissions({
+   * disableAfterUnused })`'s scan, on a timer, never per request. Without it, that policy cannot run.
+   */
+  listLive?(query: { limit: number; after?: string }): Promise<StoredKey[]>;
 }

@@ -36,6 +36,8 @@ export interface CreateKeyBody {
   environment?: string | undefined;
   /** The addresses and CIDR ranges the key may be used from, canonical; omitted: anywhere. */
   allowedIps?: string[] | undefined;
+  /** The resources the key is limited to, by kind (`permissions()`); omitted: every resource. */
+  resources?: Record<string, string[]> | undefined;
 }
 
 export type CreateKeyValidation =
@@ -52,6 +54,7 @@ interface CheckedCreateKeyBody {
   organizationId?: string;
   environment?: string;
   allowedIps?: string[];
+  resources?: Record<string, string[]>;
 }
 
 /**
@@ -70,6 +73,8 @@ export function createKeyBodySchema(options: {
   environments?: readonly string[] | undefined;
   /** `allowedIps`' schema, with IP allowlists (`lifecycle()`); otherwise the field is refused. */
   allowedIps?: Schema<string[]> | undefined;
+  /** `resources`' schema, with `permissions()`; otherwise the field is refused. */
+  resources?: Schema<Record<string, string[]>> | undefined;
 }): Schema<CheckedCreateKeyBody> {
   const { name, scopes, tier, expiresAt } = keyFieldSchemas(options);
   const schema = objectSchema<CheckedCreateKeyBody>({
@@ -80,9 +85,11 @@ export function createKeyBodySchema(options: {
       ...(options.organizations ? { organizationId: organizationIdSchema } : {}),
       ...(options.environments ? { environment: environmentSchema(options.environments) } : {}),
       ...(options.allowedIps ? { allowedIps: options.allowedIps } : {}),
+      ...(options.resources ? { resources: options.resources } : {}),
     },
   });
   if (!options.allowedIps) withoutAllowlists.add(schema);
+  if (!options.resources) withoutResources.add(schema);
   return schema;
 }
 
@@ -91,6 +98,9 @@ export function createKeyBodySchema(options: {
  * unknown fields, since a key meant to be limited to some addresses must not be usable from anywhere.
  */
 const withoutAllowlists = new WeakSet<object>();
+
+/** Schemas made without `permissions()`: their `resources` is refused, as `allowedIps` is. */
+const withoutResources = new WeakSet<object>();
 
 /** One of the configured environments' names. */
 function environmentSchema(names: readonly string[]) {
@@ -260,6 +270,9 @@ export function validateCreateKeyBody(
     withoutAllowlists.has(schema) && Object.hasOwn(input as object, "allowedIps")
       ? [allowlistsNotListed]
       : [];
+  if (withoutResources.has(schema) && Object.hasOwn(input as object, "resources")) {
+    refused.push(resourcesNotListed);
+  }
   if (isRefusal(result) || refused.length > 0) {
     const issues = isRefusal(result) ? toValidationIssues(result, "body") : [];
     return { ok: false, issues: [...issues, ...refused] };
@@ -281,6 +294,7 @@ export function validateCreateKeyBody(
         : {}),
       ...(typeof result.environment === "string" ? { environment: result.environment } : {}),
       ...(Array.isArray(result.allowedIps) ? { allowedIps: result.allowedIps } : {}),
+      ...(result.resources === undefined ? {} : { resources: result.resources }),
     },
     expiresAt,
   };
@@ -296,5 +310,11 @@ function quoteList(values: readonly string[]): string {
 const allowlistsNotListed: ValidationIssue = {
   loc: ["body", "allowedIps"],
   msg: "Extra inputs are not permitted: IP allowlists need lifecycle() in the server's features",
+  type: "extra_forbidden",
+};
+
+const resourcesNotListed: ValidationIssue = {
+  loc: ["body", "resources"],
+  msg: "Extra inputs are not permitted: resource-limited keys need permissions() in the server's features",
   type: "extra_forbidden",
 };

@@ -15,6 +15,8 @@ export interface UpdateKeyBody {
   enabled?: boolean;
   /** A new allowlist in canonical text, or null to remove it. */
   allowedIps?: string[] | null;
+  /** Narrower resources (`permissions()`; checked against the key, not here). */
+  resources?: Record<string, string[]>;
 }
 
 export type UpdateKeyValidation =
@@ -31,6 +33,7 @@ const acceptedFields = new WeakMap<object, ReadonlySet<string>>();
 export function updateKeyBodySchema(
   fields: ReturnType<typeof keyFieldSchemas>,
   allowedIpsField?: Schema<string[] | null>,
+  resourcesField?: Schema<Record<string, string[]> | null>,
 ): Schema<CheckedUpdateKeyBody> {
   const schema = objectSchema<CheckedUpdateKeyBody>({
     optional: {
@@ -39,10 +42,13 @@ export function updateKeyBodySchema(
       metadata: metadataSchema({ nullable: true }),
       enabled,
       ...(allowedIpsField ? { allowedIps: allowedIpsField } : {}),
+      ...(resourcesField ? { resources: resourcesField } : {}),
     },
   });
   const names = ["name", "scopes", "metadata", "enabled"];
-  acceptedFields.set(schema, new Set(allowedIpsField ? [...names, "allowedIps"] : names));
+  if (allowedIpsField) names.push("allowedIps");
+  if (resourcesField) names.push("resources");
+  acceptedFields.set(schema, new Set(names));
   return schema;
 }
 
@@ -53,6 +59,7 @@ interface CheckedUpdateKeyBody {
   metadata?: Record<string, unknown> | null;
   enabled?: boolean;
   allowedIps?: string[] | null;
+  resources?: Record<string, string[]>;
 }
 
 const enabled = checked<boolean>(
@@ -88,6 +95,7 @@ export function validateUpdateKeyBody(
   if (result.metadata !== undefined) value.metadata = result.metadata as KeyMetadata | null;
   if (result.enabled !== undefined) value.enabled = result.enabled;
   if (result.allowedIps !== undefined) value.allowedIps = result.allowedIps;
+  if (result.resources !== undefined) value.resources = result.resources;
   return { ok: true, value };
 }
 

@@ -28,6 +28,7 @@ export const keyColumns = [
   "allowed_ips::text AS allowed_ips",
   "sealed_secret",
   `${toEpochMs("imported_last_used_at")} AS imported_last_used_at`,
+  "resources::text AS resources",
 ].join(", ");
 
 export interface KeyRow {
@@ -59,6 +60,8 @@ export interface KeyRow {
   allowed_ips: string | null;
   sealed_secret: string | null;
   imported_last_used_at: number | null;
+  /** jsonb as text, like `scopes`. */
+  resources: string | null;
 }
 
 const time = (value: number | string | null) => (value === null ? null : Number(value));
@@ -92,5 +95,8 @@ export function toStoredKey(row: KeyRow): StoredKey {
     ...(row.imported_last_used_at == null
       ? {}
       : { importedLastUsedAt: Number(row.imported_last_used_at) }),
+    ...(row.resources === null
+      ? {}
+      : { resources: JSON.parse(row.resources) as Record<string, string[]> }),
   };
 }

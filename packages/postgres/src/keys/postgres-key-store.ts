@@ -55,10 +55,11 @@ export function postgresKeyStore(
     create: `INSERT INTO ${keys}
       (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at, rotated_at,
         owner_tier, owner_type, created_by, disabled_at, metadata, limits, previous_secret_hash,
-        previous_secret_expires_at, environment, allowed_ips, version, sealed_secret)
+        previous_secret_expires_at, environment, allowed_ips, version, sealed_secret, resources)
       VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, ${fromEpochMs("$8")}, ${fromEpochMs("$9")},
         ${fromEpochMs("$10")}, ${fromEpochMs("$11")}, $12, $13, $14, ${fromEpochMs("$15")},
-        $16::text::jsonb, $17::text::jsonb, $18, ${fromEpochMs("$19")}, $20, $21::text::jsonb, $22, $23)`,
+        $16::text::jsonb, $17::text::jsonb, $18, ${fromEpochMs("$19")}, $20, $21::text::jsonb, $22, $23,
+        $24::text::jsonb)`,
     // Two unique indexes, one row at most: the current secret's, or the one a grace keeps alive.
     findByHash: `SELECT ${keyColumns} FROM ${keys}
       WHERE secret_hash = $1 OR previous_secret_hash = $1`,
@@ -82,6 +83,10 @@ export function postgresKeyStore(
         AND (expires_at, id) > (${fromEpochMs("$4")}, $5) AND expires_at < ${fromEpochMs("$2")}
         AND expires_at >= ${fromEpochMs("$1")}
       ORDER BY expires_at, id LIMIT $3`,
+    // By the primary key, page after page; `COLLATE "C"` ids compare by byte, as code units do here.
+    listLive: `SELECT ${keyColumns} FROM ${keys}
+      WHERE revoked_at IS NULL AND ($2::text IS NULL OR id > $2::text)
+      ORDER BY id LIMIT $1`,
     // Each field is set only when its flag is: one statement for every combination of changes.
     // $14, the expected version, is NULL for an unconditional update. A concurrent update of the
     // row waits for this one and re-checks the WHERE against the committed row, whose version has
@@ -94,7 +99,8 @@ export function postgresKeyStore(
         disabled_at = CASE WHEN $8::boolean THEN ${fromEpochMs("$9")} ELSE disabled_at END,
         limits = CASE WHEN $10::boolean THEN $11::text::jsonb ELSE limits END,
         allowed_ips = CASE WHEN $12::boolean THEN $13::text::jsonb ELSE allowed_ips END,
-        sealed_secret = CASE WHEN $15::boolean THEN $16 ELSE sealed_secret END
+        sealed_secret = CASE WHEN $15::boolean THEN $16 ELSE sealed_secret END,
+        resources = CASE WHEN $17::boolean THEN $18::text::jsonb ELSE resources END
       WHERE id = $1 AND revoked_at IS NULL AND ($14::bigint IS NULL OR version = $14::bigint)
       RETURNING ${keyColumns}`,
     // On the right of SET, secret_hash is the value before this UPDATE: the replaced secret.
@@ -161,6 +167,7 @@ export function postgresKeyStore(
           key.allowedIps == null ? null : JSON.stringify(key.allowedIps),
           key.version,
           key.sealedSecret ?? null,
+          key.resources == null ? null : JSON.stringify(key.resources),
         ]);
         return true;
       });
@@ -212,6 +219,8 @@ export function postgresKeyStore(
           expectedVersion ?? null,
           changes.sealedSecret !== undefined,
           changes.sealedSecret ?? null,
+          changes.resources !== undefined,
+          changes.resources == null ? null : JSON.stringify(changes.resources),
         ]),
       ),
 
@@ -224,6 +233,11 @@ export function postgresKeyStore(
             after.id,
           ])
         : await queryRows<KeyRow>(client, sql.listExpiring, window);
+      return rows.map(toStoredKey);
+    },
+
+    async listLive({ limit, after }) {
+      const rows = await queryRows<KeyRow>(client, sql.listLive, [limit, after ?? null]);
       return rows.map(toStoredKey);
     },
 

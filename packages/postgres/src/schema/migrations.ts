@@ -54,6 +54,8 @@ export const migrations: readonly Migration[] = [
         -- Canonical address and range texts; never an empty list (no allowlist is NULL).
         allowed_ips jsonb CHECK (allowed_ips IS NULL OR
           (jsonb_typeof(allowed_ips) = 'array' AND jsonb_array_length(allowed_ips) > 0)),
+        -- The resources the key is limited to, by kind ({"profile": ["alice"]}); NULL: every one.
+        resources jsonb CHECK (resources IS NULL OR jsonb_typeof(resources) = 'object'),
         -- The compare-and-set of an update (and an HTTP ETag) reads it; every write adds 1.
         version bigint NOT NULL DEFAULT 1,
         -- recoverable(): the secret encrypted under a key the database never holds; NULL: none.

@@ -52,6 +52,7 @@ export function toKeyFields(key: StoredKey): string[] {
   if (key.importedLastUsedAt != null) {
     fields.push("importedLastUsedAt", String(key.importedLastUsedAt));
   }
+  if (key.resources != null) fields.push("resources", JSON.stringify(key.resources));
   return fields;
 }
 
@@ -92,6 +93,9 @@ export function fromKeyFields(flat: readonly string[] | null | undefined): Store
     ...(fields.importedLastUsedAt === undefined
       ? {}
       : { importedLastUsedAt: Number(fields.importedLastUsedAt) }),
+    ...(fields.resources === undefined
+      ? {}
+      : { resources: JSON.parse(fields.resources) as Record<string, string[]> }),
   };
 }
 
@@ -115,6 +119,10 @@ export function toUpdateFields(changes: KeyUpdate): { set: string[]; unset: stri
   if (changes.allowedIps !== undefined) {
     if (changes.allowedIps === null) unset.push("allowedIps");
     else set.push("allowedIps", JSON.stringify(changes.allowedIps));
+  }
+  if (changes.resources !== undefined) {
+    if (changes.resources === null) unset.push("resources");
+    else set.push("resources", JSON.stringify(changes.resources));
   }
   if (changes.limits !== undefined) {
     if (changes.limits === null) unset.push("limits");

@@ -6,6 +6,7 @@
 export {
   DEMO_ENVIRONMENTS,
   DEMO_OPENAPI_ROUTES,
+  DEMO_ORGANIZATION_ROLES,
   DEMO_SCOPE_DESCRIPTIONS,
   DEMO_SCOPES,
   DEMO_TIER_LIMITS,
@@ -20,6 +21,7 @@ export {
   demoKeywardConfig,
   demoMemberships,
   PROFILE_ROUTE,
+  profileResource,
 } from "../demo-contract.js";
 
 export const DEFAULT_BASE_PATH = "/api/v1/api-keys";

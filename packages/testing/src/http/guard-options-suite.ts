@@ -4,7 +4,7 @@
  * no bearer token, and refuse at creation a scope or an environment that is not configured (so a
  * typo fails at start, not on every request). The demo contract has environments `live` and `test`.
  */
-import { createKeyward, type Keyward, memoryStore } from "@keyward/core";
+import { createKeyward, type Keyward, memoryStore, type ScopeRequirement } from "@keyward/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { mintJwt } from "./client.js";
 import { demoKeywardConfig } from "./demo-contract.js";
@@ -12,7 +12,8 @@ import { rawRequest } from "./raw-request.js";
 
 /** The options every adapter's guard takes. */
 export interface GuardOptions {
-  scopes?: readonly string[];
+  /** A list (all of them), `{ allOf }` or `{ anyOf }`. */
+  scopes?: ScopeRequirement;
   accept?: "any" | "api-key" | "session";
   /** Credits each request spends from a key that has credits. */
   cost?: number;
@@ -100,6 +101,60 @@ export function describeGuardOptions(name: string, options: GuardOptionsSuiteOpt
         /"staging" is not a configured environment/,
       );
       await expect(create({ environment: "test" })).resolves.toBeDefined();
+    });
+
+    it("refuses at creation a malformed scope requirement, naming the problem", async () => {
+      const keyward = createKeyward({
+        store: memoryStore(),
+        ...demoKeywardConfig(jwtSecret),
+        logger: false,
+      });
+      opened.push(keyward);
+      const create = async (scopes: unknown) =>
+        options.createGuard(keyward, { scopes: scopes as ScopeRequirement });
+      await expect(create({ anyOf: [] })).rejects.toThrow(
+        /`scopes.anyOf` must name at least one scope/,
+      );
+      await expect(create({ allOf: "profile:read" })).rejects.toThrow(
+        /`scopes.allOf` must be a list of scopes/,
+      );
+      await expect(create({ oneOf: ["profile:read"] })).rejects.toThrow(
+        /exactly one of `allOf` or `anyOf`, got `oneOf`/,
+      );
+      await expect(create({ anyOf: ["profile:read"], allOf: ["org:read"] })).rejects.toThrow(
+        /exactly one of `allOf` or `anyOf`/,
+      );
+      await expect(create({ anyOf: ["profile:raed"] })).rejects.toThrow(
+        /"profile:raed" is not a configured scope/,
+      );
+      await expect(create({ anyOf: ["profile:read", "org:read"] })).resolves.toBeDefined();
+      await expect(create({ allOf: ["profile:read"] })).resolves.toBeDefined();
+    });
+
+    it("takes a key holding one scope of `anyOf`, and only one holding every scope of `allOf`", async () => {
+      // The key holds profile:read only.
+      const anyOf = await setup({ scopes: { anyOf: ["profile:write", "profile:read"] } });
+      expect(await anyOf.get({ authorization: `Bearer ${anyOf.key}` })).toEqual({
+        status: 200,
+        body: { kind: "key", userId: anyOf.userId },
+      });
+      const noneOf = await setup({ scopes: { anyOf: ["profile:write", "org:read"] } });
+      expect(await noneOf.get({ authorization: `Bearer ${noneOf.key}` })).toEqual({
+        status: 403,
+        body: {
+          detail: "API key lacks the required scope: one of profile:write, org:read",
+          code: "insufficient_scope",
+        },
+      });
+      // A session holds every scope, whatever the requirement.
+      expect((await noneOf.get({ authorization: `Bearer ${noneOf.token}` })).status).toBe(200);
+      const allOf = await setup({ scopes: { allOf: ["profile:read", "org:read"] } });
+      expect(await allOf.get({ authorization: `Bearer ${allOf.key}` })).toEqual({
+        status: 403,
+        body: { detail: "API key lacks the required scope: org:read", code: "insufficient_scope" },
+      });
+      const allHeld = await setup({ scopes: { allOf: ["profile:read"] } });
+      expect((await allHeld.get({ authorization: `Bearer ${allHeld.key}` })).status).toBe(200);
     });
 
     it("takes keys of its `environment` only: a key of another gets 401, sessions pass", async () => {

@@ -20,6 +20,8 @@ import type { HttpSuiteOptions } from "./options.js";
 import { organizationsSuite } from "./organizations-suite.js";
 import { paginationSuite } from "./pagination-suite.js";
 import { rateLimitSuite } from "./rate-limit-suite.js";
+import { resourcesSuite } from "./resources-suite.js";
+import { roleGrantsSuite } from "./role-grants-suite.js";
 import { routingSuite } from "./routing-suite.js";
 import { validationSuite } from "./validation-suite.js";
 
@@ -28,6 +30,7 @@ export { type ClientAddressSuiteOptions, describeClientAddress } from "./client-
 export {
   DEMO_ENVIRONMENTS,
   DEMO_OPENAPI_ROUTES,
+  DEMO_ORGANIZATION_ROLES,
   DEMO_SCOPE_DESCRIPTIONS,
   DEMO_SCOPES,
   DEMO_TIER_LIMITS,
@@ -39,6 +42,7 @@ export {
   demoKeywardConfig,
   demoMemberships,
   PROFILE_ROUTE,
+  profileResource,
 } from "./demo-contract.js";
 export { expectRateLimited } from "./expectations.js";
 export { forwardTo } from "./forward.js";
@@ -96,6 +100,7 @@ export function describeHttpConformance(name: string, options: HttpSuiteOptions)
     rateLimitSuite(client, options);
     hostRoutesSuite(client);
     if (options.organizations) organizationsSuite(client);
+    if (options.roleGrants) roleGrantsSuite(client);
     if (options.keyUpdates) lifecycleSuite(client);
     if (options.environments) environmentsSuite(client);
     if (options.ipAllowlists)
@@ -103,6 +108,10 @@ export function describeHttpConformance(name: string, options: HttpSuiteOptions)
     if (options.gracefulRotation) gracefulRotationSuite(client, options);
     paginationSuite(client);
     if (options.events) eventsSuite(client, options);
+    if (options.resources) {
+      const kind = options.resources === true ? "profile" : options.resources.kind;
+      resourcesSuite(client, { kind, keyUpdates: options.keyUpdates === true });
+    }
     if (options.openapi) openApiSuite(client, options.openapi);
   });
 }

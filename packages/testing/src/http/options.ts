@@ -58,6 +58,13 @@ export interface HttpSuiteOptions {
    */
   organizations?: boolean;
   /**
+   * Also check organization roles that cap the scopes they grant, with `organizations` (and PATCH
+   * with `keyUpdates`): the implementation's roles are the demo contract v0.3's
+   * (`DEMO_ORGANIZATION_ROLES`: a `developer` who manages keys and grants only the read and write
+   * scopes).
+   */
+  roleGrants?: boolean;
+  /**
    * Also check `PATCH {basePath}/{key_id}` (name, metadata, enabled, narrowing scopes): the
    * implementation lists `lifecycle()` (PATCH is on by default there).
    */
@@ -79,6 +86,12 @@ export interface HttpSuiteOptions {
    * `lifecycle({ gracefulRotation })`, whose maximum this gives (`true`: the default, 7 days).
    */
   gracefulRotation?: boolean | { maxGracePeriodSeconds: number };
+  /**
+   * Also check resource-limited keys (`resources` on create, and on PATCH with `keyUpdates`): the
+   * implementation lists `permissions()` and its host route passes `resource: { [kind]: slug }` on
+   * `GET` and `PUT` (`true`: the demo contract v0.3's kind, `profile`).
+   */
+  resources?: boolean | { kind: string };
   /**
    * Also check `GET {basePath}/{key_id}/events`, the audit log: the implementation lists
    * `events()` (the demo contract does).

@@ -576,6 +576,72 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
       expect(await keys.update(key.id, { allowedIps: null })).toBeNull();
     });
 
+    it("keeps a key's resources as given, narrows them by update, reads keys without them as without", async () => {
+      const { keys } = await open();
+      const ownerId = uniqueId("owner");
+      const plain = storedKey({ ownerId, createdAt: 1_000 });
+      const limited = storedKey({
+        ownerId,
+        createdAt: 2_000,
+        resources: { profile: ["alice", "bob", "名前🔑", "'; --"], project: [] },
+      });
+      for (const key of [plain, limited]) await keys.create(key);
+      expect(await keys.findById(limited.id)).toEqual(limited);
+      expect(await keys.findByHash(limited.secretHash)).toEqual(limited);
+      expect(await keys.listByOwner({ type: "user", id: ownerId })).toEqual([limited, plain]);
+      expect((await keys.findById(plain.id))!.resources ?? null).toBeNull();
+      // The store keeps its own copy: the caller's object changing later changes nothing.
+      (limited.resources!.profile as string[]).push("mallory");
+      expect((await keys.findById(limited.id))!.resources).toEqual({
+        profile: ["alice", "bob", "名前🔑", "'; --"],
+        project: [],
+      });
+      const narrowed = await keys.update(limited.id, {
+        resources: { profile: ["alice"], project: [] },
+      });
+      expect(narrowed?.resources).toEqual({ profile: ["alice"], project: [] });
+      expect((await keys.update(limited.id, { name: "renamed" }))?.resources).toEqual({
+        profile: ["alice"],
+        project: [],
+      });
+      const set = await keys.update(plain.id, { resources: { profile: ["carol"] } });
+      expect(set).toEqual({ ...plain, resources: { profile: ["carol"] }, version: 2 });
+      const rotated = await keys.rotate({
+        id: plain.id,
+        expectedHash: plain.secretHash,
+        secretHash: fakeHash(),
+        hint: "sk_live_…wxyz",
+        rotatedAt: 5_000,
+      });
+      expect(rotated?.resources).toEqual({ profile: ["carol"] });
+      expect((await keys.revoke(plain.id, 6_000))?.resources).toEqual({ profile: ["carol"] });
+    });
+
+    it("lists live keys by id, page after page, revoked ones left out (listLive, when it has it)", async (context) => {
+      const { keys } = await open();
+      if (!keys.listLive) return context.skip();
+      const ownerId = uniqueId("owner");
+      const made = [storedKey({ ownerId }), storedKey({ ownerId }), storedKey({ ownerId })];
+      for (const key of made) await keys.create(key);
+      await keys.revoke(made[1]!.id, 5_000);
+      // Other tests' keys share the store: walk it all, then look at ours.
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await keys.listLive(after === undefined ? { limit: 2 } : { limit: 2, after });
+        expect(page.length).toBeLessThanOrEqual(2);
+        for (const key of page) expect(key.revokedAt).toBeNull();
+        seen.push(...page.map((key) => key.id));
+        if (page.length < 2) break;
+        after = page[page.length - 1]!.id;
+      }
+      expect([...seen].sort()).toEqual(seen);
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(seen).toContain(made[0]!.id);
+      expect(seen).toContain(made[2]!.id);
+      expect(seen).not.toContain(made[1]!.id);
+    });
+
     it("persists what its getters report (read through the probe)", async () => {
       const store = await open();
       const key = storedKey();

@@ -9,6 +9,8 @@ export interface HostRoute {
   template: string;
   /** The scope each method needs. */
   scopes: { GET: string; PUT: string };
+  /** The kind of resource the id names (`profile`): passed as `resource` when given. */
+  resourceKind?: string;
 }
 
 /**
@@ -36,6 +38,10 @@ export function guardedHost(keyward: Keyward, route: HostRoute, clientIp = "127.
       scopes: [scope],
       route: route.template,
       clientIp,
+      resource:
+        route.resourceKind === undefined
+          ? undefined
+          : { [route.resourceKind]: decodeURIComponent(slug) },
     });
     if (!result.ok) return result.error.toResponse(result.headers);
     const principal = result.principal;

@@ -9,6 +9,7 @@ import { validateCreateKeyBody } from "../../validation/create-key-body.js";
 import type { Versioned } from "../key-api-types.js";
 import { type KeyWithSecret, keyStatus, toKeyRecord } from "../key-record.js";
 import type { KeyOperations } from "./key-operations.js";
+import { refuseUngrantableScopes } from "./role-grants.js";
 
 /** Whose key it is, the account tier that caps it, and who is acting (for the event). */
 export interface CreateDecision {
@@ -16,6 +17,8 @@ export interface CreateDecision {
   createdBy: string;
   accountTier: string;
   actor: EventActor;
+  /** The scopes the creating member's role may grant, when it is capped (`organizations()`). */
+  grants?: readonly string[];
 }
 
 /**
@@ -50,12 +53,35 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
     }
   };
 
+  /**
+   * The expiry under a lifetime policy (`permissions({ maxLifetime })`): none asked → the cap; one
+   * past it → 422 at `expiresAt`, nothing created. Without a policy, the body's as it is.
+   */
+  const expiryWithinPolicy = (
+    requested: number | null,
+    key: { tier: string; owner: Owner },
+  ): number | null => {
+    const maxLifetime = ctx.maxKeyLifetime?.(key);
+    if (maxLifetime === undefined) return requested;
+    const latest = ctx.clock.now() + maxLifetime;
+    if (requested === null) return latest;
+    if (requested <= latest) return requested;
+    throw new KeywardError("validation_failed", [
+      {
+        loc: ["body", "expiresAt"],
+        msg: `Value error, a key of tier '${key.tier}' may live at most ${describeLifetime(maxLifetime)}: expiresAt must be ${new Date(latest).toISOString()} or earlier`,
+        type: "value_error",
+      },
+    ]);
+  };
+
   return async (body, decideOwner) => {
     const checked = validateCreateKeyBody(ctx.createKeyBody, body);
     if (!checked.ok) throw new KeywardError("validation_failed", checked.issues);
-    const { owner, createdBy, accountTier, actor } = await decideOwner(
+    const { owner, createdBy, accountTier, actor, grants } = await decideOwner(
       checked.value.organizationId,
     );
+    refuseUngrantableScopes(grants, checked.value.scopes);
     await refuseOverKeyLimit(owner);
     const resolvedTier = ctx.tiers.resolveAccountTier(accountTier);
     if (!ctx.tiers.allows(resolvedTier, checked.value.tier)) {
@@ -64,6 +90,10 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
         `Tier '${checked.value.tier}' is above the account's tier '${resolvedTier}'`,
       );
     }
+    const expiresAt = expiryWithinPolicy(checked.expiresAt, {
+      tier: checked.value.tier,
+      owner,
+    });
     const environment = checked.value.environment ?? ctx.environments.defaultName;
     const { secret, secretHash, hint } = ops.newSecret(ctx.environments.prefixOf(environment)!);
     const id = generateKeyId(ctx.random);
@@ -79,7 +109,7 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
       secretHash,
       hint,
       createdAt: ctx.clock.now(),
-      expiresAt: checked.expiresAt,
+      expiresAt,
       revokedAt: null,
       rotatedAt: null,
       previousSecretHash: null,
@@ -91,6 +121,7 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
       ...(ctx.environments.configured ? { environment } : {}),
       ...(checked.value.allowedIps ? { allowedIps: checked.value.allowedIps } : {}),
       ...(ctx.secretSealer ? { sealedSecret: await ctx.secretSealer.seal(secret, id) } : {}),
+      ...(checked.value.resources ? { resources: checked.value.resources } : {}),
     };
     await ops.commit({ kind: "created", key }, actor);
     // A new key was never used: its record needs no usage read.
@@ -113,4 +144,18 @@ function countLive(keys: readonly StoredKey[], now: number): number {
     if (status !== "revoked" && status !== "expired") live++;
   }
   return live;
+}
+
+/** A lifetime as people write it: whole days when it is some, else hours, minutes or seconds. */
+function describeLifetime(ms: number): string {
+  const units = [
+    [86_400_000, "day"],
+    [3_600_000, "hour"],
+    [60_000, "minute"],
+    [1_000, "second"],
+  ] as const;
+  for (const [size, name] of units) {
+    if (ms >= size && ms % size === 0) return `${ms / size} ${name}${ms === size ? "" : "s"}`;
+  }
+  return `${ms} ms`;
 }

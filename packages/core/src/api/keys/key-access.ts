@@ -24,7 +24,7 @@ export interface KeyAccessChecks {
     caller: Caller,
     keyId: string,
     action: OrganizationAction,
-  ): Promise<{ key: StoredKey; accountTier: string }>;
+  ): Promise<{ key: StoredKey; accountTier: string; grants?: readonly string[] }>;
   /**
    * Whose keys a listing shows: the caller's own, or (with organizations) the named
    * organization's, once the caller's role there may read them.
@@ -74,7 +74,10 @@ export function keyAccessChecks(ctx: KeywardContext): KeyAccessChecks {
         "not_owner",
       );
       // A membership that states no tier leaves the organization's recorded one in charge.
-      return { key, accountTier: membership.tier ?? recordedTier(key) };
+      const accountTier = membership.tier ?? recordedTier(key);
+      return membership.grants === undefined
+        ? { key, accountTier }
+        : { key, accountTier, grants: membership.grants };
     },
     async readableOwner(caller, organizationId) {
       if (organizationId === undefined || !ctx.organizations) return userOwner(caller.userId);

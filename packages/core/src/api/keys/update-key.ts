@@ -80,6 +80,10 @@ export function updateKeyOperation(ops: KeyOperations): UpdateKey {
       const now = ctx.clock.now();
       const issues = checked.ok ? [] : [...checked.issues];
       issues.push(...widenedScopeIssues(current, rest));
+      // Resources, like scopes, can only be narrowed (`permissions()` says what would widen).
+      if (checked.ok && checked.value.resources !== undefined && ctx.resources) {
+        issues.push(...ctx.resources.widened(current.resources ?? null, checked.value.resources));
+      }
       if (!operator && hasLimits(body)) issues.push(limitsNotAllowed);
       const next =
         overrides === undefined ? undefined : limitsAfter(current.limits, overrides, now);
@@ -117,12 +121,13 @@ function changesOf(
   limits: KeyLimits | null | undefined,
   now: number,
 ): KeyUpdate {
-  const { name, scopes, metadata, enabled, allowedIps } = value;
+  const { name, scopes, metadata, enabled, allowedIps, resources } = value;
   return {
     ...(name === undefined ? {} : { name }),
     ...(scopes === undefined ? {} : { scopes }),
     ...(metadata === undefined ? {} : { metadata }),
     ...(allowedIps === undefined ? {} : { allowedIps }),
+    ...(resources === undefined ? {} : { resources }),
     // Disabling a disabled key keeps the time it was first disabled.
     ...(enabled === undefined ? {} : { disabledAt: enabled ? null : (key.disabledAt ?? now) }),
     ...(limits === undefined ? {} : { limits }),

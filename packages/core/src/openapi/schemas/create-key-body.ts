@@ -16,6 +16,12 @@
 
 import type { JsonSchema } from "../../features/openapi-types.js";
 import { maxAllowlistEntries } from "../../keys/ip-allowlists.js";
+import {
+  maxResourceIdLength,
+  maxResourceIds,
+  maxResourceKinds,
+  resourceKindPattern,
+} from "../../keys/key-resources.js";
 import { maxKeyNameLength } from "../../validation/key-name.js";
 import { maxMetadataBytes } from "../../validation/metadata.js";
 import { maxOwnerIdLength } from "../../validation/owner-id.js";
@@ -42,6 +48,19 @@ const allowlist: JsonSchema = {
   minItems: 1,
   maxItems: maxAllowlistEntries,
   uniqueItems: true,
+};
+
+const resourceLimits: JsonSchema = {
+  type: "object",
+  minProperties: 1,
+  maxProperties: maxResourceKinds,
+  propertyNames: { pattern: resourceKindPattern.source },
+  additionalProperties: {
+    type: "array",
+    items: { type: "string", minLength: 1, maxLength: maxResourceIdLength },
+    maxItems: maxResourceIds,
+    uniqueItems: true,
+  },
 };
 
 const keyName: Refinement = (converted) => ({
@@ -77,6 +96,11 @@ const createKeyFields: Record<string, Refinement> = {
   allowedIps: () => ({
     ...allowlist,
     description: `The addresses and ranges the key may be used from (1–${maxAllowlistEntries}, every bad entry reported at once); requests from elsewhere are refused with 403 \`ip_not_allowed\`. Omitted: anywhere.`,
+  }),
+  resources: () => ({
+    ...resourceLimits,
+    description:
+      'The resources the key may be used for, by kind: `{ "profile": ["alice"] }`. A route about a resource of a kind listed here refuses any other id with 403 `resource_not_allowed`; kinds not listed are not limited. Omitted: every resource.',
   }),
   // Only with `environments`: the schema then names them (see `createKeyBodyJsonSchema`).
   environment: (converted) => ({
@@ -114,6 +138,11 @@ const updateKeyFields: Record<string, Refinement> = {
   allowedIps: () => ({
     anyOf: [allowlist, { type: "null" }],
     description: `Replaces the addresses and ranges the key may be used from (1–${maxAllowlistEntries}); null removes the allowlist.`,
+  }),
+  resources: () => ({
+    ...resourceLimits,
+    description:
+      "Narrower resources: every kind the key limits, each with a subset of its ids; more kinds may be added. Anything wider is refused (422).",
   }),
 };
 

@@ -59,7 +59,9 @@ export function codeIsConfigured(
   code: KeywardErrorCode,
   configuration: { organizations: boolean; maxKeysPerOwner: boolean },
 ): boolean {
-  if (code === "not_member" || code === "role_not_permitted") return configuration.organizations;
+  if (code === "not_member" || code === "role_not_permitted" || code === "scope_not_grantable") {
+    return configuration.organizations;
+  }
   if (code === "too_many_keys") return configuration.maxKeysPerOwner;
   // Answered only by the secret-scanning endpoint, whose operation describes its own errors.
   if (

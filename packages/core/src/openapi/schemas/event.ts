@@ -120,6 +120,14 @@ export function eventTypesSchema() {
       ),
     ),
     ofType(
+      "key.inactive",
+      object({
+        required: { lastUsedAt: either(isoDateTime, nullValue), disablesAt: isoDateTime },
+      }).describe(
+        "The key has gone unused long enough to be disabled at disablesAt unless used before (permissions({ disableAfterUnused })); written once per key and last use",
+      ),
+    ),
+    ofType(
       "quota.threshold",
       object({
         required: {

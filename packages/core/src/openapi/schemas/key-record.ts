@@ -4,6 +4,7 @@
  * answer of a running instance against them, so the two cannot drift apart.
  */
 import { maxMetadataBytes } from "../../validation/metadata.js";
+import { schemaNode } from "../../validation/schema.js";
 import {
   anyObject,
   either,
@@ -47,6 +48,9 @@ export function keyRecordTypes(options: {
       allowedIps: listOf(string).describe(
         "The IPv4/IPv6 addresses and CIDR ranges the key may be used from, in canonical form; present only when it has an allowlist",
       ),
+      resources: resourceLimits.describe(
+        "The resources the key may be used for, by kind; present only on a key limited to some",
+      ),
       previousSecretExpiresAt: isoDateTime.describe(
         "Until when the secret a graceful rotation replaced still works; present only while it does",
       ),
@@ -74,6 +78,12 @@ export function keyRecordTypes(options: {
   });
   return { record, withSecret, list, page, revoked };
 }
+
+/** `Record<string, string[]>`: the resources a key is limited to, by kind. */
+const resourceLimits = schemaNode<Record<string, string[]>>({
+  domain: "object",
+  index: [{ signature: "string", value: { proto: Array, sequence: "string" } }],
+});
 
 /** The host's data about a key, as it stored it: any JSON object. */
 const metadata = anyObject.describe(
