@@ -501,7 +501,7 @@ export interface components {
                 resetsAt: string;
             };
         };
-        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked, key.expiring, key.inactive, quota.threshold, credits.exhausted, key.leaked. Never a secret or a hash. More types will come: ignore those you do not know. */
+        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked, key.expiring, key.inactive, quota.threshold, credits.exhausted, key.leaked, key.revealed. Never a secret or a hash. More types will come: ignore those you do not know. */
         Event: {
             /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
@@ -868,6 +868,41 @@ export interface components {
             };
             /** @constant */
             type: "key.rotated";
+        } | {
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
+            };
+            /** @description A user was shown the key's secret again (recoverable keys) */
+            data: {
+                /** @description The hint of the secret shown */
+                hint: string;
+            };
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "key.revealed";
         } | {
             /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
@@ -1313,6 +1348,41 @@ export interface components {
                 };
                 /** @constant */
                 type: "key.rotated";
+            } | {
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
+                };
+                /** @description A user was shown the key's secret again (recoverable keys) */
+                data: {
+                    /** @description The hint of the secret shown */
+                    hint: string;
+                };
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "key.revealed";
             } | {
                 /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
                 actor: {
@@ -2104,7 +2174,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; omitted for the first. */
                 cursor?: string;
                 /** @description Only events of these types: repeat the parameter, or separate types with commas. */
-                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked" | "key.expiring" | "key.inactive" | "quota.threshold" | "credits.exhausted" | "key.leaked")[];
+                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked" | "key.expiring" | "key.inactive" | "quota.threshold" | "credits.exhausted" | "key.leaked" | "key.revealed")[];
             };
             header?: never;
             path: {
