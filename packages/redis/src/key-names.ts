@@ -20,6 +20,7 @@
  * | `<prefix>{keys}:event-once:<onceKey>` | a once-key of appended events: held until its value (ms), with a TTL to then |
  * | `<prefix>{keys}:expiring` | the ids of keys with an expiry, not revoked, scored by `expiresAt` (`listExpiring`) |
  * | `<prefix>{keys}:expiring-indexed` | set once every record written before that index existed is in it |
+ * | `<prefix>{keys}:live` | the ids of keys not revoked, all scored 0 so that they order by id (`listLive`) |
  * | `<prefix>{keys}:webhooks:undispatched` | events not yet turned into webhook deliveries (`<time>:<id>`, by lex) |
  * | `<prefix>{keys}:webhooks:due:<endpointId>` | an endpoint's pending deliveries by the time they are due (or their lease ends) |
  * | `<prefix>{keys}:webhooks:delivery:<id>` | a webhook delivery (a hash) |
@@ -74,6 +75,8 @@ export interface KeyNames {
   eventOnce(onceKey: string): string;
   /** Key ids with an expiry, scored by it. */
   expiringKeys: string;
+  /** Key ids not revoked, ordered by id (all scored 0, read by lex). */
+  liveKeys: string;
   /** Present once the records stored before `expiringKeys` existed have been indexed. */
   expiringIndexed: string;
   /** A `SCAN MATCH` pattern of every key record (the prefix's glob characters escaped). */
@@ -124,6 +127,7 @@ export function keyNames(prefix: string): KeyNames {
     eventOnce: (onceKey) => `${prefix}{keys}:event-once:${onceKey}`,
     expiringKeys: `${prefix}{keys}:expiring`,
     expiringIndexed: `${prefix}{keys}:expiring-indexed`,
+    liveKeys: `${prefix}{keys}:live`,
     keyRecordPattern: `${keyRecordPrefix.replace(/[*?[\]\\]/g, "\\$&")}*`,
     webhooks: {
       undispatched: `${prefix}{keys}:webhooks:undispatched`,

@@ -20,6 +20,7 @@ import {
   indexExpiringKeysScript,
   listExpiringKeysScript,
   listKeysByOwnerScript,
+  listLiveKeysScript,
   revokeKeyScript,
   rotateKeyScript,
   setKeyLimitsScript,
@@ -97,6 +98,7 @@ export function redisKeyStore(
         names.owner(ownerOfKey(key)),
         names.expiringKeys,
         names.ownerNewest(ownerOfKey(key)),
+        names.liveKeys,
       ];
       if (key.previousSecretHash !== null) keys.push(names.keyHash(key.previousSecretHash));
       const outcome = await change(createKeyScript, keys, [key.id, ...toKeyFields(key)], events);
@@ -166,6 +168,16 @@ export function redisKeyStore(
       return records.map((flat) => fromKeyFields(flat)!);
     },
 
+    // Off the live keys' index, by id: one page per call, for `permissions({ disableAfterUnused })`.
+    async listLive({ limit, after }) {
+      const records = (await run(
+        listLiveKeysScript,
+        [names.liveKeys],
+        [String(limit), after ?? "", names.keyRecordPrefix],
+      )) as string[][];
+      return records.map((flat) => fromKeyFields(flat)!);
+    },
+
     async rotate({ id, expectedHash, secretHash, hint, rotatedAt, ...rest }: KeyRotation, events) {
       const graceEnd = rest.previousSecretExpiresAt ?? null;
       const outcome = await change(
@@ -192,7 +204,7 @@ export function redisKeyStore(
     async revoke(id, revokedAt, events) {
       const flat = await change(
         revokeKeyScript,
-        [names.keyRecord(id), names.expiringKeys],
+        [names.keyRecord(id), names.expiringKeys, names.liveKeys],
         [String(revokedAt), id],
         events,
       );
@@ -245,7 +257,7 @@ export function redisKeyStore(
         const fields = toKeyFields(key);
         args.push(key.id, String(fields.length), ...fields);
       }
-      keys.push(names.expiringKeys);
+      keys.push(names.expiringKeys, names.liveKeys);
       const [ok, ...rest] = (await run(importKeysScript, keys, args)) as [number, ...unknown[]];
       if (ok === 0) {
         const conflicting = batch[Number(rest[0]) - 1]!;

@@ -6,7 +6,8 @@ import { luaScript } from "../client/lua-script.js";
 
 /**
  * `importKeys`: a batch of records, all or nothing. KEYS: per record its record, hash index, owner
- * set and owner listing index (four each, in the records' order), then the expiring-keys index.
+ * set and owner listing index (four each, in the records' order), then the expiring-keys index
+ * and the live keys' index.
  * ARGV[1] how many records; then per record its id, how many field/value items follow, and them.
  * A record whose id is stored is skipped (an import run twice changes nothing); one whose hash
  * another id holds stops the script before anything is written. Returns `{ 0, <record number> }`
@@ -16,7 +17,7 @@ export const importKeysScript = luaScript(
   "import-keys",
   `
 local count = tonumber(ARGV[1])
-local expiring = KEYS[count * 4 + 1]
+local expiring, live = KEYS[count * 4 + 1], KEYS[count * 4 + 2]
 local records = {}
 local at = 2
 for i = 1, count do
@@ -42,6 +43,7 @@ for i = 1, count do
     redis.call('SADD', KEYS[base + 3], id)
     local fields = redis.call('HMGET', record, 'expiresAt', 'revokedAt', 'createdAt')
     if fields[1] and not fields[2] then redis.call('ZADD', expiring, fields[1], id) end
+    if not fields[2] then redis.call('ZADD', live, 0, id) end
     redis.call('ZADD', KEYS[base + 4], fields[3], id)
     created[#created + 1] = id
   end

@@ -19,25 +19,27 @@ end
 `;
 
 /**
- * KEYS: record, hash index, owner set, expiring-keys index, the owner's listing index, and (for a
- * record that already has a previous secret) that secret's index. ARGV[1] the id, then field/value
- * pairs. Returns 0, or 1 for a duplicate id, 2 for a duplicate hash (nothing written).
- * A key with an expiry that is not revoked joins the expiring-keys index, scored by it. Every key
- * joins its owner's listing index, scored by `createdAt`, in this same script, so that index never
- * misses a key the owner set has (`listKeysByOwnerScript` relies on it).
+ * KEYS: record, hash index, owner set, expiring-keys index, the owner's listing index, the live
+ * keys' index, and (for a record that already has a previous secret) that secret's index. ARGV[1]
+ * the id, then field/value pairs. Returns 0, or 1 for a duplicate id, 2 for a duplicate hash
+ * (nothing written). A key with an expiry that is not revoked joins the expiring-keys index, scored
+ * by it; a key not revoked joins the live keys' index (`listLive`). Every key joins its owner's
+ * listing index, scored by `createdAt`, in this same script, so that index never misses a key the
+ * owner set has (`listKeysByOwnerScript` relies on it).
  */
 export const createKeyScript = luaScript(
   "create-key",
   `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 1 end
 if redis.call('EXISTS', KEYS[2]) == 1 then return 2 end
-if KEYS[6] and redis.call('EXISTS', KEYS[6]) == 1 then return 2 end
+if KEYS[7] and redis.call('EXISTS', KEYS[7]) == 1 then return 2 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 redis.call('SET', KEYS[2], ARGV[1])
-if KEYS[6] then redis.call('SET', KEYS[6], ARGV[1]) end
+if KEYS[7] then redis.call('SET', KEYS[7], ARGV[1]) end
 redis.call('SADD', KEYS[3], ARGV[1])
 local fields = redis.call('HMGET', KEYS[1], 'expiresAt', 'revokedAt', 'createdAt')
 if fields[1] and not fields[2] then redis.call('ZADD', KEYS[4], fields[1], ARGV[1]) end
+if not fields[2] then redis.call('ZADD', KEYS[6], 0, ARGV[1]) end
 redis.call('ZADD', KEYS[5], fields[3], ARGV[1])
 return 0
 `,
@@ -215,8 +217,9 @@ return changed
 );
 
 /**
- * KEYS[1] the record, KEYS[2] the expiring-keys index; ARGV[1] revokedAt, ARGV[2] the id. The
- * revoked record, or nil if missing or already revoked. A revoked key leaves the index.
+ * KEYS[1] the record, KEYS[2] the expiring-keys index, KEYS[3] the live keys' index; ARGV[1]
+ * revokedAt, ARGV[2] the id. The revoked record, or nil if missing or already revoked. A revoked
+ * key leaves both indexes.
  */
 export const revokeKeyScript = luaScript(
   "revoke-key",
@@ -227,6 +230,7 @@ end
 redis.call('HSET', KEYS[1], 'revokedAt', ARGV[1])
 nextVersion(KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
+redis.call('ZREM', KEYS[3], ARGV[2])
 return redis.call('HGETALL', KEYS[1])
 `,
 );
@@ -337,5 +341,32 @@ else
 end
 nextVersion(KEYS[1])
 return redis.call('HGETALL', KEYS[1])
+`,
+);
+
+/**
+ * `listLive`. KEYS[1] the live keys' index (every id scored 0, so it orders by id, bytewise: code
+ * unit order for Keyward's ASCII ids); ARGV: how many, the id to start after ('' for the first
+ * page), the record key prefix. Records of keys not revoked, by id; an id whose record is gone or
+ * revoked (left by hand) is skipped, never answered.
+ */
+export const listLiveKeysScript = luaScript(
+  "list-live-keys",
+  `
+local limit = tonumber(ARGV[1])
+local min = ARGV[2] == '' and '-' or '(' .. ARGV[2]
+local records = {}
+while #records < limit do
+  local ids = redis.call('ZRANGEBYLEX', KEYS[1], min, '+', 'LIMIT', 0, 100)
+  if #ids == 0 then break end
+  for _, id in ipairs(ids) do
+    local record = ARGV[3] .. id
+    if #records < limit and redis.call('EXISTS', record) == 1 and redis.call('HEXISTS', record, 'revokedAt') == 0 then
+      records[#records + 1] = redis.call('HGETALL', record)
+    end
+  end
+  min = '(' .. ids[#ids]
+end
+return records
 `,
 );

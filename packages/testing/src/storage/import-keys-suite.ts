@@ -40,6 +40,20 @@ export function importKeysSuite<S extends KeywardStore>(options: StorageSuiteOpt
       }
       const listed = await store.keys.listByOwner({ type: "user", id: ownerId });
       expect(listed.map((key) => key.id)).toEqual([batch[1]!.id, batch[0]!.id]);
+      // Imported keys are live keys like any other: `permissions({ disableAfterUnused })` scans them.
+      if (store.keys.listLive) {
+        const live = new Set<string>();
+        let after: string | undefined;
+        for (;;) {
+          const page = await store.keys.listLive(
+            after === undefined ? { limit: 500 } : { limit: 500, after },
+          );
+          for (const key of page) live.add(key.id);
+          if (page.length < 500) break;
+          after = page.at(-1)!.id;
+        }
+        for (const key of batch) expect(live).toContain(key.id);
+      }
     });
 
     it("changes nothing on a second import of the same records, even after a rehash", async (context) => {
