@@ -8,47 +8,16 @@
  * @example
  * node --conditions=@keyward/source --import tsx otel-interleaved.ts
  */
-import { createKeyward, type KeywardFeature, memoryStore } from "@keyward/core";
-import { otel } from "@keyward/otel";
-import { AggregationTemporality, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
+import { otelSides } from "./support/otel-sides.js";
 
 const rounds = Number(process.env.ROUNDS ?? 300);
 const callsPerRound = Number(process.env.CALLS ?? 2_000);
-const verifyOptions = { scopes: ["profile:read"], route: "GET /api/v1/profiles/:slug" };
 
-class PullReader extends MetricReader {
-  constructor() {
-    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
-  }
-  protected override async onForceFlush(): Promise<void> {}
-  protected override async onShutdown(): Promise<void> {}
-}
-
-async function prepare(features: KeywardFeature<string, unknown>[]) {
-  const keyward = createKeyward({
-    store: memoryStore(),
-    scopes: { "profile:read": "Read profiles" },
-    tiers: { pro: { rateLimit: { limit: 1_000_000_000, window: "1m" } } },
-    jwt: false,
-    features,
-  });
-  const { key } = await keyward.keys.create({
-    ownerId: "alice",
-    accountTier: "pro",
-    name: "bench",
-    scopes: ["profile:read"],
-    tier: "pro",
-  });
-  const header = `Bearer ${key}`;
-  return () => keyward.verify(header, verifyOptions);
-}
-
-const reader = new PullReader();
-const meterProvider = new MeterProvider({ readers: [reader] });
+const { reader, meterProvider, without, apiOnly, withSdk } = await otelSides();
 const sides: [string, () => Promise<unknown>][] = [
-  ["without otel()", await prepare([])],
-  ["otel(), no SDK", await prepare([otel()])],
-  ["otel({ meterProvider }), SDK + reader", await prepare([otel({ meterProvider })])],
+  ["without otel()", without],
+  ["otel(), no SDK", apiOnly],
+  ["otel({ meterProvider }), SDK + reader", withSdk],
 ];
 const times = sides.map(() => [] as number[]);
 for (let round = 0; round < rounds; round++) {

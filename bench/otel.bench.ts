@@ -10,48 +10,10 @@
  * npx pnpm@10 bench otel.bench.ts
  * KEYWARD_BENCH_ORDER=after-first npx pnpm@10 bench otel.bench.ts
  */
-import { createKeyward, type KeywardFeature, memoryStore } from "@keyward/core";
-import { otel } from "@keyward/otel";
-import { AggregationTemporality, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { bench, do_not_optimize, group, summary } from "mitata";
+import { otelSides } from "./support/otel-sides.js";
 
-const unlimited = { rateLimit: { limit: 1_000_000_000, window: "1m" } };
-const verifyOptions = { scopes: ["profile:read"], route: "GET /api/v1/profiles/:slug" };
-
-/** A reader that collects only when asked, as the Prometheus exporter does on a scrape. */
-class PullReader extends MetricReader {
-  constructor() {
-    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
-  }
-  protected override async onForceFlush(): Promise<void> {}
-  protected override async onShutdown(): Promise<void> {}
-}
-
-async function prepare(features: KeywardFeature<string, unknown>[]) {
-  const keyward = createKeyward({
-    store: memoryStore(),
-    scopes: { "profile:read": "Read profiles" },
-    tiers: { pro: unlimited },
-    features,
-  });
-  const { key } = await keyward.keys.create({
-    ownerId: "alice",
-    accountTier: "pro",
-    name: "bench",
-    scopes: ["profile:read"],
-    tier: "pro",
-  });
-  const header = `Bearer ${key}`;
-  const check = await keyward.verify(header, verifyOptions);
-  if (!check.ok) throw new Error(`refused the bench key: ${check.error.detail}`);
-  return () => keyward.verify(header, verifyOptions);
-}
-
-const reader = new PullReader();
-const meterProvider = new MeterProvider({ readers: [reader] });
-const without = await prepare([]);
-const apiOnly = await prepare([otel()]);
-const withSdk = await prepare([otel({ meterProvider })]);
+const { reader, meterProvider, without, apiOnly, withSdk } = await otelSides();
 // The reader collects now and then, as a scrape would, so the SDK's storage is really read.
 const scrape = setInterval(() => void reader.collect(), 1_000);
 scrape.unref();
