@@ -35,6 +35,7 @@ export type {
   VerifyResult,
 } from "./auth/principal.js";
 export type { SpendKernel, SpendStep, SpendStepFactory } from "./auth/spend-steps.js";
+export type { VerifyFunction, VerifyWrapper } from "./auth/verify-wrappers.js";
 export { type Clock, type ManualClock, manualClock, systemClock } from "./clock.js";
 export type { KeywardErrorCode } from "./errors/codes.js";
 export { type ErrorDetail, isKeywardError, KeywardError } from "./errors/keyward-error.js";

@@ -88,6 +88,8 @@ export {
   memoryRateLimitStore,
 } from "./memory/memory-rate-limit-store.js";
 export { memoryUsageStore } from "./memory/memory-usage-store.js";
+export { webhookOutboxOf } from "./memory/memory-webhook-outbox.js";
+export { observeVerify } from "./observation/observed-verify.js";
 export { cryptoRandom } from "./random.js";
 export {
   type BucketOwner,

@@ -135,7 +135,7 @@ describe("otel(): metrics", () => {
     expect(metrics.setGlobalMeterProvider(sdk.meterProvider)).toBe(true);
     try {
       const feature = otel();
-      expect(feature.extends?.verifyObservers).toHaveLength(1);
+      expect(feature.extends?.verifyWrappers).toHaveLength(1);
       const keyward = createKeyward({
         store: memoryStore(),
         scopes,

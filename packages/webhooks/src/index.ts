@@ -15,6 +15,7 @@
  * const { data: dead } = await keyward.webhooks.deliveries({ status: "dead" });
  */
 import type { KeywardFeature, WebhookAttemptStatus } from "@keyward/core";
+import { webhookOutboxOf } from "@keyward/core/toolkit";
 import { webhookDeliverer } from "./webhook-deliverer.js";
 import { createWebhooksApi, type WebhooksApi } from "./webhooks-api.js";
 import { checkWebhooksConfig, type WebhooksConfig } from "./webhooks-config.js";
@@ -35,14 +36,14 @@ export function webhooks(config: WebhooksConfig): KeywardFeature<"webhooks", Web
     requiresFeatures: ["events"],
     requires: [
       {
-        has: (store) => store.outbox !== undefined,
+        has: (store) => webhookOutboxOf(store) !== undefined,
         missing:
           "a store with a webhook outbox (its `outbox` part, from the same store as `keys`): memoryStore(), postgresStore() or redisStore({ keys: true })",
       },
     ],
     install({ context, store }) {
       const events = context.events;
-      const outbox = store.outbox;
+      const outbox = webhookOutboxOf(store);
       // `requiresFeatures` and `requires` made sure both exist.
       if (!events || !outbox) throw new Error("unreachable: webhooks without events");
       const observers = context.webhookObservers;

@@ -46,7 +46,6 @@ export async function storesUnderTest(config: StoreFreeConfig): Promise<StoreUnd
       store: {
         keys: memory.keys,
         events: memory.events,
-        outbox: memory.outbox,
         usage: memory.usage,
         rateLimits: memoryLimits,
       },

@@ -6,6 +6,7 @@
 import type { KeyCheck } from "../auth/key-checks.js";
 import type { LegacyKeyLookup } from "../auth/legacy-keys.js";
 import type { SpendStepFactory } from "../auth/spend-steps.js";
+import type { VerifyWrapper } from "../auth/verify-wrappers.js";
 import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { IpAllowlists } from "../keys/ip-allowlists.js";
@@ -14,7 +15,6 @@ import type { ResourceLimitFields } from "../keys/key-resources.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { SecretSealer } from "../keys/secret-sealer.js";
 import type { StoreObserver } from "../observation/store-observer.js";
-import type { VerifyObserver } from "../observation/verify-observer.js";
 import type { WebhookObserver } from "../observation/webhook-observer.js";
 import type { RandomSource } from "../random.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
@@ -54,10 +54,11 @@ export interface KernelExtensions {
   /** The events written with each key change (`events()`). */
   events?: (kernel: EventsKernel) => EventRecorder;
   /**
-   * Observers of every verification: its outcome, tier, refusing layer and duration, and a scope
-   * (a trace span) around it (`observation/verify-observer.ts`). A list, in the features' order.
+   * Wrappers around `verify`, each of which must return what the function it wraps decides
+   * (`auth/verify-wrappers.ts`): how observers of every verification are listed
+   * (`observeVerify(observer)`, `observation/observed-verify.ts`). A list, the first listed outermost.
    */
-  verifyObservers?: readonly VerifyObserver[];
+  verifyWrappers?: readonly VerifyWrapper[];
   /**
    * Observers of the stores' calls to their databases and of their circuit breakers
    * (`observation/store-observer.ts`), handed to every store part that reports calls. A list.
@@ -90,7 +91,7 @@ export interface EventsKernel {
 const listPoints = new Set([
   "keyChecks",
   "spendSteps",
-  "verifyObservers",
+  "verifyWrappers",
   "storeObservers",
   "webhookObservers",
 ]);

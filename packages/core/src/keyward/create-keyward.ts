@@ -11,6 +11,7 @@ import {
 } from "../auth/pending-verify.js";
 import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
 import { createVerify } from "../auth/verify.js";
+import { wrapVerify } from "../auth/verify-wrappers.js";
 import { systemClock } from "../clock.js";
 import { createEnvironments } from "../environments/environments.js";
 import { KeywardError } from "../errors/keyward-error.js";
@@ -34,7 +35,6 @@ import { repeatFilter } from "../logging/repeat-filter.js";
 import { requestIdOf } from "../logging/request-id.js";
 import { fromStructuredLogger, isStructuredLogger } from "../logging/structured-logger.js";
 import { warnOnce } from "../logging/warn-once.js";
-import { observedVerify } from "../observation/observed-verify.js";
 import { attachStoreObserver, storeObservers } from "../observation/store-observer.js";
 import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
@@ -306,7 +306,7 @@ export function createKeyward<
   };
 
   const keys = createKeysApi(context);
-  const verify = observedVerify(createVerify(context), extensions.verifyObservers, reportFailure);
+  const verify = wrapVerify(createVerify(context), extensions.verifyWrappers, reportFailure);
   const installed: InstalledFeatures = installFeatures(features, {
     context,
     store: config.store,

@@ -4,7 +4,7 @@ import { pageOfExpiringKeys } from "../storage/expiring-order.js";
 import { frozenKey } from "../storage/frozen-key.js";
 import { newestKeyFirst, pageOfKeys } from "../storage/key-order.js";
 import type { KeyRotation, KeyStore, KeyUpdate, StoredKey } from "../storage/key-store.js";
-import { memoryEventLog } from "./memory-event-log.js";
+import { type MemoryEventLog, memoryEventLog } from "./memory-event-log.js";
 
 /**
  * `KeyStore` in process memory. Every operation is synchronous inside its promise, so the
@@ -15,7 +15,7 @@ import { memoryEventLog } from "./memory-event-log.js";
  */
 export function memoryKeyStore(): KeyStore & {
   peek(secretHash: string): StoredKey | null;
-  events: ReturnType<typeof memoryEventLog>;
+  events: MemoryEventLog;
   snapshot(): StoredKey[];
 } {
   const byId = new Map<string, StoredKey>();

@@ -24,8 +24,9 @@ export function memoryStore(options: MemoryStoreOptions = {}) {
   );
   return {
     keys,
+    // No `outbox` part: `webhooks()` builds the memory outbox on this event log when it is listed
+    // (`webhookOutboxOf`), so a host without webhooks neither runs nor bundles it.
     events: keys.events,
-    outbox: keys.events.outbox,
     usage,
     rateLimits,
     async close() {},

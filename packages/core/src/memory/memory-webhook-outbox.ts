@@ -1,42 +1,61 @@
-import type { StoredEvent } from "../event-model/event.js";
 import { compareCodeUnits } from "../storage/code-unit-order.js";
+import type { StoreParts } from "../storage/index.js";
 import { webhookDeliveryId } from "../storage/webhook-delivery-id.js";
 import type {
   ClaimedWebhookDelivery,
   StoredWebhookDelivery,
   WebhookOutbox,
 } from "../storage/webhook-outbox.js";
+import type { MemoryEventLog } from "./memory-event-log.js";
+
+/**
+ * A store's webhook outbox: its `outbox` part, or, for a memory store's event log, the memory
+ * outbox built on that log the first time it is asked for (one per log, shared by every instance
+ * on that store); undefined for a store without one. `webhooks()` asks for it, so a memory store
+ * whose host lists no webhooks never builds an outbox, nor bundles its code.
+ */
+export function webhookOutboxOf(
+  store: Pick<StoreParts, "events" | "outbox">,
+): WebhookOutbox | undefined {
+  if (store.outbox !== undefined) return store.outbox;
+  const log = store.events;
+  return log !== undefined && isMemoryEventLog(log) ? memoryWebhookOutbox(log) : undefined;
+}
+
+const outboxes = new WeakMap<MemoryEventLog, WebhookOutbox>();
+
+function isMemoryEventLog(log: NonNullable<StoreParts["events"]>): log is MemoryEventLog {
+  const candidate = log as Partial<MemoryEventLog>;
+  return typeof candidate.watch === "function" && typeof candidate.eventById === "function";
+}
 
 /**
  * The memory event log's webhook outbox. Every call is synchronous inside its promise, so a
- * dispatch or a claim cannot interleave with another; `undispatched` is filled by the event log
- * in the same step as it stores the event.
+ * dispatch or a claim cannot interleave with another; `undispatched` is filled as the event log
+ * stores each event (every event stored before the outbox was built is undispatched too).
  */
-export function memoryWebhookOutbox(
-  eventById: (id: string) => StoredEvent | undefined,
-): WebhookOutbox & {
-  /** Called by the event log with each event it stores. */
-  added(event: StoredEvent): void;
-  /** Called by the event log's prune with the events it deleted. */
-  pruned(eventIds: ReadonlySet<string>): void;
-} {
+export function memoryWebhookOutbox(log: MemoryEventLog): WebhookOutbox {
+  const existing = outboxes.get(log);
+  if (existing) return existing;
+  const eventById = (id: string) => log.eventById(id);
   let undispatched: string[] = [];
   const deliveries = new Map<string, StoredWebhookDelivery & { lease: string | null }>();
   const visible = ({ lease: _, ...delivery }: StoredWebhookDelivery & { lease: string | null }) =>
     ({ ...delivery }) as StoredWebhookDelivery;
 
-  return {
+  log.watch({
     added(event) {
       undispatched.push(event.id);
     },
-
     pruned(eventIds) {
       undispatched = undispatched.filter((id) => !eventIds.has(id));
       for (const [id, delivery] of deliveries) {
         if (eventIds.has(delivery.eventId)) deliveries.delete(id);
       }
     },
+  });
 
+  const outbox: WebhookOutbox = {
     async dispatch(routes, limit, now) {
       const taken = undispatched.slice(0, limit);
       undispatched = undispatched.slice(taken.length);
@@ -138,4 +157,6 @@ export function memoryWebhookOutbox(
       return visible(delivery);
     },
   };
+  outboxes.set(log, outbox);
+  return outbox;
 }

@@ -1,17 +1,22 @@
 /**
- * The kernel's `verifyObservers` point: every verification heard once, with its outcome, principal
+ * The kernel's `verifyWrappers` point with `observeVerify`: every verification heard once, with its outcome, principal
  * kind, tier, refusing layer and duration, and nothing wrapped when no feature listens.
  */
 import { describe, expect, it } from "vitest";
 import type { createVerify } from "../auth/verify.js";
+import { wrapVerify } from "../auth/verify-wrappers.js";
 import type { KeywardFeature } from "../features/feature.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
-import { observedVerify } from "./observed-verify.js";
+import { observeVerify } from "./observed-verify.js";
 import type { VerifyObservation, VerifyObserver } from "./verify-observer.js";
 
 function listening(observer: VerifyObserver): KeywardFeature<"listening"> {
-  return { name: "listening", extends: { verifyObservers: [observer] }, install: () => ({}) };
+  return {
+    name: "listening",
+    extends: { verifyWrappers: [observeVerify(observer)] },
+    install: () => ({}),
+  };
 }
 
 function setup(features: KeywardFeature<string>[], errors: unknown[] = []) {
@@ -119,7 +124,7 @@ describe("verify observers", () => {
     }
   });
 
-  it("run the verification inside each observer's scope, the first listed outermost", async () => {
+  it("run the verification inside each observer's scope, the first listed outermost, each told inside its own", async () => {
     const trail: string[] = [];
     const scoped = (name: string): VerifyObserver<string> => ({
       start: () => `${name}-scope`,
@@ -134,8 +139,8 @@ describe("verify observers", () => {
       verified: (observation, scope) => trail.push(`${scope}: ${observation.outcome}`),
     });
     const features: KeywardFeature<string>[] = [
-      { name: "a", extends: { verifyObservers: [scoped("a")] }, install: () => ({}) },
-      { name: "b", extends: { verifyObservers: [scoped("b")] }, install: () => ({}) },
+      { name: "a", extends: { verifyWrappers: [observeVerify(scoped("a"))] }, install: () => ({}) },
+      { name: "b", extends: { verifyWrappers: [observeVerify(scoped("b"))] }, install: () => ({}) },
     ];
     const { keyward } = setup(features);
     await keyward.verify(undefined);
@@ -143,9 +148,9 @@ describe("verify observers", () => {
       "enter a-scope",
       "enter b-scope",
       "leave b-scope",
+      "b-scope: missing_credentials",
       "leave a-scope",
       "a-scope: missing_credentials",
-      "b-scope: missing_credentials",
     ]);
   });
 
@@ -171,7 +176,8 @@ describe("verify observers", () => {
 
   it("with no observer, verify is the kernel's own function, unwrapped", () => {
     const verify = (() => ({}) as never) as unknown as ReturnType<typeof createVerify>;
-    expect(observedVerify(verify, undefined, () => {})).toBe(verify);
-    expect(observedVerify(verify, [], () => {})).toBe(verify);
+    expect(wrapVerify(verify, undefined, () => {})).toBe(verify);
+    expect(wrapVerify(verify, [], () => {})).toBe(verify);
+    expect(observeVerify()(verify, () => {})).toBe(verify);
   });
 });

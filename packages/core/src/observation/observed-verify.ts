@@ -1,28 +1,36 @@
 /**
- * `verify`, heard by the listed observers (`verify-observer.ts`). Returns `verify` itself when none
- * is listed, so an instance without observers pays nothing for the possibility.
+ * `verify`, heard by observers (`verify-observer.ts`): the wrapper a feature lists at the kernel's
+ * `verifyWrappers` point (`auth/verify-wrappers.ts`) to watch verifications. It lives outside the
+ * kernel's path: an instance that lists no observer never bundles it.
+ *
+ * @example
+ * // in a feature
+ * extends: { verifyWrappers: [observeVerify(myObserver)] }
  */
 
-import { isPromise, type Pending } from "../auth/pending-verify.js";
+import { isPromise } from "../auth/pending-verify.js";
 import type { VerifyResult } from "../auth/principal.js";
-import type { InternalVerifyOptions } from "../auth/verify.js";
+import type { VerifyFunction, VerifyWrapper } from "../auth/verify-wrappers.js";
 import { isOwnerRefusal } from "../limits/layered-response.js";
 import { refusedLayerOf, type VerifyObservation, type VerifyObserver } from "./verify-observer.js";
 
-type Verify = (
-  authorization: string | null | undefined,
-  options?: InternalVerifyOptions,
-) => Pending<VerifyResult>;
+/**
+ * A wrapper that lets every observer given hear each verification once, decided, in their order
+ * (the first is the outermost scope). With no observer it returns `verify` itself.
+ */
+export function observeVerify(...observers: VerifyObserver[]): VerifyWrapper {
+  return (verify, report) => observedVerify(verify, observers, report);
+}
 
 /**
  * @param report where an observer's own failure goes (the instance's repeat-filtered logger)
  */
-export function observedVerify(
-  verify: Verify,
-  observers: readonly VerifyObserver[] | undefined,
+function observedVerify(
+  verify: VerifyFunction,
+  observers: readonly VerifyObserver[],
   report: (message: string, cause: unknown) => void,
-): Verify {
-  if (observers === undefined || observers.length === 0) return verify;
+): VerifyFunction {
+  if (observers.length === 0) return verify;
   const list = [...observers];
   const failed = (error: unknown) => report("a verification observer failed", error);
 

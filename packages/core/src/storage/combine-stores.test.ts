@@ -3,6 +3,7 @@ import { memoryKeyStore } from "../memory/memory-key-store.js";
 import { memoryRateLimitStore } from "../memory/memory-rate-limit-store.js";
 import { memoryStore } from "../memory/memory-store.js";
 import { memoryUsageStore } from "../memory/memory-usage-store.js";
+import { webhookOutboxOf } from "../memory/memory-webhook-outbox.js";
 import { combineStores } from "./combine-stores.js";
 import type { RateLimitStore, UsageStore } from "./index.js";
 
@@ -35,12 +36,14 @@ describe("combineStores", () => {
     const second = memoryStore();
     const combined = combineStores(first, second);
     expect(combined.events).toBe(first.events);
-    expect(combined.outbox).toBe(first.outbox);
+    expect(webhookOutboxOf(combined)).toBe(webhookOutboxOf(first));
+    expect(webhookOutboxOf(combined)).not.toBe(webhookOutboxOf(second));
     // Keys picked by hand without their events: no events part, rather than another store's log
     // that these keys never write.
     const handPicked = combineStores({ keys: memoryKeyStore() }, second);
     expect(handPicked.events).toBeUndefined();
     expect(handPicked.outbox).toBeUndefined();
+    expect(webhookOutboxOf(handPicked)).toBeUndefined();
   });
 
   it("takes parts picked by hand, without a close of their own", () => {
