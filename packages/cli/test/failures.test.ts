@@ -200,7 +200,7 @@ describe("a store that cannot be reached or used: exit 3, quickly, nothing chang
     });
     expect(result.code, result.stderr).toBe(3);
     expect(result.stderr).toMatch(
-      /^keyward: the application .*app\.ts could not start: .*ECONNREFUSED/,
+      /^keyward: the application .*app\.js could not start: .*ECONNREFUSED/,
     );
     expect(result.stdout).toBe("");
     await nothingCreated();
