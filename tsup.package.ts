@@ -9,7 +9,8 @@ export function packageBuild(options: Options = {}) {
   return defineConfig({
     entry: ["src/index.ts"],
     format: ["esm"],
-    dts: true,
+    // Declarations come from one program for every package (scripts/build.mjs).
+    dts: false,
     clean: true,
     sourcemap: true,
     target: "es2022",

@@ -148,7 +148,12 @@ describe("the packed packages, installed with npm in a fresh project", () => {
  * what the sources say. In CI `.ci/run` has just built everything and nothing is rebuilt here.
  */
 function buildStalePackages(): void {
-  const shared = ["tsup.package.ts", "tsconfig.base.json"].map((file) => path.join(root, file));
+  const shared = [
+    "tsup.package.ts",
+    "tsconfig.base.json",
+    "tsconfig.declarations.json",
+    "scripts/build.mjs",
+  ].map((file) => path.join(root, file));
   const stale = readdirSync(path.join(root, "packages")).filter((name) => {
     const folder = path.join(root, "packages", name);
     const inputs = [
@@ -164,8 +169,8 @@ function buildStalePackages(): void {
     return newestInput > oldestOutput;
   });
   if (stale.length === 0) return;
-  const filters = stale.flatMap((name) => ["--filter", `./packages/${name}`]);
-  run("npx", ["-y", "pnpm@10", ...filters, "build"], root);
+  // One declarations program serves every package named (scripts/build.mjs).
+  run("node", [path.join(root, "scripts", "build.mjs"), ...stale], root);
 }
 
 function filesUnder(folder: string): string[] {
