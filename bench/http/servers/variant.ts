@@ -1,14 +1,10 @@
 /**
  * What every HTTP benchmark server shares: the variant it runs, the Keyward instance behind the
  * guard, the rate-limit headers the "headers" variant sends, and the line that tells the runner
- * where to send requests. Runs on Node, Bun and Deno (only `process` and `@keyward/core`).
+ * where to send requests. Runs on Node, Bun and Deno (only `process` and `@keyward/core`, and the
+ * demo's package when `HTTP_BENCH_FEATURES=every`).
  */
 import { createKeyward, type Keyward, memoryStore } from "@keyward/core";
-import { events } from "@keyward/core/events";
-import { lifecycle } from "@keyward/core/lifecycle";
-import { openapi } from "@keyward/core/openapi";
-import { organizations } from "@keyward/core/organizations";
-import { secretScanning } from "@keyward/core/secret-scanning";
 import { createSecretHasher } from "@keyward/core/toolkit";
 
 /**
@@ -40,29 +36,31 @@ export const neverRefused = 1_000_000_000;
 
 /**
  * The features the guard's instance lists: none (`HTTP_BENCH_FEATURES` unset), or with
- * `HTTP_BENCH_FEATURES=every` every feature the demo lists, as the demo configures them, so that
- * the guard is measured in a server configured as the demo is.
+ * `HTTP_BENCH_FEATURES=every` the demo's own list (`demoFeatures` of `@keyward/example-demo`, with
+ * its OpenTelemetry meter provider read by the Prometheus exporter, as `GET /metrics` reads it), so
+ * that the guard is measured in a server configured as the demo is. Loaded only then: the demo's
+ * package brings drivers and the OpenTelemetry SDK that the other runs do not need.
  */
-function benchFeatures() {
-  if (process.env.HTTP_BENCH_FEATURES !== "every") return [];
-  return [
-    secretScanning(),
-    organizations({ memberships: () => [] }),
-    lifecycle({ environments: { live: "sk_live_", test: "sk_test_" }, gracefulRotation: true }),
-    events(),
-    openapi({ serve: true }),
-  ];
+async function benchFeatures() {
+  if (process.env.HTTP_BENCH_FEATURES !== "every") return { features: [], scopes: undefined };
+  const demo = await import("@keyward/example-demo");
+  const metrics = demo.createDemoMetrics();
+  return {
+    features: demo.demoFeatures(demo.loadDemoConfig({}), { meterProvider: metrics.meterProvider }),
+    scopes: demo.DEMO_SCOPE_DESCRIPTIONS,
+  };
 }
 
 /** A Keyward instance on the memory store, and a valid key's `Authorization` value. */
 export async function benchKeyward(): Promise<{ keyward: Keyward; authorization: string }> {
   const unlimited = { rateLimit: { limit: neverRefused, window: "1m" } };
+  const { features, scopes } = await benchFeatures();
   const keyward = createKeyward({
     store: memoryStore(),
-    scopes: { "profile:read": "Read profiles" },
+    scopes: scopes ?? { "profile:read": "Read profiles" },
     tiers: { free: unlimited },
     logger: false,
-    features: benchFeatures(),
+    features,
   });
   const { key } = await keyward.keys.create({
     ownerId: "bench-owner",
