@@ -3,29 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createSuiteClient, newSlug, type TestUser } from "./client.js";
 import { expectErrorDetail, expectJson, expectStatus } from "./expectations.js";
 import type { HttpSuiteOptions } from "./options.js";
-
-/** What `inactivity` hands the suite: an implementation on a clock it moves, and its scan. */
-export interface InactivitySuiteOptions {
-  /**
-   * Sends one request to an implementation configured as the one under test (the same features,
-   * tiers, scopes and host route) that lists `permissions({ disableAfterUnused })` with the limit
-   * below, no timer of its own (`inactivityScanIntervalMs: false`) and the clock below. Moving a
-   * clock expires every JWT and rate-limit window minted against it, so it is an instance of its
-   * own, not the one the rest of the suite runs against. A `maxLifetime` it has must be longer
-   * than `disableAfterUnusedMs` and a day: a key that expires first is never disabled.
-   */
-  fetch(request: Request): Promise<Response>;
-  /** `disableAfterUnused`, in ms, the same for every tier and owner. At least ten seconds. */
-  disableAfterUnusedMs: number;
-  /** `inactivityWarning`, in ms: 0 for none; default 7 days, the feature's default. */
-  warningMs?: number;
-  /** The implementation's clock: the suite mints its JWTs at this time. */
-  now(): number;
-  /** Moves the implementation's clock forward by `ms` (`manualClock`'s `advance`). */
-  advance(ms: number): void | Promise<void>;
-  /** Runs the inactivity scan and resolves when it is done (`keyward.permissions.scanInactive()`). */
-  scan(): Promise<unknown>;
-}
+import type { InactivitySuiteOptions } from "./policy-options.js";
 
 interface EventPage {
   data: KeywardEvent[];

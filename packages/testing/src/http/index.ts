@@ -54,8 +54,6 @@ export {
   type GuardOptions,
   type GuardOptionsSuiteOptions,
 } from "./guard-options-suite.js";
-export type { InactivitySuiteOptions } from "./inactivity-suite.js";
-export type { MaxLifetimeSuiteOptions } from "./max-lifetime-suite.js";
 export {
   type CheckedReply,
   type OpenApiResponseCheck,
@@ -63,6 +61,7 @@ export {
 } from "./openapi-check.js";
 export type { HttpSuiteOptions } from "./options.js";
 export { ROLE_NOT_PERMITTED } from "./organizations-suite.js";
+export type { InactivitySuiteOptions, MaxLifetimeSuiteOptions } from "./policy-options.js";
 export {
   type RawExchange,
   type RawExchangeOptions,

@@ -9,24 +9,7 @@ import {
   issueAt,
 } from "./expectations.js";
 import type { HttpSuiteOptions } from "./options.js";
-
-/** What `maxLifetime` hands the suite: the capped implementation and its cap. */
-export interface MaxLifetimeSuiteOptions {
-  /**
-   * The longest a key may live, in ms, the same for every tier and owner: the implementation lists
-   * `permissions({ maxLifetime })` with it (the demo's `KEYWARD_MAX_KEY_LIFETIME`). At least a
-   * minute.
-   */
-  ms: number;
-  /**
-   * Sends one request to the capped implementation: configured as the one under test (the same
-   * features, tiers, scopes and host route), with the cap. A cap changes what every create
-   * answers, so it is an instance of its own, not the one the rest of the suite runs against.
-   */
-  fetch(request: Request): Promise<Response>;
-  /** The capped implementation's clock, when it is not the system's (a manual clock); default `Date.now`. */
-  now?(): number;
-}
+import type { MaxLifetimeSuiteOptions } from "./policy-options.js";
 
 /**
  * How far the suite's reading of the clock, before and after a request, may be from the time the

@@ -6,8 +6,7 @@
  * and `route` describe another configuration instead.
  */
 import type { OpenApiDocument } from "@keyward/core";
-import type { InactivitySuiteOptions } from "./inactivity-suite.js";
-import type { MaxLifetimeSuiteOptions } from "./max-lifetime-suite.js";
+import type { InactivitySuiteOptions, MaxLifetimeSuiteOptions } from "./policy-options.js";
 
 export interface HttpSuiteOptions {
   /**
