@@ -1,18 +1,32 @@
 /** @keyward/express on Express 5: the HTTP conformance suite and the adapter's own checks. */
-import { DEMO_OPENAPI_ROUTES, describeHttpConformance, forwardTo } from "@keyward/testing";
+import {
+  DEMO_OPENAPI_ROUTES,
+  demoPolicies,
+  describeHttpConformance,
+  forwardTo,
+} from "@keyward/testing";
 import express from "express";
 import { afterAll, beforeAll } from "vitest";
 import { describeExpressAdapter } from "./adapter-suite.js";
 import { demoApp, demoKeyward, jwtSecret, type Listening, listen } from "./demo.js";
 
-const keyward = demoKeyward({ openapi: { routes: DEMO_OPENAPI_ROUTES, serve: true } });
+const openapi = { routes: DEMO_OPENAPI_ROUTES, serve: true };
+const keyward = demoKeyward({ openapi });
+// The policies (maxLifetime, disableAfterUnused) on an instance of their own, on a clock they move;
+// checked here on Express 5 only, as the Express 4 router adds nothing to them.
+const policies = demoPolicies();
+const policyKeyward = demoKeyward({ openapi, ...policies.keyward });
 let server: Listening;
+let policyServer: Listening;
 beforeAll(async () => {
-  server = await listen(demoApp(express, keyward));
+  [server, policyServer] = await Promise.all([
+    listen(demoApp(express, keyward)),
+    listen(demoApp(express, policyKeyward)),
+  ]);
 });
 afterAll(async () => {
-  await server.close();
-  await keyward.close();
+  await Promise.all([server.close(), policyServer.close()]);
+  await Promise.all([keyward.close(), policyKeyward.close()]);
 });
 
 describeHttpConformance("@keyward/express on Express 5", {
@@ -31,5 +45,9 @@ describeHttpConformance("@keyward/express on Express 5", {
   resources: true,
   // Every answer must match the generated document, which the adapter also serves.
   openapi: keyward.openapi(),
+  ...policies.suiteOptions(
+    forwardTo(() => policyServer.origin),
+    () => policyKeyward.permissions.scanInactive(),
+  ),
 });
 describeExpressAdapter("Express 5", express);

@@ -1,19 +1,26 @@
 /** The HTTP conformance suite against @keyward/hono, served over real HTTP by @hono/node-server. */
 import { getConnInfo } from "@hono/node-server/conninfo";
-import { describeHttpConformance, forwardTo } from "@keyward/testing";
+import { demoPolicies, describeHttpConformance, forwardTo } from "@keyward/testing";
 import { afterAll, beforeAll } from "vitest";
 import { demoApp, demoKeyward, jwtSecret } from "./demo.js";
 import { type Listening, listen } from "./node-server.js";
 
 const keyward = demoKeyward();
+// The policies (maxLifetime, disableAfterUnused) on an instance of their own, on a clock they move.
+const policies = demoPolicies();
+const policyKeyward = demoKeyward(policies.keyward);
 let server: Listening;
+let policyServer: Listening;
 
 beforeAll(async () => {
-  server = await listen(demoApp(keyward, { getConnInfo }));
+  [server, policyServer] = await Promise.all([
+    listen(demoApp(keyward, { getConnInfo })),
+    listen(demoApp(policyKeyward, { getConnInfo })),
+  ]);
 });
 afterAll(async () => {
-  await server.close();
-  await keyward.close();
+  await Promise.all([server.close(), policyServer.close()]);
+  await Promise.all([keyward.close(), policyKeyward.close()]);
 });
 
 describeHttpConformance("@keyward/hono on @hono/node-server", {
@@ -32,4 +39,8 @@ describeHttpConformance("@keyward/hono on @hono/node-server", {
   resources: true,
   // Every answer must match the document `keyward.openapi()` generates.
   openapi: keyward.openapi(),
+  ...policies.suiteOptions(
+    forwardTo(() => policyServer.origin),
+    () => policyKeyward.permissions.scanInactive(),
+  ),
 });

@@ -18,7 +18,7 @@ import { events } from "@keyward/core/events";
 import { lifecycle } from "@keyward/core/lifecycle";
 import { type OpenApiOptions, type OpenApiRoute, openapi } from "@keyward/core/openapi";
 import { organizations } from "@keyward/core/organizations";
-import { permissions } from "@keyward/core/permissions";
+import { type PermissionsConfig, permissions } from "@keyward/core/permissions";
 
 export const DEMO_SCOPES = ["profile:read", "profile:write", "org:read", "org:write"] as const;
 export type DemoScope = (typeof DEMO_SCOPES)[number];
@@ -78,6 +78,11 @@ export interface DemoKeywardOptions<
    * (the host routes described, the document not served).
    */
   openapi?: OpenApiOptions;
+  /**
+   * The options of the demo's `permissions()` feature: policies such as `maxLifetime` and
+   * `disableAfterUnused`; default none (resource-limited keys only, as the demo contract v0.3).
+   */
+  permissions?: PermissionsConfig;
   /** More features, listed after the demo's (`secretScanning(...)`, `webhooks(...)`). */
   features?: Extra;
 }
@@ -87,7 +92,7 @@ export interface DemoKeywardOptions<
  * the `live` and `test` environments, graceful rotation), the audit log, the OpenAPI document and
  * resource-limited keys (`permissions()`).
  */
-export function demoFeatures(options: Pick<DemoKeywardOptions, "openapi"> = {}) {
+export function demoFeatures(options: Pick<DemoKeywardOptions, "openapi" | "permissions"> = {}) {
   return [
     organizations({ memberships: demoMemberships, roles: DEMO_ORGANIZATION_ROLES }),
     // PATCH on keys (on by default), environments live and test, and rotation with
@@ -98,7 +103,7 @@ export function demoFeatures(options: Pick<DemoKeywardOptions, "openapi"> = {}) 
     // Describes the host routes in `keyward.openapi()`; serving stays off, as in v0.1.
     openapi(options.openapi ?? { routes: DEMO_OPENAPI_ROUTES }),
     // Resource-limited keys: the profile routes pass `resource: profileResource(slug)`.
-    permissions(),
+    permissions(options.permissions ?? {}),
   ] as const;
 }
 
@@ -133,19 +138,25 @@ export function demoKeywardConfig<
 
 /**
  * A Keyward on the demo contract with an in-memory store, as adapters' tests run it: `openapi`
- * replaces the options of the demo's `openapi()`, `features` are listed after the demo's, and the
- * rest overrides kernel options.
+ * replaces the options of the demo's `openapi()`, `permissions` those of its `permissions()`,
+ * `features` are listed after the demo's, and the rest overrides kernel options.
  */
 export function demoKeyward(
   jwtSecret: string,
   overrides: Omit<Partial<KeywardConfig>, "features"> &
     DemoKeywardOptions<readonly KeywardFeature<string, unknown>[]> = {},
 ): DemoKeyward {
-  const { openapi: openapiOptions, features, ...kernel } = overrides;
+  const {
+    openapi: openapiOptions,
+    permissions: permissionsConfig,
+    features,
+    ...kernel
+  } = overrides;
   return createKeyward({
     store: memoryStore(),
     ...demoKeywardConfig(jwtSecret, {
       ...(openapiOptions === undefined ? {} : { openapi: openapiOptions }),
+      ...(permissionsConfig === undefined ? {} : { permissions: permissionsConfig }),
       ...(features === undefined ? {} : { features }),
     }),
     ...kernel,

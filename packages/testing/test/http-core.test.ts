@@ -4,7 +4,12 @@
  */
 import { createKeyward, memoryStore } from "@keyward/core";
 import { afterAll } from "vitest";
-import { demoKeywardConfig, describeHttpConformance, PROFILE_ROUTE } from "../src/index.js";
+import {
+  demoKeywardConfig,
+  demoPolicies,
+  describeHttpConformance,
+  PROFILE_ROUTE,
+} from "../src/index.js";
 import { guardedHost } from "./support/guarded-host.js";
 
 const jwtSecret = "conformance-suite-secret-of-at-least-32-bytes";
@@ -13,14 +18,26 @@ const keyward = createKeyward({
   store: memoryStore(),
   ...demoKeywardConfig(jwtSecret),
 });
-afterAll(() => keyward.close());
+
+/** The policies on an instance of their own: a cap and an inactivity limit, on a clock they move. */
+const policies = demoPolicies();
+const policyKeyward = createKeyward({
+  store: memoryStore(),
+  ...demoKeywardConfig(jwtSecret, { permissions: policies.keyward.permissions }),
+  clock: policies.clock,
+});
+afterAll(async () => {
+  await keyward.close();
+  await policyKeyward.close();
+});
 
 /** The demo host: Keyward's endpoints under its base path, and two profile routes it guards. */
-const demoHost = guardedHost(keyward, {
+const profileRoutes = {
   template: PROFILE_ROUTE,
   scopes: { GET: "profile:read", PUT: "profile:write" },
   resourceKind: "profile",
-});
+};
+const demoHost = guardedHost(keyward, profileRoutes);
 
 // Every answer must also match the document `keyward.openapi()` generates.
 describeHttpConformance("core handle", {
@@ -37,4 +54,7 @@ describeHttpConformance("core handle", {
   // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
   resources: true,
   openapi: keyward.openapi(),
+  ...policies.suiteOptions(guardedHost(policyKeyward, profileRoutes), () =>
+    policyKeyward.permissions.scanInactive(),
+  ),
 });

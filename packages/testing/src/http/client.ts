@@ -57,7 +57,12 @@ export interface CreateKeyBody {
 
 export type SuiteClient = ReturnType<typeof createSuiteClient>;
 
-export function createSuiteClient(options: HttpSuiteOptions) {
+/**
+ * @param clock the implementation's clock when it is not the system's (a policy suite's instance on
+ *   a clock the suite moves): the JWTs the client mints are issued at its `now`, so that they are
+ *   valid there.
+ */
+export function createSuiteClient(options: HttpSuiteOptions, clock?: { now(): number }) {
   const contract = resolveSuiteContract(options);
   const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, "");
   const keyPath = (id: string) => `${basePath}/${encodeURIComponent(id)}`;
@@ -111,7 +116,8 @@ export function createSuiteClient(options: HttpSuiteOptions) {
     claims: Record<string, unknown> = {},
   ): Promise<TestUser> {
     const all = tier === null ? { ...claims, sub: id } : { ...claims, sub: id, tier };
-    return { id, token: await mintJwt(options.jwtSecret, all), tier: tier ?? undefined };
+    const times = clock ? { issuedAt: Math.floor(clock.now() / 1000) } : {};
+    return { id, token: await mintJwt(options.jwtSecret, all, times), tier: tier ?? undefined };
   }
 
   const createKey = (token: string, body: CreateKeyBody) =>

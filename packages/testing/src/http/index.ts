@@ -12,9 +12,11 @@ import { environmentsSuite } from "./environments-suite.js";
 import { eventsSuite } from "./events-suite.js";
 import { gracefulRotationSuite } from "./graceful-rotation-suite.js";
 import { hostRoutesSuite } from "./host-routes-suite.js";
+import { inactivitySuite } from "./inactivity-suite.js";
 import { ipAllowlistsSuite } from "./ip-allowlists-suite.js";
 import { lifecycleSuite } from "./lifecycle-suite.js";
 import { managementSuite } from "./management-suite.js";
+import { maxLifetimeSuite } from "./max-lifetime-suite.js";
 import { openApiSuite } from "./openapi-suite.js";
 import type { HttpSuiteOptions } from "./options.js";
 import { organizationsSuite } from "./organizations-suite.js";
@@ -44,6 +46,7 @@ export {
   PROFILE_ROUTE,
   profileResource,
 } from "./demo-contract.js";
+export { DEMO_POLICY_LIMITS, type DemoPolicies, demoPolicies } from "./demo-policies.js";
 export { expectRateLimited } from "./expectations.js";
 export { forwardTo } from "./forward.js";
 export {
@@ -58,6 +61,7 @@ export {
 } from "./openapi-check.js";
 export type { HttpSuiteOptions } from "./options.js";
 export { ROLE_NOT_PERMITTED } from "./organizations-suite.js";
+export type { InactivitySuiteOptions, MaxLifetimeSuiteOptions } from "./policy-options.js";
 export {
   type RawExchange,
   type RawExchangeOptions,
@@ -113,5 +117,39 @@ export function describeHttpConformance(name: string, options: HttpSuiteOptions)
       resourcesSuite(client, { kind, keyUpdates: options.keyUpdates === true });
     }
     if (options.openapi) openApiSuite(client, options.openapi);
+    registerPolicySuites(options);
   });
+}
+
+/** The checks that need an implementation configured with a policy, each reached by its own `fetch`. */
+export type PolicySuiteOptions = Omit<HttpSuiteOptions, "fetch">;
+
+/**
+ * Registers only the policy checks, `maxLifetime` and `inactivity`, with vitest: for an
+ * implementation whose policy instance is worth checking on its own (another store, say) without
+ * running the whole suite again. The other options say what that instance is configured with, as
+ * for `describeHttpConformance`.
+ *
+ * @example
+ * const clock = manualClock(Date.now());
+ * const keyward = createKeyward({ ...config, clock, features: [...features,
+ *   permissions({ maxLifetime: "30d", disableAfterUnused: "10d", inactivityScanIntervalMs: false })] });
+ * describePolicyConformance("my store", {
+ *   jwtSecret,
+ *   maxLifetime: { ms: 30 * 86_400_000, fetch: host, now: clock.now },
+ *   inactivity: { fetch: host, disableAfterUnusedMs: 10 * 86_400_000, now: clock.now,
+ *     advance: clock.advance, scan: () => keyward.permissions.scanInactive() },
+ * });
+ */
+export function describePolicyConformance(name: string, options: PolicySuiteOptions): void {
+  describe(`HTTP policy conformance: ${name}`, () => registerPolicySuites(options));
+}
+
+function registerPolicySuites(options: PolicySuiteOptions): void {
+  if (options.maxLifetime) {
+    maxLifetimeSuite({ ...options, fetch: options.maxLifetime.fetch }, options.maxLifetime);
+  }
+  if (options.inactivity) {
+    inactivitySuite({ ...options, fetch: options.inactivity.fetch }, options.inactivity);
+  }
 }

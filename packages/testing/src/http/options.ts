@@ -6,6 +6,7 @@
  * and `route` describe another configuration instead.
  */
 import type { OpenApiDocument } from "@keyward/core";
+import type { InactivitySuiteOptions, MaxLifetimeSuiteOptions } from "./policy-options.js";
 
 export interface HttpSuiteOptions {
   /**
@@ -97,6 +98,18 @@ export interface HttpSuiteOptions {
    * `events()` (the demo contract does).
    */
   events?: boolean;
+  /**
+   * Also check the `maxLifetime` policy (`permissions({ maxLifetime })`, one cap for every key):
+   * against a second implementation, reached by its own `fetch`, configured as this one but with
+   * the cap (which changes what every create answers). See `MaxLifetimeSuiteOptions`.
+   */
+  maxLifetime?: MaxLifetimeSuiteOptions;
+  /**
+   * Also check `disableAfterUnused` (`permissions({ disableAfterUnused })`): against a second
+   * implementation, reached by its own `fetch`, on a clock the suite moves, with the scan run on
+   * demand. See `InactivitySuiteOptions`.
+   */
+  inactivity?: InactivitySuiteOptions;
   /**
    * The implementation's OpenAPI document (`keyward.openapi()`, with `openapi()` listed). When given, every answer the suite
    * gets must match it: a status the operation describes, its required headers, a body valid
