@@ -69,9 +69,10 @@ export function createUsageRecorder(
   let inFlight: Promise<void> = Promise.resolve();
   let closed = false;
 
-  // The same merge as `mergeUsageIncrement` (counts summed, latest use kept), written out because
-  // it runs on every verified request: nested maps by day, key and label avoid joining a row key
-  // and allocating an increment per request, which the shared helper would need.
+  // The same merge as `mergeUsageIncrement` (counts summed, latest use kept; the latest address in
+  // `addAddress`, only for `recordWithAddress`), written out because it runs on every verified
+  // request: nested maps by day, key and label avoid joining a row key and allocating an increment
+  // per request, which the shared helper would need.
   const add = (
     day: string,
     keyId: string,
