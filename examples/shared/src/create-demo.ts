@@ -111,8 +111,13 @@ export function demoFeatures(config: DemoConfig, observability: DemoObservabilit
     otel(observability.meterProvider ? { meterProvider: observability.meterProvider } : {}),
     // Resource-limited keys: `resources` on create and PATCH; the profile routes pass
     // `resource: { profile: slug }`, so a key limited to alice gets 403 for bob. With
-    // KEYWARD_MAX_KEY_LIFETIME (e.g. 30d), every tier's keys must expire within it.
-    permissions(config.maxKeyLifetime ? { maxLifetime: config.maxKeyLifetime } : {}),
+    // KEYWARD_MAX_KEY_LIFETIME (e.g. 30d), every tier's keys must expire within it. Each key's
+    // last client address is shown beside its lastUsedAt (recordAddress: personal data, off by
+    // default in Keyward; docs/permissions.md).
+    permissions({
+      recordAddress: true,
+      ...(config.maxKeyLifetime ? { maxLifetime: config.maxKeyLifetime } : {}),
+    }),
   ] as const;
 }
 

@@ -236,6 +236,8 @@ export function describeDemoContract(
         environments: true,
         // The examples check allowlists against the socket's address; the suite is on loopback.
         ipAllowlists: true,
+        // permissions({ recordAddress: true }): a key's last use shows the loopback address.
+        lastAddress: true,
         gracefulRotation: true,
         events: true,
         // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).

@@ -44,8 +44,12 @@ function createHonoApp(env: WorkerEnvironment): Hono<KeywardEnv> {
       organizations({ memberships: demoMemberships, roles: DEMO_ORGANIZATION_ROLES }),
       lifecycle({ environments: { ...DEMO_ENVIRONMENTS }, gracefulRotation: true }),
       events(),
-      // Resource-limited keys: the profile routes pass `resource: { profile: slug }`.
-      permissions(config.maxKeyLifetime ? { maxLifetime: config.maxKeyLifetime } : {}),
+      // Resource-limited keys: the profile routes pass `resource: { profile: slug }`; the last
+      // client address of each key (CF-Connecting-IP, as the Fetch adapter reads it on Workers).
+      permissions({
+        recordAddress: true,
+        ...(config.maxKeyLifetime ? { maxLifetime: config.maxKeyLifetime } : {}),
+      }),
     ],
   });
   const app = new Hono<KeywardEnv>();

@@ -67,8 +67,12 @@ function createWorkerApp(env: WorkerEnvironment): (request: Request) => Promise<
       organizations({ memberships: demoMemberships, roles: DEMO_ORGANIZATION_ROLES }),
       lifecycle({ environments: { ...DEMO_ENVIRONMENTS }, gracefulRotation: true }),
       events(),
-      // Resource-limited keys: the profile routes pass `resource: { profile: slug }`.
-      permissions(config.maxKeyLifetime ? { maxLifetime: config.maxKeyLifetime } : {}),
+      // Resource-limited keys: the profile routes pass `resource: { profile: slug }`; the last
+      // client address of each key (CF-Connecting-IP, as the Fetch adapter reads it on Workers).
+      permissions({
+        recordAddress: true,
+        ...(config.maxKeyLifetime ? { maxLifetime: config.maxKeyLifetime } : {}),
+      }),
       // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports (docs/leaked-keys.md),
       // checked with WebCrypto, as on every runtime.
       secretScanning(config.secretScanningKeysUrl ? { keysUrl: config.secretScanningKeysUrl } : {}),

@@ -18,6 +18,7 @@ import { events } from "@keyward/core/events";
 import { imports } from "@keyward/core/imports";
 import { lifecycle } from "@keyward/core/lifecycle";
 import { organizations } from "@keyward/core/organizations";
+import { permissions } from "@keyward/core/permissions";
 import { postgresStore } from "@keyward/postgres";
 import { redisStore } from "@keyward/redis";
 import { webhooks } from "@keyward/webhooks";
@@ -168,7 +169,8 @@ export async function openApplication(options: ApplicationOptions): Promise<Appl
 
 /**
  * The application's features: organizations, environments, graceful rotation, events, imported
- * keys (any token that is neither a Keyward key nor a JWT), webhooks.
+ * keys (any token that is neither a Keyward key nor a JWT), each key's last client address,
+ * webhooks.
  */
 export function applicationFeatures(options: ApplicationOptions) {
   return [
@@ -176,6 +178,7 @@ export function applicationFeatures(options: ApplicationOptions) {
     lifecycle({ environments: { ...environments }, gracefulRotation: true }),
     events(),
     imports(),
+    permissions({ recordAddress: true }),
     ...(options.webhookUrl
       ? [
           webhooks({

@@ -63,11 +63,12 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
     expect(result.code, result.stderr).toBe(0);
     return JSON.parse(result.stdout) as { id: string; key: string; hint: string; status: string };
   };
-  const verifies = async (secret: string) =>
+  const verifies = async (secret: string, clientIp?: string) =>
     (
       await app.keyward.verify(`Bearer ${secret}`, {
         scopes: ["profile:read"],
         route: "GET /p/:id",
+        clientIp,
       })
     ).ok;
 
@@ -212,7 +213,7 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
 
   it("usage: what the application recorded, as tables and as JSON", async () => {
     const created = await create("used");
-    for (let i = 0; i < 3; i++) expect(await verifies(created.key)).toBe(true);
+    for (let i = 0; i < 3; i++) expect(await verifies(created.key, `192.0.2.${i}`)).toBe(true);
     // Buffered usage reaches the store before the CLI reads it.
     await app.close();
     app = await openApplication(options);
@@ -224,9 +225,11 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
       totalRequests: 3,
       endpoints: [{ method: "GET", route: "/p/:id", count: 3 }],
       daily: [{ date: new Date().toISOString().slice(0, 10), count: 3 }],
+      lastUsedAddress: "192.0.2.2",
     });
     const text = await keyward("usage", created.id);
     expect(text.stdout).toMatch(/^total requests: 3$/m);
+    expect(text.stdout).toMatch(/^last used from: 192\.0\.2\.2$/m);
     expect(text.stdout).toMatch(/^METHOD +ROUTE +COUNT\nGET +\/p\/:id +3$/m);
     expect(text.stdout).toMatch(/^DATE +COUNT\n\d{4}-\d\d-\d\d +3$/m);
   });

@@ -107,6 +107,8 @@ export { pageOfExpiringKeys, soonestExpiryFirst } from "./storage/expiring-order
 export { frozenKey } from "./storage/frozen-key.js";
 export { newestKeyFirst, pageOfKeys } from "./storage/key-order.js";
 export {
+  addressTimeOf,
+  isLaterAddress,
   mergeUsageIncrement,
   mergeUsageIncrements,
   usageIncrementRow,

@@ -39,6 +39,8 @@ describeHttpConformance("@keyward/fetch on srvx", {
   environments: true,
   // Requests come from 127.0.0.1 and the host route passes the socket's address.
   ipAllowlists: true,
+  // The demo lists permissions({ recordAddress: true }): a key's last use shows that address.
+  lastAddress: true,
   gracefulRotation: true,
   events: true,
   // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).

@@ -89,8 +89,8 @@ export interface DemoKeywardOptions<
 
 /**
  * The features of the demo contract: organizations from the `orgs` claim, `lifecycle()` (PATCH,
- * the `live` and `test` environments, graceful rotation), the audit log, the OpenAPI document and
- * resource-limited keys (`permissions()`).
+ * the `live` and `test` environments, graceful rotation), the audit log, the OpenAPI document,
+ * resource-limited keys and the last client address (`permissions({ recordAddress: true })`).
  */
 export function demoFeatures(options: Pick<DemoKeywardOptions, "openapi" | "permissions"> = {}) {
   return [
@@ -102,8 +102,9 @@ export function demoFeatures(options: Pick<DemoKeywardOptions, "openapi" | "perm
     events(),
     // Describes the host routes in `keyward.openapi()`; serving stays off, as in v0.1.
     openapi(options.openapi ?? { routes: DEMO_OPENAPI_ROUTES }),
-    // Resource-limited keys: the profile routes pass `resource: profileResource(slug)`.
-    permissions(options.permissions ?? {}),
+    // Resource-limited keys: the profile routes pass `resource: profileResource(slug)`; and the
+    // client address of each key's last use, shown beside its `lastUsedAt`.
+    permissions({ recordAddress: true, ...options.permissions }),
   ] as const;
 }
 

@@ -49,6 +49,8 @@ describeHttpConformance("core handle", {
   keyUpdates: true,
   environments: true,
   ipAllowlists: true,
+  // The demo lists permissions({ recordAddress: true }): a key's last use shows that address.
+  lastAddress: true,
   gracefulRotation: true,
   events: true,
   // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).

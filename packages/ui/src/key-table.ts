@@ -78,7 +78,14 @@ function keyRow(
     </td>
     <td data-label="Scopes">${key.scopes.join(", ")}</td>
     <td data-label="Tier">${key.tier}</td>
-    <td data-label="Last used">${formatLastUse(key.lastUsedAt, locale)}</td>
+    <td data-label="Last used">
+      ${formatLastUse(key.lastUsedAt, locale)}
+      ${
+        key.lastUsedAddress
+          ? html`<br /><span class="muted last-address">${fill(labels.lastUsedFrom, { address: key.lastUsedAddress })}</span>`
+          : nothing
+      }
+    </td>
     <td data-label="Created">
       ${formatDateTime(key.createdAt, locale)}
       ${

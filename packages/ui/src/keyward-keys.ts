@@ -716,7 +716,7 @@ export class KeywardKeys extends LitElement {
       this.usage = report;
       // The list may be older than the report: show the same last use in both.
       this.keys = this.keys.map((listed) =>
-        listed.id === key.id ? { ...listed, lastUsedAt: report.lastUsedAt } : listed,
+        listed.id === key.id ? lastUseOf(listed, report) : listed,
       );
     } catch (error) {
       this.errors = [this.report(error).text];
@@ -887,4 +887,12 @@ declare global {
     "keyward-keys": KeywardKeys;
   }
   interface HTMLElementEventMap extends KeywardEventMap {}
+}
+
+/** A listed key with the last use (and its address) of its fresher usage report. */
+function lastUseOf(listed: KeyRecord, report: UsageReport): KeyRecord {
+  const { lastUsedAddress: _older, ...rest } = listed;
+  return report.lastUsedAddress === undefined
+    ? { ...rest, lastUsedAt: report.lastUsedAt }
+    : { ...rest, lastUsedAt: report.lastUsedAt, lastUsedAddress: report.lastUsedAddress };
 }

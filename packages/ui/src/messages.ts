@@ -95,6 +95,8 @@ export interface KeywardMessages {
     allowedIpsHint: string;
     /** Before the resources a key is limited to, shown read-only in its row. */
     resources: string;
+    /** Beside a key's last use, the client address it came from (`recordAddress`): `{address}`. */
+    lastUsedFrom: string;
     /** Row buttons, with the key's `{name}` for screen readers. */
     edit: string;
     editLabel: string;
@@ -227,6 +229,7 @@ export const defaultMessages: KeywardMessages = {
     defaultEnvironment: "{environment} (default)",
     allowedIps: "Allowed IP addresses",
     resources: "Limited to",
+    lastUsedFrom: "from {address}",
     allowedIpsHint:
       "Optional: one address or CIDR range per line (203.0.113.7, 10.0.0.0/8). Empty: usable from anywhere.",
     edit: "Edit",

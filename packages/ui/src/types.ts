@@ -21,6 +21,8 @@ export interface KeyRecord {
   expiresAt: string | null;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** The client address of the key's last use, where the server records one (`recordAddress`). */
+  lastUsedAddress?: string;
   /** Until when the secret a graceful rotation replaced still works; only while it does. */
   previousSecretExpiresAt?: string;
   /** An organization's key: the organization, and the member who created it. */
@@ -56,6 +58,8 @@ export interface UsageReport {
   keyId: string;
   totalRequests: number;
   lastUsedAt: string | null;
+  /** The client address of the key's last use, where the server records one (`recordAddress`). */
+  lastUsedAddress?: string;
   endpoints: { method: string; route: string; count: number }[];
   daily: { date: string; count: number }[];
   /** The owner's quota as this key's requests count against it; only when there is one. */

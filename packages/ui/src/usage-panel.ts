@@ -5,7 +5,7 @@
 import { html, nothing, type TemplateResult } from "lit";
 import { type AuditLogState, auditLog } from "./audit-log.js";
 import { formatLastUse } from "./format.js";
-import type { KeywardMessages } from "./messages.js";
+import { fill, type KeywardMessages } from "./messages.js";
 import type { KeyRecord, UsageReport } from "./types.js";
 import { dailyChart, dailySeries, endpointChart } from "./usage-chart.js";
 import { usageLimits } from "./usage-limits.js";
@@ -33,7 +33,11 @@ export function usagePanel(options: UsagePanelOptions): TemplateResult {
       report
         ? html`<dl class="usage-summary">
             <div><dt>Total requests</dt><dd class="usage-total">${report.totalRequests}</dd></div>
-            <div><dt>Last used</dt><dd>${formatLastUse(report.lastUsedAt, options.locale)}</dd></div>
+            <div><dt>Last used</dt><dd>${formatLastUse(report.lastUsedAt, options.locale)}${
+              report.lastUsedAddress
+                ? html` <span class="muted last-address">${fill(messages.labels.lastUsedFrom, { address: report.lastUsedAddress })}</span>`
+                : nothing
+            }</dd></div>
           </dl>
           ${usageLimits(report, messages.labels, options.locale)}
           <h4>Requests per day</h4>

@@ -299,6 +299,8 @@ export interface components {
             createdBy?: string;
             /** @description The key's environment; present only on a key outside the default environment (the first configured) */
             environment?: "live" | "test";
+            /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one */
+            lastUsedAddress?: string;
             /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
             metadata?: {
                 [key: string]: unknown;
@@ -342,6 +344,8 @@ export interface components {
             createdBy?: string;
             /** @description The key's environment; present only on a key outside the default environment (the first configured) */
             environment?: "live" | "test";
+            /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one */
+            lastUsedAddress?: string;
             /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
             metadata?: {
                 [key: string]: unknown;
@@ -384,6 +388,8 @@ export interface components {
                 createdBy?: string;
                 /** @description The key's environment; present only on a key outside the default environment (the first configured) */
                 environment?: "live" | "test";
+                /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one */
+                lastUsedAddress?: string;
                 /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
                 metadata?: {
                     [key: string]: unknown;
@@ -427,6 +433,8 @@ export interface components {
                 createdBy?: string;
                 /** @description The key's environment; present only on a key outside the default environment (the first configured) */
                 environment?: "live" | "test";
+                /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one */
+                lastUsedAddress?: string;
                 /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
                 metadata?: {
                     [key: string]: unknown;
@@ -491,6 +499,8 @@ export interface components {
                 refillsAt: string | null;
                 remaining: number;
             };
+            /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one */
+            lastUsedAddress?: string;
             /** @description The owner's quota as this key counts against it; present when the tier has one */
             quota?: {
                 limit: number;

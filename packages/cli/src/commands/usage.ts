@@ -11,6 +11,10 @@ export async function usage(context: CommandContext, id: string): Promise<void> 
       ["key", report.keyId],
       ["total requests", String(report.totalRequests)],
       ["last used", report.lastUsedAt ?? "-"],
+      // With permissions({ recordAddress }): the client address of that use.
+      ...(report.lastUsedAddress === undefined
+        ? []
+        : [["last used from", report.lastUsedAddress] as [string, string]]),
     ]),
   ];
   if (report.endpoints.length > 0) {

@@ -41,6 +41,8 @@ export function keyFields(record: KeyRecord): string {
     ["created", record.createdAt],
     ["expires", record.expiresAt ?? dash],
     ["last used", record.lastUsedAt ?? dash],
+    // With permissions({ recordAddress }): the client address of that use.
+    ...present("last used from", record.lastUsedAddress),
     ["revoked", record.revokedAt ?? dash],
     ...present("old secret until", record.previousSecretExpiresAt),
   ]);

@@ -15,6 +15,11 @@ export interface KeyRecord {
   expiresAt: string | null;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /**
+   * The client address of the key's latest use that recorded one (`permissions({ recordAddress })`);
+   * present only when there is one.
+   */
+  lastUsedAddress?: string;
   /** The host's data about the key; present only when it has some (records stay the contract's). */
   metadata?: KeyMetadata;
   /**
@@ -57,12 +62,14 @@ export function keyStatus(key: StoredKey, now: number): KeyStatus {
 /**
  * @param environment the key's environment, given only for a key outside the default one (so a
  *   record keeps exactly the contract's fields until a key is made in another environment)
+ * @param lastUsedAddress the client address of its latest use, where one was recorded
  */
 export function toKeyRecord(
   key: StoredKey,
   now: number,
   lastUsedAt: number | null,
   environment?: string,
+  lastUsedAddress?: string,
 ): KeyRecord {
   const record: KeyRecord = {
     id: key.id,
@@ -76,6 +83,7 @@ export function toKeyRecord(
     lastUsedAt: lastUsedAt === null ? null : isoTime(lastUsedAt),
     revokedAt: key.revokedAt === null ? null : isoTime(key.revokedAt),
   };
+  if (lastUsedAddress !== undefined) record.lastUsedAddress = lastUsedAddress;
   if (key.metadata !== null) record.metadata = key.metadata;
   if (inGrace(key, now)) record.previousSecretExpiresAt = isoTime(key.previousSecretExpiresAt!);
   if (key.ownerType === "organization") {

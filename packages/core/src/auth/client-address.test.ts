@@ -1,6 +1,6 @@
 import { BlockList } from "node:net";
 import { describe, expect, it } from "vitest";
-import { clientAddressGroup } from "./client-address.js";
+import { canonicalClientAddress, clientAddressGroup } from "./client-address.js";
 
 describe("clientAddressGroup", () => {
   it.each([
@@ -72,5 +72,39 @@ describe("clientAddressGroup", () => {
         ).toBe(blocks.check(bText, "ipv6"));
       }
     }
+  });
+});
+
+describe("canonicalClientAddress", () => {
+  it.each([
+    ["127.0.0.1", "127.0.0.1"],
+    [" 192.0.2.7 ", "192.0.2.7"],
+    ["010.001.000.001", "10.1.0.1"],
+    ["::ffff:127.0.0.1", "127.0.0.1"],
+    ["::FFFF:7f00:2", "127.0.0.2"],
+    ["[::ffff:192.0.2.1]", "192.0.2.1"],
+    ["::1", "::1"],
+    ["[::1]", "::1"],
+    ["2001:0DB8:0000:0000:0000:0000:0000:0001", "2001:db8::1"],
+    ["2001:db8:0:1:0:0:0:1", "2001:db8:0:1::1"],
+    ["2001:db8:0:0:1:0:0:1", "2001:db8::1:0:0:1"],
+    ["fe80::1%eth0", "fe80::1"],
+    ["1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:102:304"],
+  ])("records %j as %j", (address, canonical) => {
+    expect(canonicalClientAddress(address)).toBe(canonical);
+  });
+
+  it.each([
+    ["empty", ""],
+    ["blank", "   "],
+    ["unix socket path", "/tmp/app.sock"],
+    ["IPv4 with a part over 255", "256.1.1.1"],
+    ["IPv6 with nine hextets", "1:2:3:4:5:6:7:8:9"],
+    ["IPv6 with two ::", "1::2::3"],
+    ["a list from a header", "192.0.2.1, 198.51.100.2"],
+    ["a host name", "localhost"],
+    ["anything long", "1".repeat(10_000)],
+  ])("records nothing for a value that is not an address (%s)", (_name, value) => {
+    expect(canonicalClientAddress(value)).toBeUndefined();
   });
 });

@@ -145,11 +145,28 @@ export function createVerify(ctx: KeywardContext) {
     return bucket;
   };
 
+  // `permissions({ recordAddress })`: the address a use records, from the request's `clientIp`.
+  const addressOf = ctx.usageAddress;
+
   /** The usage to count inside the rate-limit call, when the store does (else undefined). */
-  const usageHit = (keyId: string, routeLabel: string | undefined, now: number) => {
+  const usageHit = (keyId: string, options: VerifyOptions, now: number) => {
     if (!ctx.rateLimits.recordsUsage) return undefined;
-    const { method, route } = splitRoute(routeLabel);
-    return { keyId, method, route, day: ctx.usageRecorder.dayOf(now) } satisfies UsageHit;
+    const { method, route } = splitRoute(options.route);
+    const day = ctx.usageRecorder.dayOf(now);
+    if (addressOf !== undefined && options.clientIp) {
+      const address = addressOf(options.clientIp);
+      if (address !== undefined) return { keyId, method, route, day, address } satisfies UsageHit;
+    }
+    return { keyId, method, route, day } satisfies UsageHit;
+  };
+
+  /** Counts a use in Keyward's own buffer (the store did not count it with the rate limit). */
+  const recordUse = (keyId: string, options: VerifyOptions, now: number) => {
+    // Without `recordAddress`, exactly the call it always was: no address is looked at.
+    if (addressOf === undefined) return ctx.usageRecorder.record(keyId, options.route, now);
+    const address = options.clientIp ? addressOf(options.clientIp) : undefined;
+    if (address === undefined) ctx.usageRecorder.record(keyId, options.route, now);
+    else ctx.usageRecorder.recordWithAddress(keyId, options.route, now, address);
   };
 
   /**
@@ -378,7 +395,7 @@ export function createVerify(ctx: KeywardContext) {
     now: number,
   ): Pending<VerifyResult> => {
     const store = ctx.rateLimits;
-    const usage = usageHit(key.id, options.route, now);
+    const usage = usageHit(key.id, options, now);
     const bucket = bucketOf(key);
     const decided = store.consumeNow
       ? store.consumeNow(bucket, policy, now, usage)
@@ -401,7 +418,7 @@ export function createVerify(ctx: KeywardContext) {
     decision: RateLimitDecision,
   ): VerifyResult => {
     // Counted only once the limiter answered: a request that fails there is a 500, not a use.
-    if (!usage) ctx.usageRecorder.record(key.id, options.route, now);
+    if (!usage) recordUse(key.id, options, now);
     const headers = headersFor(decision, policy, tier, now);
     if (!decision.allowed) return rateLimited(decision, headers);
     return withScopes(key, options, tier, decision, headers);
@@ -426,7 +443,7 @@ export function createVerify(ctx: KeywardContext) {
         "Keyward: this key has layered limits, but the store's rate limits cannot apply them (`consumeLayers`)",
       );
     }
-    const usage = usageHit(key.id, options.route, now);
+    const usage = usageHit(key.id, options, now);
     const counted = limiter.recordsUsage ? usage : undefined;
     const request = { owner, layers, now, usage: counted };
     const decided = limiter.consumeNow ? limiter.consumeNow(request) : limiter.consume(request);
@@ -447,7 +464,7 @@ export function createVerify(ctx: KeywardContext) {
     layered: LayeredDecision,
     missing: readonly string[] | undefined,
   ): VerifyResult => {
-    if (!counted) ctx.usageRecorder.record(key.id, options.route, now);
+    if (!counted) recordUse(key.id, options, now);
     const headers = layeredHeaders(layered, layers, { now, ietf: ctx.ietfRateLimitHeaders, tier });
     const decision = pickDecision(layered);
     if (!layered.allowed) {

@@ -76,6 +76,13 @@ export interface KernelExtensions {
   legacyKeys?: LegacyKeyLookup;
   /** Seals every secret `create` and `rotate` issue, stored with the key (`recoverable()`). */
   secretSealer?: SecretSealer;
+  /**
+   * The client address recorded with each use of a key (`permissions({ recordAddress: true })`):
+   * `verify` hands it the request's `clientIp` and records what it answers with the use's
+   * `lastUsedAt` (undefined: no address). Unfilled, `verify` records no address and does no work
+   * for one.
+   */
+  usageAddress?: (clientIp: string) => string | undefined;
 }
 
 /** What the kernel gives the events extension. */

@@ -58,6 +58,11 @@ export interface KeywardContext {
   /** The account tier a user's claims carry (resolved against the ladder by the caller). */
   accountTier(claims: JwtClaims): unknown;
   usageRecorder: UsageRecorder;
+  /**
+   * The address a use of a key records from the request's `clientIp`
+   * (`permissions({ recordAddress })`); undefined: none is recorded.
+   */
+  usageAddress: ((clientIp: string) => string | undefined) | undefined;
   /** With `usage.retainDays`: the background pruning of daily usage, started on first use. */
   usageRetention?: UsageRetention;
   /**

@@ -289,6 +289,7 @@ export function createKeyward<
     trustedOrigins: new Set(http.trustedOrigins ?? []),
     accountTier: config.accountTier ?? ((claims) => claims.tier),
     usageRecorder,
+    usageAddress: extensions.usageAddress,
     ...(retention ? { usageRetention: retention } : {}),
     organizations: extensions.organizations?.({ tiers, scopes }),
     ietfRateLimitHeaders: http.rateLimitHeaders?.ietf ?? false,

@@ -1,9 +1,13 @@
+import { addressTimeOf, isLaterAddress } from "../storage/usage-increments.js";
 import { sortKeyUsage } from "../storage/usage-order.js";
-import type { KeyUsage, UsageIncrement, UsageStore } from "../storage/usage-store.js";
+import type { KeyUsage, LastUse, UsageIncrement, UsageStore } from "../storage/usage-store.js";
 
 interface KeyCounters {
   total: number;
   lastUsedAt: number;
+  /** The address of the latest use that had one, and when it was seen (`isLaterAddress`). */
+  address?: string;
+  addressAt?: number;
   /** `${method} ${route}` → count */
   endpoints: Map<string, { method: string; route: string; count: number }>;
   /** `YYYY-MM-DD` → count */
@@ -31,6 +35,7 @@ export function memoryUsageStore(): UsageStore & { snapshot(): Record<string, Ke
       keyId,
       totalRequests: entry.total,
       lastUsedAt: entry.lastUsedAt,
+      ...(entry.address === undefined ? {} : { lastUsedAddress: entry.address }),
       endpoints: [...entry.endpoints.values()].map((e) => ({ ...e })),
       daily: [...entry.daily].map(([date, count]) => ({ date, count })),
     });
@@ -38,7 +43,8 @@ export function memoryUsageStore(): UsageStore & { snapshot(): Record<string, Ke
 
   return {
     async record(increments: readonly UsageIncrement[]) {
-      for (const { keyId, method, route, day, count, lastUsedAt } of increments) {
+      for (const increment of increments) {
+        const { keyId, method, route, day, count, lastUsedAt, lastUsedAddress } = increment;
         let entry = counters.get(keyId);
         if (!entry) {
           entry = { total: 0, lastUsedAt, endpoints: new Map(), daily: new Map() };
@@ -46,6 +52,13 @@ export function memoryUsageStore(): UsageStore & { snapshot(): Record<string, Ke
         }
         entry.total += count;
         entry.lastUsedAt = Math.max(entry.lastUsedAt, lastUsedAt);
+        if (lastUsedAddress !== undefined) {
+          const at = addressTimeOf(increment);
+          if (isLaterAddress(at, lastUsedAddress, entry.addressAt, entry.address)) {
+            entry.address = lastUsedAddress;
+            entry.addressAt = at;
+          }
+        }
         const endpointKey = `${method} ${route}`;
         const endpoint = entry.endpoints.get(endpointKey);
         if (endpoint) endpoint.count += count;
@@ -59,10 +72,12 @@ export function memoryUsageStore(): UsageStore & { snapshot(): Record<string, Ke
     },
 
     async lastUsed(keyIds) {
-      const result = new Map<string, number>();
+      const result = new Map<string, LastUse>();
       for (const id of keyIds) {
         const entry = counters.get(id);
-        if (entry) result.set(id, entry.lastUsedAt);
+        if (!entry) continue;
+        const { lastUsedAt: at, address } = entry;
+        result.set(id, address === undefined ? { at } : { at, address });
       }
       return result;
     },

@@ -14,6 +14,7 @@ import type { JsonSchema } from "../features/openapi-types.js";
 import { createKeyward, memoryStore } from "../index.js";
 import { lifecycle } from "../lifecycle/index.js";
 import { organizations } from "../organizations/index.js";
+import { permissions } from "../permissions/index.js";
 import { type OpenApiApi, openapi } from "./index.js";
 
 const secret = "openapi-responses-secret-of-at-least-32-bytes";
@@ -38,6 +39,7 @@ function instance() {
         environments: { live: "sk_live_", test: "sk_test_" },
       }),
       events(),
+      permissions({ recordAddress: true }),
     ],
   }) as ReturnType<typeof createKeyward> & { openapi: OpenApiApi };
 }
@@ -123,13 +125,26 @@ describe("the OpenAPI document's response schemas", () => {
     const rotated = await call("POST", `/${id}/rotate`, { gracePeriodSeconds: 3600 });
     expectAnswer("KeyWithSecret", rotated);
     expect(rotated.body).toHaveProperty("previousSecretExpiresAt");
+    // A use from an address its allowlist holds: the record and the usage show the address.
+    const used = await keyward.verify(`Bearer ${(rotated.body as { key: string }).key}`, {
+      route: "GET /profiles/:slug",
+      clientIp: "::ffff:203.0.113.7",
+    });
+    expect(used.ok).toBe(true);
 
     const disabled = await call("PATCH", `/${organizationKeyId}`, { enabled: false, name: "off" });
     expectAnswer("KeyRecord", disabled);
-    expectAnswer("KeyList", await call("GET", ""));
+    // The usage report writes buffered usage first; a listing reads what is written.
+    const usage = await call("GET", `/${id}/usage`);
+    expectAnswer("UsageReport", usage);
+    expect(usage.body).toMatchObject({ lastUsedAddress: "203.0.113.7" });
+    const listed = await call("GET", "");
+    expectAnswer("KeyList", listed);
+    expect((listed.body as { data: { id: string }[] }).data).toContainEqual(
+      expect.objectContaining({ id, lastUsedAddress: "203.0.113.7" }),
+    );
     expectAnswer("KeyList", await call("GET", "?organizationId=org_1"));
     expectAnswer("KeyPage", await call("GET", "?limit=1"));
-    expectAnswer("UsageReport", await call("GET", `/${id}/usage`));
     expectAnswer("EventPage", await call("GET", `/${id}/events`));
     expectAnswer("EventPage", await call("GET", `/${organizationKeyId}/events`));
     expectAnswer("RevokedKey", await call("DELETE", `/${organizationKeyId}`));

@@ -81,7 +81,7 @@ export function inactivityScan(
         owner: { type: key.ownerType, id: key.ownerId },
       });
       if (limit === undefined) continue;
-      const used = lastUsed.get(key.id);
+      const used = lastUsed.get(key.id)?.at;
       const disablesAt = lastActivity(key, used) + limit;
       if (now >= disablesAt) {
         // A compare-and-set on the version read: null when another instance (or a change) won.

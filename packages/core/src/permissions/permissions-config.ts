@@ -31,6 +31,13 @@ export interface PermissionsConfig {
    * (call `keyward.permissions.scanInactive()` yourself, e.g. from a Worker's scheduled handler).
    */
   inactivityScanIntervalMs?: number | false;
+  /**
+   * Records the client address of each key's last use (the `clientIp` `verify` is given; the
+   * adapters pass it) with its `lastUsedAt`: shown as `lastUsedAddress` on the key's record and
+   * usage report. Only the latest is kept, as long as the key's usage is. Default false: an address
+   * is personal data (docs/permissions.md, "Recording the last client address").
+   */
+  recordAddress?: boolean;
 }
 
 /** Throws a `TypeError` naming the field for anything `permissions()` should not take. */
@@ -40,8 +47,18 @@ export function checkPermissionsConfig(config: unknown): asserts config is Permi
       `Keyward: permissions() takes an object like { maxLifetime: "30d" }, got ${kindOf(config)}`,
     );
   }
-  const { maxLifetime, disableAfterUnused, inactivityWarning, inactivityScanIntervalMs } =
-    config as PermissionsConfig;
+  const {
+    maxLifetime,
+    disableAfterUnused,
+    inactivityWarning,
+    inactivityScanIntervalMs,
+    recordAddress,
+  } = config as PermissionsConfig;
+  if (recordAddress !== undefined && typeof recordAddress !== "boolean") {
+    throw new TypeError(
+      `Keyward: \`permissions.recordAddress\` must be true or false, got ${kindOf(recordAddress)}`,
+    );
+  }
   if (maxLifetime !== undefined && typeof maxLifetime !== "function") {
     lifetimeMs(maxLifetime, "permissions.maxLifetime");
   }

@@ -22,7 +22,7 @@ export type {
   RateLimitStore,
   UsageHit,
 } from "./rate-limit-store.js";
-export type { KeyUsage, UsageIncrement, UsageStore } from "./usage-store.js";
+export type { KeyUsage, LastUse, UsageIncrement, UsageStore } from "./usage-store.js";
 export type {
   ClaimedWebhookDelivery,
   StoredWebhookDelivery,

@@ -9,6 +9,11 @@ export interface UsageHit {
   route: string;
   /** UTC day, `YYYY-MM-DD`. */
   day: string;
+  /**
+   * The client address of the request, normalised, to record with its use
+   * (`permissions({ recordAddress: true })`, `UsageIncrement.lastUsedAddress`); absent otherwise.
+   */
+  address?: string;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Merging `UsageIncrement`s before they are written: increments commute (see `UsageStore`), so any
  * that land on the same row (key, method, route, day) can become one, counts summed and the latest
- * use kept. Stores use it to send one row per target and to hold usage while storage is away.
+ * use kept, with the latest address. Stores use it to send one row per target and to hold usage
+ * while storage is away.
  */
 import type { UsageIncrement } from "./usage-store.js";
 
@@ -30,7 +31,18 @@ export function mergeUsageIncrement(
   const existing = into.get(row);
   if (existing) {
     existing.count += increment.count;
+    // The entry's address keeps its own time once its `lastUsedAt` may move past it.
+    if (existing.lastUsedAddress !== undefined)
+      existing.lastUsedAddressAt = addressTimeOf(existing);
     existing.lastUsedAt = Math.max(existing.lastUsedAt, increment.lastUsedAt);
+    const address = increment.lastUsedAddress;
+    if (address !== undefined) {
+      const at = addressTimeOf(increment);
+      if (isLaterAddress(at, address, existing.lastUsedAddressAt, existing.lastUsedAddress)) {
+        existing.lastUsedAddress = address;
+        existing.lastUsedAddressAt = at;
+      }
+    }
     return true;
   }
   if (into.size >= maxRows) return false;
@@ -50,4 +62,28 @@ export function mergeUsageIncrements(
 ): Map<string, UsageIncrement> {
   for (const increment of increments) mergeUsageIncrement(into, increment);
   return into;
+}
+
+/** When an increment's address was seen: `lastUsedAddressAt`, else `lastUsedAt`. */
+export function addressTimeOf(increment: UsageIncrement): number {
+  return increment.lastUsedAddressAt ?? increment.lastUsedAt;
+}
+
+/**
+ * Whether `address`, seen at `at`, replaces the address kept (`kept`, seen at `keptAt`; undefined:
+ * none): a later use wins, and of two at the same millisecond the greater address in code-unit
+ * order, so every store keeps the same one whatever order the writes come in.
+ *
+ * @example
+ * isLaterAddress(2_000, "192.0.2.1", 1_000, "2001:db8::1"); // true
+ * isLaterAddress(1_000, "192.0.2.1", 1_000, "2001:db8::1"); // false: "1" < "2"
+ */
+export function isLaterAddress(
+  at: number,
+  address: string,
+  keptAt: number | undefined,
+  kept: string | undefined,
+): boolean {
+  if (kept === undefined || keptAt === undefined) return true;
+  return at > keptAt || (at === keptAt && address > kept);
 }

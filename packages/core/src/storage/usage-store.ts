@@ -12,12 +12,36 @@ export interface UsageIncrement {
   count: number;
   /** Epoch ms of the latest request in this increment. */
   lastUsedAt: number;
+  /**
+   * The client address of the latest request in this increment that had one
+   * (`permissions({ recordAddress: true })`), normalised (`192.0.2.1`, `2001:db8::1`); absent when
+   * none had one, and then the stored address is left as it is.
+   */
+  lastUsedAddress?: string;
+  /**
+   * When the request of `lastUsedAddress` was made, epoch ms; absent: at `lastUsedAt`. Earlier than
+   * `lastUsedAt` only when a later request of the increment had no address.
+   */
+  lastUsedAddressAt?: number;
+}
+
+/** A key's last use, for listings: when, and from which client address where one was recorded. */
+export interface LastUse {
+  /** Epoch ms of the latest request. */
+  at: number;
+  /** The client address of the latest request that had one; absent when none was recorded. */
+  address?: string;
 }
 
 export interface KeyUsage {
   keyId: string;
   totalRequests: number;
   lastUsedAt: number | null;
+  /**
+   * The client address of the key's latest request that had one (`permissions({ recordAddress })`);
+   * absent when none was recorded.
+   */
+  lastUsedAddress?: string;
   /** Sorted by count descending, then method and route in code-unit order. */
   endpoints: { method: string; route: string; count: number }[];
   /** Sorted by date ascending. */
@@ -30,19 +54,26 @@ export interface KeyUsage {
  * Contract:
  * - `record` adds counts. Increments commute: any order, any split into batches, and concurrent
  *   calls give the same totals. `lastUsedAt` keeps the maximum seen.
+ * - A key's address is that of its latest increment with one (by `lastUsedAddressAt`, else
+ *   `lastUsedAt`; of two at the same millisecond, the greater address in code-unit order:
+ *   `isLaterAddress`), whatever the order, split or concurrency of the writes; an increment without
+ *   one leaves it as it is. Only the one address is kept per key, never a history.
  * - Usage is keyed by key id, so it survives rotation.
  * - `read` of a key with no usage gives zero totals and `lastUsedAt: null`, never `null`.
  * - `prune(beforeDay)` (optional; needed for `usage.retainDays`) removes the daily detail of every
  *   UTC day before `beforeDay` and folds it into per-key totals, so `totalRequests`, the
- *   per-endpoint counts and `lastUsedAt` never shrink: only `daily` loses the pruned days. It works
- *   in short batches (never one long statement or script), is idempotent and safe to run from
- *   several instances at once, and never loses a count recorded concurrently.
+ *   per-endpoint counts and `lastUsedAt` never shrink, and the address stays: only `daily` loses
+ *   the pruned days. It works in short batches (never one long statement or script), is idempotent
+ *   and safe to run from several instances at once, and never loses a count recorded concurrently.
  */
 export interface UsageStore {
   record(increments: readonly UsageIncrement[]): Promise<void>;
   read(keyId: string): Promise<KeyUsage>;
-  /** Last-used time per key id, for listings; ids without usage are absent from the map. */
-  lastUsed(keyIds: readonly string[]): Promise<Map<string, number>>;
+  /**
+   * The last use per key id, for listings: its time, and its address where one was recorded; ids
+   * without usage are absent from the map.
+   */
+  lastUsed(keyIds: readonly string[]): Promise<Map<string, LastUse>>;
   /**
    * Folds the daily counts of days before `beforeDay` (`YYYY-MM-DD`, UTC) into the keys' totals
    * and removes them; resolves with how many key-days (a key's counts on one day) were removed.

@@ -1,3 +1,4 @@
+import { isLaterAddress } from "../storage/usage-increments.js";
 import type { UsageIncrement, UsageStore } from "../storage/usage-store.js";
 import { splitRouteLabel } from "./route-label.js";
 import { utcDayFormatter } from "./utc-day.js";
@@ -17,6 +18,16 @@ export interface UsageRecorder {
    * waits on storage.
    */
   record(keyId: string, routeLabel: string | undefined, now: number): void;
+  /**
+   * `record`, with the request's client address (normalised), kept with the key's last use
+   * (`permissions({ recordAddress: true })`): of a row's requests, the latest one's address.
+   */
+  recordWithAddress(
+    keyId: string,
+    routeLabel: string | undefined,
+    now: number,
+    address: string,
+  ): void;
   /** The UTC day (`YYYY-MM-DD`) usage at `now` is counted under. */
   dayOf(now: number): string;
   /** Writes everything buffered so far; resolves when the store has it. */
@@ -28,6 +39,9 @@ export interface UsageRecorder {
 interface Counter {
   count: number;
   lastUsedAt: number;
+  /** Set only by `recordWithAddress`: a counter of `record` alone never has these fields. */
+  address?: string;
+  addressAt?: number;
 }
 
 /** day → key id → route label → counter */
@@ -55,10 +69,17 @@ export function createUsageRecorder(
   let inFlight: Promise<void> = Promise.resolve();
   let closed = false;
 
-  // The same merge as `mergeUsageIncrement` (counts summed, latest use kept), written out because
-  // it runs on every verified request: nested maps by day, key and label avoid joining a row key
-  // and allocating an increment per request, which the shared helper would need.
-  const add = (day: string, keyId: string, label: string, count: number, lastUsedAt: number) => {
+  // The same merge as `mergeUsageIncrement` (counts summed, latest use kept; the latest address in
+  // `addAddress`, only for `recordWithAddress`), written out because it runs on every verified
+  // request: nested maps by day, key and label avoid joining a row key and allocating an increment
+  // per request, which the shared helper would need.
+  const add = (
+    day: string,
+    keyId: string,
+    label: string,
+    count: number,
+    lastUsedAt: number,
+  ): Counter => {
     let bucket: Map<string, Map<string, Counter>> | undefined;
     if (day === currentDay && currentBucket) {
       bucket = currentBucket;
@@ -76,13 +97,23 @@ export function createUsageRecorder(
       routes = new Map();
       bucket.set(keyId, routes);
     }
-    const counter = routes.get(label);
+    let counter = routes.get(label);
     if (counter) {
       counter.count += count;
       if (lastUsedAt > counter.lastUsedAt) counter.lastUsedAt = lastUsedAt;
     } else {
-      routes.set(label, { count, lastUsedAt });
+      counter = { count, lastUsedAt };
+      routes.set(label, counter);
       buffered += 1;
+    }
+    return counter;
+  };
+
+  /** Keeps `address`, seen at `at`, on `counter` if it is the latest (`isLaterAddress`). */
+  const addAddress = (counter: Counter, address: string, at: number) => {
+    if (isLaterAddress(at, address, counter.addressAt, counter.address)) {
+      counter.address = address;
+      counter.addressAt = at;
     }
   };
 
@@ -95,9 +126,22 @@ export function createUsageRecorder(
     const increments: UsageIncrement[] = [];
     for (const [day, keys] of batch) {
       for (const [keyId, routes] of keys) {
-        for (const [label, { count, lastUsedAt }] of routes) {
+        for (const [label, { count, lastUsedAt, address, addressAt }] of routes) {
           const { method, route } = splitRouteLabel(label);
-          increments.push({ keyId, method, route, day, count, lastUsedAt });
+          increments.push(
+            address === undefined
+              ? { keyId, method, route, day, count, lastUsedAt }
+              : {
+                  keyId,
+                  method,
+                  route,
+                  day,
+                  count,
+                  lastUsedAt,
+                  lastUsedAddress: address,
+                  lastUsedAddressAt: addressAt!,
+                },
+          );
         }
       }
     }
@@ -107,8 +151,11 @@ export function createUsageRecorder(
       // Put the counts back (merging with anything recorded meanwhile) and try again later.
       for (const [day, keys] of batch) {
         for (const [keyId, routes] of keys) {
-          for (const [label, counter] of routes)
-            add(day, keyId, label, counter.count, counter.lastUsedAt);
+          for (const [label, counter] of routes) {
+            const kept = add(day, keyId, label, counter.count, counter.lastUsedAt);
+            if (counter.address !== undefined)
+              addAddress(kept, counter.address, counter.addressAt!);
+          }
         }
       }
       options.onError?.(error);
@@ -121,13 +168,20 @@ export function createUsageRecorder(
     return inFlight;
   };
 
+  const startTimer = () => {
+    timer = setInterval(() => void flush(), flushIntervalMs);
+    (timer as { unref?: () => void }).unref?.();
+  };
+
   return {
     record(keyId, routeLabel, now) {
-      if (!timer && !closed) {
-        timer = setInterval(() => void flush(), flushIntervalMs);
-        (timer as { unref?: () => void }).unref?.();
-      }
+      if (!timer && !closed) startTimer();
       add(dayOf(now), keyId, routeLabel ?? "", 1, now);
+      if (buffered >= maxBuffered) void flush();
+    },
+    recordWithAddress(keyId, routeLabel, now, address) {
+      if (!timer && !closed) startTimer();
+      addAddress(add(dayOf(now), keyId, routeLabel ?? "", 1, now), address, now);
       if (buffered >= maxBuffered) void flush();
     },
     dayOf,

@@ -38,12 +38,14 @@
  * then t, the number of layer lists, and the t lists, each "<layer>…" with each <layer> as
  *   "<key>.<spec>" (a string state) or "<key>#<spec>" (a state in a hash), <key> an index into KEYS
  *   or "*" for the group's own key, <spec> an index into the specs above;
- * then per group one argument "<n> <lastUsedAt> <own> <list> <usage>": its n requests, the latest
- *   of their callers' times with usage (epoch ms, for the usage hash's `last`; "-" without), the
- *   index in KEYS of its own key ("0" when its list has no "*"), its list of layers, and <usage>
+ * then per group one argument "<n> <lastUsedAt> <own> <list> <usage>[ <m>]": its n requests, the
+ *   latest of their callers' times with usage (epoch ms, for the usage hash's `last`; "-" without),
+ *   the index in KEYS of its own key ("0" when its list has no "*"), its list of layers, and <usage>
  *   the hashes and fields they count in, "<key>:<field>:<field>x<count>" joined by commas (each of
- *   <count> requests adds one to both fields) or "-"; followed with "caller" by the n requests'
- *   times.
+ *   <count> requests adds one to both fields) or "-"; with <m>, the m arguments after it are client
+ *   addresses (`permissions({ recordAddress })`), each "<key> <at> <address>": the latest among the
+ *   group's requests counted in that hash, kept in its `addr` if later (`last-address.ts`);
+ *   followed with "caller" by the n requests' times.
  *
  * With "consume", the last two KEYS are the call's charge markers (`charge-markers.ts`): "paid",
  * where the call writes what it charged to quotas and credits (so that a caller that gave up on it,
@@ -55,12 +57,13 @@
  * (1/0), remaining, reset and retryAfter. A voided call returns an error reply.
  */
 import { luaScript } from "../client/lua-script.js";
+import { luaLaterAddress } from "./last-address.js";
 import { luaHelpers, luaRateSteps } from "./rate-steps.js";
 
 export const consumeLayersScript = luaScript(
   "consume-layers",
   `
-${luaHelpers}
+${luaHelpers}${luaLaterAddress}
 local now, serverNow
 local onCallerClock = ARGV[1] ~= 'redis'
 if not onCallerClock then
@@ -287,9 +290,16 @@ local decided, waits = {}, {}
 while cursor <= #ARGV do
   local count, lastUsedAt, own, list, usage =
     string.match(ARGV[cursor], '^(%d+) (%S+) (%d+) (%d+) (%S+)$')
+  local addressCount = 0
+  if not count then
+    count, lastUsedAt, own, list, usage, addressCount =
+      string.match(ARGV[cursor], '^(%d+) (%S+) (%d+) (%d+) (%S+) (%d+)$')
+    addressCount = tonumber(addressCount)
+  end
   count, own = tonumber(count), tonumber(own)
-  local times = cursor
-  cursor = cursor + 1 + (onCallerClock and count or 0)
+  local addresses = cursor
+  local times = cursor + addressCount
+  cursor = times + 1 + (onCallerClock and count or 0)
   local plan = lists[tonumber(list)]
   -- The usage of the group's requests: per hash and pair of fields, how many requests add one
   -- (flat, four numbers per use), and the fields each hash is read with.
@@ -402,6 +412,11 @@ while cursor <= #ARGV do
       count[day] = count[day] + requests
       if not entry.latest or entry.latest < at then entry.latest, entry.latestText = at, lastUsedAt end
     end
+    for a = 1, addressCount do
+      local keyIndex, record = string.match(ARGV[addresses + a], '^(%d+) (.+)$')
+      local entry = entryOf(tonumber(keyIndex), true, wanted[tonumber(keyIndex)])
+      if not entry.address or laterAddress(record, entry.address) then entry.address = record end
+    end
   end
 end
 
@@ -436,6 +451,10 @@ for t = 1, #touched do
     if entry.latest and (not entry.last or tonumber(entry.last) < entry.latest) then
       changes[#changes + 1] = 'last'
       changes[#changes + 1] = entry.latestText
+    end
+    if entry.address and laterAddress(entry.address, redis.call('HGET', key, 'addr') or nil) then
+      changes[#changes + 1] = 'addr'
+      changes[#changes + 1] = entry.address
     end
     if #changes > 0 then redis.call('HSET', key, unpack(changes)) end
   elseif entry.dirty then

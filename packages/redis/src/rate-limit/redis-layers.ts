@@ -9,10 +9,11 @@ import type {
   LimitLayer,
   UsageHit,
 } from "@keyward/core";
-import { parseBucket } from "@keyward/core/toolkit";
+import { isLaterAddress, parseBucket } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
 import { consumeLayersScript } from "../lua/consume-layers.js";
+import { addressRecord } from "../lua/last-address.js";
 import { dayField, endpointField } from "../usage/usage-fields.js";
 import { type ChargeMarkers, chargeMarkersFor, chargeMarkerTtlMs } from "./charge-markers.js";
 import type { TimeSource } from "./redis-steps.js";
@@ -130,9 +131,16 @@ export function redisLayers(
     /** Requests by their own key and list: the script resolves each group's layers once. */
     const groups = new Map<
       string,
-      { own: number; list: number; positions: number[]; usage: Map<string, number> }
+      {
+        own: number;
+        list: number;
+        positions: number[];
+        usage: Map<string, number>;
+        /** Per usage hash (its index in KEYS), the latest client address among the requests. */
+        addresses?: Map<number, { at: number; address: string }>;
+      }
     >();
-    requests.forEach(({ owner, layers, usage, durableCredits }, position) => {
+    requests.forEach(({ owner, layers, usage, durableCredits, now }, position) => {
       const wire = wireOf(owner, layers, durableCredits === true);
       let line = "";
       let own = 0;
@@ -156,8 +164,17 @@ export function redisLayers(
       if (usage) {
         // Usage is the key's own: on a single server, the hash its layer already names.
         const usageKey = wire[0]?.keyId === usage.keyId ? wire[0].key : names.usage(usage.keyId);
-        const fields = `${indexIn(keys, usageKey)}:${indexIn(fieldIndex, endpointField(usage.method, usage.route))}:${indexIn(fieldIndex, dayField(usage.day))}`;
+        const hash = indexIn(keys, usageKey);
+        const fields = `${hash}:${indexIn(fieldIndex, endpointField(usage.method, usage.route))}:${indexIn(fieldIndex, dayField(usage.day))}`;
         group.usage.set(fields, (group.usage.get(fields) ?? 0) + 1);
+        if (usage.address !== undefined) {
+          group.addresses ??= new Map();
+          const at = Math.round(now);
+          const kept = group.addresses.get(hash);
+          if (isLaterAddress(at, usage.address, kept?.at, kept?.address)) {
+            group.addresses.set(hash, { at, address: usage.address });
+          }
+        }
       }
     });
     const args = [
@@ -171,7 +188,7 @@ export function redisLayers(
       String(lists.size),
       ...lists.keys(),
     ];
-    for (const { own, list, positions, usage } of groups.values()) {
+    for (const { own, list, positions, usage, addresses } of groups.values()) {
       let lastUsedAt = Number.NEGATIVE_INFINITY;
       for (const position of positions) {
         const request = requests[position]!;
@@ -182,7 +199,15 @@ export function redisLayers(
           ? "-"
           : [...usage].map(([fields, count]) => `${fields}x${count}`).join(",");
       const latest = usage.size === 0 ? "-" : String(Math.round(lastUsedAt));
-      args.push(`${positions.length} ${latest} ${own} ${list} ${counted}`);
+      if (addresses === undefined) {
+        args.push(`${positions.length} ${latest} ${own} ${list} ${counted}`);
+      } else {
+        // Then how many addresses follow, each "<hash> <at> <address>".
+        args.push(`${positions.length} ${latest} ${own} ${list} ${counted} ${addresses.size}`);
+        for (const [hash, { at, address }] of addresses) {
+          args.push(`${hash} ${addressRecord(at, address)}`);
+        }
+      }
       if (time === "caller") {
         for (const position of positions) args.push(String(Math.round(requests[position]!.now)));
       }

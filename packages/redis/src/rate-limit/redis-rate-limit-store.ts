@@ -22,7 +22,7 @@ import { layerBatcher } from "./layer-batcher.js";
 import { redisLayers } from "./redis-layers.js";
 import { stepsOnRedis, type TimeSource } from "./redis-steps.js";
 import { stepBatcher } from "./step-batcher.js";
-import type { UsageBacklog } from "./usage-backlog.js";
+import { incrementOf, type UsageBacklog } from "./usage-backlog.js";
 
 export type StoreErrorPolicy = "fail-closed" | "fail-open";
 
@@ -60,7 +60,7 @@ export function redisRateLimitStore(
   );
 
   const recordApart = (hit: UsageHit, now: number) => {
-    usage.record([{ ...hit, count: 1, lastUsedAt: now }]).catch(() => backlog.add(hit, now));
+    usage.record([incrementOf(hit, now)]).catch(() => backlog.add(hit, now));
   };
 
   // On a cluster a key's usage hash is in the key's slot, not its owner's: counted by a call of its own.

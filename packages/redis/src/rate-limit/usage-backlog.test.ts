@@ -52,4 +52,25 @@ describe("usageBacklog", () => {
     await backlog.flush();
     expect(String(errors[0])).toMatch(/2 requests was dropped/);
   });
+
+  it("keeps the latest client address of the hits it holds, as an increment's lastUsedAddress", async () => {
+    const { store, written, setUp } = flakyStore();
+    const backlog = usageBacklog(store, 100, () => {});
+    backlog.add({ ...hit, address: "192.0.2.2" }, 2_000);
+    backlog.add({ ...hit, address: "192.0.2.1" }, 1_000);
+    backlog.add(hit, 3_000);
+    setUp(true);
+    await backlog.flush();
+    expect(written).toEqual([
+      [
+        {
+          ...hit,
+          count: 3,
+          lastUsedAt: 3_000,
+          lastUsedAddress: "192.0.2.2",
+          lastUsedAddressAt: 2_000,
+        },
+      ],
+    ]);
+  });
 });

@@ -48,9 +48,8 @@ export function usageBacklog(
     get size() {
       return held.size;
     },
-    add({ keyId, method, route, day }, now) {
-      const increment = { keyId, method, route, day, count: 1, lastUsedAt: now };
-      if (!mergeUsageIncrement(held, increment, maxEntries)) dropped += 1;
+    add(hit, now) {
+      if (!mergeUsageIncrement(held, incrementOf(hit, now), maxEntries)) dropped += 1;
     },
     flush() {
       if (held.size === 0) return flushing ?? Promise.resolve();
@@ -60,4 +59,14 @@ export function usageBacklog(
       return flushing;
     },
   };
+}
+
+/** One request's usage as an increment, with its client address when it has one. */
+export function incrementOf(
+  { keyId, method, route, day, address }: UsageHit,
+  now: number,
+): UsageIncrement {
+  const increment: UsageIncrement = { keyId, method, route, day, count: 1, lastUsedAt: now };
+  if (address !== undefined) increment.lastUsedAddress = address;
+  return increment;
 }

@@ -3,10 +3,11 @@
  * rate-limit script itself; `record` is for batches from elsewhere (Keyward's buffered recorder
  * when another store limits, a fail-open backlog, an import).
  */
-import type { UsageIncrement, UsageStore } from "@keyward/core";
-import type { CallGuard } from "@keyward/core/toolkit";
+import type { LastUse, UsageIncrement, UsageStore } from "@keyward/core";
+import { addressTimeOf, type CallGuard, isLaterAddress } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
+import { addressRecord } from "../lua/last-address.js";
 import {
   lastUsedScript,
   pruneUsageScript,
@@ -14,7 +15,7 @@ import {
   recordUsageScript,
   scanUsageScript,
 } from "../lua/usage.js";
-import { dayField, endpointField, toKeyUsage } from "./usage-fields.js";
+import { addressOfRecord, dayField, endpointField, toKeyUsage } from "./usage-fields.js";
 
 /** Keys `SCAN` looks at per call while pruning (a hint to Redis, not an exact page size). */
 const pruneScanCount = 500;
@@ -33,18 +34,33 @@ export function redisUsageStore(
 
   return {
     async record(increments: readonly UsageIncrement[]) {
-      // One script per key: its counters share a slot, different keys may not.
-      const byKey = new Map<string, string[]>();
-      for (const { keyId, method, route, day, count, lastUsedAt } of increments) {
-        let args = byKey.get(keyId);
-        if (!args) {
-          args = [];
-          byKey.set(keyId, args);
+      // One script per key: its counters share a slot, different keys may not. The first
+      // argument is the key's latest address in the batch (the script keeps it if it is later).
+      const byKey = new Map<string, { args: string[]; at?: number; address?: string }>();
+      for (const increment of increments) {
+        const { keyId, method, route, day, count, lastUsedAt, lastUsedAddress } = increment;
+        let batch = byKey.get(keyId);
+        if (!batch) {
+          batch = { args: [""] };
+          byKey.set(keyId, batch);
         }
-        args.push(endpointField(method, route), dayField(day), String(count), String(lastUsedAt));
+        batch.args.push(
+          endpointField(method, route),
+          dayField(day),
+          String(count),
+          String(lastUsedAt),
+        );
+        if (lastUsedAddress !== undefined) {
+          const at = addressTimeOf(increment);
+          if (isLaterAddress(at, lastUsedAddress, batch.at, batch.address)) {
+            batch.at = at;
+            batch.address = lastUsedAddress;
+            batch.args[0] = addressRecord(at, lastUsedAddress);
+          }
+        }
       }
       await Promise.all(
-        [...byKey].map(([keyId, args]) => run(recordUsageScript, [names.usage(keyId)], args)),
+        [...byKey].map(([keyId, { args }]) => run(recordUsageScript, [names.usage(keyId)], args)),
       );
     },
 
@@ -57,10 +73,13 @@ export function redisUsageStore(
       const found = await Promise.all(
         keyIds.map((keyId) => run(lastUsedScript, [names.usage(keyId)], [])),
       );
-      const result = new Map<string, number>();
+      const result = new Map<string, LastUse>();
       keyIds.forEach((keyId, index) => {
-        const value = found[index];
-        if (value !== null && value !== undefined) result.set(keyId, Number(value));
+        const [last, record] = (found[index] as (string | null)[] | null) ?? [];
+        if (last === null || last === undefined) return;
+        const at = Number(last);
+        const address = addressOfRecord(record);
+        result.set(keyId, address === undefined ? { at } : { at, address });
       });
       return result;
     },

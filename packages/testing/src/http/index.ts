@@ -14,6 +14,7 @@ import { gracefulRotationSuite } from "./graceful-rotation-suite.js";
 import { hostRoutesSuite } from "./host-routes-suite.js";
 import { inactivitySuite } from "./inactivity-suite.js";
 import { ipAllowlistsSuite } from "./ip-allowlists-suite.js";
+import { lastAddressSuite } from "./last-address-suite.js";
 import { lifecycleSuite } from "./lifecycle-suite.js";
 import { managementSuite } from "./management-suite.js";
 import { maxLifetimeSuite } from "./max-lifetime-suite.js";
@@ -116,6 +117,7 @@ export function describeHttpConformance(name: string, options: HttpSuiteOptions)
       const kind = options.resources === true ? "profile" : options.resources.kind;
       resourcesSuite(client, { kind, keyUpdates: options.keyUpdates === true });
     }
+    if (options.lastAddress) lastAddressSuite(client);
     if (options.openapi) openApiSuite(client, options.openapi);
     registerPolicySuites(options);
   });

@@ -94,6 +94,13 @@ export interface HttpSuiteOptions {
    */
   resources?: boolean | { kind: string };
   /**
+   * Also check the client address of a key's last use (`lastUsedAddress` on its usage and record):
+   * the implementation lists `permissions({ recordAddress: true })` (the demo contract does), its
+   * host route passes `verify` the client's address, and the suite's requests reach it from a
+   * loopback address (127.0.0.1 or ::1), as with `ipAllowlists`.
+   */
+  lastAddress?: boolean;
+  /**
    * Also check `GET {basePath}/{key_id}/events`, the audit log: the implementation lists
    * `events()` (the demo contract does).
    */

@@ -119,9 +119,103 @@ export function usageStoreSuite<S extends KeywardStore>(options: StorageSuiteOpt
       const unused = uniqueId("key");
       await usage.record([hit(used, { lastUsedAt: 42_000 }), hit(used, { lastUsedAt: 41_000 })]);
       const lastUsed = await usage.lastUsed([used, unused]);
-      expect(lastUsed.get(used)).toBe(42_000);
+      expect(lastUsed.get(used)).toEqual({ at: 42_000 });
       expect(lastUsed.has(unused)).toBe(false);
       expect((await usage.lastUsed([])).size).toBe(0);
+    });
+
+    describe("the address of the last use (permissions({ recordAddress }))", () => {
+      const t = (n: number) => Date.parse("2026-03-01T10:00:00.000Z") + n * 1_000;
+      /** Uses of one key over several rows: the latest with an address is at t(7), from .7. */
+      const uses = (keyId: string): UsageIncrement[] => [
+        hit(keyId, { lastUsedAt: t(1), lastUsedAddress: "192.0.2.1" }),
+        hit(keyId, { lastUsedAt: t(9), method: "PUT" }),
+        hit(keyId, { lastUsedAt: t(7), route: "/b", lastUsedAddress: "192.0.2.7" }),
+        hit(keyId, { lastUsedAt: t(3), day: "2026-03-02", lastUsedAddress: "2001:db8::3" }),
+        // A later use without an address (t(8)) in the same increment as one from .5 at t(5).
+        hit(keyId, { lastUsedAt: t(8), lastUsedAddress: "192.0.2.5", lastUsedAddressAt: t(5) }),
+        hit(keyId, { lastUsedAt: t(2), route: "/b", lastUsedAddress: "192.0.2.2" }),
+      ];
+
+      it("keeps the latest use's address, however increments are split, ordered or interleaved", async () => {
+        const { usage } = await open();
+        const orders = [
+          (list: UsageIncrement[]) => [list],
+          (list: UsageIncrement[]) => [[...list].reverse()],
+          (list: UsageIncrement[]) => list.map((increment) => [increment]),
+          (list: UsageIncrement[]) => [list.slice(0, 3).reverse(), list.slice(3)],
+          (list: UsageIncrement[]) => [
+            [list[4]!, list[2]!],
+            [list[0]!, list[5]!, list[1]!, list[3]!],
+          ],
+        ];
+        for (const split of orders) {
+          const keyId = uniqueId("key");
+          for (const batch of split(uses(keyId))) await usage.record(batch);
+          const report = await usage.read(keyId);
+          expect(report.lastUsedAt).toBe(t(9));
+          expect(report.lastUsedAddress).toBe("192.0.2.7");
+          expect(report.totalRequests).toBe(6);
+          expect((await usage.lastUsed([keyId])).get(keyId)).toEqual({
+            at: t(9),
+            address: "192.0.2.7",
+          });
+        }
+      });
+
+      it("keeps it under concurrent writers, each with some of the uses", async () => {
+        const { usage } = await open();
+        const keyId = uniqueId("key");
+        const many = Array.from({ length: 40 }, (_, i) =>
+          hit(keyId, {
+            route: `/r${i % 4}`,
+            lastUsedAt: t((i * 17) % 40),
+            ...(i % 3 === 0 ? {} : { lastUsedAddress: `198.51.100.${(i * 17) % 40}` }),
+          }),
+        );
+        await Promise.all(many.map((increment) => usage.record([increment])));
+        const withAddress = many.filter((x) => x.lastUsedAddress !== undefined);
+        const latest = withAddress.reduce((a, b) => (b.lastUsedAt > a.lastUsedAt ? b : a));
+        const report = await usage.read(keyId);
+        expect(report.totalRequests).toBe(40);
+        expect(report.lastUsedAddress).toBe(latest.lastUsedAddress);
+      });
+
+      it("leaves the stored address alone for an increment without one, even a later one", async () => {
+        const { usage } = await open();
+        const keyId = uniqueId("key");
+        await usage.record([hit(keyId, { lastUsedAt: t(1), lastUsedAddress: "192.0.2.1" })]);
+        await usage.record([hit(keyId, { lastUsedAt: t(5) })]);
+        await usage.record([hit(keyId, { lastUsedAt: t(6), method: "PUT", day: "2026-03-02" })]);
+        const report = await usage.read(keyId);
+        expect(report.lastUsedAt).toBe(t(6));
+        expect(report.lastUsedAddress).toBe("192.0.2.1");
+        // An older address than the one kept does not replace it either.
+        await usage.record([hit(keyId, { lastUsedAt: t(0), lastUsedAddress: "192.0.2.9" })]);
+        expect((await usage.read(keyId)).lastUsedAddress).toBe("192.0.2.1");
+      });
+
+      it("keeps the greater address of two at the same millisecond, in either order", async () => {
+        const { usage } = await open();
+        const a = hit("", { lastUsedAt: t(1), lastUsedAddress: "192.0.2.1" });
+        const b = hit("", { lastUsedAt: t(1), route: "/b", lastUsedAddress: "2001:db8::1" });
+        for (const order of [
+          [a, b],
+          [b, a],
+        ]) {
+          const keyId = uniqueId("key");
+          for (const increment of order) await usage.record([{ ...increment, keyId }]);
+          expect((await usage.read(keyId)).lastUsedAddress).toBe("2001:db8::1");
+        }
+      });
+
+      it("shows no address for a key whose uses had none", async () => {
+        const { usage } = await open();
+        const keyId = uniqueId("key");
+        await usage.record([hit(keyId)]);
+        expect(await usage.read(keyId)).not.toHaveProperty("lastUsedAddress");
+        expect((await usage.lastUsed([keyId])).get(keyId)).toEqual({ at: hit(keyId).lastUsedAt });
+      });
     });
 
     it("accepts an empty batch", async () => {
@@ -160,7 +254,34 @@ export function usageStoreSuite<S extends KeywardStore>(options: StorageSuiteOpt
         // Idempotent: nothing left to prune for this key, nothing changes.
         await usage.prune(day(4));
         expect(await usage.read(keyId)).toEqual(expectedAfterPrune(keyId));
-        expect((await usage.lastUsed([keyId])).get(keyId)).toBe(at(5));
+        expect((await usage.lastUsed([keyId])).get(keyId)).toEqual({ at: at(5) });
+      });
+
+      it("keeps the address of the latest use through a prune, and records later ones after it", async () => {
+        const { usage } = await open();
+        if (!usage.prune) throw new Error("this store's usage has no prune()");
+        const keyId = uniqueId("key");
+        await usage.record([
+          hit(keyId, { day: day(1), lastUsedAt: at(1), lastUsedAddress: "192.0.2.1" }),
+          hit(keyId, { day: day(2), lastUsedAt: at(2), lastUsedAddress: "192.0.2.2" }),
+          hit(keyId, { day: day(3), lastUsedAt: at(3) }),
+        ]);
+        await usage.prune(day(4));
+        expect((await usage.read(keyId)).lastUsedAddress).toBe("192.0.2.2");
+        expect((await usage.lastUsed([keyId])).get(keyId)).toEqual({
+          at: at(3),
+          address: "192.0.2.2",
+        });
+        // A late batch for a pruned day with an older address changes nothing; a newer one wins.
+        await usage.record([
+          hit(keyId, { day: day(1), lastUsedAt: at(1) + 1, lastUsedAddress: "198.51.100.1" }),
+        ]);
+        await usage.prune(day(4));
+        expect((await usage.read(keyId)).lastUsedAddress).toBe("192.0.2.2");
+        await usage.record([
+          hit(keyId, { day: day(5), lastUsedAt: at(5), lastUsedAddress: "2001:db8::5" }),
+        ]);
+        expect((await usage.read(keyId)).lastUsedAddress).toBe("2001:db8::5");
       });
 
       it("keeps counting a pruned day recorded late, and prunes it again", async () => {

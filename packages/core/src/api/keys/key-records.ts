@@ -1,6 +1,7 @@
-/** Stored keys as the API shows them, with the time each was last used. */
+/** Stored keys as the API shows them, with the time (and address) each was last used. */
 import type { KeywardContext } from "../../keyward/context.js";
 import type { StoredKey } from "../../storage/key-store.js";
+import type { LastUse } from "../../storage/usage-store.js";
 import { type KeyRecord, toKeyRecord } from "../key-record.js";
 
 export interface KeyRecords {
@@ -21,25 +22,26 @@ export function keyRecords(ctx: KeywardContext): KeyRecords {
     const environment = ctx.environments.ofKey(key);
     return environment === ctx.environments.defaultName ? undefined : environment;
   };
+  // An imported key's last use elsewhere stands until Keyward counts one of its own.
+  const recordOf = (key: StoredKey, now: number, lastUse: LastUse | undefined) =>
+    toKeyRecord(
+      key,
+      now,
+      lastUse?.at ?? key.importedLastUsedAt ?? null,
+      environmentOf(key),
+      lastUse?.address,
+    );
   return {
     async one(key, now) {
       const lastUsed = await ctx.usage.lastUsed([key.id]);
-      const used = lastUsed.get(key.id) ?? key.importedLastUsedAt ?? null;
-      return toKeyRecord(key, now, used, environmentOf(key));
+      return recordOf(key, now, lastUsed.get(key.id));
     },
     async many(keys) {
       const lastUsed = keys.length
         ? await ctx.usage.lastUsed(keys.map((key) => key.id))
-        : new Map<string, number>();
+        : new Map<string, LastUse>();
       const now = ctx.clock.now();
-      return keys.map((key) =>
-        toKeyRecord(
-          key,
-          now,
-          lastUsed.get(key.id) ?? key.importedLastUsedAt ?? null,
-          environmentOf(key),
-        ),
-      );
+      return keys.map((key) => recordOf(key, now, lastUsed.get(key.id)));
     },
   };
 }

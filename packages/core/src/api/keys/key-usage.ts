@@ -20,6 +20,8 @@ export function keyUsageOperation({ ctx }: KeyOperations): KeyUsage {
       keyId: key.id,
       totalRequests: usage.totalRequests,
       lastUsedAt: lastUsedAt === null ? null : isoTime(lastUsedAt),
+      // Only when one was recorded (`permissions({ recordAddress })`).
+      ...(usage.lastUsedAddress === undefined ? {} : { lastUsedAddress: usage.lastUsedAddress }),
       endpoints: usage.endpoints,
       daily: usage.daily,
       // Only when the key has a quota or credits: otherwise the body is the contract's.

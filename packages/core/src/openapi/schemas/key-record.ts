@@ -37,6 +37,7 @@ export function keyRecordTypes(options: {
       revokedAt: orNull,
     },
     optional: {
+      lastUsedAddress,
       metadata,
       owner: object({
         required: { type: oneOf("user", "organization"), id: string },
@@ -84,6 +85,11 @@ const resourceLimits = schemaNode<Record<string, string[]>>({
   domain: "object",
   index: [{ signature: "string", value: { proto: Array, sequence: "string" } }],
 });
+
+/** The client address of a key's last use, where `permissions({ recordAddress })` recorded one. */
+export const lastUsedAddress = string.describe(
+  "The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one",
+);
 
 /** The host's data about a key, as it stored it: any JSON object. */
 const metadata = anyObject.describe(

@@ -1,5 +1,6 @@
 /** `GET {basePath}/{key_id}/usage`'s answer as an arktype schema node (`responses-match.test.ts`). */
 import { schemaNode } from "../../validation/schema.js";
+import { lastUsedAddress } from "./key-record.js";
 import { count, either, isoDateTime, listOf, nullValue, object, oneOf, string } from "./nodes.js";
 
 const period = oneOf("day", "month");
@@ -28,6 +29,7 @@ export const usageReportType = object({
     ).describe("Per UTC day, oldest first"),
   },
   optional: {
+    lastUsedAddress,
     quota: object({
       required: { limit: count, remaining: count, period, resetsAt: isoDateTime },
     }).describe("The owner's quota as this key counts against it; present when the tier has one"),
