@@ -90,6 +90,7 @@ export {
 export { memoryUsageStore } from "./memory/memory-usage-store.js";
 export { webhookOutboxOf } from "./memory/memory-webhook-outbox.js";
 export { observeVerify } from "./observation/observed-verify.js";
+export { attachStoreObserver } from "./observation/store-observer.js";
 export { cryptoRandom } from "./random.js";
 export {
   type BucketOwner,

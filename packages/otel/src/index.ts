@@ -1,7 +1,7 @@
 /**
  * `@keyward/otel`: OpenTelemetry metrics and traces for Keyward. A feature module of its own package,
  * so `@opentelemetry/api` (its peer) reaches only the hosts that list it. It reports what the
- * kernel's observation points hear (`verifyWrappers`, `storeObservers`): every verification's
+ * kernel's observation points hear (`verifyWrappers`, and the stores it attaches to): every verification's
  * outcome, tier, refusing layer and duration; every Redis or PostgreSQL call and circuit breaker.
  * Without an SDK it lists no observer at all and costs nothing. See docs/observability.md.
  *
@@ -11,7 +11,7 @@
  * const keyward = createKeyward({ store, scopes, tiers, jwt, features: [otel()] });
  */
 import type { KeywardFeature } from "@keyward/core";
-import { observeVerify } from "@keyward/core/toolkit";
+import { attachStoreObserver, observeVerify } from "@keyward/core/toolkit";
 import { checkOtelOptions, type OtelOptions } from "./otel-options.js";
 import { resolveProviders } from "./providers.js";
 import { storeTelemetry } from "./store-telemetry.js";
@@ -37,15 +37,18 @@ export function otel(options: OtelOptions = {}): KeywardFeature<"otel"> {
     name: "otel",
     extends: {
       verifyWrappers: [observeVerify(verify.observer)],
-      storeObservers: [stores.observer],
       webhookObservers: [webhooks.observer],
     },
-    install: () => ({
-      close: async () => {
-        verify.close();
-        stores.close();
-        webhooks.close();
-      },
-    }),
+    // The stores that report their calls (Redis, PostgreSQL) report them to this observer too.
+    install: ({ store }) => {
+      attachStoreObserver(store, stores.observer);
+      return {
+        close: async () => {
+          verify.close();
+          stores.close();
+          webhooks.close();
+        },
+      };
+    },
   };
 }

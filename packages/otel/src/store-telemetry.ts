@@ -1,6 +1,6 @@
 /**
- * The store observer `otel()` lists at the kernel's `storeObservers` point: the Redis and PostgreSQL
- * stores report each call their call guard makes, so `keyward.store.duration` (seconds, by store,
+ * The store observer `otel()` attaches to the stores when it is installed (`attachStoreObserver`):
+ * the Redis and PostgreSQL stores report each call their call guard makes, so `keyward.store.duration` (seconds, by store,
  * operation and outcome) and one `keyward.store` span per call (a child of the current span: the
  * `keyward.verify` that made it), and `keyward.store.breaker` (1 open, 0 closed) per store.
  *

@@ -21,6 +21,7 @@ import { clientAddressGroup } from "./client-address.js";
 import type { FailedLookupLimiter } from "./failed-lookup-limiter.js";
 import type { JwtClaims } from "./jwt.js";
 import { firstRefusal, type KeyCheck, type KeyCheckKit } from "./key-checks.js";
+import type { LegacyVerifyKit } from "./legacy-keys.js";
 import { isPromise, type Pending } from "./pending-verify.js";
 import type { Principal, SessionUser, VerifyOptions, VerifyResult } from "./principal.js";
 
@@ -208,6 +209,12 @@ export function createVerify(ctx: KeywardContext) {
     return key;
   };
 
+  /** The store's lookup of a hash, within the client address's budget when there is one. */
+  const lookUp = (secretHash: string, options: VerifyOptions) =>
+    limiter && options.clientIp
+      ? lookUpLimited(limiter, secretHash, options.clientIp)
+      : ctx.keys.findByHash(secretHash);
+
   const tooManyFailedLookups = (
     decision: RateLimitDecision,
     policy: RateLimitPolicy,
@@ -253,11 +260,7 @@ export function createVerify(ctx: KeywardContext) {
       }
       if (known) return admitKey(known, secretHash, options);
       if (known === null) return failure("invalid_api_key", "Invalid API key");
-      const found =
-        limiter && options.clientIp
-          ? lookUpLimited(limiter, secretHash, options.clientIp)
-          : ctx.keys.findByHash(secretHash);
-      return continueWith(found, (key) =>
+      return continueWith(lookUp(secretHash, options), (key) =>
         key !== null && "ok" in key ? key : admitKey(key, secretHash, options),
       );
     } catch (error) {
@@ -267,61 +270,32 @@ export function createVerify(ctx: KeywardContext) {
 
   const legacy = ctx.legacyKeys;
 
-  /**
-   * A token in another system's format that an imported key may have (`auth/legacy-keys.ts`):
-   * looked up under the hashes that system gave it, then under Keyward's own (a key imported from
-   * its plaintext, or already rehashed), within the client address's budget for the first lookup.
-   * A key found by an old hash is admitted as any other and rehashed to Keyward's hash in the
-   * background, so its next request is found as a native key's is.
-   */
+  /** What an imported key's lookup (`legacy.verify`) verifies with: the kernel's own steps. */
+  const legacyKit: LegacyVerifyKit = {
+    hash: (token) => ctx.hasher.hash(token),
+    peek: (hash) => ctx.keys.peek?.(hash),
+    find(hash, options, charged) {
+      const peeked = ctx.keys.peek?.(hash);
+      if (peeked !== undefined) return peeked;
+      return charged ? lookUp(hash, options) : ctx.keys.findByHash(hash);
+    },
+    admit: (key, hash, options) => admitKey(key, hash, options),
+    rehash: (key, from, to) => ctx.keys.rehash?.(key.id, from, to),
+    report: (message, cause) => ctx.reportFailure(message, cause),
+  };
+
+  /** A token in an imported key's format, verified by the lookup that took it. Never throws. */
   const verifyLegacyKey = (
     token: string,
     options: VerifyOptions,
-    secretHash = ctx.hasher.hash(token),
+    secretHash?: string,
   ): Pending<VerifyResult> => {
     try {
-      const known = ctx.keys.peek?.(secretHash);
-      if (known) return admitKey(known, secretHash, options);
-      return continueWith(findLegacyKey(token, secretHash, options), (found) => {
-        if ("ok" in found) return found;
-        if (found.key !== null && found.hash !== secretHash) {
-          rehash(found.key, found.hash, secretHash);
-        }
-        return admitKey(found.key, found.hash, options);
-      });
+      const result = legacy!.verify(token, options, legacyKit, secretHash);
+      return isPromise(result) ? result.then(undefined, toFailure) : result;
     } catch (error) {
       return toFailure(error);
     }
-  };
-
-  const findLegacyKey = async (
-    token: string,
-    secretHash: string,
-    options: VerifyOptions,
-  ): Promise<{ key: StoredKey | null; hash: string } | VerifyResult> => {
-    const candidates = [...legacy!.hashes(token).filter((hash) => hash !== secretHash), secretHash];
-    for (const [i, hash] of candidates.entries()) {
-      const peeked = ctx.keys.peek?.(hash);
-      const key =
-        peeked !== undefined
-          ? peeked
-          : i === 0 && limiter && options.clientIp
-            ? await lookUpLimited(limiter, hash, options.clientIp)
-            : await ctx.keys.findByHash(hash);
-      if (key !== null && "ok" in key) return key;
-      if (key !== null) return { key, hash };
-    }
-    return { key: null, hash: secretHash };
-  };
-
-  /** Swaps an imported key's old hash for Keyward's; not awaited, a failure only reported. */
-  const rehash = (key: StoredKey, from: string, to: string) => {
-    ctx.keys.rehash?.(key.id, from, to).catch((error: unknown) => {
-      ctx.reportFailure(
-        "rehashing an imported key failed; it is tried again on its next use",
-        error,
-      );
-    });
   };
 
   /** `next(value)` now, or once `value` settles; a rejection or a throw becomes a failure. */

@@ -78,6 +78,24 @@ describe("callGuard's observer", () => {
     ]);
   });
 
+  it("tells every observer attached, each once however often it is attached", async () => {
+    const guard = callGuard({
+      store: "TestDB",
+      timeoutMs: 50,
+      circuitBreaker: {},
+      onError: () => {},
+    });
+    const first = recorder();
+    const second = recorder();
+    guard.attachObserver(first.observer);
+    guard.attachObserver(second.observer);
+    guard.attachObserver(first.observer);
+    await guard.run(async () => 1, "read");
+    for (const { events } of [first, second]) {
+      expect(events).toEqual(["breaker TestDB closed", "start TestDB read", "end read ok"]);
+    }
+  });
+
   it("a throwing observer fails no call", async () => {
     const guard = callGuard({
       store: "TestDB",

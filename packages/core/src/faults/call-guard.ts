@@ -14,7 +14,11 @@
  * Real time is right here (not an injected `Clock`): the deadline and the retry interval are about
  * the network, not about rate-limit or usage semantics.
  */
-import type { StoreCallOutcome, StoreObserver } from "../observation/store-observer.js";
+import {
+  type StoreCallOutcome,
+  type StoreObserver,
+  storeObservers,
+} from "../observation/store-observer.js";
 import { withDeadline } from "./deadline.js";
 import { StoreUnavailableError } from "./store-unavailable-error.js";
 
@@ -58,7 +62,8 @@ export interface CallGuard {
   readonly open: boolean;
   /**
    * Reports every call and each change of the breaker to `observer` from now on (told the breaker's
-   * state at once). A store passes it on as its own `attachObserver`.
+   * state at once), besides every observer attached before; attaching one twice changes nothing.
+   * A store passes it on as its own `attachObserver`.
    */
   attachObserver(observer: StoreObserver): void;
 }
@@ -88,6 +93,8 @@ export function callGuard(options: CallGuardOptions): CallGuard {
   let retryAt = 0;
   let probing = false;
   let open = false;
+  /** Every observer attached, and them as one (undefined: none, one check per call). */
+  const attachedObservers: StoreObserver[] = [];
   let observer: StoreObserver | undefined;
   const setOpen = (now: boolean) => {
     if (open === now) return;
@@ -150,7 +157,9 @@ export function callGuard(options: CallGuardOptions): CallGuard {
       return open;
     },
     attachObserver(attached) {
-      observer = attached;
+      if (attachedObservers.includes(attached)) return;
+      attachedObservers.push(attached);
+      observer = storeObservers(attachedObservers);
       try {
         attached.breakerChanged(store, open);
       } catch {}

@@ -14,7 +14,6 @@ import type { KeyLifetimePolicy } from "../keys/key-lifetime.js";
 import type { ResourceLimitFields } from "../keys/key-resources.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { SecretSealer } from "../keys/secret-sealer.js";
-import type { StoreObserver } from "../observation/store-observer.js";
 import type { WebhookObserver } from "../observation/webhook-observer.js";
 import type { RandomSource } from "../random.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
@@ -60,11 +59,6 @@ export interface KernelExtensions {
    */
   verifyWrappers?: readonly VerifyWrapper[];
   /**
-   * Observers of the stores' calls to their databases and of their circuit breakers
-   * (`observation/store-observer.ts`), handed to every store part that reports calls. A list.
-   */
-  storeObservers?: readonly StoreObserver[];
-  /**
    * Observers of webhook deliveries, which the webhooks feature tells each attempt's end and how
    * to read its backlog (`observation/webhook-observer.ts`). A list.
    */
@@ -95,13 +89,7 @@ export interface EventsKernel {
 }
 
 /** The points several features add to (lists), rather than one feature fills. */
-const listPoints = new Set([
-  "keyChecks",
-  "spendSteps",
-  "verifyWrappers",
-  "storeObservers",
-  "webhookObservers",
-]);
+const listPoints = new Set(["keyChecks", "spendSteps", "verifyWrappers", "webhookObservers"]);
 
 /** Every feature's extensions as one: a point filled twice is a configuration error. */
 export function mergeExtensions(

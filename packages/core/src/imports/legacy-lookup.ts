@@ -1,9 +1,12 @@
 /**
  * How `verify` finds an imported key by a token in its own format (the kernel's `legacyKeys`
- * point): which tokens may be one, and the hashes the other system gave them.
+ * point): which tokens may be one, the hashes the other system gave them, and the lookup under
+ * those hashes, then Keyward's own, with the kernel's steps.
  */
-import type { LegacyKeyLookup } from "../auth/legacy-keys.js";
+import type { LegacyKeyLookup, LegacyVerifyKit } from "../auth/legacy-keys.js";
+import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
 import { createSecretHasher, type SecretHasher } from "../keys/hash.js";
+import type { StoredKey } from "../storage/key-store.js";
 import { type ImportsConfig, legacyTokenLength } from "./imports-config.js";
 
 /** The other systems' hashes of one token, by how imported records name them. */
@@ -47,9 +50,45 @@ export function legacyKeyLookup(config: ImportsConfig, hashers: LegacyHashers): 
       }
       return true;
     },
-    hashes(token) {
-      if (peppered.length === 0) return [hashers.sha256.hash(token)];
-      return [hashers.sha256.hash(token), ...peppered.map((hasher) => hasher.hash(token))];
+    verify(token, options, kit, secretHash = kit.hash(token)) {
+      // A key imported from its plaintext, or already rehashed, held without I/O (memory, cache).
+      const known = kit.peek(secretHash);
+      if (known) return kit.admit(known, secretHash, options);
+      const hashes = [hashers.sha256.hash(token), ...peppered.map((hasher) => hasher.hash(token))];
+      return findImported(hashes, secretHash, options, kit).then((found) => {
+        if ("ok" in found) return found;
+        // Rehashed to Keyward's hash in the background: its next request is found as a native
+        // key's is. A failure is only reported; it is tried again on the key's next use.
+        if (found.key !== null && found.hash !== secretHash) {
+          kit.rehash(found.key, found.hash, secretHash)?.catch((error: unknown) => {
+            kit.report(
+              "rehashing an imported key failed; it is tried again on its next use",
+              error,
+            );
+          });
+        }
+        return kit.admit(found.key, found.hash, options);
+      });
     },
   };
+}
+
+/**
+ * The key under the other system's hashes of the token, then under Keyward's own (a key imported
+ * from its plaintext, or already rehashed): the first lookup charged to the client address's
+ * budget for unknown keys, as a native key's one lookup is.
+ */
+async function findImported(
+  hashes: readonly string[],
+  secretHash: string,
+  options: VerifyOptions,
+  kit: LegacyVerifyKit,
+): Promise<{ key: StoredKey | null; hash: string } | VerifyResult> {
+  const candidates = [...hashes.filter((hash) => hash !== secretHash), secretHash];
+  for (const [i, hash] of candidates.entries()) {
+    const key = await kit.find(hash, options, i === 0);
+    if (key !== null && "ok" in key) return key;
+    if (key !== null) return { key, hash };
+  }
+  return { key: null, hash: secretHash };
 }

@@ -35,7 +35,6 @@ import { repeatFilter } from "../logging/repeat-filter.js";
 import { requestIdOf } from "../logging/request-id.js";
 import { fromStructuredLogger, isStructuredLogger } from "../logging/structured-logger.js";
 import { warnOnce } from "../logging/warn-once.js";
-import { attachStoreObserver, storeObservers } from "../observation/store-observer.js";
 import { cryptoRandom } from "../random.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
 import {
@@ -181,10 +180,6 @@ export function createKeyward<
   };
   // The store's background failures (dropped connections, lost invalidations) join the rest.
   attachStoreLogger(config.store, reportFailure);
-  // Listed observers hear every store call and breaker change from the stores that report them.
-  if (extensions.storeObservers !== undefined && extensions.storeObservers.length > 0) {
-    attachStoreObserver(config.store, storeObservers(extensions.storeObservers));
-  }
   const verifyJwt = config.jwt
     ? createJwtVerifier(config.jwt, clock)
     : async () => {

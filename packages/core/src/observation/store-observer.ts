@@ -1,8 +1,9 @@
 /**
  * What a store reports about its own calls to its database (Redis, PostgreSQL): each call's
  * operation, duration and outcome, and its circuit breaker opening and closing, so an outage shows
- * as it happens. A feature lists observers at the kernel's `storeObservers` point; `createKeyward`
- * hands them to every store (and store part) that reports calls, as it hands them its logger.
+ * as it happens. A feature that observes stores attaches its observer when it is installed
+ * (`attachStoreObserver(store, observer)`, as `otel()` does), to every store and store part that
+ * reports calls; the kernel holds no observer code.
  *
  * A store with no observer attached does no more than before: one `undefined` check per call.
  */
@@ -29,7 +30,7 @@ export interface StoreObserver {
 
 /** Implemented by a store (or a part of one) that reports its calls. */
 export interface ReportsStoreCalls {
-  /** Called by `createKeyward` with the listed observers, as one. */
+  /** Adds an observer (`attachStoreObserver`); attaching one twice changes nothing. */
   attachObserver?(observer: StoreObserver): void;
 }
 
