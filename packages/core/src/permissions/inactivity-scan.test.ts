@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
 import { events } from "../events/index.js";
+import { imports } from "../imports/index.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import { lifecycle } from "../lifecycle/index.js";
 import { memoryStore } from "../memory/memory-store.js";
@@ -110,6 +111,79 @@ describe("permissions({ disableAfterUnused })", () => {
     expect(byId.get(free.id)).toBe("disabled");
     expect(byId.get(pro.id)).toBe("active");
     expect(byId.get(rotated.id)).toBe("active");
+  });
+
+  it("counts an owner's enabling a disabled key as a sign of life: the next scan leaves it enabled", async () => {
+    const { keyward, clock, create, eventsOf } = setup({
+      disableAfterUnused: "90d",
+      inactivityWarning: 0,
+    });
+    const key = await create();
+    clock.advance(90 * day);
+    expect(await keyward.permissions.scanInactive()).toEqual({ disabled: 1, warned: 0 });
+    clock.advance(day);
+    await keyward.keys.update("alice", key.id, { enabled: true });
+    clock.advance(day);
+    expect(await keyward.permissions.scanInactive()).toEqual({ disabled: 0, warned: 0 });
+    expect((await keyward.keys.list("alice"))[0]?.status).toBe("active");
+    // Counted from the enabling (day 91): unused 89 days is not yet 90…
+    clock.advance(88 * day);
+    expect(await keyward.permissions.scanInactive()).toEqual({ disabled: 0, warned: 0 });
+    // …and 90 is.
+    clock.advance(day);
+    expect(await keyward.permissions.scanInactive()).toEqual({ disabled: 1, warned: 0 });
+    expect((await eventsOf(key.id)).map((event) => event.type)).toEqual([
+      "key.disabled",
+      "key.enabled",
+      "key.disabled",
+      "key.created",
+    ]);
+  });
+
+  it("does not count `enabled: true` on a key that was not disabled: only an enabling is a sign of life", async () => {
+    const { keyward, clock, create, eventsOf } = setup({
+      disableAfterUnused: "90d",
+      inactivityWarning: 0,
+    });
+    const key = await create();
+    clock.advance(89 * day);
+    await keyward.keys.update("alice", key.id, { enabled: true });
+    clock.advance(day);
+    expect(await keyward.permissions.scanInactive()).toEqual({ disabled: 1, warned: 0 });
+    expect((await eventsOf(key.id)).map((event) => event.type)).toEqual([
+      "key.disabled",
+      "key.created",
+    ]);
+  });
+
+  it("counts an imported key's last use in the system it came from, not only its creation there", async () => {
+    const clock = manualClock(start);
+    const keyward = createKeyward({
+      store: memoryStore(),
+      scopes: { "profile:read": "Read" },
+      tiers: { free: { rateLimit: { limit: 1000, window: "1m" } } },
+      clock,
+      logger: false,
+      features: [
+        imports(),
+        permissions({ inactivityScanIntervalMs: false, disableAfterUnused: "90d" }),
+      ],
+    });
+    const record = { owner: "alice", tier: "free", createdAt: "2024-01-01T00:00:00Z" };
+    const { importedIds } = await keyward.imports.importKeys([
+      { ...record, key: `ba_${"a".repeat(64)}`, lastUsedAt: "2025-12-01T00:00:00Z" },
+      { ...record, key: `ba_${"b".repeat(64)}` },
+    ]);
+    const [usedThere, neverUsed] = importedIds;
+    expect(await keyward.permissions.scanInactive()).toEqual({ disabled: 1, warned: 0 });
+    const byId = new Map((await keyward.keys.list("alice")).map((key) => [key.id, key.status]));
+    expect(byId.get(usedThere!)).toBe("active");
+    expect(byId.get(neverUsed!)).toBe("disabled");
+    // Disabled 90 days after that use (2025-12-01 + 90 days = 2026-03-01), not a week before.
+    clock.advance(Date.parse("2026-02-22T00:00:00Z") - start);
+    expect(await keyward.permissions.scanInactive()).toEqual({ disabled: 0, warned: 0 });
+    clock.advance(7 * day);
+    expect(await keyward.permissions.scanInactive()).toEqual({ disabled: 1, warned: 0 });
   });
 
   it("refuses at createKeyward a key store that cannot list live keys, naming the part", () => {

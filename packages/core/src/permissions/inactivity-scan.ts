@@ -41,9 +41,12 @@ export function inactivityScan(
 ): () => Promise<InactivityScanResult> {
   const commit: CommitChange = changeCommitter(ctx);
 
-  /** The last sign of life: the last use, else the last rotation, else the creation. */
+  /**
+   * The last sign of life: the latest of the last use, the last rotation, the last time the key
+   * was enabled again (else the next scan would disable it again at once) and the creation.
+   */
   const lastActivity = (key: StoredKey, lastUsed: number | undefined) =>
-    Math.max(lastUsed ?? 0, key.rotatedAt ?? 0, key.createdAt);
+    Math.max(lastUsed ?? 0, key.rotatedAt ?? 0, key.enabledAt ?? 0, key.createdAt);
 
   const warn = async (key: StoredKey, lastUsed: number | undefined, disablesAt: number) => {
     const events = ctx.events;
@@ -81,7 +84,8 @@ export function inactivityScan(
         owner: { type: key.ownerType, id: key.ownerId },
       });
       if (limit === undefined) continue;
-      const used = lastUsed.get(key.id)?.at;
+      // An imported key's last use in the system it came from, until Keyward counts one of its own.
+      const used = lastUsed.get(key.id)?.at ?? key.importedLastUsedAt ?? undefined;
       const disablesAt = lastActivity(key, used) + limit;
       if (now >= disablesAt) {
         // A compare-and-set on the version read: null when another instance (or a change) won.

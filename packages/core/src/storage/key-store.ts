@@ -60,6 +60,12 @@ export interface StoredKey {
   limits?: KeyLimits | null;
   /** When the key was disabled (`enabled: false`), or null while enabled. Reversible, unlike `revokedAt`. */
   disabledAt: number | null;
+  /**
+   * When a disabled key was last enabled again (`enabled: true`); absent or null if it never was.
+   * Kept when the key is disabled again. A sign of life for `permissions({ disableAfterUnused })`,
+   * whose scan would otherwise disable a key enabled after a long disuse again at once.
+   */
+  enabledAt?: number | null;
   /** The host's own data about the key: a JSON object of at most 4 KiB serialized, or null. */
   metadata: KeyMetadata | null;
   /**
@@ -97,6 +103,8 @@ export interface KeyUpdate {
   metadata?: KeyMetadata | null;
   /** A time to disable the key, or null to enable it. */
   disabledAt?: number | null;
+  /** When a disabled key is enabled again (set with `disabledAt: null`); replaces the last one. */
+  enabledAt?: number;
   /** A new allowlist, or null to remove it (the key works from anywhere again). */
   allowedIps?: readonly string[] | null;
   /** Narrower resources (`permissions()`); never null once a key has some (that would widen). */

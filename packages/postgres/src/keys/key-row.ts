@@ -28,6 +28,7 @@ export const keyColumns = [
   "allowed_ips::text AS allowed_ips",
   "sealed_secret",
   `${toEpochMs("imported_last_used_at")} AS imported_last_used_at`,
+  `${toEpochMs("enabled_at")} AS enabled_at`,
   "resources::text AS resources",
 ].join(", ");
 
@@ -60,6 +61,7 @@ export interface KeyRow {
   allowed_ips: string | null;
   sealed_secret: string | null;
   imported_last_used_at: number | null;
+  enabled_at: number | string | null;
   /** jsonb as text, like `scopes`. */
   resources: string | null;
 }
@@ -95,6 +97,7 @@ export function toStoredKey(row: KeyRow): StoredKey {
     ...(row.imported_last_used_at == null
       ? {}
       : { importedLastUsedAt: Number(row.imported_last_used_at) }),
+    ...(row.enabled_at == null ? {} : { enabledAt: Number(row.enabled_at) }),
     ...(row.resources === null
       ? {}
       : { resources: JSON.parse(row.resources) as Record<string, string[]> }),

@@ -55,11 +55,12 @@ export function postgresKeyStore(
     create: `INSERT INTO ${keys}
       (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at, rotated_at,
         owner_tier, owner_type, created_by, disabled_at, metadata, limits, previous_secret_hash,
-        previous_secret_expires_at, environment, allowed_ips, version, sealed_secret, resources)
+        previous_secret_expires_at, environment, allowed_ips, version, sealed_secret, resources,
+        enabled_at)
       VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, ${fromEpochMs("$8")}, ${fromEpochMs("$9")},
         ${fromEpochMs("$10")}, ${fromEpochMs("$11")}, $12, $13, $14, ${fromEpochMs("$15")},
         $16::text::jsonb, $17::text::jsonb, $18, ${fromEpochMs("$19")}, $20, $21::text::jsonb, $22, $23,
-        $24::text::jsonb)`,
+        $24::text::jsonb, ${fromEpochMs("$25")})`,
     // Two unique indexes, one row at most: the current secret's, or the one a grace keeps alive.
     findByHash: `SELECT ${keyColumns} FROM ${keys}
       WHERE secret_hash = $1 OR previous_secret_hash = $1`,
@@ -100,7 +101,8 @@ export function postgresKeyStore(
         limits = CASE WHEN $10::boolean THEN $11::text::jsonb ELSE limits END,
         allowed_ips = CASE WHEN $12::boolean THEN $13::text::jsonb ELSE allowed_ips END,
         sealed_secret = CASE WHEN $15::boolean THEN $16 ELSE sealed_secret END,
-        resources = CASE WHEN $17::boolean THEN $18::text::jsonb ELSE resources END
+        resources = CASE WHEN $17::boolean THEN $18::text::jsonb ELSE resources END,
+        enabled_at = CASE WHEN $19::boolean THEN ${fromEpochMs("$20")} ELSE enabled_at END
       WHERE id = $1 AND revoked_at IS NULL AND ($14::bigint IS NULL OR version = $14::bigint)
       RETURNING ${keyColumns}`,
     // On the right of SET, secret_hash is the value before this UPDATE: the replaced secret.
@@ -168,6 +170,7 @@ export function postgresKeyStore(
           key.version,
           key.sealedSecret ?? null,
           key.resources == null ? null : JSON.stringify(key.resources),
+          epochMsParam(key.enabledAt ?? null, "enabledAt"),
         ]);
         return true;
       });
@@ -221,6 +224,8 @@ export function postgresKeyStore(
           changes.sealedSecret ?? null,
           changes.resources !== undefined,
           changes.resources == null ? null : JSON.stringify(changes.resources),
+          changes.enabledAt !== undefined,
+          epochMsParam(changes.enabledAt ?? null, "enabledAt"),
         ]),
       ),
 

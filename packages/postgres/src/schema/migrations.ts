@@ -62,6 +62,8 @@ export const migrations: readonly Migration[] = [
         sealed_secret text,
         -- imports(): when the system a key came from last saw it used; NULL for other keys.
         imported_last_used_at timestamptz,
+        -- When a disabled key was last enabled again; the inactivity scan counts from it. NULL: never.
+        enabled_at timestamptz,
         CONSTRAINT ${index("keys_previous_secret_pair")}
           CHECK ((previous_secret_hash IS NULL) = (previous_secret_expires_at IS NULL))
       )`,

@@ -28,8 +28,9 @@ describe("key hash fields", () => {
   it("round-trips a record, null times as absent fields", () => {
     const fields = toKeyFields(key);
     expect(fields).not.toContain("expiresAt");
+    expect(fields).not.toContain("enabledAt");
     expect(fromKeyFields(fields)).toEqual(key);
-    const full = { ...key, expiresAt: 1, revokedAt: 2, rotatedAt: 3 };
+    const full = { ...key, expiresAt: 1, revokedAt: 2, rotatedAt: 3, enabledAt: 4 };
     expect(fromKeyFields(toKeyFields(full))).toEqual(full);
   });
 

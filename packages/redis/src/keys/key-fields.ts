@@ -4,7 +4,8 @@
  * own keys, created by their owner, and read back so (no migration rewrites them). `ownerType` is
  * written only for an organization's key, so a user's record keeps exactly its old shape. Likewise
  * `environment` and `allowedIps` exist only on keys that have them: records written before read as
- * a key of the environment its hint's prefix names, usable from anywhere.
+ * a key of the environment its hint's prefix names, usable from anywhere; `enabledAt` only on keys
+ * enabled again after a disable.
  */
 import type { KeyLimits, KeyMetadata, KeyUpdate, StoredKey } from "@keyward/core";
 
@@ -52,6 +53,7 @@ export function toKeyFields(key: StoredKey): string[] {
   if (key.importedLastUsedAt != null) {
     fields.push("importedLastUsedAt", String(key.importedLastUsedAt));
   }
+  if (key.enabledAt != null) fields.push("enabledAt", String(key.enabledAt));
   if (key.resources != null) fields.push("resources", JSON.stringify(key.resources));
   return fields;
 }
@@ -93,6 +95,7 @@ export function fromKeyFields(flat: readonly string[] | null | undefined): Store
     ...(fields.importedLastUsedAt === undefined
       ? {}
       : { importedLastUsedAt: Number(fields.importedLastUsedAt) }),
+    ...(fields.enabledAt === undefined ? {} : { enabledAt: Number(fields.enabledAt) }),
     ...(fields.resources === undefined
       ? {}
       : { resources: JSON.parse(fields.resources) as Record<string, string[]> }),
@@ -116,6 +119,7 @@ export function toUpdateFields(changes: KeyUpdate): { set: string[]; unset: stri
     if (changes.disabledAt === null) unset.push("disabledAt");
     else set.push("disabledAt", String(changes.disabledAt));
   }
+  if (changes.enabledAt !== undefined) set.push("enabledAt", String(changes.enabledAt));
   if (changes.allowedIps !== undefined) {
     if (changes.allowedIps === null) unset.push("allowedIps");
     else set.push("allowedIps", JSON.stringify(changes.allowedIps));

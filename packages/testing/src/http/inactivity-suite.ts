@@ -14,7 +14,8 @@ interface EventPage {
  * `disableAfterUnused` over HTTP, on a clock the host lets the suite move: a key left unused past
  * the limit is disabled by the next scan (`key.disabled`, actor `system`), after a `key.inactive`
  * warning; a key used or rotated the day before is not, nor is a revoked one; a second scan
- * changes nothing and writes nothing.
+ * changes nothing and writes nothing. With `keyUpdates`, a key its owner enables again after the
+ * disable is counted from then: the next scan leaves it alone.
  *
  * Every JWT is minted at the implementation's `now`, again after each move of the clock (a token
  * minted before a move of days would have expired), so the suite never depends on the system
@@ -93,6 +94,42 @@ export function inactivitySuite(options: HttpSuiteOptions, policy: InactivitySui
       expect(await statusOf(user)).toEqual(statuses);
       if (options.events) expect(await disabledEvents(user, stale.id)).toHaveLength(1);
     });
+
+    if (options.keyUpdates) {
+      it("counts enabling a disabled key (PATCH enabled: true) as a sign of life: the next scan leaves it enabled", async () => {
+        const user = await client.newUser();
+        const key = await client.createKeyFor(user);
+        await policy.advance(limit);
+        await policy.scan();
+        expect((await statusOf(user)).get(key.id)).toBe("disabled");
+
+        await policy.advance(step);
+        const enabled = await client.updateKey(await signIn(user), key.id, { enabled: true });
+        expectJson(enabled, 200);
+        expect(enabled.body.status).toBe("active");
+        // Unused since the enabling, but not yet for the whole limit: left alone.
+        await policy.advance(limit - step);
+        await policy.scan();
+        expect((await statusOf(user)).get(key.id)).toBe("active");
+        // The limit after the enabling: disabled again.
+        await policy.advance(step);
+        await policy.scan();
+        expect((await statusOf(user)).get(key.id)).toBe("disabled");
+        const refused = await client.getProfile(key.key, newSlug());
+        expect(expectErrorDetail(refused, 401)).toBe("API key is disabled");
+
+        if (options.events) {
+          const changes = (await eventsOf(user, key.id))
+            .filter((event) => event.type === "key.disabled" || event.type === "key.enabled")
+            .map((event) => [event.type, event.actor.type]);
+          expect(changes).toEqual([
+            ["key.disabled", "system"],
+            ["key.enabled", "user"],
+            ["key.disabled", "system"],
+          ]);
+        }
+      });
+    }
 
     if (options.events && warning > 0) {
       it("warns with key.inactive (actor system) once, ahead of the disable", async () => {

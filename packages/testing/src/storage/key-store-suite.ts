@@ -617,6 +617,42 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
       expect((await keys.revoke(plain.id, 6_000))?.resources).toEqual({ profile: ["carol"] });
     });
 
+    it("keeps when a key was last enabled (enabledAt) through update, rotation and revocation; reads keys without it as never", async () => {
+      const { keys } = await open();
+      const ownerId = uniqueId("owner");
+      const key = storedKey({ ownerId });
+      await keys.create(key);
+      expect((await keys.findById(key.id))!.enabledAt ?? null).toBeNull();
+      await keys.update(key.id, { disabledAt: 5_000 });
+      // Enabled again: the time is stored with the enabling, in the same write.
+      const enabled = await keys.update(key.id, { disabledAt: null, enabledAt: 6_000 });
+      const expected = { ...key, enabledAt: 6_000, version: 3 };
+      expect(enabled).toEqual(expected);
+      expect(await keys.findById(key.id)).toEqual(expected);
+      expect(await keys.findByHash(key.secretHash)).toEqual(expected);
+      expect(await keys.listByOwner({ type: "user", id: ownerId })).toEqual([expected]);
+      // Other changes keep it, a disable included (it is the last enabling, not "enabled now").
+      expect((await keys.update(key.id, { name: "renamed" }))?.enabledAt).toBe(6_000);
+      const disabled = await keys.update(key.id, { disabledAt: 7_000 });
+      expect(disabled).toMatchObject({ disabledAt: 7_000, enabledAt: 6_000 });
+      // A later enabling replaces it.
+      const again = await keys.update(key.id, { disabledAt: null, enabledAt: 8_000 });
+      expect(again).toMatchObject({ disabledAt: null, enabledAt: 8_000 });
+      const rotated = await keys.rotate({
+        id: key.id,
+        expectedHash: key.secretHash,
+        secretHash: fakeHash(),
+        hint: "sk_live_…wxyz",
+        rotatedAt: 9_000,
+      });
+      expect(rotated?.enabledAt).toBe(8_000);
+      expect((await keys.revoke(key.id, 10_000))?.enabledAt).toBe(8_000);
+      // A record created with one keeps it as given.
+      const created = storedKey({ enabledAt: 4_000 });
+      await keys.create(created);
+      expect(await keys.findById(created.id)).toEqual(created);
+    });
+
     it("lists live keys by id, page after page, revoked ones left out (listLive, when it has it)", async (context) => {
       const { keys } = await open();
       if (!keys.listLive) return context.skip();

@@ -130,6 +130,8 @@ function changesOf(
     ...(resources === undefined ? {} : { resources }),
     // Disabling a disabled key keeps the time it was first disabled.
     ...(enabled === undefined ? {} : { disabledAt: enabled ? null : (key.disabledAt ?? now) }),
+    // Enabling a disabled key is recorded: the inactivity scan counts from it, as from a use.
+    ...(enabled === true && key.disabledAt !== null ? { enabledAt: now } : {}),
     ...(limits === undefined ? {} : { limits }),
   };
 }
