@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { memoryKeyStore } from "../memory/memory-key-store.js";
 import type { StoredKey } from "../storage/key-store.js";
 import { cachedKeyStore } from "./cached-key-store.js";
-import { memoryInvalidationChannel } from "./invalidation-channel.js";
+import { type KeyInvalidation, memoryInvalidationChannel } from "./invalidation-channel.js";
 
 let counter = 0;
 const hash = () => `ab${(++counter).toString(16).padStart(62, "0")}`;
@@ -39,6 +39,34 @@ describe("cachedKeyStore: imported keys", () => {
     expect(await cache.importKeys!([key])).toEqual([key.id]);
     expect(cache.peek(key.secretHash)).toBeUndefined();
     expect((await cache.findByHash(key.secretHash))?.id).toBe(key.id);
+  });
+
+  it("forgets on every instance a miss remembered for a hash another instance imports", async () => {
+    const inner = memoryKeyStore();
+    const channel = memoryInvalidationChannel();
+    const published: string[] = [];
+    const counted = {
+      ...channel,
+      publish: (event: KeyInvalidation) => {
+        published.push(event.secretHash);
+        return channel.publish(event);
+      },
+    };
+    const a = cachedKeyStore(inner, { channel: counted });
+    const b = cachedKeyStore(inner, { channel });
+    await Promise.all([a.ready, b.ready]);
+    const key = storedKey();
+    // The old system's client used the token on b before the import (verify looked it up).
+    expect(await b.findByHash(key.secretHash)).toBeNull();
+    expect(b.peek(key.secretHash)).toBeNull();
+    await a.importKeys!([key]);
+    await settle();
+    expect(b.peek(key.secretHash)).toBeUndefined();
+    expect((await b.findByHash(key.secretHash))?.id).toBe(key.id);
+    expect(published).toEqual([key.secretHash]);
+    // A record the import left as it was (already there) is not announced again.
+    expect(await a.importKeys!([key])).toEqual([]);
+    expect(published).toEqual([key.secretHash]);
   });
 
   it("evicts the old hash on every instance when a key is rehashed, and finds it under the new one", async () => {

@@ -216,7 +216,10 @@ export function cachedKeyStore(
     ? channel
         .subscribe(
           (event) => {
-            if (!closed) forget(event.keyId, event.secretHash);
+            if (closed) return;
+            forget(event.keyId, event.secretHash);
+            // The hash is a key's now (an import): a miss remembered for it is stale.
+            missing.delete(event.secretHash);
           },
           (state) => {
             channelState = state;
@@ -347,8 +350,16 @@ export function cachedKeyStore(
       ? {
           async importKeys(keys: readonly StoredKey[]) {
             const created = await inner.importKeys!(keys);
-            // As for a create: a miss remembered for an imported hash must not outlive the import.
+            // Unlike a new key's secret, an imported one existed before: its token may have been
+            // looked up, here or on another instance, and the miss remembered. Each created key's
+            // hash is announced, one after another, so that no instance refuses it until the miss
+            // expires.
             for (const key of keys) missing.delete(key.secretHash);
+            const createdIds = new Set(created);
+            for (const key of keys) {
+              if (createdIds.has(key.id))
+                await announce({ keyId: key.id, secretHash: key.secretHash });
+            }
             return created;
           },
         }
