@@ -10,7 +10,12 @@ import { execSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createKeyward, memoryStore } from "@keyward/core";
-import { describeHttpConformance, describePolicyConformance, forwardTo } from "@keyward/testing";
+import {
+  DEMO_CONTRACT_CHECKS,
+  describeHttpConformance,
+  describePolicyConformance,
+  forwardTo,
+} from "@keyward/testing";
 import { DEMO_SCOPE_DESCRIPTIONS } from "@keyward/testing/demo-contract";
 import { jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -229,19 +234,8 @@ export function describeDemoContract(
         fetch: forwardTo(() => server.origin),
         jwtSecret: developmentJwtSecret,
         skipSlow: false, // key expiry takes under 2 s of real time
-        organizations: true,
-        // The demo's `developer` role grants only the profile scopes (v0.3).
-        roleGrants: true,
-        keyUpdates: true,
-        environments: true,
-        // The examples check allowlists against the socket's address; the suite is on loopback.
-        ipAllowlists: true,
-        // permissions({ recordAddress: true }): a key's last use shows the loopback address.
-        lastAddress: true,
-        gracefulRotation: true,
-        events: true,
-        // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
-        resources: true,
+        // Everything the demo contract answers (its features, `resource` and the client address).
+        ...DEMO_CONTRACT_CHECKS,
         // Every answer must match the document the demo serves (Demo contract, v0.2).
         openapi: demoDocument,
       });

@@ -169,6 +169,7 @@ describe.skipIf(!run)("the demo's /metrics, scraped by Prometheus", () => {
     "sum by (keyward_outcome, keyward_principal_kind) (keyward_verifications_total)";
 
   it("counts exactly the admitted, 401, 403, 429-by-layer and failed requests; the breaker goes 1 and back to 0", async () => {
+    const started = performance.now();
     const profile = "/api/v1/profiles/alice";
     // Warm up: the first calls load the Lua scripts into Redis and open the connection's pipeline,
     // which on a loaded machine can pass the demo's 100 ms store deadline. Counted like the rest.
@@ -246,12 +247,13 @@ describe.skipIf(!run)("the demo's /metrics, scraped by Prometheus", () => {
     // Every request of the run, the failed ones included, counted exactly once.
     expect(sent.get("internal|")).toBeGreaterThanOrEqual(4);
     await settlesAt(verificationsQuery, byOutcome, await verificationsExpected());
-    // docs/observability.md's p99 latency query answers a number of seconds (a minute of scrapes).
+    // docs/observability.md's p99 latency query answers a number of seconds (a minute of scrapes):
+    // no verification of the run took longer than the run (milliseconds would be 1000 times over).
     const [p99] = await prometheus.query(
       "histogram_quantile(0.99, sum by (le) (rate(keyward_verify_duration_seconds_bucket[1m])))",
     );
     expect(p99?.value).toBeGreaterThan(0);
-    expect(p99?.value).toBeLessThan(1);
+    expect(p99?.value).toBeLessThanOrEqual((performance.now() - started) / 1000);
   }, 120_000);
 
   it("answers every PromQL query of docs/observability.md, and promtool accepts its alert rules", async () => {

@@ -5,45 +5,18 @@
  * did is read back through the stores and checked with the same application opened in this
  * process, as a running instance of it would see it.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import {
-  type Application,
-  applicationEnvironment,
-  type Backends,
-  databaseUrl,
-  dropNaming,
-  openApplication,
-  redisUrl,
-  uniqueNaming,
-} from "./application.js";
-import { runCli, testApp } from "./run-cli.js";
+import { describe, expect, it, vi } from "vitest";
+import { cliOnStores, storeEnvironments } from "./cli-on-stores.js";
+import { runCli } from "./run-cli.js";
 
 // Each command is a Node process loading drivers: seconds apiece on a loaded two-core machine.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
-const arrangements: [Backends, Record<string, string>][] = [
-  ["postgres", { DATABASE_URL: databaseUrl }],
-  ["redis", { REDIS_URL: redisUrl }],
-  ["both", { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl }],
-];
-
-describe.each(arrangements)("keyward on %s", (backends, env) => {
-  const naming = uniqueNaming(backends);
-  const options = { backends, ...naming };
-  const keyward = (...args: string[]) =>
-    runCli([...args, "--app", testApp], { ...env, ...applicationEnvironment(options) });
-  let app: Application;
+describe.each(["postgres", "redis", "both"] as const)("keyward on %s", (backends) => {
+  const env = storeEnvironments[backends];
+  const cli = cliOnStores(backends);
+  const { keyward, naming } = cli;
   const owner = `user_${crypto.randomUUID()}`;
-
-  beforeAll(async () => {
-    const migrated = await runCli(["migrate", "--schema", naming.schema], env);
-    expect(migrated.code, migrated.stderr).toBe(0);
-    app = await openApplication(options);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await dropNaming(naming);
-  });
 
   const create = async (name: string, ...extra: string[]) => {
     const result = await keyward(
@@ -65,7 +38,7 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
   };
   const verifies = async (secret: string, clientIp?: string) =>
     (
-      await app.keyward.verify(`Bearer ${secret}`, {
+      await cli.app.keyward.verify(`Bearer ${secret}`, {
         scopes: ["profile:read"],
         route: "GET /p/:id",
         clientIp,
@@ -102,7 +75,7 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
     expect(result.stdout).toMatch(/^tier: +pro$/m);
     expect(result.stdout).toContain("shown this once");
     expect(await verifies(secret!)).toBe(true);
-    const [stored] = (await app.storage.keys.listByOwner({ type: "user", id: owner })).filter(
+    const [stored] = (await cli.app.storage.keys.listByOwner({ type: "user", id: owner })).filter(
       (key) => key.name === "deploy bot",
     );
     expect(stored).toMatchObject({ tier: "pro", scopes: ["profile:read", "profile:write"] });
@@ -116,14 +89,14 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
     expect(await verifies(created.key)).toBe(true);
     // A free key made without --account-tier leaves the owner's recorded tier (pro, from the key
     // above) as it was: creating a key never downgrades the owner's other keys by itself.
-    const stored = await app.storage.keys.listByOwner({ type: "user", id: owner });
+    const stored = await cli.app.storage.keys.listByOwner({ type: "user", id: owner });
     expect(new Set(stored.map((key) => key.ownerTier))).toEqual(new Set(["pro"]));
-    expect(await app.keyward.keys.accountTier(owner)).toBe("pro");
+    expect(await cli.app.keyward.keys.accountTier(owner)).toBe("pro");
   });
 
   it("keys list: an aligned table and JSON, newest first, with no secret and no hash", async () => {
     const created = await create("listed");
-    const stored = await app.storage.keys.findById(created.id);
+    const stored = await cli.app.storage.keys.findById(created.id);
     const table = await keyward("keys", "list", "--owner", owner);
     expect(table.code).toBe(0);
     const lines = table.stdout.trimEnd().split("\n");
@@ -140,7 +113,7 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
     const { data } = JSON.parse(json.stdout) as { data: { id: string }[] };
     expect(data[0]!.id).toBe(created.id);
     expect(data.map((key) => key.id)).toEqual(
-      (await app.keyward.keys.list(owner)).map((key) => key.id),
+      (await cli.app.keyward.keys.list(owner)).map((key) => key.id),
     );
     for (const output of [table.stdout, json.stdout]) {
       expect(output).not.toContain(created.key);
@@ -200,7 +173,9 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^status: +revoked$/m);
     expect(await verifies(created.key)).toBe(false);
-    expect((await app.storage.keys.findById(created.id))?.revokedAt).toEqual(expect.any(Number));
+    expect((await cli.app.storage.keys.findById(created.id))?.revokedAt).toEqual(
+      expect.any(Number),
+    );
     const again = await keyward("keys", "revoke", created.id);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/^keyward: .*revoked/i);
@@ -215,8 +190,7 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
     const created = await create("used");
     for (let i = 0; i < 3; i++) expect(await verifies(created.key, `192.0.2.${i}`)).toBe(true);
     // Buffered usage reaches the store before the CLI reads it.
-    await app.close();
-    app = await openApplication(options);
+    await cli.reopen();
     const json = await keyward("usage", created.id, "--json");
     expect(json.code, json.stderr).toBe(0);
     const report = JSON.parse(json.stdout);
@@ -235,7 +209,7 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
   });
 
   it("rotate, revoke and usage of a key that does not exist exit 2 and change nothing", async () => {
-    const before = await app.keyward.keys.list(owner);
+    const before = await cli.app.keyward.keys.list(owner);
     const runs = ["key_000000000000000000000000", "not-a-key-id"].flatMap((id) =>
       [["keys", "rotate"], ["keys", "revoke"], ["usage"]].map(async (command) => ({
         id,
@@ -247,6 +221,6 @@ describe.each(arrangements)("keyward on %s", (backends, env) => {
       expect(result.code, `${command} ${id}`).toBe(2);
       expect(result.stderr).toBe(`keyward: no key with id ${id}\n`);
     }
-    expect(await app.keyward.keys.list(owner)).toEqual(before);
+    expect(await cli.app.keyward.keys.list(owner)).toEqual(before);
   });
 });

@@ -7,37 +7,19 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import {
-  type Application,
-  applicationEnvironment,
-  type Backends,
-  databaseUrl,
-  dropNaming,
-  openApplication,
-  redisUrl,
-  uniqueNaming,
-} from "./application.js";
-import { runCli, testApp } from "./run-cli.js";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { cliOnStores } from "./cli-on-stores.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
-
-const arrangements: [Backends, Record<string, string>][] = [
-  ["postgres", { DATABASE_URL: databaseUrl }],
-  ["redis", { REDIS_URL: redisUrl }],
-];
 
 const token = (prefix: string) =>
   prefix + randomBytes(24).toString("base64url").replace(/[-_]/g, "x");
 const sha256 = (text: string, encoding: "hex" | "base64") =>
   createHash("sha256").update(text).digest(encoding);
 
-describe.each(arrangements)("keyward import on %s", (backends, env) => {
-  const naming = uniqueNaming(`import_${backends}`);
-  const options = { backends, ...naming };
-  const keyward = (...args: string[]) =>
-    runCli([...args, "--app", testApp], { ...env, ...applicationEnvironment(options) });
-  let app: Application;
+describe.each(["postgres", "redis"] as const)("keyward import on %s", (backends) => {
+  const cli = cliOnStores(backends, `import_${backends}`);
+  const { keyward } = cli;
   const directory = mkdtempSync(path.join(tmpdir(), "keyward-import-"));
   const file = (name: string, text: string) => {
     const where = path.join(directory, name);
@@ -46,18 +28,11 @@ describe.each(arrangements)("keyward import on %s", (backends, env) => {
   };
   const owner = `user_${crypto.randomUUID()}`;
   const verify = async (secret: string, scopes: string[] = []) => {
-    const result = await app.keyward.verify(`Bearer ${secret}`, { route: "GET /x", scopes });
+    const result = await cli.app.keyward.verify(`Bearer ${secret}`, { route: "GET /x", scopes });
     return result.ok ? result.principal : result.error.code;
   };
 
-  beforeAll(async () => {
-    const migrated = await runCli(["migrate", "--schema", naming.schema], env);
-    expect(migrated.code, migrated.stderr).toBe(0);
-    app = await openApplication(options);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await dropNaming(naming);
+  afterAll(() => {
     rmSync(directory, { recursive: true, force: true });
   });
 
@@ -76,7 +51,7 @@ describe.each(arrangements)("keyward import on %s", (backends, env) => {
     expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, imported: 2, unchanged: 0 });
     // Nothing written. (Not asked through verify: the application's cache would remember that
     // miss for its negativeTtlMs, and refuse the key that long after the real import below.)
-    expect(await app.keyward.keys.list(owner)).toEqual([]);
+    expect(await cli.app.keyward.keys.list(owner)).toEqual([]);
 
     const imported = await keyward("import", "csv", csv);
     expect(imported.code, imported.stderr).toBe(0);
@@ -96,8 +71,8 @@ describe.each(arrangements)("keyward import on %s", (backends, env) => {
 
     // The records as stored (not their usage, which the verifications above are still writing).
     const stored = async () => {
-      const [key] = await app.keyward.keys.list(owner);
-      return app.storage.keys.findById(key!.id);
+      const [key] = await cli.app.keyward.keys.list(owner);
+      return cli.app.storage.keys.findById(key!.id);
     };
     const before = await stored();
     const again = await keyward("import", "csv", csv, "--json");
@@ -156,7 +131,7 @@ describe.each(arrangements)("keyward import on %s", (backends, env) => {
     // One credit: the second request is refused by the credits layer.
     expect(await verify(first)).toBe("credits_exhausted");
     expect(await verify(second)).toBe("invalid_api_key");
-    const listed = await app.keyward.keys.list(owner);
+    const listed = await cli.app.keyward.keys.list(owner);
     expect(listed.find((key) => key.name === "from unkey")?.hint).toBe("uk_…");
   });
 

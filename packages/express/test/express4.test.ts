@@ -3,7 +3,12 @@
  * adapter's `import express from "express"` is pointed at Express 4 too, so its router is the
  * Express 4 one, as in an Express 4 app.
  */
-import { DEMO_OPENAPI_ROUTES, describeHttpConformance, forwardTo } from "@keyward/testing";
+import {
+  DEMO_CONTRACT_CHECKS,
+  DEMO_OPENAPI_ROUTES,
+  describeHttpConformance,
+  forwardTo,
+} from "@keyward/testing";
 import express4 from "express4";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { describeExpressAdapter } from "./adapter-suite.js";
@@ -31,19 +36,8 @@ it("runs on Express 4", async () => {
 describeHttpConformance("@keyward/express on Express 4", {
   fetch: forwardTo(() => server.origin),
   jwtSecret,
-  organizations: true,
-  // The demo's `developer` role grants only the profile scopes (v0.3).
-  roleGrants: true,
-  keyUpdates: true,
-  environments: true,
-  // Requests come from 127.0.0.1 and the host route passes the socket's address.
-  ipAllowlists: true,
-  // The demo lists permissions({ recordAddress: true }): a key's last use shows that address.
-  lastAddress: true,
-  gracefulRotation: true,
-  events: true,
-  // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
-  resources: true,
+  // Everything the demo contract answers (its features, `resource` and the client address).
+  ...DEMO_CONTRACT_CHECKS,
   // Every answer must match the generated document, which the adapter also serves.
   openapi: keyward.openapi(),
 });

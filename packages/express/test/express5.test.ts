@@ -1,5 +1,6 @@
 /** @keyward/express on Express 5: the HTTP conformance suite and the adapter's own checks. */
 import {
+  DEMO_CONTRACT_CHECKS,
   DEMO_OPENAPI_ROUTES,
   demoPolicies,
   describeHttpConformance,
@@ -32,19 +33,8 @@ afterAll(async () => {
 describeHttpConformance("@keyward/express on Express 5", {
   fetch: forwardTo(() => server.origin),
   jwtSecret,
-  organizations: true,
-  // The demo's `developer` role grants only the profile scopes (v0.3).
-  roleGrants: true,
-  keyUpdates: true,
-  environments: true,
-  // Requests come from 127.0.0.1 and the host route passes the socket's address.
-  ipAllowlists: true,
-  // The demo lists permissions({ recordAddress: true }): a key's last use shows that address.
-  lastAddress: true,
-  gracefulRotation: true,
-  events: true,
-  // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
-  resources: true,
+  // Everything the demo contract answers (its features, `resource` and the client address).
+  ...DEMO_CONTRACT_CHECKS,
   // Every answer must match the generated document, which the adapter also serves.
   openapi: keyward.openapi(),
   ...policies.suiteOptions(

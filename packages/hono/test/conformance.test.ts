@@ -1,6 +1,11 @@
 /** The HTTP conformance suite against @keyward/hono, served over real HTTP by @hono/node-server. */
 import { getConnInfo } from "@hono/node-server/conninfo";
-import { demoPolicies, describeHttpConformance, forwardTo } from "@keyward/testing";
+import {
+  DEMO_CONTRACT_CHECKS,
+  demoPolicies,
+  describeHttpConformance,
+  forwardTo,
+} from "@keyward/testing";
 import { afterAll, beforeAll } from "vitest";
 import { demoApp, demoKeyward, jwtSecret } from "./demo.js";
 import { type Listening, listen } from "./node-server.js";
@@ -26,19 +31,8 @@ afterAll(async () => {
 describeHttpConformance("@keyward/hono on @hono/node-server", {
   fetch: forwardTo(() => server.origin),
   jwtSecret,
-  organizations: true,
-  // The demo's `developer` role grants only the profile scopes (v0.3).
-  roleGrants: true,
-  keyUpdates: true,
-  environments: true,
-  // Requests come from 127.0.0.1 and the host route passes the socket's address.
-  ipAllowlists: true,
-  // The demo lists permissions({ recordAddress: true }): a key's last use shows that address.
-  lastAddress: true,
-  gracefulRotation: true,
-  events: true,
-  // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
-  resources: true,
+  // Everything the demo contract answers (its features, `resource` and the client address).
+  ...DEMO_CONTRACT_CHECKS,
   // Every answer must match the document `keyward.openapi()` generates.
   openapi: keyward.openapi(),
   ...policies.suiteOptions(

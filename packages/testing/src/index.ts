@@ -6,6 +6,7 @@
 export {
   type CheckedReply,
   type ClientAddressSuiteOptions,
+  DEMO_CONTRACT_CHECKS,
   DEMO_ENVIRONMENTS,
   DEMO_OPENAPI_ROUTES,
   DEMO_ORGANIZATION_ROLES,

@@ -5,6 +5,7 @@
 import { createKeyward, memoryStore } from "@keyward/core";
 import { afterAll } from "vitest";
 import {
+  DEMO_CONTRACT_CHECKS,
   demoKeywardConfig,
   demoPolicies,
   describeHttpConformance,
@@ -43,18 +44,8 @@ const demoHost = guardedHost(keyward, profileRoutes);
 describeHttpConformance("core handle", {
   fetch: demoHost,
   jwtSecret,
-  organizations: true,
-  // The demo's `developer` role grants only the profile scopes (v0.3).
-  roleGrants: true,
-  keyUpdates: true,
-  environments: true,
-  ipAllowlists: true,
-  // The demo lists permissions({ recordAddress: true }): a key's last use shows that address.
-  lastAddress: true,
-  gracefulRotation: true,
-  events: true,
-  // The profile routes pass `resource: { profile: slug }` (demo contract v0.3).
-  resources: true,
+  // Everything the demo contract answers (its features, `resource` and the client address).
+  ...DEMO_CONTRACT_CHECKS,
   openapi: keyward.openapi(),
   ...policies.suiteOptions(guardedHost(policyKeyward, profileRoutes), () =>
     policyKeyward.permissions.scanInactive(),

@@ -417,8 +417,8 @@ export function createVerify(ctx: KeywardContext) {
         "Keyward: this key has layered limits, but the store's rate limits cannot apply them (`consumeLayers`)",
       );
     }
-    const usage = usageHit(key.id, options, now);
-    const counted = limiter.recordsUsage ? usage : undefined;
+    // Built only when the limiter counts it; otherwise `limitedLayers` records the use itself.
+    const counted = limiter.recordsUsage ? usageHit(key.id, options, now) : undefined;
     const request = { owner, layers, now, usage: counted };
     const decided = limiter.consumeNow ? limiter.consumeNow(request) : limiter.consume(request);
     return continueWith(decided, (layered) =>

@@ -1,33 +1,11 @@
 /** The verification cache in front of imported keys: a rehash leaves no instance serving the old hash. */
 import { describe, expect, it } from "vitest";
+import { testHash as hash, storedKey as storedKeyFixture } from "../../test/support/stored-key.js";
 import { memoryKeyStore } from "../memory/memory-key-store.js";
-import type { StoredKey } from "../storage/key-store.js";
 import { cachedKeyStore } from "./cached-key-store.js";
 import { type KeyInvalidation, memoryInvalidationChannel } from "./invalidation-channel.js";
 
-let counter = 0;
-const hash = () => `ab${(++counter).toString(16).padStart(62, "0")}`;
-const storedKey = (): StoredKey => ({
-  id: `key_imported_${++counter}`,
-  ownerType: "user",
-  ownerId: "alice",
-  createdBy: "alice",
-  name: "imported",
-  scopes: ["profile:read"],
-  tier: "free",
-  secretHash: hash(),
-  hint: "ba_…",
-  createdAt: 1_000,
-  expiresAt: null,
-  revokedAt: null,
-  rotatedAt: null,
-  previousSecretHash: null,
-  previousSecretExpiresAt: null,
-  version: 1,
-  ownerTier: null,
-  disabledAt: null,
-  metadata: null,
-});
+const storedKey = () => storedKeyFixture({ name: "imported", hint: "ba_…" });
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe("cachedKeyStore: imported keys", () => {

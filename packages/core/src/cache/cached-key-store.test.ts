@@ -1,34 +1,10 @@
 import { describe, expect, it, vi } from "vitest";
+import { testHash as hash, storedKey } from "../../test/support/stored-key.js";
 import { manualClock } from "../clock.js";
 import { memoryKeyStore } from "../memory/memory-key-store.js";
-import type { KeyStore, StoredKey } from "../storage/key-store.js";
+import type { KeyStore } from "../storage/key-store.js";
 import { cachedKeyStore } from "./cached-key-store.js";
 import { type InvalidationChannel, memoryInvalidationChannel } from "./invalidation-channel.js";
-
-let counter = 0;
-const hash = () => (++counter).toString(16).padStart(64, "0");
-const storedKey = (overrides: Partial<StoredKey> = {}): StoredKey => ({
-  id: `key_${++counter}`,
-  ownerType: "user",
-  ownerId: "alice",
-  createdBy: "creator",
-  name: "test",
-  scopes: ["profile:read"],
-  tier: "free",
-  secretHash: hash(),
-  hint: "sk_live_…abcd",
-  createdAt: 1_000,
-  expiresAt: null,
-  revokedAt: null,
-  rotatedAt: null,
-  previousSecretHash: null,
-  previousSecretExpiresAt: null,
-  version: 1,
-  ownerTier: null,
-  disabledAt: null,
-  metadata: null,
-  ...overrides,
-});
 
 /** A memory store that counts the lookups reaching it. */
 function countingStore() {

@@ -27,8 +27,8 @@ export function legacyHashers(config: ImportsConfig): LegacyHashers {
 
 /**
  * A token is taken for an imported key when it has one of the configured prefixes (without them,
- * any prefix but Keyward's own), is of a plausible length, and holds only printable ASCII and no "." (so it is never a
- * JWT, whose three parts "." separates).
+ * any prefix but Keyward's own), is of a plausible length, and holds only printable ASCII and no
+ * "." (so it is never a JWT, whose three parts "." separates).
  */
 export function legacyKeyLookup(config: ImportsConfig, hashers: LegacyHashers): LegacyKeyLookup {
   const prefixes = config.prefixes;

@@ -55,7 +55,7 @@ export function permissions(
             {
               has: (store) => typeof store.keys?.listLive === "function",
               missing:
-                "a key store that lists live keys (`keys.listLive`: the memory or PostgreSQL store) for `disableAfterUnused`",
+                "a key store that lists live keys (`keys.listLive`: the memory, PostgreSQL or Redis store) for `disableAfterUnused`",
             },
           ],
         }),

@@ -19,7 +19,7 @@ export interface PermissionsConfig {
    * How long a key may go unused before it is disabled (`key.disabled`, actor `system`): one
    * duration (`"365d"`) or one per key from its tier and owner (undefined: never). Its last use is
    * its usage's `lastUsedAt`, else its last rotation, else its creation. Needs a key store that
-   * lists live keys (`keys.listLive`: memory, PostgreSQL).
+   * lists live keys (`keys.listLive`: memory, PostgreSQL, Redis).
    */
   disableAfterUnused?:
     | KeyLifetime

@@ -31,6 +31,7 @@ import { validationSuite } from "./validation-suite.js";
 export { mintJwt, type Reply, readReply, unsecuredJwt } from "./client.js";
 export { type ClientAddressSuiteOptions, describeClientAddress } from "./client-address-suite.js";
 export {
+  DEMO_CONTRACT_CHECKS,
   DEMO_ENVIRONMENTS,
   DEMO_OPENAPI_ROUTES,
   DEMO_ORGANIZATION_ROLES,
