@@ -1,5 +1,5 @@
 import type { AcceptedCredentials, Keyward, ScopeRequirement, VerifyOptions } from "@keyward/core";
-import { routeWithMethod } from "@keyward/core/toolkit";
+import { routeWithMethod, withHeaders } from "@keyward/core/toolkit";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import {
@@ -9,7 +9,6 @@ import {
 } from "./client-address.js";
 import { type MountedKeyward, mountedKeyward } from "./mounted-keyward.js";
 import type { KeywardEnv } from "./types.js";
-import { withHeaders } from "./with-headers.js";
 
 /**
  * `getConnInfo` and `clientIp` here override those given to `keyward()`, for this route; without
