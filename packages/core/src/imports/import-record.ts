@@ -3,6 +3,7 @@
  * other input), built for one instance's scopes, tiers and the peppers `imports()` was given.
  */
 import type { ValidationIssue } from "../errors/validation-issue.js";
+import { limitNumberProblem } from "../limits/limit-number.js";
 import type { CalendarPeriod } from "../limits/types.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
@@ -205,12 +206,17 @@ export function importRecordSchema(options: {
     return problem === null || reject(ctx, problem.type, problem.msg);
   });
 
-  const whole = schemaNode<number>({ domain: "number", divisor: 1, min: 0 });
+  // The bound every way in shares (limit-number.ts): a balance a store keeps exactly.
+  const count = (least: number) =>
+    checked<number>((value, ctx) => {
+      const problem = limitNumberProblem(value, least);
+      return problem === null || reject(ctx, "value_error", `Value error, the count ${problem}`);
+    });
   const credits = objectSchema({
-    required: { remaining: whole },
+    required: { remaining: count(0) },
     optional: {
       refill: objectSchema({
-        required: { amount: whole, period: schemaNode([{ unit: "day" }, { unit: "month" }]) },
+        required: { amount: count(1), period: schemaNode([{ unit: "day" }, { unit: "month" }]) },
       }),
     },
   }).or({ unit: null });
