@@ -140,9 +140,13 @@ export function createImportKeys(
     const { prepared, refused, skipped } = prepare(records, now, options.skipUnverifiable === true);
     const report = { dryRun, received: records.length, skipped };
     const nothing = { imported: 0, unchanged: 0, importedIds: [], ownerTiers: [] };
-    if (refused.length > 0) return { ...report, refused, ...nothing };
+    // The records that passed their own checks meet create's rules too, so that a refusal lists
+    // every problem of the call at once.
     const outcome = await applyCreatePolicies(ctx, prepared, now);
-    if (outcome.refused.length > 0) return { ...report, refused: outcome.refused, ...nothing };
+    if (refused.length > 0 || outcome.refused.length > 0) {
+      const all = [...refused, ...outcome.refused].sort((a, b) => a.index - b.index);
+      return { ...report, refused: all, ...nothing };
+    }
     const freshIds = outcome.fresh.map((entry) => entry.key.id);
     if (dryRun) {
       return {
