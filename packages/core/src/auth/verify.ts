@@ -3,6 +3,7 @@ import { userOwner } from "../keys/owner.js";
 import type { KeywardContext } from "../keyward/context.js";
 import { rateLayersOf } from "../limits/attempt-layers.js";
 import { describedLayer, layeredHeaders, layerRefusal } from "../limits/layered-response.js";
+import { limitNumberProblem } from "../limits/limit-number.js";
 import { planKeyLimits } from "../limits/resolve-layers.js";
 import type { LayeredDecision, LimitLayer } from "../limits/types.js";
 import { bucketFor, type RateLimitBucket } from "../rate-limit/bucket.js";
@@ -345,8 +346,9 @@ export function createVerify(ctx: KeywardContext) {
       return limitOneLayer(key, options, tier, policy, now);
     }
     const cost = options.cost ?? 1;
-    if (!Number.isSafeInteger(cost) || cost < 0) {
-      throw new TypeError(`Keyward: verify's \`cost\` must be a whole number ≥ 0, got ${cost}`);
+    const costProblem = limitNumberProblem(cost, 0);
+    if (costProblem !== null) {
+      throw new TypeError(`Keyward: verify's \`cost\` ${costProblem}, got ${cost}`);
     }
     const plan = planKeyLimits(ctx.tiers, key, tier, cost);
     if (!plan.layers) return limitOneLayer(key, options, tier, plan.policy, now);
