@@ -2,18 +2,27 @@
  * The store's failure policy where no fault is needed to see it: its options are checked, and the
  * database's answers to bad statements (a duplicate, say) never open the circuit, which would
  * otherwise let one client's bad input take the store down for everyone.
+ *
+ * PGlite starts once, before the tests, with no time limit: its start is local, finite work (a
+ * WebAssembly PostgreSQL booting) that a busy two-core host stretched past a test's 20 s, so a
+ * limit there could only measure the machine. The tests themselves then take milliseconds.
  */
+
+import type { PGlite } from "@electric-sql/pglite";
 import { storedKey } from "@keyward/testing";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate, postgresStore } from "../src/index.js";
 import { sharedPGlite, uniqueSchema } from "./support/databases.js";
 
 const pglite = sharedPGlite();
+let client: PGlite;
+beforeAll(async () => {
+  client = await pglite.get();
+}, 0);
 afterAll(() => pglite.close());
 
 describe("postgresStore's failure policy", () => {
   it("checks timeoutMs and circuitBreaker", async () => {
-    const client = await pglite.get();
     expect(() => postgresStore({ client, timeoutMs: 0 })).toThrow(/timeoutMs/);
     expect(() => postgresStore({ client, timeoutMs: Number.NaN })).toThrow(/timeoutMs/);
     expect(() => postgresStore({ client, circuitBreaker: { failureThreshold: 0 } })).toThrow(
@@ -22,7 +31,6 @@ describe("postgresStore's failure policy", () => {
   });
 
   it("does not open the circuit on the database's answers", async () => {
-    const client = await pglite.get();
     const schema = uniqueSchema("policy");
     await migrate(client, { schema });
     const errors: unknown[] = [];
