@@ -23,8 +23,7 @@ const beforeMidnight = Date.parse("2026-07-31T23:59:50Z");
 const afterMidnight = Date.parse("2026-08-01T00:00:05Z");
 const open = { limit: 1_000_000, window: "1h" } as const;
 
-const startWorker = () =>
-  forkWorker(workerFile, packageDir, { KEYWARD_TEST_REDIS_PORT: String(localRedis.port) });
+const startWorker = () => forkWorker(workerFile, packageDir, {});
 
 describe.skipIf(!redisAvailable)(`layered limits: ${workers} processes, one owner's keys`, () => {
   let client: IORedis;

@@ -9,6 +9,7 @@
 import { createKeyward, type Keyward, type KeywardConfig, manualClock } from "@keyward/core";
 import IORedis from "ioredis";
 import { redisStore } from "../../src/index.js";
+import { localRedis } from "./redis-url.js";
 
 export interface LayeredJob {
   prefix: string;
@@ -25,10 +26,8 @@ export interface LayeredResult {
   refusals: Record<string, number>;
 }
 
-const client = new IORedis({
-  host: "127.0.0.1",
-  port: Number(process.env.KEYWARD_TEST_REDIS_PORT ?? 6379),
-});
+// The tests' Redis, from KEYWARD_TEST_REDIS_URL, which this process inherits.
+const client = new IORedis(localRedis);
 let prepared: { job: LayeredJob; keyward: Keyward } | undefined;
 
 const run = async ({ job, keyward }: NonNullable<typeof prepared>): Promise<LayeredResult> => {
