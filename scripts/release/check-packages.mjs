@@ -4,7 +4,8 @@
  *
  * - publint, strict: the `exports`, `types`, files and fields of each tarball;
  * - Are the types wrong (`@arethetypeswrong/cli`), profile `esm-only`: the packages are ESM only by
- *   design (DESIGN.md; `engines.node >= 20.19`, where `require()` of ESM works), so attw's
+ *   design (one module format to build, test and ship; `engines.node >= 20.19`, where `require()`
+ *   of ESM works), so attw's
  *   CommonJS resolutions (`node10`, `node16` from CJS) would only report that a `require` resolves
  *   to ESM, which is the intent. Every entry point must resolve, with its types, under `node16`
  *   from ESM and under `bundler`.

@@ -12,7 +12,7 @@ export const developmentJwtSecret = "keyward-demo-development-secret-do-not-use-
 
 export type Environment = Record<string, string | undefined>;
 
-/** Everything an example reads from its environment (DESIGN.md, "Demo contract"). */
+/** Everything an example reads from its environment (docs/examples.md lists the variables). */
 export interface DemoConfig {
   /** `PORT`, default 3000; 0 picks a free port (the banner shows which). */
   port: number;
@@ -43,8 +43,7 @@ export interface DemoConfig {
    */
   secretScanningKeysUrl: string | undefined;
   /**
-   * `KEYWARD_MAX_KEY_LIFETIME` (`30d`, `12h`): the `maxLifetime` policy for every tier (DESIGN,
-   * "Demo contract, v0.3"): an expiry is required and capped, a key created without one gets it;
+   * `KEYWARD_MAX_KEY_LIFETIME` (`30d`, `12h`): the `maxLifetime` policy for every tier: an expiry is required and capped, a key created without one gets it;
    * unset: off.
    */
   maxKeyLifetime: string | undefined;

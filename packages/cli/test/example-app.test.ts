@@ -1,5 +1,5 @@
 /**
- * The demo contract's operator path (DESIGN.md, "Demo contract, v0.3"): run in an example's folder,
+ * The demo contract's operator path (docs/cli.md): run in an example's folder,
  * `keyward --app src/keyward.ts …` acts on the demo's own stores through the demo's own instance,
  * while the demo serves. Two processes on PostgreSQL and Redis: the example's server (started as
  * a user starts it) and the CLI. A key the CLI makes works on the server; the server's events
