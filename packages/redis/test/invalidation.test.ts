@@ -122,7 +122,7 @@ describe.skipIf(!redisAvailable).each(["ioredis", "node-redis"] as const)(
       expect(cacheTwo.size).toBe(1);
 
       await cacheOne.revoke(key.id, 1_000);
-      await expect.poll(() => cacheTwo.size, { timeout: 2_000 }).toBe(0);
+      await expect.poll(() => cacheTwo.size).toBe(0);
       expect((await cacheTwo.findByHash(key.secretHash))?.revokedAt).toBe(1_000);
     });
 
