@@ -12,7 +12,7 @@ export const developmentJwtSecret = "keyward-demo-development-secret-do-not-use-
 
 export type Environment = Record<string, string | undefined>;
 
-/** Everything an example reads from its environment (DESIGN.md, "Demo contract"). */
+/** Everything an example reads from its environment (docs/examples.md lists the variables). */
 export interface DemoConfig {
   /** `PORT`, default 3000; 0 picks a free port (the banner shows which). */
   port: number;
@@ -43,14 +43,13 @@ export interface DemoConfig {
    */
   secretScanningKeysUrl: string | undefined;
   /**
-   * `KEYWARD_MAX_KEY_LIFETIME` (`30d`, `12h`): the `maxLifetime` policy for every tier (DESIGN,
-   * "Demo contract, v0.3"): an expiry is required and capped, a key created without one gets it;
+   * `KEYWARD_MAX_KEY_LIFETIME` (`30d`, `12h`): the `maxLifetime` policy for every tier: an expiry is required and capped, a key created without one gets it;
    * unset: off.
    */
   maxKeyLifetime: string | undefined;
   /**
    * `KEYWARD_IMPORT_PREFIXES` (`ba_,acme_`): the only prefixes of imported tokens `verify` looks up;
-   * unset: every token that is neither Keyward's format nor a JWT is (DESIGN, "Demo contract, v0.4").
+   * unset: every token that is neither Keyward's format nor a JWT is, so an imported key of any format serves without configuration.
    */
   importPrefixes: string[] | undefined;
   /** `KEYWARD_METRICS_TOKEN`: when set, `GET /metrics` needs `Authorization: Bearer <it>` (else 401). */

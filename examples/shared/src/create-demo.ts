@@ -54,7 +54,8 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
 
 /**
  * Everything the demo configures Keyward with, but the store: the kernel's options and every
- * feature (DESIGN.md, "Demo contract"), so its HTTP behaviour is the whole library's.
+ * feature (the demo contract: every example runs the whole library, not a subset), so its HTTP
+ * behaviour is the whole library's.
  */
 export function demoKeywardOptions(
   config: DemoConfig,

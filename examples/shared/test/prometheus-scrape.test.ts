@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localRedis } from "../../../packages/redis/test/support/redis-url.js";
 import { codeBlocks } from "../../../scripts/docs/code-blocks.js";
 import { mintToken } from "../src/token.js";
 import { type RunningExample, startExample } from "./run-example.js";
@@ -39,9 +40,9 @@ describe.skipIf(!run)("the demo's /metrics, scraped by Prometheus", () => {
   const refusedBy = new Map<string, number>();
 
   beforeAll(async () => {
-    proxy = await pausableProxy({ host: "127.0.0.1", port: 6379 });
+    proxy = await pausableProxy({ host: localRedis.host, port: localRedis.port });
     demo = await startExample("fetch", {
-      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+      REDIS_URL: `redis://127.0.0.1:${proxy.port}/${localRedis.db}`,
       // The key's own limit: 3 a minute on free; the owner's shared 4 a minute on pro; a quota
       // of 2 a day on enterprise.
       KEYWARD_TIER_LIMITS: "free=3,pro=100,enterprise=100",

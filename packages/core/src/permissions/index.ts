@@ -63,7 +63,7 @@ export function permissions(
       ...(maxKeyLifetime === undefined ? {} : { maxKeyLifetime }),
       resources: {
         createField: resourcesSchema(),
-        updateField: resourcesSchema(),
+        updateField: resourcesSchema("update"),
         widened: widenedResources,
       },
       keyChecks: [resourceCheck],

@@ -144,6 +144,13 @@ describe("permissions(): resource-limited keys", () => {
     // null would lift every limit: not a narrowing either.
     const lifted = await call("PATCH", `/${id}`, { resources: null });
     expect(lifted.status).toBe(422);
+    expect(lifted.body.detail).toEqual([
+      expect.objectContaining({
+        loc: ["body", "resources"],
+        type: "dict_type",
+        msg: "Input should be a valid dictionary: null would lift every limit, and resources can only be narrowed",
+      }),
+    ]);
     expect((await verifyFor(key, { profile: "bob" })).ok).toBe(true);
     const narrowed = await call("PATCH", `/${id}`, {
       resources: { profile: ["alice"], project: ["x"] },
@@ -157,6 +164,15 @@ describe("permissions(): resource-limited keys", () => {
 
   it("limits a key that had no resources by PATCH (from every resource to some)", async () => {
     const { create, call, verifyFor } = await setup();
+    // null on create is not "every resource": that is leaving the field out, as the message says.
+    const nullOnCreate = await create({ resources: null });
+    expect(nullOnCreate.status).toBe(422);
+    expect(nullOnCreate.body.detail).toEqual([
+      expect.objectContaining({
+        loc: ["body", "resources"],
+        msg: "Input should be a valid dictionary: leave resources out for a key usable for every resource",
+      }),
+    ]);
     const created = await create({});
     const patched = await call("PATCH", `/${created.body.id}`, {
       resources: { profile: ["alice"] },

@@ -18,14 +18,25 @@ const forbiddenCharacter = /\p{Cc}|\p{Cs}/u;
  * none twice; an id 1–256 characters without control characters or lone surrogates. A kind is
  * any name the pattern takes, `constructor` too: kinds are only ever read as own properties. An empty list is allowed: the
  * key may be used for no resource of that kind. Every bad entry is reported at its own path.
+ * `null` is refused with what the caller likely meant: on create, a key for every resource is one
+ * without the field; on update, null would lift every limit, and resources can only be narrowed.
  */
-export function resourcesSchema(): Schema<Record<string, string[]>> {
+export function resourcesSchema(
+  body: "create" | "update" = "create",
+): Schema<Record<string, string[]>> {
+  const nullMessage =
+    body === "update"
+      ? "Input should be a valid dictionary: null would lift every limit, and resources can only be narrowed"
+      : "Input should be a valid dictionary: leave resources out for a key usable for every resource";
   return checked<Record<string, string[]>>((value, ctx) => {
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       return ctx.reject({
         expected: "an object of resource kinds to lists of ids",
-        actual: Array.isArray(value) ? "a list" : typeof value,
-        meta: pydanticMeta("dict_type", "Input should be a valid dictionary"),
+        actual: value === null ? "null" : Array.isArray(value) ? "a list" : typeof value,
+        meta: pydanticMeta(
+          "dict_type",
+          value === null ? nullMessage : "Input should be a valid dictionary",
+        ),
       });
     }
     const kinds = Object.keys(value);
