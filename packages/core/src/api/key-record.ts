@@ -91,15 +91,10 @@ export function toKeyRecord(
     record.createdBy = key.createdBy;
   }
   if (environment !== undefined) record.environment = environment;
-  if (key.allowedIps != null) record.allowedIps = [...key.allowedIps];
-  if (key.resources != null) record.resources = copyResources(key.resources);
+  const { allowedIps, resources } = key.fields ?? {};
+  if (allowedIps != null) record.allowedIps = structuredClone(allowedIps) as string[];
+  if (resources != null) record.resources = structuredClone(resources) as Record<string, string[]>;
   return record;
-}
-
-function copyResources(resources: NonNullable<StoredKey["resources"]>): Record<string, string[]> {
-  const copy: Record<string, string[]> = {};
-  for (const [kind, ids] of Object.entries(resources)) copy[kind] = [...ids];
-  return copy;
 }
 
 /** Whether the secret a graceful rotation replaced still works at `now`. */

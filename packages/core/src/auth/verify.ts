@@ -639,7 +639,7 @@ function pickDecision(layered: LayeredDecision): RateLimitDecision {
 const allowlistWithoutCheck: KeyCheck = {
   name: "ip-allowlist-unchecked",
   check(key, _options, kit) {
-    if (key.allowedIps == null) return undefined;
+    if (key.fields?.allowedIps == null) return undefined;
     kit.warnOnce(
       "allowlist-without-lifecycle",
       () =>
@@ -656,7 +656,7 @@ const allowlistWithoutCheck: KeyCheck = {
 const resourcesWithoutCheck: KeyCheck = {
   name: "resources-unchecked",
   check(key, options, kit) {
-    if (key.resources == null || options.resource === undefined) return undefined;
+    if (key.fields?.resources == null || options.resource === undefined) return undefined;
     kit.warnOnce(
       "resources-without-permissions",
       () =>

@@ -75,7 +75,9 @@ export function keyEventBuilder(random: RandomSource): KeyEventBuilder {
         createdBy: key.createdBy,
         ...(key.metadata === null ? {} : { metadata: key.metadata }),
         ...(key.environment == null ? {} : { environment: key.environment }),
-        ...(key.allowedIps == null ? {} : { allowedIps: [...key.allowedIps] }),
+        ...(key.fields?.allowedIps == null
+          ? {}
+          : { allowedIps: structuredClone(key.fields.allowedIps) as string[] }),
       }),
     ],
 
@@ -96,11 +98,9 @@ export function keyEventBuilder(random: RandomSource): KeyEventBuilder {
       if (changes.metadata !== undefined && !sameJson(changes.metadata, key.metadata)) {
         changed.metadata = changes.metadata;
       }
-      if (
-        changes.allowedIps !== undefined &&
-        !sameJson(changes.allowedIps, key.allowedIps ?? null)
-      ) {
-        changed.allowedIps = changes.allowedIps === null ? null : [...changes.allowedIps];
+      const allowedIps = changes.fields?.allowedIps;
+      if (allowedIps !== undefined && !sameJson(allowedIps, key.fields?.allowedIps ?? null)) {
+        changed.allowedIps = allowedIps === null ? null : (structuredClone(allowedIps) as string[]);
       }
       if (changes.limits !== undefined && !sameJson(changes.limits, key.limits ?? null)) {
         changed.limits = changes.limits === null ? null : eventLimits(changes.limits);

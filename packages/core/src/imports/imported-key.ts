@@ -57,7 +57,7 @@ export function importedKey(
     disabledAt: record.enabled ? null : now,
     metadata: record.metadata as KeyMetadata | null,
     environment: options.environment,
-    ...(record.lastUsedAt === null ? {} : { importedLastUsedAt: record.lastUsedAt }),
+    ...(record.lastUsedAt === null ? {} : { fields: { importedLastUsedAt: record.lastUsedAt } }),
   };
 }
 

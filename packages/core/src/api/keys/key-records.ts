@@ -27,7 +27,7 @@ export function keyRecords(ctx: KeywardContext): KeyRecords {
     toKeyRecord(
       key,
       now,
-      lastUse?.at ?? key.importedLastUsedAt ?? null,
+      lastUse?.at ?? (key.fields?.importedLastUsedAt as number | undefined) ?? null,
       environmentOf(key),
       lastUse?.address,
     );

@@ -14,7 +14,8 @@ export function keyUsageOperation({ ctx }: KeyOperations): KeyUsage {
     await ctx.usageRecorder.flush();
     const usage = await ctx.usage.read(key.id);
     // An imported key's last use elsewhere, until Keyward counts one (its counts start at zero).
-    const lastUsedAt = usage.lastUsedAt ?? key.importedLastUsedAt ?? null;
+    const imported = key.fields?.importedLastUsedAt as number | undefined;
+    const lastUsedAt = usage.lastUsedAt ?? imported ?? null;
     // Field by field, not a spread: a store's extra fields must never reach a response.
     return {
       keyId: key.id,

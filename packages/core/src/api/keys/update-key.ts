@@ -9,6 +9,7 @@
 import { KeywardError } from "../../errors/keyward-error.js";
 import type { ValidationIssue } from "../../errors/validation-issue.js";
 import type { EventActor } from "../../event-model/event-actor.js";
+import type { KeyResourceLimits } from "../../keys/key-resources.js";
 import {
   hasLimits,
   limitsAfter,
@@ -82,7 +83,8 @@ export function updateKeyOperation(ops: KeyOperations): UpdateKey {
       issues.push(...widenedScopeIssues(current, rest));
       // Resources, like scopes, can only be narrowed (`permissions()` says what would widen).
       if (checked.ok && checked.value.resources !== undefined && ctx.resources) {
-        issues.push(...ctx.resources.widened(current.resources ?? null, checked.value.resources));
+        const resources = (current.fields?.resources ?? null) as KeyResourceLimits | null;
+        issues.push(...ctx.resources.widened(resources, checked.value.resources));
       }
       if (!operator && hasLimits(body)) issues.push(limitsNotAllowed);
       const next =
@@ -126,8 +128,14 @@ function changesOf(
     ...(name === undefined ? {} : { name }),
     ...(scopes === undefined ? {} : { scopes }),
     ...(metadata === undefined ? {} : { metadata }),
-    ...(allowedIps === undefined ? {} : { allowedIps }),
-    ...(resources === undefined ? {} : { resources }),
+    ...(allowedIps === undefined && resources === undefined
+      ? {}
+      : {
+          fields: {
+            ...(allowedIps === undefined ? {} : { allowedIps }),
+            ...(resources === undefined ? {} : { resources }),
+          },
+        }),
     // Disabling a disabled key keeps the time it was first disabled.
     ...(enabled === undefined ? {} : { disabledAt: enabled ? null : (key.disabledAt ?? now) }),
     // Enabling a disabled key is recorded: the inactivity scan counts from it, as from a use.
