@@ -112,6 +112,8 @@ export function createVerify(ctx: KeywardContext) {
    * environment against the key's recorded one, and an allowlist where no listed feature checks
    * allowlists (refused: never waved through).
    */
+  // The listed features' key fields: a restriction no feature checks refuses its key instead.
+  const declared = new Set(ctx.keyFields.map((field) => field.name));
   const keyChecks: readonly KeyCheck[] = [
     {
       // The prefix said which environment the token claims; the record says which one the key is
@@ -126,8 +128,8 @@ export function createVerify(ctx: KeywardContext) {
           : otherEnvironmentKey(actual, options.environment);
       },
     },
-    ...(ctx.allowlists ? [] : [allowlistWithoutCheck]),
-    ...(ctx.resources ? [] : [resourcesWithoutCheck]),
+    ...(declared.has("allowedIps") ? [] : [allowlistWithoutCheck]),
+    ...(declared.has("resources") ? [] : [resourcesWithoutCheck]),
     ...ctx.keyChecks,
   ];
   const keyCheckKit: KeyCheckKit = { refuse: failure, warnOnce: ctx.warnOnce };

@@ -4,6 +4,7 @@
  * earlier that a concurrent change may have replaced, and never a secret or a hash.
  */
 import { isoTime } from "../api/key-record.js";
+import { type KeyField, shownFields } from "../keys/key-field.js";
 import type { KeyLimits } from "../limits/types.js";
 import type { RandomSource } from "../random.js";
 import type { KeyUpdate, StoredKey } from "../storage/key-store.js";
@@ -46,7 +47,11 @@ export interface KeyEventBuilder {
   revealed(key: StoredKey, at: number, actor: EventActor): StoredEvent;
 }
 
-export function keyEventBuilder(random: RandomSource): KeyEventBuilder {
+/** @param fields the listed features' key fields: those with an event schema are written in events */
+export function keyEventBuilder(
+  random: RandomSource,
+  fields: readonly KeyField[] = [],
+): KeyEventBuilder {
   const event = <T extends EventType>(
     type: T,
     key: StoredKey,
@@ -75,9 +80,7 @@ export function keyEventBuilder(random: RandomSource): KeyEventBuilder {
         createdBy: key.createdBy,
         ...(key.metadata === null ? {} : { metadata: key.metadata }),
         ...(key.environment == null ? {} : { environment: key.environment }),
-        ...(key.fields?.allowedIps == null
-          ? {}
-          : { allowedIps: structuredClone(key.fields.allowedIps) as string[] }),
+        ...shownFields(key.fields, fields, "event"),
       }),
     ],
 
@@ -98,9 +101,12 @@ export function keyEventBuilder(random: RandomSource): KeyEventBuilder {
       if (changes.metadata !== undefined && !sameJson(changes.metadata, key.metadata)) {
         changed.metadata = changes.metadata;
       }
-      const allowedIps = changes.fields?.allowedIps;
-      if (allowedIps !== undefined && !sameJson(allowedIps, key.fields?.allowedIps ?? null)) {
-        changed.allowedIps = allowedIps === null ? null : (structuredClone(allowedIps) as string[]);
+      for (const field of fields) {
+        const value = changes.fields?.[field.name];
+        if (value === undefined || field.schema?.event === undefined) continue;
+        if (!sameJson(value, key.fields?.[field.name] ?? null)) {
+          changed[field.name] = structuredClone(value);
+        }
       }
       if (changes.limits !== undefined && !sameJson(changes.limits, key.limits ?? null)) {
         changed.limits = changes.limits === null ? null : eventLimits(changes.limits);

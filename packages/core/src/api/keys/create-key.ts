@@ -120,9 +120,8 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
       // Only with several environments: otherwise the record is exactly the contract's.
       ...(ctx.environments.configured ? { environment } : {}),
       ...withFields({
-        ...(checked.value.allowedIps ? { allowedIps: checked.value.allowedIps } : {}),
+        ...checked.value.fields,
         ...(ctx.secretSealer ? { sealedSecret: await ctx.secretSealer.seal(secret, id) } : {}),
-        ...(checked.value.resources ? { resources: checked.value.resources } : {}),
       }),
     };
     await ops.commit({ kind: "created", key }, actor);
@@ -132,7 +131,14 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
         ? environment
         : undefined;
     return {
-      record: { ...toKeyRecord(key, key.createdAt, null, environmentShown), key: secret },
+      record: {
+        ...toKeyRecord(key, key.createdAt, {
+          lastUsedAt: null,
+          environment: environmentShown,
+          fields: ctx.keyFields,
+        }),
+        key: secret,
+      },
       version: key.version,
     };
   };
