@@ -10,9 +10,8 @@ import type { VerifyWrapper } from "../auth/verify-wrappers.js";
 import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { KeyField } from "../keys/key-field.js";
-import type { KeyLifetimePolicy } from "../keys/key-lifetime.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
-import type { SecretSealer } from "../keys/secret-sealer.js";
+import { mergeWriteHooks, type WriteHooks } from "../keys/write-hooks.js";
 import type { WebhookObserver } from "../observation/webhook-observer.js";
 import type { RandomSource } from "../random.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
@@ -43,14 +42,16 @@ export interface KernelExtensions {
    * listed (`events()` writes its usage events here).
    */
   spendSteps?: readonly SpendStepFactory[];
-  /** The longest a new key may live, by tier and owner (`permissions({ maxLifetime })`). */
-  maxKeyLifetime?: KeyLifetimePolicy;
   /** Who may act on organizations' keys (`organizations()`). */
   organizations?: (kernel: { tiers: TierLadder; scopes: ScopeRegistry }) => OrganizationAccess;
   /** The longest grace a rotation may give, in seconds (`lifecycle({ gracefulRotation })`). */
   rotationGrace?: { maxGracePeriodSeconds: number };
-  /** The most live keys an owner may hold (`lifecycle`). */
-  maxKeysPerOwner?: number;
+  /**
+   * What the feature does before the kernel writes a key (`keys/write-hooks.ts`): `beforeCreate`,
+   * `beforeRotate`, `beforeUpdate`, each a list run in the order the features are listed (a
+   * lifetime cap, a limit on keys per owner, the sealing of each new secret).
+   */
+  writes?: WriteHooks;
   /** The events written with each key change (`events()`). */
   events?: (kernel: EventsKernel) => EventRecorder;
   /**
@@ -69,8 +70,6 @@ export interface KernelExtensions {
    * them up under their old hashes and rehashes a key it finds to Keyward's hash.
    */
   legacyKeys?: LegacyKeyLookup;
-  /** Seals every secret `create` and `rotate` issue, stored with the key (`recoverable()`). */
-  secretSealer?: SecretSealer;
   /**
    * The client address recorded with each use of a key (`permissions({ recordAddress: true })`):
    * `verify` hands it the request's `clientIp` and records what it answers with the use's
@@ -109,6 +108,10 @@ export function mergeExtensions(
   for (const feature of features) {
     for (const [point, value] of Object.entries(feature.extends ?? {})) {
       if (value === undefined) continue;
+      if (point === "writes") {
+        merged.writes = mergeWriteHooks([merged.writes as WriteHooks | undefined, value]);
+        continue;
+      }
       if (listPoints.has(point)) {
         merged[point] = [
           ...((merged[point] as unknown[] | undefined) ?? []),

@@ -30,6 +30,7 @@ import { kernelEndpoints } from "../http/routes/index.js";
 import { createKeyFormat, DEFAULT_KEY_PREFIX, type KeyFormat } from "../keys/format.js";
 import { createSecretHasher } from "../keys/hash.js";
 import { checkedKeyFields } from "../keys/key-field.js";
+import { mergeWriteHooks } from "../keys/write-hooks.js";
 import { layeredLimiter } from "../limits/layered-limiter.js";
 import { consoleLogger, silentLogger } from "../logging/logger.js";
 import { repeatFilter } from "../logging/repeat-filter.js";
@@ -266,16 +267,15 @@ export function createKeyward<
     }),
     updateKeyBody: updateKeyBodySchema(keyFieldSchemas({ scopes, tiers, clock }), keyFields),
     keyFields,
-    maxKeyLifetime: extensions.maxKeyLifetime,
+    writes: mergeWriteHooks([extensions.writes]),
+    writeKit: { keys: config.store.keys, clock },
     keyChecks: extensions.keyChecks ?? [],
     webhookObservers: extensions.webhookObservers ?? [],
     legacyKeys: extensions.legacyKeys,
-    secretSealer: extensions.secretSealer,
     gracefulRotation: extensions.rotationGrace && {
       maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
       body: rotateKeyBodySchema(extensions.rotationGrace.maxGracePeriodSeconds),
     },
-    maxKeysPerOwner: extensions.maxKeysPerOwner,
     verifyJwt,
     ...(config.session ? { session: config.session } : {}),
     trustedOrigins: new Set(http.trustedOrigins ?? []),
@@ -326,7 +326,9 @@ export function createKeyward<
     },
     events: router.has("/{key_id}/events", "GET"),
     organizations: context.organizations !== undefined,
-    maxKeysPerOwner: context.maxKeysPerOwner !== undefined,
+    maxKeysPerOwner: context.writes.beforeCreate.some((hook) =>
+      hook.answers?.includes("too_many_keys"),
+    ),
     ietfRateLimitHeaders: context.ietfRateLimitHeaders,
   });
   const handle = createHandle(context, keys, verify, router, {

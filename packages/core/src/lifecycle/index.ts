@@ -11,6 +11,7 @@
 import type { KeywardFeature } from "../features/feature.js";
 import { allowedIpsField } from "./allowed-ips-field.js";
 import { allowlistCheck } from "./allowlist-check.js";
+import { keyLimitHook } from "./key-limit-hook.js";
 import {
   checkLifecycleConfig,
   defaultMaxGracePeriodSeconds,
@@ -40,7 +41,9 @@ export function lifecycle(config: LifecycleConfig = {}): KeywardFeature<"lifecyc
       ...(maxGrace === undefined ? {} : { rotationGrace: { maxGracePeriodSeconds: maxGrace } }),
       ...(maxKeysPerOwner === false
         ? {}
-        : { maxKeysPerOwner: maxKeysPerOwner ?? defaultMaxKeysPerOwner }),
+        : {
+            writes: { beforeCreate: [keyLimitHook(maxKeysPerOwner ?? defaultMaxKeysPerOwner)] },
+          }),
     },
     install: () => ({
       endpoints:

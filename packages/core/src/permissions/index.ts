@@ -10,6 +10,7 @@ import { canonicalClientAddress } from "../auth/client-address.js";
 import { periodicTask } from "../background/periodic-task.js";
 import type { KeywardFeature } from "../features/feature.js";
 import { type InactivityScanResult, inactivityScan } from "./inactivity-scan.js";
+import { lifetimeHook } from "./lifetime-hook.js";
 import {
   checkPermissionsConfig,
   inactivityPolicy,
@@ -59,7 +60,9 @@ export function permissions(
           ],
         }),
     extends: {
-      ...(maxKeyLifetime === undefined ? {} : { maxKeyLifetime }),
+      ...(maxKeyLifetime === undefined
+        ? {}
+        : { writes: { beforeCreate: [lifetimeHook(maxKeyLifetime)] } }),
       fields: [resourcesField],
       keyChecks: [resourceCheck],
       ...(config.recordAddress === true ? { usageAddress: lastAddress() } : {}),
