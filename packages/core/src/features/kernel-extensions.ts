@@ -4,8 +4,9 @@
  * read once, before the kernel is built, and each may be filled by one feature only.
  */
 import type { KeyCheck } from "../auth/key-checks.js";
-import type { LegacyKeyLookup } from "../auth/legacy-keys.js";
-import type { SpendStepFactory } from "../auth/spend-steps.js";
+import type { KeyResolver } from "../auth/key-resolvers.js";
+import type { SpendStep } from "../auth/spend-steps.js";
+import { mergeVerifyPhases, type VerifyPhases } from "../auth/verify-phases.js";
 import type { VerifyWrapper } from "../auth/verify-wrappers.js";
 import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
@@ -36,10 +37,10 @@ export interface KernelExtensions {
   keyChecks?: readonly KeyCheck[];
   /**
    * Steps `verify` takes after a request every limit layer admitted spent quota or credits (see
-   * `auth/spend-steps.ts`), each built once the kernel is. A list, in the order the features are
-   * listed (`events()` writes its usage events here).
+   * `auth/spend-steps.ts`). A list, in the order the features are listed (`events()` writes its
+   * usage events here).
    */
-  spendSteps?: readonly SpendStepFactory[];
+  spendSteps?: readonly SpendStep[];
   /** Resource-limited keys: their body fields (`permissions()`, which also adds their key check). */
   resources?: ResourceLimitFields;
   /** The longest a new key may live, by tier and owner (`permissions({ maxLifetime })`). */
@@ -67,7 +68,7 @@ export interface KernelExtensions {
    * Tokens in another system's format that imported keys may have (`imports()`): `verify` looks
    * them up under their old hashes and rehashes a key it finds to Keyward's hash.
    */
-  legacyKeys?: LegacyKeyLookup;
+  legacyKeys?: KeyResolver;
   /** Seals every secret `create` and `rotate` issue, stored with the key (`recoverable()`). */
   secretSealer?: SecretSealer;
   /**
@@ -77,6 +78,11 @@ export interface KernelExtensions {
    * for one.
    */
   usageAddress?: (clientIp: string) => string | undefined;
+  /**
+   * Steps in `verify`'s phases (`auth/verify-phases.ts`): resolve, check, charge, spent, around.
+   * Each phase a list, every feature's joined in the order the features are listed.
+   */
+  verify?: Partial<VerifyPhases>;
 }
 
 /** What the kernel gives the events extension. */
@@ -100,6 +106,11 @@ export function mergeExtensions(
   for (const feature of features) {
     for (const [point, value] of Object.entries(feature.extends ?? {})) {
       if (value === undefined) continue;
+      if (point === "verify") {
+        const sofar = (merged.verify ?? {}) as Partial<VerifyPhases>;
+        merged.verify = mergeVerifyPhases([sofar, value as Partial<VerifyPhases>]);
+        continue;
+      }
       if (listPoints.has(point)) {
         merged[point] = [
           ...((merged[point] as unknown[] | undefined) ?? []),
