@@ -76,6 +76,9 @@ const maxLabelledRouteLength = 256;
  * routeWithMethod("GET", "PUT /profiles/:slug"); // "PUT /profiles/:slug"
  */
 export function routeWithMethod(method: string, route: string): string {
+  // A label made before: two lookups of strings the guard holds (their hashes computed once).
+  const known = labels.get(route)?.get(method);
+  if (known !== undefined) return known;
   if (route.includes(" ")) return route;
   if (!standardMethods.has(method) || route.length > maxLabelledRouteLength) {
     return `${requestMethodLabel(method)} ${route}`;
@@ -86,10 +89,7 @@ export function routeWithMethod(method: string, route: string): string {
     byMethod = new Map();
     labels.set(route, byMethod);
   }
-  let label = byMethod.get(method);
-  if (label === undefined) {
-    label = `${method} ${route}`;
-    byMethod.set(method, label);
-  }
+  const label = `${method} ${route}`;
+  byMethod.set(method, label);
   return label;
 }
