@@ -4,8 +4,9 @@
  * read once, before the kernel is built, and each may be filled by one feature only.
  */
 import type { KeyCheck } from "../auth/key-checks.js";
-import type { LegacyKeyLookup } from "../auth/legacy-keys.js";
-import type { SpendStepFactory } from "../auth/spend-steps.js";
+import type { KeyResolver } from "../auth/key-resolvers.js";
+import type { SpendStep } from "../auth/spend-steps.js";
+import { mergeVerifyPhases, type VerifyPhases } from "../auth/verify-phases.js";
 import type { VerifyWrapper } from "../auth/verify-wrappers.js";
 import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
@@ -38,10 +39,10 @@ export interface KernelExtensions {
   keyChecks?: readonly KeyCheck[];
   /**
    * Steps `verify` takes after a request every limit layer admitted spent quota or credits (see
-   * `auth/spend-steps.ts`), each built once the kernel is. A list, in the order the features are
-   * listed (`events()` writes its usage events here).
+   * `auth/spend-steps.ts`). A list, in the order the features are listed (`events()` writes its
+   * usage events here).
    */
-  spendSteps?: readonly SpendStepFactory[];
+  spendSteps?: readonly SpendStep[];
   /** Who may act on organizations' keys (`organizations()`). */
   organizations?: (kernel: { tiers: TierLadder; scopes: ScopeRegistry }) => OrganizationAccess;
   /** The longest grace a rotation may give, in seconds (`lifecycle({ gracefulRotation })`). */
@@ -69,7 +70,7 @@ export interface KernelExtensions {
    * Tokens in another system's format that imported keys may have (`imports()`): `verify` looks
    * them up under their old hashes and rehashes a key it finds to Keyward's hash.
    */
-  legacyKeys?: LegacyKeyLookup;
+  legacyKeys?: KeyResolver;
   /**
    * The client address recorded with each use of a key (`permissions({ recordAddress: true })`):
    * `verify` hands it the request's `clientIp` and records what it answers with the use's
@@ -77,6 +78,11 @@ export interface KernelExtensions {
    * for one.
    */
   usageAddress?: (clientIp: string) => string | undefined;
+  /**
+   * Steps in `verify`'s phases (`auth/verify-phases.ts`): resolve, check, charge, spent, around.
+   * Each phase a list, every feature's joined in the order the features are listed.
+   */
+  verify?: Partial<VerifyPhases>;
 }
 
 /** What the kernel gives the events extension. */
@@ -110,6 +116,11 @@ export function mergeExtensions(
       if (value === undefined) continue;
       if (point === "writes") {
         merged.writes = mergeWriteHooks([merged.writes as WriteHooks | undefined, value]);
+        continue;
+      }
+      if (point === "verify") {
+        const sofar = (merged.verify ?? {}) as Partial<VerifyPhases>;
+        merged.verify = mergeVerifyPhases([sofar, value as Partial<VerifyPhases>]);
         continue;
       }
       if (listPoints.has(point)) {

@@ -1,9 +1,6 @@
 import type { FailedLookupLimiter } from "../auth/failed-lookup-limiter.js";
 import type { JwtClaims } from "../auth/jwt.js";
-import type { KeyCheck } from "../auth/key-checks.js";
-import type { LegacyKeyLookup } from "../auth/legacy-keys.js";
 import type { SessionHook } from "../auth/principal.js";
-import type { SpendStep } from "../auth/spend-steps.js";
 import type { Clock } from "../clock.js";
 import type { Environments } from "../environments/environments.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
@@ -56,11 +53,6 @@ export interface KeywardContext {
   /** The account tier a user's claims carry (resolved against the ladder by the caller). */
   accountTier(claims: JwtClaims): unknown;
   usageRecorder: UsageRecorder;
-  /**
-   * The address a use of a key records from the request's `clientIp`
-   * (`permissions({ recordAddress })`); undefined: none is recorded.
-   */
-  usageAddress: ((clientIp: string) => string | undefined) | undefined;
   /** With `usage.retainDays`: the background pruning of daily usage, started on first use. */
   usageRetention?: UsageRetention;
   /**
@@ -79,14 +71,8 @@ export interface KeywardContext {
   writes: Required<WriteHooks>;
   /** What the write hooks are given of the instance. */
   writeKit: WriteHookKit;
-  /** The listed features' checks at `verify`'s key checks, after the kernel's own. */
-  keyChecks: readonly KeyCheck[];
-  /** The listed features' steps at `verify`'s point "spent" (`auth/spend-steps.ts`). */
-  spendSteps: readonly SpendStep[];
   /** The listed features' webhook observers (`extends.webhookObservers`), for the webhooks feature. */
   webhookObservers: readonly WebhookObserver[];
-  /** Imported keys in another format (`imports()`); undefined: only Keyward's format is a key. */
-  legacyKeys: LegacyKeyLookup | undefined;
   /** Who may act on organizations' keys; undefined without `organizations()`. */
   organizations: OrganizationAccess | undefined;
   ietfRateLimitHeaders: boolean;

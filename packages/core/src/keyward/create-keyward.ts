@@ -11,7 +11,6 @@ import {
 } from "../auth/pending-verify.js";
 import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
 import { createVerify } from "../auth/verify.js";
-import { wrapVerify } from "../auth/verify-wrappers.js";
 import { systemClock } from "../clock.js";
 import { createEnvironments } from "../environments/environments.js";
 import { KeywardError } from "../errors/keyward-error.js";
@@ -61,6 +60,7 @@ import { updateKeyBodySchema } from "../validation/update-key-body.js";
 import { checkConfig, warnAboutConfig } from "./check-config.js";
 import type { KeywardConfig } from "./config.js";
 import type { KeywardContext } from "./context.js";
+import { verifyPhasesOf } from "./verify-phases-of.js";
 
 export interface Keyward {
   /** Key management: the same outcomes as the HTTP endpoints, as async functions. */
@@ -269,9 +269,7 @@ export function createKeyward<
     keyFields,
     writes: mergeWriteHooks([extensions.writes]),
     writeKit: { keys: config.store.keys, clock },
-    keyChecks: extensions.keyChecks ?? [],
     webhookObservers: extensions.webhookObservers ?? [],
-    legacyKeys: extensions.legacyKeys,
     gracefulRotation: extensions.rotationGrace && {
       maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
       body: rotateKeyBodySchema(extensions.rotationGrace.maxGracePeriodSeconds),
@@ -281,7 +279,6 @@ export function createKeyward<
     trustedOrigins: new Set(http.trustedOrigins ?? []),
     accountTier: config.accountTier ?? ((claims) => claims.tier),
     usageRecorder,
-    usageAddress: extensions.usageAddress,
     ...(retention ? { usageRetention: retention } : {}),
     organizations: extensions.organizations?.({ tiers, scopes }),
     ietfRateLimitHeaders: http.rateLimitHeaders?.ietf ?? false,
@@ -293,13 +290,14 @@ export function createKeyward<
         ? undefined
         : failedLookupLimiter(config.failedLookups ?? {}, clock),
     events,
-    spendSteps: (extensions.spendSteps ?? []).map((build) =>
-      build({ events, random, reportFailure }),
-    ),
   };
 
   const keys = createKeysApi(context);
-  const verify = wrapVerify(createVerify(context), extensions.verifyWrappers, reportFailure);
+  const verify = createVerify(context, verifyPhasesOf(extensions), {
+    events,
+    random,
+    reportFailure,
+  });
   const installed: InstalledFeatures = installFeatures(features, {
     context,
     store: config.store,
