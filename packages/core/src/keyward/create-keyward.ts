@@ -11,6 +11,7 @@ import {
 } from "../auth/pending-verify.js";
 import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
 import { createVerify } from "../auth/verify.js";
+import { mergeVerifyPhases } from "../auth/verify-phases.js";
 import { systemClock } from "../clock.js";
 import { createEnvironments } from "../environments/environments.js";
 import { KeywardError } from "../errors/keyward-error.js";
@@ -60,7 +61,6 @@ import { updateKeyBodySchema } from "../validation/update-key-body.js";
 import { checkConfig, warnAboutConfig } from "./check-config.js";
 import type { KeywardConfig } from "./config.js";
 import type { KeywardContext } from "./context.js";
-import { verifyPhasesOf } from "./verify-phases-of.js";
 
 export interface Keyward {
   /** Key management: the same outcomes as the HTTP endpoints, as async functions. */
@@ -293,7 +293,7 @@ export function createKeyward<
   };
 
   const keys = createKeysApi(context);
-  const verify = createVerify(context, verifyPhasesOf(extensions), {
+  const verify = createVerify(context, mergeVerifyPhases([extensions.verify ?? {}]), {
     events,
     random,
     reportFailure,

@@ -36,7 +36,7 @@ export function lifecycle(config: LifecycleConfig = {}): KeywardFeature<"lifecyc
     name: "lifecycle",
     extends: {
       fields: [allowedIpsField],
-      keyChecks: [allowlistCheck],
+      verify: { check: [allowlistCheck] },
       ...(environments === undefined ? {} : { environments }),
       ...(maxGrace === undefined ? {} : { rotationGrace: { maxGracePeriodSeconds: maxGrace } }),
       ...(maxKeysPerOwner === false

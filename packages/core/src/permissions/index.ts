@@ -64,8 +64,12 @@ export function permissions(
         ? {}
         : { writes: { beforeCreate: [lifetimeHook(maxKeyLifetime)] } }),
       fields: [resourcesField],
-      keyChecks: [resourceCheck],
-      ...(config.recordAddress === true ? { usageAddress: lastAddress() } : {}),
+      verify: {
+        check: [resourceCheck],
+        ...(config.recordAddress === true
+          ? { spent: [{ name: "usage-address", usageAddress: lastAddress() }] }
+          : {}),
+      },
     },
     install: ({ context }) => {
       if (unusedFor === undefined) {
