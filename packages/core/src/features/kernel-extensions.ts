@@ -31,7 +31,7 @@ export interface KernelExtensions {
   /** Who may act on organizations' keys (`organizations()`). */
   organizations?: (kernel: { tiers: TierLadder; scopes: ScopeRegistry }) => OrganizationAccess;
   /** The longest grace a rotation may give, in seconds (`lifecycle({ gracefulRotation })`). */
-  rotationGrace?: { maxGracePeriodSeconds: number };
+  gracefulRotation?: { maxGracePeriodSeconds: number };
   /**
    * What the feature does before the kernel writes a key (`keys/write-hooks.ts`): `beforeCreate`,
    * `beforeRotate`, `beforeUpdate`, each a list run in the order the features are listed (a

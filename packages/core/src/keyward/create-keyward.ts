@@ -272,9 +272,9 @@ export function createKeyward<
     keyFields,
     writes: mergeWriteHooks([extensions.writes]),
     writeKit: { keys: config.store.keys, clock },
-    gracefulRotation: extensions.rotationGrace && {
-      maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
-      body: rotateKeyBodySchema(extensions.rotationGrace.maxGracePeriodSeconds),
+    gracefulRotation: extensions.gracefulRotation && {
+      maxGracePeriodSeconds: extensions.gracefulRotation.maxGracePeriodSeconds,
+      body: rotateKeyBodySchema(extensions.gracefulRotation.maxGracePeriodSeconds),
     },
     verifyJwt,
     ...(config.session ? { session: config.session } : {}),

@@ -38,7 +38,7 @@ export function lifecycle(config: LifecycleConfig = {}): KeywardFeature<"lifecyc
       fields: [allowedIpsField],
       verify: { check: [allowlistCheck] },
       ...(environments === undefined ? {} : { environments }),
-      ...(maxGrace === undefined ? {} : { rotationGrace: { maxGracePeriodSeconds: maxGrace } }),
+      ...(maxGrace === undefined ? {} : { gracefulRotation: { maxGracePeriodSeconds: maxGrace } }),
       ...(maxKeysPerOwner === false
         ? {}
         : {
