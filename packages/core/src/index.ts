@@ -14,6 +14,7 @@ export type {
 export type { KeyRecord, KeyStatus, KeyWithSecret } from "./api/key-record.js";
 export type { OwnerInput } from "./api/keys/owner-input.js";
 export type { CreateKeyFields, CreateKeyInput, KeyChanges, KeysApi } from "./api/keys-api.js";
+export type { ChargeRequest, ChargeStep } from "./auth/charge-steps.js";
 export type { FailedLookupsConfig } from "./auth/failed-lookup-limiter.js";
 export type {
   JwtAlgorithm,
@@ -25,6 +26,7 @@ export type {
   JwtSecretOptions,
 } from "./auth/jwt.js";
 export type { KeyCheck, KeyCheckKit } from "./auth/key-checks.js";
+export type { KeyResolver, ResolvedKey, ResolveKit } from "./auth/key-resolvers.js";
 export type {
   AcceptedCredentials,
   KeyPrincipal,
@@ -34,8 +36,10 @@ export type {
   VerifyOptions,
   VerifyResult,
 } from "./auth/principal.js";
-export type { SpendKernel, SpendStep, SpendStepFactory } from "./auth/spend-steps.js";
+export type { Spend, SpendKit, SpendStep } from "./auth/spend-steps.js";
+export type { VerifyPhases } from "./auth/verify-phases.js";
 export type { VerifyFunction, VerifyWrapper } from "./auth/verify-wrappers.js";
+export type { EventBus } from "./bus/event-bus.js";
 export { type Clock, type ManualClock, manualClock, systemClock } from "./clock.js";
 export type { KeywardErrorCode } from "./errors/codes.js";
 export { type ErrorDetail, isKeywardError, KeywardError } from "./errors/keyward-error.js";
@@ -70,14 +74,27 @@ export type {
   ResponseObject,
 } from "./features/openapi-types.js";
 export type { EndpointHandler, RouteContext } from "./http/routes/route-context.js";
+export type { KeyField } from "./keys/key-field.js";
 export type {
   CheckedMembership,
   OrganizationAccess,
   OrganizationAction,
 } from "./keys/organization-access.js";
 export type { Owner, OwnerType } from "./keys/owner.js";
+export type {
+  BeforeCreate,
+  BeforeRotate,
+  BeforeUpdate,
+  CreateAddition,
+  CreateDraft,
+  RotateDraft,
+  UpdateDraft,
+  WriteHookKit,
+  WriteHooks,
+} from "./keys/write-hooks.js";
 export type { HttpConfig, KeysConfig, KeywardConfig } from "./keyward/config.js";
 export { createKeyward, type Keyward } from "./keyward/create-keyward.js";
+export type { KeyLimitPlan } from "./limits/resolve-layers.js";
 export type {
   CalendarPeriod,
   CreditsConfig,

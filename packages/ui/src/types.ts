@@ -1,10 +1,27 @@
 /** The JSON the six key-management endpoints answer (docs/http-api.md), as the component reads it. */
 
-import type { KeyRecord, Owner } from "@keyward/core";
+import type {
+  KeyRecord as CoreKeyRecord,
+  KeyWithSecret as CoreKeyWithSecret,
+  Owner,
+} from "@keyward/core";
 
 // The key as the endpoints answer it is `@keyward/core`'s own type (imported for types only, so
 // nothing of the core is bundled): the component reads exactly what the server writes.
-export type { KeyRecord, KeyStatus, KeyWithSecret } from "@keyward/core";
+export type { KeyStatus } from "@keyward/core";
+
+/**
+ * The features' key fields the component shows and edits, as their features declare them on the
+ * record (`lifecycle()`'s `allowedIps`, `permissions()`'s `resources`); the core's record types them
+ * only as unknown feature fields.
+ */
+interface ShownKeyFields {
+  allowedIps?: string[];
+  resources?: Record<string, string[]>;
+}
+
+export type KeyRecord = CoreKeyRecord & ShownKeyFields;
+export type KeyWithSecret = CoreKeyWithSecret & ShownKeyFields;
 
 /** Whose key it is: on an organization's key only (a user's own keys carry no `owner`). */
 export type KeyOwner = Owner;

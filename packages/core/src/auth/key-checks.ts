@@ -1,9 +1,10 @@
 /**
- * `verify`'s named point "key checks": after a key is found and live (not revoked, expired or
- * disabled), before any limit is charged, the checks run in order and the first refusal wins. The
- * kernel's own come first (the route's environment; an allowlist no listed feature can check), then
- * those the listed features add through `extends.keyChecks` (lifecycle's IP allowlist). A check is
- * synchronous and asks no store: it decides from the record and the request alone.
+ * `verify`'s phase "check": after a key is found and live (not revoked, expired or disabled),
+ * before any limit is charged, the checks run in order and the first refusal wins. The kernel's own
+ * come first (`kernel-checks.ts`: the route's environment; an allowlist or resources no listed
+ * feature can check), then those the listed features add (lifecycle's IP allowlist, permissions'
+ * resources). A check is synchronous and asks no store: it decides from the record and the request
+ * alone.
  */
 import type { KeywardErrorCode } from "../errors/codes.js";
 import type { StoredKey } from "../storage/key-store.js";

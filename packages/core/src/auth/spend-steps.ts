@@ -1,9 +1,17 @@
 /**
- * `verify`'s named point "spent": after every limit layer admitted a request that was charged to
- * layers beyond the key's own rate limit (an owner's allowance, a quota, credits), each step is told
- * what the request spent, in the order the features are listed. A step must not block the request:
- * it is synchronous and returns nothing, and anything it writes it writes without being awaited,
- * reporting its own failures (the events feature's `quota.threshold` and `credits.exhausted` are one).
+ * `verify`'s phase "spent": what follows a request that was admitted and charged. Two things a
+ * step may do, each optional:
+ *
+ * - `usageAddress`: the client address each counted use of a key records beside its route and day
+ *   (`permissions({ recordAddress })`). Asked before the use is counted, because a store that
+ *   counts usage does it in the same call as the rate limit; the first listed step that has it
+ *   answers. Unlisted, `verify` records no address and does no work for one.
+ * - `spent`: told what a request spent once every limit layer admitted it, when it was charged to
+ *   layers beyond the key's own rate limit (an owner's allowance, a quota, credits), in the order
+ *   the features are listed. The events feature's `quota.threshold` and `credits.exhausted` are one.
+ *
+ * A step must not block the request: it is synchronous and returns nothing, and anything it writes
+ * it writes without being awaited, reporting its own failures through `kit.reportFailure`.
  */
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { LayerDecision, LimitLayer } from "../limits/types.js";
@@ -14,25 +22,30 @@ export interface SpendStep {
   /** What it does, for a reader of the list: `"usage-events"`. */
   readonly name: string;
   /**
-   * @param owner the owner the layers are charged to (`ownerLimitKey(key)`)
-   * @param decisions each layer's answer, in the order of `layers`
+   * The address a use records from the request's `clientIp` (undefined: none for this one).
+   * Called for every counted use of a key whose request carries a `clientIp`: keep it cheap.
    */
-  spent(
-    key: StoredKey,
-    owner: string,
-    layers: readonly LimitLayer[],
-    decisions: readonly LayerDecision[],
-    now: number,
-  ): void;
+  usageAddress?(clientIp: string): string | undefined;
+  /** What an admitted request spent, with the kernel's parts a step writes with. */
+  spent?(spend: Spend, kit: SpendKit): void;
 }
 
-/** What a spend step is built with: the kernel as it stands once built. */
-export interface SpendKernel {
+/** What one admitted request spent. */
+export interface Spend {
+  readonly key: StoredKey;
+  /** The owner the layers are charged to (`ownerLimitKey(key)`). */
+  readonly owner: string;
+  readonly layers: readonly LimitLayer[];
+  /** Each layer's answer, in the order of `layers`. */
+  readonly decisions: readonly LayerDecision[];
+  /** When it was decided, epoch ms. */
+  readonly now: number;
+}
+
+/** What a spend step writes with: the kernel as it stands once built. */
+export interface SpendKit {
   /** The events written with key changes; undefined without `events()`. */
   events: EventRecorder | undefined;
   random: RandomSource;
   reportFailure(message: string, cause: unknown): void;
 }
-
-/** A spend step, built once the kernel is (a feature fills `extends.spendSteps` with these). */
-export type SpendStepFactory = (kernel: SpendKernel) => SpendStep;

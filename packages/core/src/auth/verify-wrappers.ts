@@ -1,5 +1,5 @@
 /**
- * The kernel's point around `verify`: a feature may wrap the verification function, to watch every
+ * `verify`'s phase "around" (`verify-phases.ts`): a feature may wrap the verification function, to watch every
  * verification whichever way it came in (`keyward.verify`, `authenticate`, an adapter's guard, the
  * endpoints' own sessions). `@keyward/otel` wraps it with its observers (`observeVerify`). A wrapper
  * must call the function it is given once per verification and return what it returns: it may
@@ -9,8 +9,19 @@
  * `observation/observed-verify.ts`, which only a feature that lists it brings into a bundle.
  */
 import type { Pending } from "./pending-verify.js";
-import type { VerifyResult } from "./principal.js";
-import type { InternalVerifyOptions } from "./verify.js";
+import type { VerifyOptions, VerifyResult } from "./principal.js";
+import type { SessionResolution } from "./verify-user.js";
+
+/** `verify`'s options inside Keyward: the guards' and, from the endpoints, the session's. */
+export interface InternalVerifyOptions extends VerifyOptions {
+  /**
+   * The host's session for this request, asked only when no bearer token was sent (from
+   * `authenticate` and the endpoints, which have the request).
+   */
+  session?: () => SessionResolution;
+  /** A key-management call: only a user session may make it. */
+  managing?: boolean;
+}
 
 /** `verify` as the kernel builds it and the adapters call it. */
 export type VerifyFunction = (

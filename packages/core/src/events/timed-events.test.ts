@@ -50,7 +50,7 @@ const decided = (layer: LimitLayer["layer"], limit: number, remaining: number): 
 
 describe("crossedUsageEvents", () => {
   const crossed = (layers: LimitLayer[], decisions: LayerDecision[]) =>
-    crossedUsageEvents(key, "user:alice", layers, decisions, start, cryptoRandom);
+    crossedUsageEvents({ key, owner: "user:alice", layers, decisions, now: start }, cryptoRandom);
 
   it("finds the request that reaches 80 % and 100 % of a quota, and no other", () => {
     const hits = [];

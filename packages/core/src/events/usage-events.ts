@@ -7,10 +7,10 @@
  * PostgreSQL's split path, then made again) from writing it twice.
  */
 import { isoTime } from "../api/key-record.js";
+import type { Spend } from "../auth/spend-steps.js";
 import type { EventDataByType, StoredEvent } from "../event-model/event.js";
 import { systemActor } from "../event-model/event-actor.js";
 import { generateEventId } from "../event-model/event-id.js";
-import type { LayerDecision, LimitLayer } from "../limits/types.js";
 import type { RandomSource } from "../random.js";
 import type { AppendedEvent } from "../storage/event-log.js";
 import type { StoredKey } from "../storage/key-store.js";
@@ -28,14 +28,10 @@ export function thresholdCount(limit: number, percent: number): number {
  * The events a request admitted by every layer crosses into, with their once-keys; usually none,
  * and then nothing is allocated.
  *
- * @param owner `ownerLimitKey(key)`, the quota's owner
+ * @param spend what the request spent (`spend.owner` is the quota's owner)
  */
 export function crossedUsageEvents(
-  key: StoredKey,
-  owner: string,
-  layers: readonly LimitLayer[],
-  decisions: readonly LayerDecision[],
-  now: number,
+  { key, owner, layers, decisions, now }: Spend,
   random: RandomSource,
 ): AppendedEvent[] | undefined {
   let crossed: AppendedEvent[] | undefined;

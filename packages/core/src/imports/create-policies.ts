@@ -132,10 +132,22 @@ export async function applyCreatePolicies(
     }
   });
 
+  // The rules the listed features' create hooks enforce, applied to the batch as a whole.
+  const policies = ctx.writes.beforeCreate.flatMap((hook) => (hook.policy ? [hook.policy] : []));
+  const caps = policies.flatMap((policy) => (policy.maxLifetime ? [policy.maxLifetime] : []));
+  const lifetimeOf = (key: { tier: string; owner: Owner }): number | undefined => {
+    const each = caps.map((cap) => cap(key)).filter((ms): ms is number => ms !== undefined);
+    return each.length === 0 ? undefined : Math.min(...each);
+  };
+  const limits = policies.flatMap((policy) =>
+    policy.maxLiveKeys === undefined ? [] : [policy.maxLiveKeys],
+  );
+  const maxLiveKeys = limits.length === 0 ? undefined : Math.min(...limits);
+
   // Lifetimes: none given takes the cap; one past it is refused.
   for (const entry of fresh) {
     const owner: Owner = { type: entry.key.ownerType, id: entry.key.ownerId };
-    const maxLifetime = ctx.maxKeyLifetime?.({ tier: entry.key.tier, owner });
+    const maxLifetime = lifetimeOf({ tier: entry.key.tier, owner });
     if (maxLifetime === undefined) continue;
     const latest = now + maxLifetime;
     if (entry.key.expiresAt === null) entry.key.expiresAt = latest;
@@ -149,7 +161,7 @@ export async function applyCreatePolicies(
   }
 
   // The most keys an owner may hold: live keys now, and this import's live ones.
-  const max = ctx.maxKeysPerOwner;
+  const max = maxLiveKeys;
   if (max !== undefined) {
     const live = await eachLimited(groups, async ({ owner }) =>
       ctx.keys.countLiveByOwner

@@ -10,6 +10,7 @@ import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
 import type { KeyMetadata, StoredKey } from "../storage/key-store.js";
 import type { CheckedImportRecord } from "./import-record.js";
+import { importedLastUseField } from "./imported-last-use.js";
 import type { LegacyHashers } from "./legacy-lookup.js";
 
 const hintLength = 4;
@@ -73,7 +74,9 @@ export function importedKey(
     disabledAt: record.enabled ? null : now,
     metadata: record.metadata as KeyMetadata | null,
     environment,
-    ...(record.lastUsedAt === null ? {} : { importedLastUsedAt: record.lastUsedAt }),
+    ...(record.lastUsedAt === null
+      ? {}
+      : { fields: { [importedLastUseField.name]: record.lastUsedAt } }),
   };
 }
 

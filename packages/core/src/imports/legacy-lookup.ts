@@ -1,12 +1,12 @@
 /**
- * How `verify` finds an imported key by a token in its own format (the kernel's `legacyKeys`
- * point): which tokens may be one, the hashes the other system gave them, and the lookup under
- * those hashes, then Keyward's own, with the kernel's steps.
+ * How `verify` finds an imported key by a token in its own format (a resolver at `verify`'s phase
+ * "resolve", `auth/key-resolvers.ts`): which tokens may be one, the hashes the other system gave
+ * them, and the lookup under those hashes, then Keyward's own, with the kernel's steps. The key it
+ * finds is admitted by the kernel as any key is.
  */
-import type { LegacyKeyLookup, LegacyVerifyKit } from "../auth/legacy-keys.js";
+import type { KeyResolver, ResolvedKey, ResolveKit } from "../auth/key-resolvers.js";
 import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
 import { createSecretHasher, type SecretHasher } from "../keys/hash.js";
-import type { StoredKey } from "../storage/key-store.js";
 import { type ImportsConfig, legacyTokenLength } from "./imports-config.js";
 
 /** The other systems' hashes of one token, by how imported records name them. */
@@ -30,10 +30,11 @@ export function legacyHashers(config: ImportsConfig): LegacyHashers {
  * any prefix but Keyward's own), is of a plausible length, and holds only printable ASCII and no
  * "." (so it is never a JWT, whose three parts "." separates).
  */
-export function legacyKeyLookup(config: ImportsConfig, hashers: LegacyHashers): LegacyKeyLookup {
+export function legacyKeyLookup(config: ImportsConfig, hashers: LegacyHashers): KeyResolver {
   const prefixes = config.prefixes;
   const peppered = [...hashers.peppered.values()];
   return {
+    name: "imported-keys",
     accepts(token, keyShaped) {
       if (token.length < legacyTokenLength.min || token.length > legacyTokenLength.max) {
         return false;
@@ -50,10 +51,10 @@ export function legacyKeyLookup(config: ImportsConfig, hashers: LegacyHashers): 
       }
       return true;
     },
-    verify(token, options, kit, secretHash = kit.hash(token)) {
+    resolve(token, options, kit, secretHash = kit.hash(token)) {
       // A key imported from its plaintext, or already rehashed, held without I/O (memory, cache).
       const known = kit.peek(secretHash);
-      if (known) return kit.admit(known, secretHash, options);
+      if (known) return { key: known, hash: secretHash };
       const hashes = [hashers.sha256.hash(token), ...peppered.map((hasher) => hasher.hash(token))];
       return findImported(hashes, secretHash, options, kit).then((found) => {
         if ("ok" in found) return found;
@@ -67,7 +68,7 @@ export function legacyKeyLookup(config: ImportsConfig, hashers: LegacyHashers): 
             );
           });
         }
-        return kit.admit(found.key, found.hash, options);
+        return found;
       });
     },
   };
@@ -82,8 +83,8 @@ async function findImported(
   hashes: readonly string[],
   secretHash: string,
   options: VerifyOptions,
-  kit: LegacyVerifyKit,
-): Promise<{ key: StoredKey | null; hash: string } | VerifyResult> {
+  kit: ResolveKit,
+): Promise<ResolvedKey | VerifyResult> {
   const candidates = [...hashes.filter((hash) => hash !== secretHash), secretHash];
   for (const [i, hash] of candidates.entries()) {
     const key = await kit.find(hash, options, i === 0);

@@ -2,9 +2,9 @@
  * Whether `verify`, as this instance is configured, would ever find an imported key: a key stored
  * under a token `verify` never looks up is imported in silence and then refused on every request.
  * Checked per record from its token (a plaintext import) or the prefix its other system recorded
- * (a hash import), with the same test `verify` makes (`LegacyKeyLookup.accepts`), no I/O.
+ * (a hash import), with the same test `verify` makes (`KeyResolver.accepts`), no I/O.
  */
-import type { LegacyKeyLookup } from "../auth/legacy-keys.js";
+import type { KeyResolver } from "../auth/key-resolvers.js";
 import type { ValidationIssue } from "../errors/validation-issue.js";
 import type { KeyFormat } from "../keys/format.js";
 import type { CheckedImportRecord } from "./import-record.js";
@@ -12,7 +12,7 @@ import { legacyTokenLength } from "./imports-config.js";
 
 export interface VerifiableCheck {
   format: KeyFormat;
-  lookup: LegacyKeyLookup;
+  lookup: KeyResolver;
   /** `imports({ prefixes })`: undefined looks up every token that is neither Keyward's nor a JWT. */
   prefixes: readonly string[] | undefined;
 }

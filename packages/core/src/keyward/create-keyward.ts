@@ -11,7 +11,8 @@ import {
 } from "../auth/pending-verify.js";
 import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
 import { createVerify } from "../auth/verify.js";
-import { wrapVerify } from "../auth/verify-wrappers.js";
+import { mergeVerifyPhases } from "../auth/verify-phases.js";
+import { eventBus } from "../bus/event-bus.js";
 import { systemClock } from "../clock.js";
 import { createEnvironments } from "../environments/environments.js";
 import { KeywardError } from "../errors/keyward-error.js";
@@ -29,6 +30,8 @@ import { createRouter } from "../http/router.js";
 import { kernelEndpoints } from "../http/routes/index.js";
 import { createKeyFormat, DEFAULT_KEY_PREFIX, type KeyFormat } from "../keys/format.js";
 import { createSecretHasher } from "../keys/hash.js";
+import { checkedKeyFields } from "../keys/key-field.js";
+import { mergeWriteHooks } from "../keys/write-hooks.js";
 import { layeredLimiter } from "../limits/layered-limiter.js";
 import { consoleLogger, silentLogger } from "../logging/logger.js";
 import { repeatFilter } from "../logging/repeat-filter.js";
@@ -137,6 +140,7 @@ export function createKeyward<
   checkFeatures(config.features, config.store);
   const features = config.features ?? [];
   const extensions = mergeExtensions(features);
+  const keyFields = checkedKeyFields(extensions.fields ?? []);
   const http = config.http ?? {};
   const basePath = normaliseBasePath(http.basePath ?? defaultBasePath);
   const bodyLimit = http.bodyLimit ?? defaultBodyLimit;
@@ -224,11 +228,14 @@ export function createKeyward<
           onError: (error) => reportFailure("pruning usage history failed", error),
         });
 
+  const bus = eventBus(reportFailure);
   // The events feature's `requires` made sure the store writes events.
   const events =
     extensions.events && config.store.events
       ? extensions.events({
           log: config.store.events,
+          fields: keyFields,
+          bus,
           keys: config.store.keys,
           clock,
           random,
@@ -259,32 +266,21 @@ export function createKeyward<
       clock,
       organizations: extensions.organizations !== undefined,
       environments: environments.configured ? environments.names : undefined,
-      allowedIps: extensions.allowlists?.createField,
-      resources: extensions.resources?.createField,
+      fields: keyFields,
     }),
-    updateKeyBody: updateKeyBodySchema(
-      keyFieldSchemas({ scopes, tiers, clock }),
-      extensions.allowlists?.updateField,
-      extensions.resources?.updateField,
-    ),
-    allowlists: extensions.allowlists,
-    resources: extensions.resources,
-    maxKeyLifetime: extensions.maxKeyLifetime,
-    keyChecks: extensions.keyChecks ?? [],
-    webhookObservers: extensions.webhookObservers ?? [],
-    legacyKeys: extensions.legacyKeys,
-    secretSealer: extensions.secretSealer,
-    gracefulRotation: extensions.rotationGrace && {
-      maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
-      body: rotateKeyBodySchema(extensions.rotationGrace.maxGracePeriodSeconds),
+    updateKeyBody: updateKeyBodySchema(keyFieldSchemas({ scopes, tiers, clock }), keyFields),
+    keyFields,
+    writes: mergeWriteHooks([extensions.writes]),
+    writeKit: { keys: config.store.keys, clock },
+    gracefulRotation: extensions.gracefulRotation && {
+      maxGracePeriodSeconds: extensions.gracefulRotation.maxGracePeriodSeconds,
+      body: rotateKeyBodySchema(extensions.gracefulRotation.maxGracePeriodSeconds),
     },
-    maxKeysPerOwner: extensions.maxKeysPerOwner,
     verifyJwt,
     ...(config.session ? { session: config.session } : {}),
     trustedOrigins: new Set(http.trustedOrigins ?? []),
     accountTier: config.accountTier ?? ((claims) => claims.tier),
     usageRecorder,
-    usageAddress: extensions.usageAddress,
     ...(retention ? { usageRetention: retention } : {}),
     organizations: extensions.organizations?.({ tiers, scopes }),
     ietfRateLimitHeaders: http.rateLimitHeaders?.ietf ?? false,
@@ -296,18 +292,20 @@ export function createKeyward<
         ? undefined
         : failedLookupLimiter(config.failedLookups ?? {}, clock),
     events,
-    spendSteps: (extensions.spendSteps ?? []).map((build) =>
-      build({ events, random, reportFailure }),
-    ),
   };
 
   const keys = createKeysApi(context);
-  const verify = wrapVerify(createVerify(context), extensions.verifyWrappers, reportFailure);
+  const verify = createVerify(context, mergeVerifyPhases([extensions.verify ?? {}]), {
+    events,
+    random,
+    reportFailure,
+  });
   const installed: InstalledFeatures = installFeatures(features, {
     context,
     store: config.store,
     basePath,
     keys,
+    bus,
     // Called only once the instance is built, when `installed` and `router` are set.
     describe: () => ({ instance: describeInstance(), featurePaths: installed.openapi }),
   });
@@ -321,6 +319,7 @@ export function createKeyward<
     environmentsConfigured: environments.configured,
     createKeyBody: context.createKeyBody,
     updateKeyBody: context.updateKeyBody,
+    keyFields,
     keyUpdates: router.has("/{key_id}", "PATCH"),
     rotateKeyBody: context.gracefulRotation && {
       schema: context.gracefulRotation.body,
@@ -328,7 +327,9 @@ export function createKeyward<
     },
     events: router.has("/{key_id}/events", "GET"),
     organizations: context.organizations !== undefined,
-    maxKeysPerOwner: context.maxKeysPerOwner !== undefined,
+    maxKeysPerOwner: context.writes.beforeCreate.some((hook) =>
+      hook.answers?.includes("too_many_keys"),
+    ),
     ietfRateLimitHeaders: context.ietfRateLimitHeaders,
   });
   const handle = createHandle(context, keys, verify, router, {
