@@ -20,11 +20,11 @@ import {
   serverUrl,
   uniqueSchema,
 } from "../../../packages/postgres/test/support/databases.js";
-import { forkWorker } from "../../../packages/redis/test/support/forked-worker.js";
 import {
   type RedisServer,
   startRedisServer,
 } from "../../../packages/redis/test/support/redis-servers.js";
+import { forkWorker } from "./support/forked-worker.js";
 import type { StallCounts } from "./support/stall-worker.js";
 
 const workerFile = fileURLToPath(new URL("./support/stall-worker.ts", import.meta.url));

@@ -11,6 +11,13 @@ import { badInput } from "./exit-codes.js";
 export interface OptionalDependency {
   /** The import specifier: the package or one of its entry points (`tsx/esm/api`). */
   specifier: string;
+  /**
+   * Imports it with the specifier written out (`() => import("@keyward/postgres")`), where a
+   * bundler of the CLI must see which module it is: a Keyward package the bundle carries (the
+   * tests' build) is then bundled, where a computed `import(specifier)` would ask Node for it at
+   * run time. Default: `import(specifier)`.
+   */
+  load?: () => Promise<unknown>;
   /** The package to install for it (`tsx`). */
   packageName: string;
   /** What needs it, for the message: `keyward migrate`, `a TypeScript --app module`. */
@@ -31,7 +38,7 @@ export interface OptionalDependency {
  */
 export async function importOptional<Module>(dependency: OptionalDependency): Promise<Module> {
   try {
-    return (await import(dependency.specifier)) as Module;
+    return (await (dependency.load?.() ?? import(dependency.specifier))) as Module;
   } catch (error) {
     if (isMissing(error, dependency.packageName)) {
       throw badInput(

@@ -43,6 +43,7 @@ export async function migrate(options: MigrateOptions): Promise<void> {
     }),
     importOptional<typeof import("@keyward/postgres")>({
       specifier: "@keyward/postgres",
+      load: () => import("@keyward/postgres"),
       packageName: "@keyward/postgres",
       neededBy,
       installWith,
