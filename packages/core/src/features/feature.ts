@@ -14,6 +14,7 @@
  * `requires`, checked by `createKeyward` with a message naming what is missing.
  */
 import type { InternalKeysApi } from "../api/keys-api.js";
+import type { PendingVerify } from "../auth/pending-verify.js";
 import type { EndpointHandler } from "../http/routes/route-context.js";
 import type { KeywardContext } from "../keyward/context.js";
 import type { KeywardStore } from "../storage/index.js";
@@ -63,6 +64,13 @@ export interface FeatureKernel {
   readonly store: KeywardStore;
   /** Key management as the kernel runs it, with its ownership and permission checks. */
   readonly keys: InternalKeysApi;
+  /**
+   * The instance's `verify`, every phase included, for a feature whose own routes take an API key
+   * as the host's routes do (checked, rate-limited and counted as the key): the agent-token
+   * exchange (`POST {basePath}/tokens`) and a protected resource's guard. Decided without a promise
+   * when no I/O was needed.
+   */
+  readonly verify: PendingVerify;
   /**
    * The instance as an OpenAPI document describes it, and every listed feature's paths; for the
    * `openapi()` feature. Call it once the instance is built (not during `install`).

@@ -306,6 +306,7 @@ export function createKeyward<
     store: config.store,
     basePath,
     keys,
+    verify,
     // Called only once the instance is built, when `installed` and `router` are set.
     describe: () => ({ instance: describeInstance(), featurePaths: installed.openapi }),
   });
