@@ -8,8 +8,8 @@
  *
  * The key is found through the kernel's key cache, by the hash of the secret the token was
  * exchanged with. The token carries only a marker of that secret (`key_gen`), so the first token
- * of a key's secret an instance meets costs one read by the key's id; every later one is answered
- * from the cache without a store round trip. A rotation changes the key's secret, so its tokens
+ * of a key's secret an instance meets costs a read by the key's id (and the cache's own lookup,
+ * which it warms); every later one is answered from the cache without a store round trip. A rotation changes the key's secret, so its tokens
  * are refused from then on.
  */
 import "./verify-audience.js";
@@ -108,13 +108,8 @@ export function agentTokenResolver(parts: () => TokenResolverParts): KeyResolver
     if (outside !== undefined) {
       return refuse("resource_not_allowed", `This token is not for this ${outside}`);
     }
-    const hash = hashOfMarker.get(claims.key_gen, parts().clock.now());
-    if (hash !== undefined) {
-      const found = kit.find(hash, options, false);
-      return found instanceof Promise
-        ? found.then((key) => parentOf(entry, key, hash))
-        : parentOf(entry, found, hash);
-    }
+    const known = hashOfMarker.get(claims.key_gen, parts().clock.now());
+    if (known !== undefined) return parentByHash(entry, known, options, kit);
     return parts()
       .findById(claims.key_id)
       .then((key) => {
@@ -122,8 +117,22 @@ export function agentTokenResolver(parts: () => TokenResolverParts): KeyResolver
           return parentOf(entry, null, "");
         }
         hashOfMarker.set(claims.key_gen, key.secretHash, parts().clock.now() + markerLifetimeMs);
-        return parentOf(entry, key, key.secretHash);
+        // Through the key cache from now on: this lookup warms it, and its invalidation
+        // (a revocation, a rotation on any instance) is what the next request meets.
+        return parentByHash(entry, key.secretHash, options, kit);
       });
+  };
+
+  const parentByHash = (
+    entry: VerifiedToken,
+    hash: string,
+    options: VerifyOptions,
+    kit: ResolveKit,
+  ): Pending<ResolvedKey | VerifyResult> => {
+    const found = kit.find(hash, options, false);
+    return found instanceof Promise
+      ? found.then((key) => parentOf(entry, key, hash))
+      : parentOf(entry, found, hash);
   };
 
   /** The parent key, still holding the secret the token came from, narrowed to the token. */
