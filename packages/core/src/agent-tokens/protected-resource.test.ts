@@ -109,7 +109,10 @@ describe("protectedResource()", () => {
       `Bearer resource_metadata="${metadataUrl}"`,
     );
     const { key } = await newKey(["profile:write"]);
-    const wrong = await guard.verify(`Bearer ${key.slice(0, -4)}${key.endsWith("aaaa") ? "bbbb" : "aaaa"}`, options);
+    const wrong = await guard.verify(
+      `Bearer ${key.slice(0, -4)}${key.endsWith("aaaa") ? "bbbb" : "aaaa"}`,
+      options,
+    );
     expect(wrong.ok || wrong.headers["WWW-Authenticate"]).toBe(
       `Bearer error="invalid_token", error_description="Invalid API key", resource_metadata="${metadataUrl}"`,
     );
