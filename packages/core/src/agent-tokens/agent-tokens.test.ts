@@ -289,6 +289,20 @@ describe("agentTokens(): verify of an exchanged token", () => {
     expect(undeclared.ok || undeclared.error.detail).toMatch(/declares no audience/);
   });
 
+  it("loses a scope its key loses", async () => {
+    const { keyward, newKey, tokenFor } = setup();
+    const { key, id } = await newKey(["profile:read", "profile:write"]);
+    const token = await tokenFor(key, { audience, scopes: ["profile:read", "profile:write"] });
+    const writing = { audience, route: "PUT /p", scopes: ["profile:write"] };
+    expect((await keyward.verify(`Bearer ${token}`, writing)).ok).toBe(true);
+    await keyward.keys.update("alice", id, { scopes: ["profile:read"] });
+    const narrowed = await keyward.verify(`Bearer ${token}`, writing);
+    expect(narrowed.ok || narrowed.error.code).toBe("insufficient_scope");
+    expect(
+      (await keyward.verify(`Bearer ${token}`, { ...writing, scopes: ["profile:read"] })).ok,
+    ).toBe(true);
+  });
+
   it("keeps to the token's resources", async () => {
     const { keyward, newKey, tokenFor } = setup();
     const { key } = await newKey();

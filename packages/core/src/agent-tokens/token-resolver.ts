@@ -154,8 +154,13 @@ export function agentTokenResolver(parts: () => TokenResolverParts): KeyResolver
         "The key this token was exchanged from was rotated or deleted; exchange its new secret",
       );
     }
+    // Once per version of the key (a change makes a new record): the token's scopes that the key
+    // still holds, so narrowing the key narrows its tokens.
     if (entry.narrowedFrom !== key) {
-      entry.narrowed = { ...key, scopes: entry.scopes };
+      entry.narrowed = {
+        ...key,
+        scopes: entry.scopes.filter((scope) => key.scopes.includes(scope)),
+      };
       entry.narrowedFrom = key;
     }
     return { key: entry.narrowed!, hash };
