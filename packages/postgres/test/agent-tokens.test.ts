@@ -5,7 +5,7 @@
  * reaches it.
  */
 import { createKeyward } from "@keyward/core";
-import { agentTokens } from "@keyward/core/agent-tokens";
+import { agentTokens, type SigningKeysConfig } from "@keyward/core/agent-tokens";
 import { type CachedKeyStore, memoryRateLimitStore } from "@keyward/core/toolkit";
 import { redisInvalidationChannel } from "@keyward/redis";
 import IORedis from "ioredis";
@@ -38,7 +38,7 @@ describeOnServer("agent tokens on PostgreSQL, invalidated over Redis", () => {
     await pool.end();
   });
 
-  const instance = async (signingKeys: Parameters<typeof agentTokens>[0]["signingKeys"]) => {
+  const instance = async (signingKeys: SigningKeysConfig) => {
     const redis = new IORedis({ host: "127.0.0.1", port: 6379 });
     redis.on("error", () => {});
     redisClients.push(redis);

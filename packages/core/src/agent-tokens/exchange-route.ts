@@ -9,6 +9,7 @@ import { readBearer } from "../auth/bearer.js";
 import { KeywardError } from "../errors/keyward-error.js";
 import type { FeatureKernel } from "../features/feature.js";
 import { isMissingBody, readJsonBody } from "../http/read-json-body.js";
+import type { KeyResourceLimits } from "../keys/key-resources.js";
 import type { StoredKey } from "../storage/key-store.js";
 import { type ExchangeRequest, readExchangeBody } from "./exchange-body.js";
 import { looksLikeAgentToken } from "./token-claims.js";
@@ -123,9 +124,7 @@ function grantable(
   return scopes;
 }
 
-/** The resources the key is limited to, by kind (`permissions()`), or null. */
-function resourcesOf(
-  key: StoredKey,
-): Readonly<Record<string, readonly string[]>> | null | undefined {
-  return key.resources;
+/** The resources the key is limited to, by kind (`permissions()`'s key field), or none. */
+function resourcesOf(key: StoredKey): KeyResourceLimits | null | undefined {
+  return key.fields?.resources as KeyResourceLimits | null | undefined;
 }

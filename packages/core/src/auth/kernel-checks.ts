@@ -10,9 +10,11 @@ import { otherEnvironmentKey } from "./verify-refusals.js";
 
 /** The kernel's checks, then `features`'. */
 export function keyChecksOf(
-  ctx: Pick<KeywardContext, "environments" | "allowlists" | "resources">,
+  ctx: Pick<KeywardContext, "environments" | "keyFields">,
   features: readonly KeyCheck[],
 ): readonly KeyCheck[] {
+  // The listed features' key fields: a restriction no feature checks refuses its key instead.
+  const declared = new Set(ctx.keyFields.map((field) => field.name));
   const environment: KeyCheck = {
     // The prefix said which environment the token claims; the record says which one the key is
     // in. They agree for every key Keyward made, but a secret issued with another prefix (by a
@@ -28,8 +30,8 @@ export function keyChecksOf(
   };
   return [
     environment,
-    ...(ctx.allowlists ? [] : [allowlistWithoutCheck]),
-    ...(ctx.resources ? [] : [resourcesWithoutCheck]),
+    ...(declared.has("allowedIps") ? [] : [allowlistWithoutCheck]),
+    ...(declared.has("resources") ? [] : [resourcesWithoutCheck]),
     ...features,
   ];
 }
@@ -41,7 +43,7 @@ export function keyChecksOf(
 const allowlistWithoutCheck: KeyCheck = {
   name: "ip-allowlist-unchecked",
   check(key, _options, kit) {
-    if (key.allowedIps == null) return undefined;
+    if (key.fields?.allowedIps == null) return undefined;
     kit.warnOnce(
       "allowlist-without-lifecycle",
       () =>
@@ -58,7 +60,7 @@ const allowlistWithoutCheck: KeyCheck = {
 const resourcesWithoutCheck: KeyCheck = {
   name: "resources-unchecked",
   check(key, options, kit) {
-    if (key.resources == null || options.resource === undefined) return undefined;
+    if (key.fields?.resources == null || options.resource === undefined) return undefined;
     kit.warnOnce(
       "resources-without-permissions",
       () =>

@@ -2,6 +2,7 @@ import type { Clock } from "../clock.js";
 import type { StoredEvent } from "../event-model/event.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import { keyEventBuilder } from "../event-model/key-events.js";
+import type { KeyField } from "../keys/key-field.js";
 import type { RandomSource } from "../random.js";
 import type { AppendedEvent, EventLog } from "../storage/event-log.js";
 import type { KeyStore } from "../storage/key-store.js";
@@ -28,6 +29,8 @@ export function eventsRuntime(
   log: EventLog,
   options: {
     keys: KeyStore;
+    /** The listed features' key fields: those with an event schema are written in events. */
+    fields?: readonly KeyField[];
     clock: Clock;
     random: RandomSource;
     reportFailure(message: string, cause: unknown): void;
@@ -68,7 +71,7 @@ export function eventsRuntime(
     expiry?.start();
   };
   const runtime: EventsRuntime = {
-    build: keyEventBuilder(options.random),
+    build: keyEventBuilder(options.random, options.fields ?? []),
     log,
     committed,
     append,

@@ -10,9 +10,8 @@ import { mergeVerifyPhases, type VerifyPhases } from "../auth/verify-phases.js";
 import type { VerifyWrapper } from "../auth/verify-wrappers.js";
 import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
-import type { IpAllowlists } from "../keys/ip-allowlists.js";
+import type { KeyField } from "../keys/key-field.js";
 import type { KeyLifetimePolicy } from "../keys/key-lifetime.js";
-import type { ResourceLimitFields } from "../keys/key-resources.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { SecretSealer } from "../keys/secret-sealer.js";
 import type { WebhookObserver } from "../observation/webhook-observer.js";
@@ -28,8 +27,12 @@ export interface KernelExtensions {
    * (`lifecycle({ environments })`).
    */
   environments?: Readonly<Record<string, string>>;
-  /** IP allowlists on keys: their body fields (`lifecycle()`, which also adds their key check). */
-  allowlists?: IpAllowlists;
+  /**
+   * The fields the feature adds to a key (`keys/key-field.ts`): taken from the create and update
+   * bodies, kept in the stored key's `fields`, shown on records and in events, described in the
+   * OpenAPI document. A list; two features may not declare one name.
+   */
+  fields?: readonly KeyField[];
   /**
    * Checks `verify` makes of a found, live key before any limit, after the kernel's own (see
    * `auth/key-checks.ts`). A list: every feature's are run, in the order the features are listed.
@@ -41,8 +44,6 @@ export interface KernelExtensions {
    * usage events here).
    */
   spendSteps?: readonly SpendStep[];
-  /** Resource-limited keys: their body fields (`permissions()`, which also adds their key check). */
-  resources?: ResourceLimitFields;
   /** The longest a new key may live, by tier and owner (`permissions({ maxLifetime })`). */
   maxKeyLifetime?: KeyLifetimePolicy;
   /** Who may act on organizations' keys (`organizations()`). */
@@ -88,6 +89,8 @@ export interface KernelExtensions {
 /** What the kernel gives the events extension. */
 export interface EventsKernel {
   log: EventLog;
+  /** The listed features' key fields: those with an event schema are written in events. */
+  fields: readonly KeyField[];
   keys: KeyStore;
   clock: Clock;
   random: RandomSource;
@@ -95,7 +98,13 @@ export interface EventsKernel {
 }
 
 /** The points several features add to (lists), rather than one feature fills. */
-const listPoints = new Set(["keyChecks", "spendSteps", "verifyWrappers", "webhookObservers"]);
+const listPoints = new Set([
+  "fields",
+  "keyChecks",
+  "spendSteps",
+  "verifyWrappers",
+  "webhookObservers",
+]);
 
 /** Every feature's extensions as one: a point filled twice is a configuration error. */
 export function mergeExtensions(

@@ -6,9 +6,8 @@ import type { Environments } from "../environments/environments.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
-import type { IpAllowlists } from "../keys/ip-allowlists.js";
+import type { KeyField } from "../keys/key-field.js";
 import type { KeyLifetimePolicy } from "../keys/key-lifetime.js";
-import type { ResourceLimitFields } from "../keys/key-resources.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
 import type { SecretSealer } from "../keys/secret-sealer.js";
 import type { LayeredLimiter } from "../limits/layered-limiter.js";
@@ -69,10 +68,8 @@ export interface KeywardContext {
   maxKeysPerOwner: number | undefined;
   /** Validates `PATCH` bodies and `keys.update` changes. */
   updateKeyBody: ReturnType<typeof updateKeyBodySchema>;
-  /** IP allowlists (`lifecycle()`); undefined: `allowedIps` is refused, and so is a key with one. */
-  allowlists: IpAllowlists | undefined;
-  /** Resource-limited keys (`permissions()`); undefined: `resources` is refused, and so is a key with some wherever a route names a resource. */
-  resources: ResourceLimitFields | undefined;
+  /** The listed features' key fields (`keys/key-field.ts`), checked: no name twice. */
+  keyFields: readonly KeyField[];
   /** The longest a new key may live, by tier and owner (`permissions({ maxLifetime })`). */
   maxKeyLifetime: KeyLifetimePolicy | undefined;
   /** The listed features' webhook observers (`extends.webhookObservers`), for the webhooks feature. */

@@ -28,6 +28,7 @@ import { createRouter } from "../http/router.js";
 import { kernelEndpoints } from "../http/routes/index.js";
 import { createKeyFormat, DEFAULT_KEY_PREFIX, type KeyFormat } from "../keys/format.js";
 import { createSecretHasher } from "../keys/hash.js";
+import { checkedKeyFields } from "../keys/key-field.js";
 import { layeredLimiter } from "../limits/layered-limiter.js";
 import { consoleLogger, silentLogger } from "../logging/logger.js";
 import { repeatFilter } from "../logging/repeat-filter.js";
@@ -137,6 +138,7 @@ export function createKeyward<
   checkFeatures(config.features, config.store);
   const features = config.features ?? [];
   const extensions = mergeExtensions(features);
+  const keyFields = checkedKeyFields(extensions.fields ?? []);
   const http = config.http ?? {};
   const basePath = normaliseBasePath(http.basePath ?? defaultBasePath);
   const bodyLimit = http.bodyLimit ?? defaultBodyLimit;
@@ -229,6 +231,7 @@ export function createKeyward<
     extensions.events && config.store.events
       ? extensions.events({
           log: config.store.events,
+          fields: keyFields,
           keys: config.store.keys,
           clock,
           random,
@@ -259,16 +262,10 @@ export function createKeyward<
       clock,
       organizations: extensions.organizations !== undefined,
       environments: environments.configured ? environments.names : undefined,
-      allowedIps: extensions.allowlists?.createField,
-      resources: extensions.resources?.createField,
+      fields: keyFields,
     }),
-    updateKeyBody: updateKeyBodySchema(
-      keyFieldSchemas({ scopes, tiers, clock }),
-      extensions.allowlists?.updateField,
-      extensions.resources?.updateField,
-    ),
-    allowlists: extensions.allowlists,
-    resources: extensions.resources,
+    updateKeyBody: updateKeyBodySchema(keyFieldSchemas({ scopes, tiers, clock }), keyFields),
+    keyFields,
     maxKeyLifetime: extensions.maxKeyLifetime,
     webhookObservers: extensions.webhookObservers ?? [],
     secretSealer: extensions.secretSealer,
@@ -320,6 +317,7 @@ export function createKeyward<
     environmentsConfigured: environments.configured,
     createKeyBody: context.createKeyBody,
     updateKeyBody: context.updateKeyBody,
+    keyFields,
     keyUpdates: router.has("/{key_id}", "PATCH"),
     rotateKeyBody: context.gracefulRotation && {
       schema: context.gracefulRotation.body,

@@ -9,8 +9,7 @@
  * createKeyward({ store, scopes, tiers, jwt, features: [lifecycle({ gracefulRotation: { maxGracePeriodSeconds: 86_400 } })] });
  */
 import type { KeywardFeature } from "../features/feature.js";
-import type { Schema } from "../validation/schema.js";
-import { allowedIpsSchema } from "./allowed-ips-schema.js";
+import { allowedIpsField } from "./allowed-ips-field.js";
 import { allowlistCheck } from "./allowlist-check.js";
 import {
   checkLifecycleConfig,
@@ -35,10 +34,7 @@ export function lifecycle(config: LifecycleConfig = {}): KeywardFeature<"lifecyc
   return {
     name: "lifecycle",
     extends: {
-      allowlists: {
-        createField: allowedIpsSchema({ nullable: false }) as Schema<string[]>,
-        updateField: allowedIpsSchema({ nullable: true }),
-      },
+      fields: [allowedIpsField],
       keyChecks: [allowlistCheck],
       ...(environments === undefined ? {} : { environments }),
       ...(maxGrace === undefined ? {} : { rotationGrace: { maxGracePeriodSeconds: maxGrace } }),

@@ -18,8 +18,7 @@ import {
   type PermissionsConfig,
 } from "./permissions-config.js";
 import { resourceCheck } from "./resource-check.js";
-import { widenedResources } from "./resources-narrowing.js";
-import { resourcesSchema } from "./resources-schema.js";
+import { resourcesField } from "./resources-field.js";
 
 export type { InactivityScanResult } from "./inactivity-scan.js";
 export type { KeyLifetime, PermissionsConfig } from "./permissions-config.js";
@@ -61,11 +60,7 @@ export function permissions(
         }),
     extends: {
       ...(maxKeyLifetime === undefined ? {} : { maxKeyLifetime }),
-      resources: {
-        createField: resourcesSchema(),
-        updateField: resourcesSchema(),
-        widened: widenedResources,
-      },
+      fields: [resourcesField],
       keyChecks: [resourceCheck],
       ...(config.recordAddress === true ? { usageAddress: lastAddress() } : {}),
     },

@@ -4,7 +4,7 @@ import { KeywardError } from "../../errors/keyward-error.js";
 import type { EventActor } from "../../event-model/event-actor.js";
 import { generateKeyId } from "../../keys/key-id.js";
 import type { Owner } from "../../keys/owner.js";
-import type { StoredKey } from "../../storage/key-store.js";
+import type { FeatureFields, StoredKey } from "../../storage/key-store.js";
 import { validateCreateKeyBody } from "../../validation/create-key-body.js";
 import type { Versioned } from "../key-api-types.js";
 import { type KeyWithSecret, keyStatus, toKeyRecord } from "../key-record.js";
@@ -119,9 +119,10 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
       metadata: checked.value.metadata ?? null,
       // Only with several environments: otherwise the record is exactly the contract's.
       ...(ctx.environments.configured ? { environment } : {}),
-      ...(checked.value.allowedIps ? { allowedIps: checked.value.allowedIps } : {}),
-      ...(ctx.secretSealer ? { sealedSecret: await ctx.secretSealer.seal(secret, id) } : {}),
-      ...(checked.value.resources ? { resources: checked.value.resources } : {}),
+      ...withFields({
+        ...checked.value.fields,
+        ...(ctx.secretSealer ? { sealedSecret: await ctx.secretSealer.seal(secret, id) } : {}),
+      }),
     };
     await ops.commit({ kind: "created", key }, actor);
     // A new key was never used: its record needs no usage read.
@@ -130,7 +131,14 @@ export function createKeyOperation(ops: KeyOperations): CreateKey {
         ? environment
         : undefined;
     return {
-      record: { ...toKeyRecord(key, key.createdAt, null, environmentShown), key: secret },
+      record: {
+        ...toKeyRecord(key, key.createdAt, {
+          lastUsedAt: null,
+          environment: environmentShown,
+          fields: ctx.keyFields,
+        }),
+        key: secret,
+      },
       version: key.version,
     };
   };
@@ -158,4 +166,9 @@ function describeLifetime(ms: number): string {
     if (ms >= size && ms % size === 0) return `${ms / size} ${name}${ms === size ? "" : "s"}`;
   }
   return `${ms} ms`;
+}
+
+/** A new record's feature fields, as its spread: none at all when there are none. */
+function withFields(fields: FeatureFields): { fields?: FeatureFields } {
+  return Object.keys(fields).length === 0 ? {} : { fields };
 }

@@ -64,7 +64,10 @@ export function rotateKeyOperation(ops: KeyOperations): RotateKey {
       previousSecretExpiresAt: graceSeconds > 0 ? now + graceSeconds * 1000 : null,
       // With a precondition, any change since the read (not only another rotation) stops it.
       ...(precondition ? { expectedVersion: key.version } : {}),
-      ...(ctx.secretSealer ? { sealedSecret: await ctx.secretSealer.seal(secret, key.id) } : {}),
+      // A sealed secret is always the current one's: without a sealer, one sealed before is dropped.
+      fields: {
+        sealedSecret: ctx.secretSealer ? await ctx.secretSealer.seal(secret, key.id) : null,
+      },
     };
     const rotated = await ops.commit({ kind: "rotated", key, rotation }, actor);
     if (!rotated) {
