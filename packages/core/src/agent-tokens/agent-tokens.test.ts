@@ -3,11 +3,14 @@
  * tokens (audience, scopes, resources, lifetime), their parent key's changes, the signing ring's
  * rotation, and bad input on the exchange.
  */
+
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { createLocalJWKSet, exportJWK, generateKeyPair, type JWK, jwtVerify } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
+import { openapi } from "../openapi/index.js";
 import { permissions } from "../permissions/index.js";
 import { agentTokens, type SigningKeysConfig } from "./index.js";
 
@@ -45,6 +48,7 @@ function setup(
         ...(options.maxTtl === undefined ? {} : { maxTtl: options.maxTtl }),
       }),
       permissions(),
+      openapi(),
     ],
   });
   const newKey = (keyScopes = ["profile:read"], extra: Record<string, unknown> = {}) =>
@@ -243,6 +247,43 @@ describe("agentTokens(): the exchange and the published keys", () => {
     // Nothing used the key: its one request a minute is still there, and it was never used.
     expect((await keyward.keys.get(id)).lastUsedAt).toBeNull();
     expect((await exchange(key, { audience })).status).toBe(200);
+  });
+});
+
+describe("agentTokens(): its OpenAPI paths and preflights", () => {
+  it("describes the exchange (its ttl at the configured maximum) and the key set, in a valid document", async () => {
+    const { keyward } = setup({ maxTtl: "10m" });
+    const document = keyward.openapi() as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            requestBody?: {
+              content: Record<string, { schema: { properties: Record<string, unknown> } }>;
+            };
+          }
+        >
+      >;
+    };
+    const exchange = document.paths["/api/v1/api-keys/tokens"]!;
+    expect(Object.keys(exchange).sort()).toEqual(["options", "post"]);
+    expect(
+      exchange.post!.requestBody!.content["application/json"]!.schema.properties.ttl,
+    ).toMatchObject({ maximum: 600 });
+    expect(Object.keys(document.paths["/api/v1/api-keys/jwks.json"]!).sort()).toEqual([
+      "get",
+      "options",
+    ]);
+    expect(
+      (await new Validator().validate(document as unknown as Record<string, unknown>)).valid,
+    ).toBe(true);
+    for (const path of ["tokens", "jwks.json"]) {
+      const preflight = await keyward.handle(
+        new Request(`http://localhost/api/v1/api-keys/${path}`, { method: "OPTIONS" }),
+      );
+      expect(preflight.status).toBe(204);
+    }
   });
 });
 

@@ -32,6 +32,10 @@ export function exchangeRoute(
   const { context } = kernel;
   const route = `POST ${kernel.basePath}${tokensSubpath}`;
   return async (request) => {
+    // A CORS preflight, answered as the kernel's router answers one: what the route takes.
+    if (request.method === "OPTIONS") {
+      return new Response(null, { status: 204, headers: { Allow: "POST, OPTIONS" } });
+    }
     if (request.method !== "POST") {
       throw new KeywardError("method_not_allowed", "Method Not Allowed", {
         headers: { Allow: "POST" },

@@ -19,6 +19,7 @@ import type { KeywardFeature } from "../features/feature.js";
 import { parseDuration } from "../rate-limit/duration.js";
 import { exchangeRoute, tokensSubpath } from "./exchange-route.js";
 import { jwksRoute, jwksSubpath } from "./jwks-route.js";
+import { jwksPath, tokensPath } from "./openapi-paths.js";
 import { type SigningKeysConfig, signingKeyRing } from "./signing-key-ring.js";
 import { tokenIssuer } from "./token-issuer.js";
 import { agentTokenResolver, type TokenResolverParts } from "./token-resolver.js";
@@ -88,17 +89,19 @@ export function agentTokens(config: AgentTokensConfig = {}): KeywardFeature<"age
       const { context } = kernel;
       parts = { ring, issuer, clock: context.clock, findById: (id) => context.keys.findById(id) };
       const issue = tokenIssuer(ring, issuer, context.clock);
+      const maxTtlSeconds = Math.floor(maxTtlMs / 1000);
       return {
         routes: [
           {
             subpath: tokensSubpath,
             handle: exchangeRoute(kernel, issue, {
-              maxTtlSeconds: Math.floor(maxTtlMs / 1000),
+              maxTtlSeconds,
               defaultTtlSeconds: Math.floor(defaultTtlMs / 1000),
             }),
           },
           { subpath: jwksSubpath, handle: jwksRoute(ring, jwksMaxAge) },
         ],
+        openapi: [tokensPath(maxTtlSeconds), jwksPath],
       };
     },
   };

@@ -14,6 +14,9 @@ export function jwksRoute(
   maxAgeSeconds: number,
 ): (request: Request) => Promise<Response> {
   return async (request) => {
+    if (request.method === "OPTIONS") {
+      return new Response(null, { status: 204, headers: { Allow: "GET, HEAD, OPTIONS" } });
+    }
     if (request.method !== "GET" && request.method !== "HEAD") {
       throw new KeywardError("method_not_allowed", "Method Not Allowed", {
         headers: { Allow: "GET, HEAD" },
