@@ -250,6 +250,75 @@ describe("agentTokens(): the exchange and the published keys", () => {
   });
 });
 
+describe("agentTokens(): random bodies on the exchange", () => {
+  it("answers every one below 500, a 422 listing issues under body, and issues a token only for an acceptable one", async () => {
+    const { newKey, exchange } = setup();
+    const { key } = await newKey(["profile:read"]);
+    let state = 20261207;
+    const next = () => {
+      // mulberry32: seeded, so a failure names its input.
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
+    const values: unknown[] = [
+      null,
+      true,
+      0,
+      -1,
+      1.5,
+      1e308,
+      -1e308,
+      901,
+      60,
+      "",
+      "\u0000",
+      "\ud800",
+      "\u202e",
+      "x".repeat(600),
+      audience,
+      [],
+      ["profile:read"],
+      ["profile:write"],
+      ["nope"],
+      [null],
+      {},
+      { profile: ["alice"] },
+      { profile: "alice" },
+      { "1bad": ["a"] },
+      { profile: [] },
+      [[[[[]]]]],
+    ];
+    const fields = ["audience", "scopes", "resources", "ttl", "extra", "__proto__"];
+    for (let i = 0; i < 300; i++) {
+      const body: Record<string, unknown> = {};
+      const count = Math.floor(next() * 4);
+      for (let f = 0; f < count; f++) body[pick(fields)] = pick(values);
+      const sent = next() < 0.1 ? JSON.stringify(pick(values)) : JSON.stringify(body);
+      const answer = await exchange(key, sent);
+      const where = `case ${i}: ${sent.slice(0, 200)}`;
+      expect(answer.status, where).toBeLessThan(500);
+      if (answer.status === 200) {
+        expect(typeof answer.body.token, where).toBe("string");
+        continue;
+      }
+      expect(answer.body.token, where).toBeUndefined();
+      if (answer.status === 422) {
+        const issues = answer.body.detail as { loc: unknown[]; msg: string }[];
+        expect(issues.length, where).toBeGreaterThan(0);
+        for (const issue of issues) {
+          expect(issue.loc[0], where).toBe("body");
+          expect(issue.msg.length, where).toBeGreaterThan(0);
+        }
+      } else {
+        expect([400, 403], where).toContain(answer.status);
+      }
+    }
+  });
+});
+
 describe("agentTokens(): its OpenAPI paths and preflights", () => {
   it("describes the exchange (its ttl at the configured maximum) and the key set, in a valid document", async () => {
     const { keyward } = setup({ maxTtl: "10m" });
