@@ -1,7 +1,7 @@
 /**
  * `@keyward/otel`: OpenTelemetry metrics and traces for Keyward. A feature module of its own package,
  * so `@opentelemetry/api` (its peer) reaches only the hosts that list it. It reports what the
- * kernel's observation points hear (`verifyWrappers`, and the stores it attaches to): every verification's
+ * kernel's observation points hear (`verify`'s phase `around`, and the stores it attaches to): every verification's
  * outcome, tier, refusing layer and duration; every Redis or PostgreSQL call and circuit breaker.
  * Without an SDK it lists no observer at all and costs nothing. See docs/observability.md.
  *
@@ -36,7 +36,7 @@ export function otel(options: OtelOptions = {}): KeywardFeature<"otel"> {
   return {
     name: "otel",
     extends: {
-      verifyWrappers: [observeVerify(verify.observer)],
+      verify: { around: [observeVerify(verify.observer)] },
       webhookObservers: [webhooks.observer],
     },
     // The stores that report their calls (Redis, PostgreSQL) report them to this observer too.

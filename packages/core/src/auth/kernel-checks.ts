@@ -13,8 +13,6 @@ export function keyChecksOf(
   ctx: Pick<KeywardContext, "environments" | "keyFields">,
   features: readonly KeyCheck[],
 ): readonly KeyCheck[] {
-  // The listed features' key fields: a restriction no feature checks refuses its key instead.
-  const declared = new Set(ctx.keyFields.map((field) => field.name));
   const environment: KeyCheck = {
     // The prefix said which environment the token claims; the record says which one the key is
     // in. They agree for every key Keyward made, but a secret issued with another prefix (by a
@@ -28,6 +26,9 @@ export function keyChecksOf(
         : otherEnvironmentKey(actual, options.environment);
     },
   };
+  // A restricting field no listed feature declares is one no listed feature checks (see
+  // `keys/restricting-fields.ts`, the kernel's list of them).
+  const declared = new Set(ctx.keyFields.map((field) => field.name));
   return [
     environment,
     ...(declared.has("allowedIps") ? [] : [allowlistWithoutCheck]),

@@ -58,7 +58,10 @@ export function imports(config: ImportsConfig = {}): KeywardFeature<"imports", I
           "a key store that imports keys and rehashes them (`keys.importKeys` and `keys.rehash`: the memory, PostgreSQL and Redis stores have both)",
       },
     ],
-    extends: { legacyKeys: legacyKeyLookup(config, hashers), fields: [importedLastUseField] },
+    extends: {
+      verify: { resolve: [legacyKeyLookup(config, hashers)] },
+      fields: [importedLastUseField],
+    },
     install: ({ context }) => {
       const schema = importRecordSchema({
         scopes: context.scopes,

@@ -93,10 +93,13 @@ export function createKeyFormat({
   // One prefix, the common case: that format's own checks, with no search among prefixes.
   if (all.length === 1) return first;
 
+  // Two arrays, indexed: on every request, a loop over the Map's entries would take an iterator
+  // and an entry pair per prefix tried.
+  const formats = all.map((one) => byPrefix.get(one)!);
   const formatOf = (token: string): KeyFormat | undefined => {
     if (typeof token !== "string") return undefined;
-    for (const [candidate, format] of byPrefix) {
-      if (token.startsWith(candidate)) return format;
+    for (let index = 0; index < all.length; index++) {
+      if (token.startsWith(all[index]!)) return formats[index];
     }
     return undefined;
   };

@@ -7,9 +7,8 @@ import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
 import type { KeyField } from "../keys/key-field.js";
-import type { KeyLifetimePolicy } from "../keys/key-lifetime.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
-import type { SecretSealer } from "../keys/secret-sealer.js";
+import type { WriteHookKit, WriteHooks } from "../keys/write-hooks.js";
 import type { LayeredLimiter } from "../limits/layered-limiter.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import type { WarnOnce } from "../logging/warn-once.js";
@@ -64,18 +63,16 @@ export interface KeywardContext {
   gracefulRotation:
     | { maxGracePeriodSeconds: number; body: ReturnType<typeof rotateKeyBodySchema> }
     | undefined;
-  /** The most live keys an owner may hold (`lifecycle`); undefined for no limit. */
-  maxKeysPerOwner: number | undefined;
   /** Validates `PATCH` bodies and `keys.update` changes. */
   updateKeyBody: ReturnType<typeof updateKeyBodySchema>;
   /** The listed features' key fields (`keys/key-field.ts`), checked: no name twice. */
   keyFields: readonly KeyField[];
-  /** The longest a new key may live, by tier and owner (`permissions({ maxLifetime })`). */
-  maxKeyLifetime: KeyLifetimePolicy | undefined;
+  /** The listed features' write hooks (`keys/write-hooks.ts`), each list in the features' order. */
+  writes: Required<WriteHooks>;
+  /** What the write hooks are given of the instance. */
+  writeKit: WriteHookKit;
   /** The listed features' webhook observers (`extends.webhookObservers`), for the webhooks feature. */
   webhookObservers: readonly WebhookObserver[];
-  /** Seals each new secret for revealing it later (`recoverable()`); undefined: shown once only. */
-  secretSealer: SecretSealer | undefined;
   /** Who may act on organizations' keys; undefined without `organizations()`. */
   organizations: OrganizationAccess | undefined;
   ietfRateLimitHeaders: boolean;

@@ -11,6 +11,7 @@ import {
 } from "../auth/pending-verify.js";
 import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
 import { createVerify } from "../auth/verify.js";
+import { mergeVerifyPhases } from "../auth/verify-phases.js";
 import { systemClock } from "../clock.js";
 import { createEnvironments } from "../environments/environments.js";
 import { KeywardError } from "../errors/keyward-error.js";
@@ -29,6 +30,7 @@ import { kernelEndpoints } from "../http/routes/index.js";
 import { createKeyFormat, DEFAULT_KEY_PREFIX, type KeyFormat } from "../keys/format.js";
 import { createSecretHasher } from "../keys/hash.js";
 import { checkedKeyFields } from "../keys/key-field.js";
+import { mergeWriteHooks } from "../keys/write-hooks.js";
 import { layeredLimiter } from "../limits/layered-limiter.js";
 import { consoleLogger, silentLogger } from "../logging/logger.js";
 import { repeatFilter } from "../logging/repeat-filter.js";
@@ -59,7 +61,6 @@ import { updateKeyBodySchema } from "../validation/update-key-body.js";
 import { checkConfig, warnAboutConfig } from "./check-config.js";
 import type { KeywardConfig } from "./config.js";
 import type { KeywardContext } from "./context.js";
-import { verifyPhasesOf } from "./verify-phases-of.js";
 
 export interface Keyward {
   /** Key management: the same outcomes as the HTTP endpoints, as async functions. */
@@ -266,14 +267,13 @@ export function createKeyward<
     }),
     updateKeyBody: updateKeyBodySchema(keyFieldSchemas({ scopes, tiers, clock }), keyFields),
     keyFields,
-    maxKeyLifetime: extensions.maxKeyLifetime,
+    writes: mergeWriteHooks([extensions.writes]),
+    writeKit: { keys: config.store.keys, clock },
     webhookObservers: extensions.webhookObservers ?? [],
-    secretSealer: extensions.secretSealer,
     gracefulRotation: extensions.rotationGrace && {
       maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
       body: rotateKeyBodySchema(extensions.rotationGrace.maxGracePeriodSeconds),
     },
-    maxKeysPerOwner: extensions.maxKeysPerOwner,
     verifyJwt,
     ...(config.session ? { session: config.session } : {}),
     trustedOrigins: new Set(http.trustedOrigins ?? []),
@@ -293,7 +293,7 @@ export function createKeyward<
   };
 
   const keys = createKeysApi(context);
-  const verify = createVerify(context, verifyPhasesOf(extensions), {
+  const verify = createVerify(context, mergeVerifyPhases([extensions.verify ?? {}]), {
     events,
     random,
     reportFailure,
@@ -325,7 +325,9 @@ export function createKeyward<
     },
     events: router.has("/{key_id}/events", "GET"),
     organizations: context.organizations !== undefined,
-    maxKeysPerOwner: context.maxKeysPerOwner !== undefined,
+    maxKeysPerOwner: context.writes.beforeCreate.some((hook) =>
+      hook.answers?.includes("too_many_keys"),
+    ),
     ietfRateLimitHeaders: context.ietfRateLimitHeaders,
   });
   const handle = createHandle(context, keys, verify, router, {

@@ -11,6 +11,7 @@
 import type { KeywardFeature } from "../features/feature.js";
 import { allowedIpsField } from "./allowed-ips-field.js";
 import { allowlistCheck } from "./allowlist-check.js";
+import { keyLimitHook } from "./key-limit-hook.js";
 import {
   checkLifecycleConfig,
   defaultMaxGracePeriodSeconds,
@@ -35,12 +36,14 @@ export function lifecycle(config: LifecycleConfig = {}): KeywardFeature<"lifecyc
     name: "lifecycle",
     extends: {
       fields: [allowedIpsField],
-      keyChecks: [allowlistCheck],
+      verify: { check: [allowlistCheck] },
       ...(environments === undefined ? {} : { environments }),
       ...(maxGrace === undefined ? {} : { rotationGrace: { maxGracePeriodSeconds: maxGrace } }),
       ...(maxKeysPerOwner === false
         ? {}
-        : { maxKeysPerOwner: maxKeysPerOwner ?? defaultMaxKeysPerOwner }),
+        : {
+            writes: { beforeCreate: [keyLimitHook(maxKeysPerOwner ?? defaultMaxKeysPerOwner)] },
+          }),
     },
     install: () => ({
       endpoints:

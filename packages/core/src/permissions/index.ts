@@ -10,6 +10,7 @@ import { canonicalClientAddress } from "../auth/client-address.js";
 import { periodicTask } from "../background/periodic-task.js";
 import type { KeywardFeature } from "../features/feature.js";
 import { type InactivityScanResult, inactivityScan } from "./inactivity-scan.js";
+import { lifetimeHook } from "./lifetime-hook.js";
 import {
   checkPermissionsConfig,
   inactivityPolicy,
@@ -59,10 +60,16 @@ export function permissions(
           ],
         }),
     extends: {
-      ...(maxKeyLifetime === undefined ? {} : { maxKeyLifetime }),
+      ...(maxKeyLifetime === undefined
+        ? {}
+        : { writes: { beforeCreate: [lifetimeHook(maxKeyLifetime)] } }),
       fields: [resourcesField],
-      keyChecks: [resourceCheck],
-      ...(config.recordAddress === true ? { usageAddress: lastAddress() } : {}),
+      verify: {
+        check: [resourceCheck],
+        ...(config.recordAddress === true
+          ? { spent: [{ name: "usage-address", usageAddress: lastAddress() }] }
+          : {}),
+      },
     },
     install: ({ context }) => {
       if (unusedFor === undefined) {

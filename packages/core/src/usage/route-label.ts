@@ -54,6 +54,19 @@ export function requestMethodLabel(method: string): string {
 }
 
 /**
+ * Labels already made, by route template and then by the request's own method. A guard calls
+ * `routeWithMethod` on every request with one of a handful of templates and methods; answering the
+ * same string each time spares the concatenation, and the maps that count usage by label (the usage
+ * buffer, the route splitter) find a string whose hash V8 has already computed instead of hashing a
+ * fresh one. Bounded: only the standard methods as given (uppercase) are kept, and only templates
+ * of a plausible length, at most `maxLabelledRoutes` of them (a host whose template holds a request's
+ * own path, such as Express's `baseUrl` under a parameter, gets a fresh label past that).
+ */
+const labels = new Map<string, Map<string, string>>();
+const maxLabelledRoutes = 500;
+const maxLabelledRouteLength = 256;
+
+/**
  * The usage label of a route: the template as given when it names its method
  * (`"PUT /profiles/:slug"`), else the request's method in front of it. Guards call this with the
  * template their framework matched, so every adapter labels usage the same way.
@@ -63,5 +76,20 @@ export function requestMethodLabel(method: string): string {
  * routeWithMethod("GET", "PUT /profiles/:slug"); // "PUT /profiles/:slug"
  */
 export function routeWithMethod(method: string, route: string): string {
-  return route.includes(" ") ? route : `${requestMethodLabel(method)} ${route}`;
+  // A label made before: two lookups of strings the guard holds (their hashes computed once).
+  const known = labels.get(route)?.get(method);
+  if (known !== undefined) return known;
+  if (route.includes(" ")) return route;
+  if (!standardMethods.has(method) || route.length > maxLabelledRouteLength) {
+    return `${requestMethodLabel(method)} ${route}`;
+  }
+  let byMethod = labels.get(route);
+  if (byMethod === undefined) {
+    if (labels.size >= maxLabelledRoutes) labels.clear();
+    byMethod = new Map();
+    labels.set(route, byMethod);
+  }
+  const label = `${method} ${route}`;
+  byMethod.set(method, label);
+  return label;
 }

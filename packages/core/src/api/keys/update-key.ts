@@ -94,7 +94,12 @@ export function updateKeyOperation(ops: KeyOperations): UpdateKey {
       }
       const limits = next && "limits" in next ? next.limits : undefined;
       if (limits !== undefined) requireLimitsSupport(ctx, limits);
-      const changes = changesOf(current, checked.value, limits, now);
+      const changes = await withHookFields(
+        ctx,
+        current.id,
+        changesOf(current, checked.value, limits, now),
+        now,
+      );
       const updated = await ops.commit({ kind: "updated", key: current, changes, at: now }, actor);
       if (updated) return { record: await ops.records.one(updated, now), version: updated.version };
       // Revoked, changed by someone else, or deleted by hand between the read and the write.
@@ -147,4 +152,19 @@ function widenedFieldIssues(
     issues.push(...field.widens(key.fields?.[field.name] ?? null, requested));
   }
   return issues;
+}
+
+/** `changes` with the feature fields the features' `beforeUpdate` hooks add to the same write. */
+async function withHookFields(
+  ctx: KeyOperations["ctx"],
+  id: string,
+  changes: KeyUpdate,
+  now: number,
+): Promise<KeyUpdate> {
+  let fields = changes.fields;
+  for (const hook of ctx.writes.beforeUpdate) {
+    const added = await hook.run({ id, fields: fields ?? {}, now }, ctx.writeKit);
+    if (added !== undefined) fields = { ...fields, ...added };
+  }
+  return fields === undefined ? changes : { ...changes, fields };
 }
