@@ -61,7 +61,7 @@ describeOnServer("agent tokens on PostgreSQL, invalidated over Redis", () => {
     return { keyward, queries, cache: store.keys as CachedKeyStore };
   };
 
-  it("refuses a token on the other instance at its first request once the revocation reached it", async () => {
+  it("refuses a token on the other instance at its first request once its key's revocation, or rotation, reached it", async () => {
     const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
       "sign",
       "verify",
@@ -77,15 +77,18 @@ describeOnServer("agent tokens on PostgreSQL, invalidated over Redis", () => {
       scopes: ["profile:read"],
       tier: "free",
     });
-    const exchanged = await a.keyward.handle(
-      new Request("http://localhost/api/v1/api-keys/tokens", {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ audience }),
-      }),
-    );
-    expect(exchanged.status).toBe(200);
-    const { token } = (await exchanged.json()) as { token: string };
+    const exchange = async (secret: string) => {
+      const exchanged = await a.keyward.handle(
+        new Request("http://localhost/api/v1/api-keys/tokens", {
+          method: "POST",
+          headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+          body: JSON.stringify({ audience }),
+        }),
+      );
+      expect(exchanged.status).toBe(200);
+      return ((await exchanged.json()) as { token: string }).token;
+    };
+    const token = await exchange(key);
     const options = { audience, route: "POST /mcp", scopes: ["profile:read"] };
 
     expect((await b.keyward.verify(`Bearer ${token}`, options)).ok).toBe(true);
@@ -99,5 +102,23 @@ describeOnServer("agent tokens on PostgreSQL, invalidated over Redis", () => {
     await waitFor(async () => b.cache.stats.invalidations > evictions);
     const refused = await b.keyward.verify(`Bearer ${token}`, options);
     expect(refused.ok || refused.error.detail).toBe("API key has been revoked");
+
+    // A rotation on the first: the other refuses the old secret's tokens as soon as the change
+    // reaches it.
+    const rotating = await a.keyward.keys.create({
+      ownerId: "alice",
+      accountTier: "free",
+      name: "rotating",
+      scopes: ["profile:read"],
+      tier: "free",
+    });
+    const before = await exchange(rotating.key);
+    expect((await b.keyward.verify(`Bearer ${before}`, options)).ok).toBe(true);
+    expect((await b.keyward.verify(`Bearer ${before}`, options)).ok).toBe(true);
+    const seen = b.cache.stats.invalidations;
+    await a.keyward.keys.rotate("alice", rotating.id);
+    await waitFor(async () => b.cache.stats.invalidations > seen);
+    const afterRotation = await b.keyward.verify(`Bearer ${before}`, options);
+    expect(afterRotation.ok || afterRotation.error.detail).toMatch(/rotated/);
   });
 });
