@@ -347,11 +347,16 @@ describe("agentTokens(): its OpenAPI paths and preflights", () => {
     expect(
       (await new Validator().validate(document as unknown as Record<string, unknown>)).valid,
     ).toBe(true);
-    for (const path of ["tokens", "jwks.json"]) {
-      const preflight = await keyward.handle(
-        new Request(`http://localhost/api/v1/api-keys/${path}`, { method: "OPTIONS" }),
-      );
-      expect(preflight.status).toBe(204);
+    for (const [path, wrong, allowed] of [
+      ["tokens", "GET", "POST"],
+      ["jwks.json", "POST", "GET, HEAD"],
+    ] as const) {
+      const url = `http://localhost/api/v1/api-keys/${path}`;
+      expect((await keyward.handle(new Request(url, { method: "OPTIONS" }))).status).toBe(204);
+      const refused = await keyward.handle(new Request(url, { method: wrong }));
+      expect(refused.status).toBe(405);
+      expect(refused.headers.get("allow")).toBe(allowed);
+      expect(await refused.json()).toMatchObject({ code: "method_not_allowed" });
     }
   });
 });
