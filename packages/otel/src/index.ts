@@ -10,7 +10,7 @@
  * // After the OpenTelemetry SDK has started (or pass `meterProvider` / `tracerProvider`):
  * const keyward = createKeyward({ store, scopes, tiers, jwt, features: [otel()] });
  */
-import type { KeywardFeature } from "@keyward/core";
+import type { KeywardFeature, WebhookAttemptStatus } from "@keyward/core";
 import { attachStoreObserver, observeVerify } from "@keyward/core/toolkit";
 import { checkOtelOptions, type OtelOptions } from "./otel-options.js";
 import { resolveProviders } from "./providers.js";
@@ -37,11 +37,17 @@ export function otel(options: OtelOptions = {}): KeywardFeature<"otel"> {
     name: "otel",
     extends: {
       verify: { around: [observeVerify(verify.observer)] },
-      webhookObservers: [webhooks.observer],
     },
     // The stores that report their calls (Redis, PostgreSQL) report them to this observer too.
-    install: ({ store }) => {
+    install: ({ store, bus }) => {
       attachStoreObserver(store, stores.observer);
+      // The webhooks feature's deliveries, as it publishes them (nothing without it).
+      bus.subscribe("webhook.attempted", (message) =>
+        webhooks.observer.attempted((message as { status: WebhookAttemptStatus }).status),
+      );
+      bus.subscribe("webhook.backlog", (message) =>
+        webhooks.observer.backlog?.((message as { read: (max: number) => Promise<number> }).read),
+      );
       return {
         close: async () => {
           verify.close();

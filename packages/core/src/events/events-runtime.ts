@@ -1,3 +1,4 @@
+import type { EventBus } from "../bus/event-bus.js";
 import type { Clock } from "../clock.js";
 import type { StoredEvent } from "../event-model/event.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
@@ -31,6 +32,8 @@ export function eventsRuntime(
     keys: KeyStore;
     /** The listed features' key fields: those with an event schema are written in events. */
     fields?: readonly KeyField[];
+    /** Where each committed event is published, under its type. */
+    bus?: EventBus;
     clock: Clock;
     random: RandomSource;
     reportFailure(message: string, cause: unknown): void;
@@ -47,7 +50,7 @@ export function eventsRuntime(
   const committed = (events: readonly StoredEvent[]) => {
     start();
     if (hook && events.length > 0) hook(events);
-    if (events.length > 0) runtime.onCommitted?.();
+    for (const event of events) options.bus?.publish(event.type, event);
   };
   const append = async (entries: readonly AppendedEvent[]) => {
     const written = await log.append(entries, options.clock.now());

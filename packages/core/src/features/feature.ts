@@ -15,6 +15,7 @@
  */
 import type { InternalKeysApi } from "../api/keys-api.js";
 import type { PendingVerify } from "../auth/pending-verify.js";
+import type { EventBus } from "../bus/event-bus.js";
 import type { EndpointHandler } from "../http/routes/route-context.js";
 import type { KeywardContext } from "../keyward/context.js";
 import type { KeywardStore } from "../storage/index.js";
@@ -64,6 +65,11 @@ export interface FeatureKernel {
   readonly store: KeywardStore;
   /** Key management as the kernel runs it, with its ownership and permission checks. */
   readonly keys: InternalKeysApi;
+  /**
+   * The instance's event bus (`bus/event-bus.ts`): publish what the feature does, subscribe to
+   * what others publish (`key.*` and `usage.*` events once committed, `webhook.*`…).
+   */
+  readonly bus: EventBus;
   /**
    * The instance's `verify`, every phase included, for a feature whose own routes take an API key
    * as the host's routes do (checked, rate-limited and counted as the key): the agent-token

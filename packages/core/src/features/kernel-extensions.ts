@@ -4,12 +4,12 @@
  * read once, before the kernel is built, and each may be filled by one feature only.
  */
 import { mergeVerifyPhases, type VerifyPhases } from "../auth/verify-phases.js";
+import type { EventBus } from "../bus/event-bus.js";
 import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { KeyField } from "../keys/key-field.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
 import { mergeWriteHooks, type WriteHooks } from "../keys/write-hooks.js";
-import type { WebhookObserver } from "../observation/webhook-observer.js";
 import type { RandomSource } from "../random.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { EventLog } from "../storage/event-log.js";
@@ -41,11 +41,6 @@ export interface KernelExtensions {
   /** The events written with each key change (`events()`). */
   events?: (kernel: EventsKernel) => EventRecorder;
   /**
-   * Observers of webhook deliveries, which the webhooks feature tells each attempt's end and how
-   * to read its backlog (`observation/webhook-observer.ts`). A list.
-   */
-  webhookObservers?: readonly WebhookObserver[];
-  /**
    * Steps in `verify`'s phases (`auth/verify-phases.ts`): `resolve` (tokens in other formats →
    * stored keys), `check` (refusals of a found key: allowlists, resources…), `charge` (limit
    * layers), `spent` (after a request was admitted and charged: usage events, the last address…)
@@ -60,6 +55,8 @@ export interface EventsKernel {
   log: EventLog;
   /** The listed features' key fields: those with an event schema are written in events. */
   fields: readonly KeyField[];
+  /** The instance's event bus: each committed event is published under its type (`key.created`). */
+  bus: EventBus;
   keys: KeyStore;
   clock: Clock;
   random: RandomSource;
@@ -67,7 +64,7 @@ export interface EventsKernel {
 }
 
 /** The points several features add to (lists), rather than one feature fills. */
-const listPoints = new Set(["fields", "webhookObservers"]);
+const listPoints = new Set(["fields"]);
 
 /** Every feature's extensions as one: a point filled twice is a configuration error. */
 export function mergeExtensions(

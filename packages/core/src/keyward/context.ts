@@ -12,7 +12,6 @@ import type { WriteHookKit, WriteHooks } from "../keys/write-hooks.js";
 import type { LayeredLimiter } from "../limits/layered-limiter.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import type { WarnOnce } from "../logging/warn-once.js";
-import type { WebhookObserver } from "../observation/webhook-observer.js";
 import type { RandomSource } from "../random.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { KeyStore } from "../storage/key-store.js";
@@ -71,8 +70,6 @@ export interface KeywardContext {
   writes: Required<WriteHooks>;
   /** What the write hooks are given of the instance. */
   writeKit: WriteHookKit;
-  /** The listed features' webhook observers (`extends.webhookObservers`), for the webhooks feature. */
-  webhookObservers: readonly WebhookObserver[];
   /** Who may act on organizations' keys; undefined without `organizations()`. */
   organizations: OrganizationAccess | undefined;
   ietfRateLimitHeaders: boolean;

@@ -12,6 +12,7 @@ import {
 import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
 import { createVerify } from "../auth/verify.js";
 import { mergeVerifyPhases } from "../auth/verify-phases.js";
+import { eventBus } from "../bus/event-bus.js";
 import { systemClock } from "../clock.js";
 import { createEnvironments } from "../environments/environments.js";
 import { KeywardError } from "../errors/keyward-error.js";
@@ -227,12 +228,14 @@ export function createKeyward<
           onError: (error) => reportFailure("pruning usage history failed", error),
         });
 
+  const bus = eventBus(reportFailure);
   // The events feature's `requires` made sure the store writes events.
   const events =
     extensions.events && config.store.events
       ? extensions.events({
           log: config.store.events,
           fields: keyFields,
+          bus,
           keys: config.store.keys,
           clock,
           random,
@@ -269,7 +272,6 @@ export function createKeyward<
     keyFields,
     writes: mergeWriteHooks([extensions.writes]),
     writeKit: { keys: config.store.keys, clock },
-    webhookObservers: extensions.webhookObservers ?? [],
     gracefulRotation: extensions.rotationGrace && {
       maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
       body: rotateKeyBodySchema(extensions.rotationGrace.maxGracePeriodSeconds),
@@ -303,6 +305,7 @@ export function createKeyward<
     store: config.store,
     basePath,
     keys,
+    bus,
     verify,
     // Called only once the instance is built, when `installed` and `router` are set.
     describe: () => ({ instance: describeInstance(), featurePaths: installed.openapi }),
