@@ -8,6 +8,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { createLocalJWKSet, exportJWK, generateKeyPair, type JWK, jwtVerify } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
+import type { KeywardFeature } from "../features/feature.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
 import { openapi } from "../openapi/index.js";
@@ -129,6 +130,72 @@ describe("agentTokens(): the exchange and the published keys", () => {
       },
     );
     expect(second.jti).not.toBe(payload.jti);
+  });
+
+  it("tells of each token issued, on the bus as token.issued and to onIssued, never the token itself", async () => {
+    const heard: unknown[] = [];
+    const told: unknown[] = [];
+    const listener: KeywardFeature<"listener"> = {
+      name: "listener",
+      install: ({ bus }) => {
+        bus.subscribe("token.*", (message, topic) => heard.push({ topic, message }));
+        return {};
+      },
+    };
+    const clock = manualClock(Date.parse("2026-12-01T00:00:00Z"));
+    const keyward = createKeyward({
+      store: memoryStore(),
+      scopes,
+      tiers: { free: { rateLimit: { limit: 100, window: "1m" } } },
+      clock,
+      jwt: false,
+      logger: false,
+      onError: () => {},
+      features: [
+        agentTokens({
+          signingKeys: { current: "k1", keys: { k1 } },
+          onIssued: (token) => {
+            told.push(token);
+            throw new Error("a failing hook changes nothing");
+          },
+        }),
+        listener,
+      ],
+    });
+    const { key, id } = await keyward.keys.create({
+      ownerId: "alice",
+      accountTier: "free",
+      name: "a",
+      scopes: ["profile:read"],
+      tier: "free",
+    });
+    const response = await keyward.handle(
+      new Request("http://localhost/api/v1/api-keys/tokens", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}` },
+        body: JSON.stringify({ audience, ttl: 60, resources: { profile: ["alice"] } }),
+      }),
+    );
+    expect(response.status).toBe(200);
+    const { token } = (await response.json()) as { token: string };
+    const { payload } = await jwtVerify(
+      token,
+      createLocalJWKSet({ keys: [{ ...k1, d: undefined, kid: "k1" }] }),
+      { currentDate: new Date(clock.now()) },
+    );
+    const expected = {
+      jti: payload.jti,
+      keyId: id,
+      owner: { type: "user", id: "alice" },
+      audience,
+      scopes: ["profile:read"],
+      resources: { profile: ["alice"] },
+      issuedAt: "2026-12-01T00:00:00.000Z",
+      expiresAt: "2026-12-01T00:01:00.000Z",
+    };
+    expect(told).toEqual([expected]);
+    expect(heard).toEqual([{ topic: "token.issued", message: expected }]);
+    expect(JSON.stringify(heard)).not.toContain(token.split(".")[2]);
   });
 
   it("caps the ttl at 15 minutes, or the configured maxTtl, and defaults to 5 minutes", async () => {

@@ -12,6 +12,7 @@ import { isMissingBody, readJsonBody } from "../http/read-json-body.js";
 import type { KeyResourceLimits } from "../keys/key-resources.js";
 import type { StoredKey } from "../storage/key-store.js";
 import { type ExchangeRequest, readExchangeBody } from "./exchange-body.js";
+import type { IssuedToken } from "./issued-token.js";
 import { looksLikeAgentToken } from "./token-claims.js";
 import type { TokenIssuer } from "./token-issuer.js";
 
@@ -22,6 +23,8 @@ const bodyLimit = 16 * 1024;
 export interface ExchangeSettings {
   maxTtlSeconds: number;
   defaultTtlSeconds: number;
+  /** Told of every token issued, after it is signed (the feature's `onIssued` and the bus). */
+  issued(record: IssuedToken): void;
 }
 
 export function exchangeRoute(
@@ -77,6 +80,16 @@ export function exchangeRoute(
       scopes: granted,
       resources: wanted.resources,
       ttlSeconds: ttl,
+    });
+    settings.issued({
+      jti: issued.jti,
+      keyId: key.id,
+      owner: { type: key.ownerType, id: key.ownerId },
+      audience: wanted.audience,
+      scopes: granted,
+      ...(wanted.resources === undefined ? {} : { resources: wanted.resources }),
+      issuedAt: new Date(issued.expiresAt - ttl * 1000).toISOString(),
+      expiresAt: new Date(issued.expiresAt).toISOString(),
     });
     return new Response(
       JSON.stringify({

@@ -18,12 +18,14 @@ import "./verify-audience.js";
 import type { KeywardFeature } from "../features/feature.js";
 import { parseDuration } from "../rate-limit/duration.js";
 import { exchangeRoute, tokensSubpath } from "./exchange-route.js";
+import { type IssuedToken, tokenIssuedTopic } from "./issued-token.js";
 import { jwksRoute, jwksSubpath } from "./jwks-route.js";
 import { jwksPath, tokensPath } from "./openapi-paths.js";
 import { type SigningKeysConfig, signingKeyRing } from "./signing-key-ring.js";
 import { tokenIssuer } from "./token-issuer.js";
 import { agentTokenResolver, type TokenResolverParts } from "./token-resolver.js";
 
+export type { IssuedToken } from "./issued-token.js";
 export {
   type AuthorizationServer,
   type ProtectedResource,
@@ -47,6 +49,12 @@ export interface AgentTokensConfig {
   issuer?: string;
   /** How long the JWKS may be cached, in seconds; default 300. */
   jwksMaxAgeSeconds?: number;
+  /**
+   * Told of every token issued (never the token: its `jti`, key, audience, scopes, times), after
+   * it is signed; also published on the instance's event bus as `token.issued`. A throw is
+   * reported and changes nothing.
+   */
+  onIssued?(token: IssuedToken): void;
 }
 
 const fifteenMinutes = 15 * 60 * 1000;
@@ -71,6 +79,9 @@ export function agentTokens(config: AgentTokensConfig = {}): KeywardFeature<"age
   const issuer = config.issuer ?? "keyward";
   if (typeof issuer !== "string" || issuer === "") {
     throw new TypeError("agentTokens({ issuer }): a non-empty string");
+  }
+  if (config.onIssued !== undefined && typeof config.onIssued !== "function") {
+    throw new TypeError("agentTokens({ onIssued }): a function");
   }
   const jwksMaxAge = config.jwksMaxAgeSeconds ?? 300;
   if (!Number.isInteger(jwksMaxAge) || jwksMaxAge < 0) {
@@ -97,6 +108,14 @@ export function agentTokens(config: AgentTokensConfig = {}): KeywardFeature<"age
             handle: exchangeRoute(kernel, issue, {
               maxTtlSeconds,
               defaultTtlSeconds: Math.floor(defaultTtlMs / 1000),
+              issued: (token) => {
+                kernel.bus.publish(tokenIssuedTopic, token);
+                try {
+                  config.onIssued?.(token);
+                } catch (error) {
+                  context.reportFailure("agentTokens: the onIssued hook failed", error);
+                }
+              },
             }),
           },
           { subpath: jwksSubpath, handle: jwksRoute(ring, jwksMaxAge) },
