@@ -11,6 +11,7 @@
  * - shipped code imports no test code.
  */
 const coreFeatures = [
+  "agent-tokens",
   "events",
   "imports",
   "lifecycle",
@@ -61,7 +62,7 @@ module.exports = {
         pathNot: [
           "^packages/$1/src/",
           "^packages/[^/]+/src/index\\.ts$",
-          "^packages/core/src/(toolkit|node-http/index|(events|imports|lifecycle|openapi|organizations|permissions|recoverable|secret-scanning)/index)\\.ts$",
+          "^packages/core/src/(toolkit|node-http/index|(agent-tokens|events|imports|lifecycle|openapi|organizations|permissions|recoverable|secret-scanning)/index)\\.ts$",
         ],
       },
     },

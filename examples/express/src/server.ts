@@ -7,6 +7,7 @@ import {
   answerDemoPageOnNode,
   closeOnSignal,
   createDemoPage,
+  demoMcp,
   exitOnStartupError,
   nodeServerTimeouts,
   printBanner,
@@ -17,7 +18,8 @@ import { createApp } from "./app.js";
 try {
   // Imported here, not at the top: a bad variable or an unreachable store is reported below.
   const { demo } = await import("./keyward.js");
-  const app = createApp(demo.keyward);
+  const mcp = demoMcp(demo.keyward);
+  const app = createApp(demo.keyward, mcp);
   // In development, the key-management page at `/` (docs/ui.md) answers before Express does.
   const page = answerDemoPageOnNode(createDemoPage(demo.config));
   const server = createServer(nodeServerTimeouts(demo.config), (req, res) => {
@@ -39,6 +41,8 @@ try {
   server.listen(demo.config.port, demo.config.host);
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
+  // Before any request is read: `/mcp`'s resource is the address it listens on.
+  mcp.listening(port);
   printBanner({
     title: "Express on Node",
     url: `http://localhost:${port}`,

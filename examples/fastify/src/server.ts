@@ -5,6 +5,7 @@ import {
   answerDemoPageOnNode,
   closeOnSignal,
   createDemoPage,
+  demoMcp,
   exitOnStartupError,
   nodeServerTimeouts,
   printBanner,
@@ -14,7 +15,8 @@ import { createApp } from "./app.js";
 try {
   // Imported here, not at the top: a bad variable or an unreachable store is reported below.
   const { demo } = await import("./keyward.js");
-  const app = await createApp(demo.keyward, nodeServerTimeouts(demo.config));
+  const mcp = demoMcp(demo.keyward);
+  const app = await createApp(demo.keyward, nodeServerTimeouts(demo.config), mcp);
   // In development, the key-management page at `/` (docs/ui.md), before Fastify reads the body.
   const page = answerDemoPageOnNode(createDemoPage(demo.config));
   // GET /metrics (Prometheus text, docs/observability.md) answers there too.
@@ -24,6 +26,8 @@ try {
   });
   await app.listen({ port: demo.config.port, host: demo.config.host });
   const { port } = app.server.address() as AddressInfo;
+  // `/mcp`'s resource is the address it listens on (requests before this get a 500, not a wrong answer).
+  mcp.listening(port);
   printBanner({
     title: "Fastify on Node",
     url: `http://localhost:${port}`,

@@ -2,10 +2,17 @@
  * The demo app as one Fetch handler, `(Request) => Promise<Response>`: the six key-management
  * endpoints from `@keyward/fetch`, and the two profile routes guarded by `withApiKey`. Nothing here
  * is specific to a runtime; `server.ts` serves it on Node, Bun and Deno with srvx, which puts the
- * client's address on `request.ip` on all three.
+ * client's address on `request.ip` on all three. `/mcp` is an MCP server guarded as an OAuth
+ * protected resource (`demoMcp`), its metadata at the well-known paths.
  */
 import type { Keyward } from "@keyward/core";
 import {
+  answerMcp,
+  type DemoMcp,
+  demoMcp,
+  MCP_METADATA_PATHS,
+  MCP_PATH,
+  MCP_SCOPES,
   PROFILE_ROUTE,
   PROFILE_ROUTES,
   profileResource,
@@ -22,8 +29,18 @@ const clientIp = (request: Request) => (request as ServerRequest).ip;
 /** What a profile route is about: a key limited to some profiles gets 403 for the others. */
 const resource = (request: Request) => profileResource(slugOf(request)!);
 
-export function createApp(keyward: Keyward): (request: Request) => Promise<Response> {
+/** `mcp.listening(port)` must be called once the server listens (the resource names the port). */
+export function createApp(
+  keyward: Keyward,
+  mcp: DemoMcp = demoMcp(keyward),
+): (request: Request) => Promise<Response> {
   const keyManagement = keywardFetchHandler(keyward);
+  const metadataPaths = new Set<string>(MCP_METADATA_PATHS);
+  const answerMcpRoute = withApiKey(
+    mcp.guard,
+    { scopes: [...MCP_SCOPES], accept: "api-key", route: MCP_PATH, clientIp },
+    (request, principal) => answerMcp(request, principal),
+  );
   const read = withApiKey(
     keyward,
     { scopes: PROFILE_ROUTES.read.scopes, route: `GET ${PROFILE_ROUTE}`, clientIp, resource },
@@ -38,6 +55,9 @@ export function createApp(keyward: Keyward): (request: Request) => Promise<Respo
   return async (request) => {
     const answered = await keyManagement(request);
     if (answered) return answered;
+    const { pathname } = new URL(request.url);
+    if (pathname === MCP_PATH) return answerMcpRoute(request);
+    if (metadataPaths.has(pathname) && request.method === "GET") return mcp.metadataResponse();
     if (slugOf(request) === null) return problem(404, "route_not_found", "Not Found");
     if (request.method === "GET" || request.method === "HEAD") return read(request);
     if (request.method === "PUT") return update(request);

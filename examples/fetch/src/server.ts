@@ -8,6 +8,7 @@ import { answerClientError } from "@keyward/core/node-http";
 import {
   closeOnSignal,
   createDemoPage,
+  demoMcp,
   exitOnStartupError,
   nodeServerTimeouts,
   printBanner,
@@ -26,12 +27,13 @@ const runtimeTitles: Record<string, string> = {
 try {
   // Imported here, not at the top: a bad variable or an unreachable store is reported below.
   const { demo } = await import("./keyward.js");
+  const mcp = demoMcp(demo.keyward);
   const server = serve({
     // In development, the key-management page at `/` (docs/ui.md); in production, the app alone.
     // GET /metrics: Prometheus text (docs/observability.md), in every mode.
     fetch: withDemoMetrics(
       demo.metrics,
-      withDemoPage(createDemoPage(demo.config), createApp(demo.keyward)),
+      withDemoPage(createDemoPage(demo.config), createApp(demo.keyward, mcp)),
     ),
     port: demo.config.port,
     hostname: demo.config.host,
@@ -46,6 +48,8 @@ try {
   if (nodeServer instanceof NodeHttpServer) nodeServer.on("clientError", answerClientError);
   await server.ready();
   const port = new URL(server.url!).port;
+  // `/mcp`'s resource is the address it listens on.
+  mcp.listening(Number(port));
   printBanner({
     title: runtimeTitles[server.runtime] ?? `Fetch API on ${server.runtime}`,
     url: `http://localhost:${port}`,

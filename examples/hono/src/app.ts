@@ -2,11 +2,18 @@
  * The demo app on Hono: `keyward()` serves the six key-management endpoints, `requireScopes`
  * guards the two profile routes (usage recorded under their route template), and the client
  * address is the socket's, from @hono/node-server's `getConnInfo`. Anything else answers in the
- * contract's `{"detail": ...}` shape instead of Hono's plain-text pages.
+ * contract's `{"detail": ...}` shape instead of Hono's plain-text pages. `/mcp` is an MCP server
+ * guarded as an OAuth protected resource (`demoMcp`), its metadata at the well-known paths.
  */
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Keyward } from "@keyward/core";
 import {
+  answerMcp,
+  type DemoMcp,
+  demoMcp,
+  MCP_METADATA_PATHS,
+  MCP_PATH,
+  MCP_SCOPES,
   PROFILE_ROUTE,
   PROFILE_ROUTES,
   profileResource,
@@ -19,9 +26,17 @@ import { type Context, Hono } from "hono";
 /** What a profile route is about: a key limited to some profiles gets 403 for the others. */
 const resource = (c: Context) => profileResource(c.req.param("slug") ?? "");
 
-export function createApp(instance: Keyward): Hono<KeywardEnv> {
+/** `mcp.listening(port)` must be called once the server listens (the resource names the port). */
+export function createApp(instance: Keyward, mcp: DemoMcp = demoMcp(instance)): Hono<KeywardEnv> {
   const app = new Hono<KeywardEnv>();
   app.use(keyward(instance, { getConnInfo }));
+
+  for (const path of MCP_METADATA_PATHS) app.get(path, () => mcp.metadataResponse());
+  app.all(
+    MCP_PATH,
+    requireApiKey(mcp.guard, { scopes: [...MCP_SCOPES], accept: "api-key", getConnInfo }),
+    (c) => answerMcp(c.req.raw, c.get("keyward").principal),
+  );
 
   // Hono hands a slug whose %-escape does not decode to the route as written ("%zz"); like the other
   // examples, such a URL names no profile.

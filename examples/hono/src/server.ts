@@ -8,6 +8,7 @@ import { answerClientError } from "@keyward/core/node-http";
 import {
   closeOnSignal,
   createDemoPage,
+  demoMcp,
   exitOnStartupError,
   nodeServerTimeouts,
   printBanner,
@@ -18,7 +19,8 @@ try {
   // Imported here, not at the top: a bad variable or an unreachable store is reported below.
   const { demo } = await import("./keyward.js");
   // @hono/node-server's listener on a server of our own, so the demo's timeouts apply.
-  const app = createApp(demo.keyward);
+  const mcp = demoMcp(demo.keyward);
+  const app = createApp(demo.keyward, mcp);
   // In development, the key-management page at `/` (docs/ui.md); in production, the app alone.
   // Hono's own arguments after the request (the Node request, for `getConnInfo`) are passed on.
   const page = createDemoPage(demo.config);
@@ -34,6 +36,8 @@ try {
   server.listen(demo.config.port, demo.config.host);
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
+  // Before any request is read: `/mcp`'s resource is the address it listens on.
+  mcp.listening(port);
   printBanner({
     title: "Hono on Node (@hono/node-server)",
     url: `http://localhost:${port}`,

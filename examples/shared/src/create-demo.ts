@@ -1,4 +1,5 @@
 import { createKeyward, type FeatureApis, type Keyward, type KeywardConfig } from "@keyward/core";
+import { agentTokens } from "@keyward/core/agent-tokens";
 import { events } from "@keyward/core/events";
 import { imports } from "@keyward/core/imports";
 import { lifecycle } from "@keyward/core/lifecycle";
@@ -128,6 +129,11 @@ export function demoFeatures(config: DemoConfig, observability: DemoObservabilit
       recordAddress: true,
       ...(config.maxKeyLifetime ? { maxLifetime: config.maxKeyLifetime } : {}),
     }),
+    // POST /api/v1/api-keys/tokens: a key exchanged for a token bound to one audience (at most
+    // 15 minutes, the key's scopes), its keys at GET /api/v1/api-keys/jwks.json; `/mcp` takes
+    // such tokens for its own resource (docs/agents.md). The signing key is made at start: the
+    // tokens live as long as the process, and one instance verifies them.
+    agentTokens(),
   ] as const;
 }
 

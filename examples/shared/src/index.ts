@@ -49,6 +49,13 @@ export {
   exitOnStartupError,
 } from "./create-demo.js";
 export {
+  type DemoMcp,
+  demoMcp,
+  MCP_METADATA_PATHS,
+  MCP_PATH,
+} from "./mcp/demo-mcp.js";
+export { answerMcp, MCP_SCOPES } from "./mcp/mcp-server.js";
+export {
   createDemoMetrics,
   type DemoMetrics,
   METRICS_PATH,

@@ -21,6 +21,7 @@ describe("KEYWARD_SECRET_SCANNING_KEYS_URL", () => {
       "openapi",
       "otel",
       "permissions",
+      "agentTokens",
     ]);
     expect(() => loadDemoConfig({ KEYWARD_SECRET_SCANNING_KEYS_URL: "keys.json" })).toThrow(
       /KEYWARD_SECRET_SCANNING_KEYS_URL must be an http\(s\) URL/,

@@ -5,6 +5,7 @@
  */
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { describe, expect, expectTypeOf, it } from "vitest";
+import * as agentTokens from "./agent-tokens/index.js";
 import * as events from "./events/index.js";
 import * as imports from "./imports/index.js";
 import * as root from "./index.js";
@@ -29,7 +30,8 @@ describe("entry points", () => {
     ]);
   });
 
-  it("each feature's entry point exports its feature function only", () => {
+  it("each feature's entry point exports its feature function only (agent tokens: and `protectedResource`)", () => {
+    expect(Object.keys(agentTokens).sort()).toEqual(["agentTokens", "protectedResource"]);
     expect(Object.keys(events)).toEqual(["events"]);
     expect(Object.keys(imports)).toEqual(["imports"]);
     expect(Object.keys(lifecycle)).toEqual(["lifecycle"]);

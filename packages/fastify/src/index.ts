@@ -11,6 +11,7 @@ export {
   keywardServerOptions,
 } from "./keyward-errors.js";
 export { type KeywardPluginOptions, keywardPlugin } from "./keyward-plugin.js";
+export { requireApiKey } from "./require-api-key.js";
 export type {
   KeywardRequestState,
   Principal,

@@ -74,3 +74,18 @@ export function createRequireApiKey(
     else finish(decided, request, reply, done);
   };
 }
+
+/**
+ * A preHandler guarding a route with an instance of its own rather than the plugin's: a protected
+ * resource's view of it (`protectedResource(...).guard(keyward)`, `@keyward/core/agent-tokens`),
+ * whose refusals carry the resource's challenges. Otherwise as `fastify.requireApiKey(options)`.
+ *
+ * @example
+ * app.post("/mcp", { preHandler: requireApiKey(mcp.guard(keyward), { scopes: ["profile:read"] }) }, handler);
+ */
+export function requireApiKey(
+  keyward: Keyward,
+  options: RequireApiKeyOptions = {},
+): preHandlerHookHandler {
+  return createRequireApiKey(keyward, options);
+}

@@ -177,6 +177,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/api-keys/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange an API key for a short-lived token
+         * @description A JWT bound to one audience, with at most the key's scopes and resources, living at most `ttl` seconds (docs/agents.md). The exchange is a use of the key: checked, rate-limited and counted as on any route. `verify` accepts the token only on routes that declare its audience, and refuses it once its key is revoked, disabled, expired or rotated.
+         */
+        post: operations["exchangeKeyForToken"];
+        delete?: never;
+        /**
+         * CORS preflight
+         * @description Answered before authentication: `Allow: POST, OPTIONS`. CORS headers are the host's to add.
+         */
+        options: operations["exchangeKeyForTokenPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The keys exchanged tokens are signed with
+         * @description A JSON Web Key Set (RFC 7517) of every signing key, the current one first. Cacheable: a key is published before it signs.
+         */
+        get: operations["tokenSigningKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * CORS preflight
+         * @description Answered before authentication: `Allow: GET, OPTIONS`. CORS headers are the host's to add.
+         */
+        options: operations["tokenSigningKeysPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/api-keys/openapi.json": {
         parameters: {
             query?: never;
@@ -2415,6 +2463,142 @@ export interface operations {
         };
     };
     reportLeakedTokensPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods this path takes */
+            204: {
+                headers: {
+                    /** @description The methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    exchangeKeyForToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The resource the token is for: its `aud` */
+                    audience: string;
+                    /** @description Default: the key's */
+                    scopes?: ("profile:read" | "profile:write" | "org:read" | "org:write")[];
+                    /** @description By kind; within the key's own */
+                    resources?: {
+                        [key: string]: string[];
+                    };
+                    /** @description Seconds */
+                    ttl?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        token: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        audience: string;
+                        scopes: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description A scope or resource the key does not hold, or a key refused by a check (its IP allowlist) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {unknown} */
+                        code: "scope_not_grantable" | "resource_not_allowed" | "ip_not_allowed";
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exchangeKeyForTokenPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods this path takes */
+            204: {
+                headers: {
+                    /** @description The methods this path takes */
+                    Allow: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    tokenSigningKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jwk-set+json": {
+                        keys: {
+                            /** @enum {unknown} */
+                            kty: "EC" | "OKP";
+                            /** @enum {unknown} */
+                            crv?: "P-256" | "Ed25519";
+                            x?: string;
+                            y?: string;
+                            kid: string;
+                            /** @enum {unknown} */
+                            alg: "ES256" | "EdDSA";
+                            /** @constant */
+                            use: "sig";
+                        }[];
+                    };
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+        };
+    };
+    tokenSigningKeysPreflight: {
         parameters: {
             query?: never;
             header?: never;

@@ -14,6 +14,7 @@
  * `requires`, checked by `createKeyward` with a message naming what is missing.
  */
 import type { InternalKeysApi } from "../api/keys-api.js";
+import type { PendingVerify } from "../auth/pending-verify.js";
 import type { EventBus } from "../bus/event-bus.js";
 import type { EndpointHandler } from "../http/routes/route-context.js";
 import type { KeywardContext } from "../keyward/context.js";
@@ -69,6 +70,13 @@ export interface FeatureKernel {
    * what others publish (`key.*` and `usage.*` events once committed, `webhook.*`…).
    */
   readonly bus: EventBus;
+  /**
+   * The instance's `verify`, every phase included, for a feature whose own routes take an API key
+   * as the host's routes do (checked, rate-limited and counted as the key): the agent-token
+   * exchange (`POST {basePath}/tokens`) and a protected resource's guard. Decided without a promise
+   * when no I/O was needed.
+   */
+  readonly verify: PendingVerify;
   /**
    * The instance as an OpenAPI document describes it, and every listed feature's paths; for the
    * `openapi()` feature. Call it once the instance is built (not during `install`).

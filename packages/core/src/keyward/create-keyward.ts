@@ -306,6 +306,7 @@ export function createKeyward<
     basePath,
     keys,
     bus,
+    verify,
     // Called only once the instance is built, when `installed` and `router` are set.
     describe: () => ({ instance: describeInstance(), featurePaths: installed.openapi }),
   });
