@@ -1,5 +1,5 @@
 /**
- * The demo's `/mcp` (DESIGN's demo contract, v0.4) on every example, driven by the MCP SDK's own
+ * The demo's `/mcp` (the demo contract: an MCP server guarded by Keyward, one tool that needs `profile:read`) on every example, driven by the MCP SDK's own
  * client over Streamable HTTP: with a key, the tools are listed and `get_profile` answers; without
  * credentials a 401 whose `resource_metadata` the SDK reads, and that metadata served; a key
  * without `profile:read` gets a 403 naming it; a token exchanged for `/mcp`'s resource works, one
