@@ -28,6 +28,12 @@ export { eventIdentifier } from "./export/event-identifier.js";
 export type { ExportRun } from "./export/exporter.js";
 export type { MeterEvent, MeterSink, SendOutcome, SinkTotal } from "./export/meter-sink.js";
 export { memoryLedger } from "./ledger/memory-ledger.js";
+export {
+  type LedgerSqlClient,
+  type PostgresLedger,
+  type PostgresLedgerOptions,
+  postgresLedger,
+} from "./ledger/postgres-ledger.js";
 export type {
   Adjustment,
   DueQuery,

@@ -73,7 +73,11 @@ export function memoryLedger(): UsageLedger {
         const row = rows.get(idOf(send));
         if (row === undefined) return [];
         const state = sinkState(row, sink);
-        state.pending ??= { from: send.from, value: send.value, preparedAt: now };
+        // Frozen only where nothing is pending and the offset is still the acknowledged one.
+        if (state.pending === undefined && state.acknowledged === send.from) {
+          state.pending = { from: send.from, value: send.value, preparedAt: now };
+        }
+        if (state.pending === undefined) return [];
         const { ownerId, meter, windowStart } = row;
         return [{ ownerId, meter, windowStart, ...state.pending }];
       });
@@ -93,7 +97,7 @@ export function memoryLedger(): UsageLedger {
       const state = sinkState(row, sink);
       const { ownerId, meter, windowStart, value, reason, detail } = window;
       adjustments.push({ sink, ownerId, meter, windowStart, value, reason, detail, at: now });
-      state.acknowledged = row.total;
+      state.acknowledged += value;
       delete state.pending;
     },
     async adjustments(sink) {

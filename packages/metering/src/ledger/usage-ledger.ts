@@ -90,8 +90,8 @@ export interface UsageLedger {
   /** The sink took these sends: each pending send whose `from` still matches moves to acknowledged. */
   acknowledge(sink: string, sends: readonly (LedgerWindow & { from: number })[]): Promise<void>;
   /**
-   * Usage the sink cannot take: recorded as an adjustment and counted as handled, so the exporter
-   * moves on (the window's pending send, if any, is cleared).
+   * Usage the sink cannot take: recorded as an adjustment and its `value` counted as handled (added
+   * to what the sink acknowledged), so the exporter moves on; the window's pending send is cleared.
    */
   setAside(
     sink: string,
