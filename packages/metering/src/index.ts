@@ -47,4 +47,6 @@ export type {
 export type { MeteringConfig, MeteringObserver } from "./metering-config.js";
 export { type MeteringApi, type MeteringStatus, metering } from "./metering-feature.js";
 export { periodRange, type ReconcileLine, type Reconciliation } from "./reconcile.js";
+export { type CloudEventsOptions, cloudEvents } from "./sinks/cloud-events.js";
+export { type OpenMeterOptions, openMeter } from "./sinks/open-meter.js";
 export { type StripeMetersOptions, stripeMeters } from "./sinks/stripe-meters.js";

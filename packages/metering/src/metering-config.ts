@@ -18,6 +18,11 @@ export interface MeteringConfig {
   exportEvery?: string | number | false;
   /** Warns in the log when the oldest unexported window is older than this (default `"1h"`). */
   warnAfter?: string | number;
+  /**
+   * How long an instance holds the export lease without renewing it (default `"1m"`): after a
+   * crash, another instance exports once it has passed.
+   */
+  leaseTtl?: string | number;
   /** The most windows one run sends to one sink (default 500). */
   maxWindowsPerRun?: number;
   /** Retry waits after failed runs: doubled from `initial` up to `max` (defaults `"1s"`, `"5m"`). */
@@ -42,6 +47,7 @@ export interface ResolvedMeteringConfig {
   settleMs: number;
   exportEveryMs: number | false;
   warnAfterMs: number;
+  leaseTtlMs: number;
   maxWindowsPerRun: number;
   backoff: { initialMs: number; maxMs: number };
   observers: readonly MeteringObserver[];
@@ -97,6 +103,7 @@ export function resolveMeteringConfig(config: MeteringConfig = {}): ResolvedMete
     exportEveryMs:
       config.exportEvery === false ? false : duration("exportEvery", config.exportEvery, "15s"),
     warnAfterMs: duration("warnAfter", config.warnAfter, "1h"),
+    leaseTtlMs: duration("leaseTtl", config.leaseTtl, "1m"),
     maxWindowsPerRun,
     backoff: {
       initialMs: duration("backoff.initial", config.backoff?.initial, "1s"),

@@ -84,7 +84,7 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
         clock,
         random: context.random,
         holder: randomUUID(),
-        leaseTtlMs: 60_000,
+        leaseTtlMs: resolved.leaseTtlMs,
         maxWindowsPerRun: resolved.maxWindowsPerRun,
         backoff: resolved.backoff,
         onRun(run) {

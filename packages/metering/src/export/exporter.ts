@@ -92,16 +92,16 @@ export function createExporter(options: ExporterOptions): Exporter {
       const from = window.pending?.from ?? window.acknowledged;
       sendable.push({ ...windowOf(window), from, value: window.total - from });
     }
-    const prepared = await ledger.prepare(sink.name, sendable, now);
-    const events: MeterEvent[] = prepared
-      .filter((send) => send.value > 0)
-      .map((send) => ({
-        identifier: eventIdentifier(send, send.from),
-        ownerId: send.ownerId,
-        meter: send.meter,
-        windowStart: send.windowStart,
-        value: send.value,
-      }));
+    const prepared = (await ledger.prepare(sink.name, sendable, now)).filter(
+      (send) => send.value > 0,
+    );
+    const events: MeterEvent[] = prepared.map((send) => ({
+      identifier: eventIdentifier(send, send.from),
+      ownerId: send.ownerId,
+      meter: send.meter,
+      windowStart: send.windowStart,
+      value: send.value,
+    }));
     let acknowledged = 0;
     let retried = 0;
     let retryAfterMs = 0;
@@ -110,8 +110,7 @@ export function createExporter(options: ExporterOptions): Exporter {
       const outcomes = await sendSafely(sink, batch);
       const taken: (LedgerWindow & { from: number })[] = [];
       for (const [index, outcome] of outcomes.entries()) {
-        const event = batch[index]!;
-        const send = prepared.find((one) => eventIdentifier(one, one.from) === event.identifier)!;
+        const send = prepared[offset + index]!;
         if (outcome.kind === "acknowledged") {
           taken.push({ ...windowOf(send), from: send.from });
         } else if (outcome.kind === "rejected") {

@@ -16,6 +16,11 @@ export interface LocalStripeOptions {
   meters: readonly string[];
   /** The server's clock, epoch ms (a test's manual clock). */
   now?: () => number;
+  /**
+   * Called once a meter event was taken, before its reply is written (with the client's
+   * User-Agent, which names the SDK's `appInfo`): a test may kill the sender there.
+   */
+  taken?: (userAgent: string) => Promise<void> | void;
 }
 
 export interface StoredMeterEvent {
@@ -224,14 +229,19 @@ export async function localStripe(options: LocalStripeOptions): Promise<LocalStr
         );
       }
       const event = events.at(-1)!;
-      return reply(response, 200, {
-        object: "billing.meter_event",
-        event_name: event.eventName,
-        identifier: event.identifier,
-        payload: form.get("payload[value]") ? payload : {},
-        timestamp: event.timestamp,
-        livemode: false,
-      });
+      const answer = () =>
+        reply(response, 200, {
+          object: "billing.meter_event",
+          event_name: event.eventName,
+          identifier: event.identifier,
+          payload: form.get("payload[value]") ? payload : {},
+          timestamp: event.timestamp,
+          livemode: false,
+        });
+      const waited = options.taken?.(request.headers["user-agent"] ?? "");
+      if (waited === undefined) return answer();
+      void waited.then(answer);
+      return;
     }
     if (url.pathname === "/v1/billing/meters" && request.method === "GET") {
       return reply(response, 200, {
