@@ -4,11 +4,12 @@
  * endpoints and nothing else; `withApiKey` guards the host's own routes.
  */
 
+/** The helper the guard adds its headers with; `@keyward/core/toolkit` has it for other adapters. */
+export { withHeaders } from "@keyward/core/toolkit";
 export { type KeywardFetchHandler, keywardFetchHandler } from "./keyward-fetch-handler.js";
 export type { Principal, VerifyResult } from "./types.js";
 export {
   type ApiKeyHandler,
   type WithApiKeyOptions,
   withApiKey,
-  withHeaders,
 } from "./with-api-key.js";
