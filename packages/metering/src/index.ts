@@ -44,7 +44,7 @@ export type {
   PendingSend,
   UsageLedger,
 } from "./ledger/usage-ledger.js";
-export type { MeteringConfig, MeteringObserver } from "./metering-config.js";
+export type { MeteringConfig } from "./metering-config.js";
 export { type MeteringApi, type MeteringStatus, metering } from "./metering-feature.js";
 export { periodRange, type ReconcileLine, type Reconciliation } from "./reconcile.js";
 export { type CloudEventsOptions, cloudEvents } from "./sinks/cloud-events.js";

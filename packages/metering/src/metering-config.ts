@@ -27,17 +27,6 @@ export interface MeteringConfig {
   maxWindowsPerRun?: number;
   /** Retry waits after failed runs: doubled from `initial` up to `max` (defaults `"1s"`, `"5m"`). */
   backoff?: { initial?: string | number; max?: string | number };
-  /** Told each run's outcome per sink, and how to read the backlog (`@keyward/otel`'s metrics). */
-  observers?: readonly MeteringObserver[];
-}
-
-/** Hears what the exporter does: how metrics are fed. */
-export interface MeteringObserver {
-  exported(run: { sink: string; acknowledged: number; retried: number; setAside: number }): void;
-  /** Handed once: reads the windows waiting per sink. */
-  backlog?(read: () => Promise<{ sink: string; windows: number }[]>): void;
-  /** A served request whose usage the ledger failed to keep. */
-  ledgerFailed?(): void;
 }
 
 export interface ResolvedMeteringConfig {
@@ -50,7 +39,6 @@ export interface ResolvedMeteringConfig {
   leaseTtlMs: number;
   maxWindowsPerRun: number;
   backoff: { initialMs: number; maxMs: number };
-  observers: readonly MeteringObserver[];
 }
 
 /** Throws a `TypeError` naming the option for a malformed `config`. */
@@ -109,6 +97,5 @@ export function resolveMeteringConfig(config: MeteringConfig = {}): ResolvedMete
       initialMs: duration("backoff.initial", config.backoff?.initial, "1s"),
       maxMs: duration("backoff.max", config.backoff?.max, "5m"),
     },
-    observers: config.observers ?? [],
   };
 }

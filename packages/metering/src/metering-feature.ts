@@ -1,6 +1,13 @@
 /**
  * The metering feature: every served request becomes usage in the ledger (`served-usage.ts`), and
  * an exporter on every instance (one at a time, by a lease) sends closed windows to the sinks.
+ *
+ * On the instance's event bus (for `@keyward/otel`'s metrics, or the host's own):
+ * | topic                    | message                                                    |
+ * |--------------------------|------------------------------------------------------------|
+ * | `metering.exported`      | `ExportRun`: one run's events acknowledged, retried, set aside, per sink |
+ * | `metering.backlog`       | `{ read() }`, once built: the closed windows waiting, per sink |
+ * | `metering.ledger_failed` | `{}`: a served request whose usage the ledger did not keep |
  */
 import { randomUUID } from "node:crypto";
 import type { KeywardFeature } from "@keyward/core";
@@ -59,7 +66,7 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
       },
     ],
     extends: { verify: { spent: [served.spendStep], around: [served.wrapper] } },
-    install({ context, store }) {
+    install({ context, store, bus }) {
       const ledger = ledgerOf(store)!;
       const { clock, logger } = context;
       let ledgerFailures = 0;
@@ -69,7 +76,7 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
         now: () => clock.now(),
         failed(cause) {
           ledgerFailures++;
-          for (const observer of resolved.observers) observer.ledgerFailed?.();
+          bus.publish("metering.ledger_failed", {});
           context.reportFailure(
             "metering: the ledger did not keep a served request's usage",
             cause,
@@ -88,7 +95,7 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
         maxWindowsPerRun: resolved.maxWindowsPerRun,
         backoff: resolved.backoff,
         onRun(run) {
-          for (const observer of resolved.observers) observer.exported(run);
+          bus.publish("metering.exported", run);
         },
       });
       const closedBefore = () => clock.now() - resolved.windowMs - resolved.settleMs + 1;
@@ -104,11 +111,6 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
             return { sink: sink.name, windows: due.length, oldest: due[0]?.windowStart };
           }),
         );
-      for (const observer of resolved.observers) {
-        observer.backlog?.(async () =>
-          (await backlogOf()).map(({ sink, windows }) => ({ sink, windows })),
-        );
-      }
       let lastWarning = Number.NEGATIVE_INFINITY;
       const warnIfBehind = async () => {
         const now = clock.now();
@@ -175,6 +177,12 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
       };
       return {
         api,
+        // Once every feature is installed, so `otel()` listed after this one hears it too.
+        ready() {
+          const read = async () =>
+            (await backlogOf()).map(({ sink, windows }) => ({ sink, windows }));
+          bus.publish("metering.backlog", { read });
+        },
         async close() {
           closed = true;
           if (timer !== undefined) clearTimeout(timer);

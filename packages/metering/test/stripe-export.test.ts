@@ -214,3 +214,54 @@ describe("stripeMeters through the stripe SDK", () => {
     expect(await ledger.totals(0, Number.MAX_SAFE_INTEGER)).toEqual([]);
   });
 });
+
+describe("metering's warning", () => {
+  it("warns in the log when the oldest unexported window is older than warnAfter", async () => {
+    const clock = manualClock(start);
+    const warnings: string[] = [];
+    server = await localStripe({
+      secretKey,
+      meters: Object.values(meters),
+      now: () => clock.now(),
+    });
+    const stripe = new Stripe("sk_test_wrong", {
+      host: "127.0.0.1",
+      port: server.port,
+      protocol: "http",
+      maxNetworkRetries: 0,
+    });
+    const keyward = createKeyward({
+      store: memoryStore(),
+      scopes: { "profile:read": "Read" },
+      tiers: { free: { rateLimit: { limit: 5, window: "1m" } } },
+      clock,
+      jwt: false,
+      logger: { error() {}, warn: (message) => warnings.push(message) },
+      features: [
+        metering({
+          ledger: memoryLedger(),
+          exportEvery: false,
+          warnAfter: "10m",
+          exporters: [stripeMeters({ stripe, meters, customer: (ownerId) => ownerId })],
+        }),
+      ],
+    });
+    closers.push(() => keyward.close());
+    await keyward.metering.record("alice", "requests", 1);
+    clock.advance(5 * 60_000);
+    await keyward.metering.exportNow(); // 401: a wrong secret key
+    expect(warnings).toEqual([]);
+    const status = await keyward.metering.status();
+    expect(status.sinks[0]).toMatchObject({ sink: "stripe", backlog: 1 });
+    expect(status.sinks[0]!.lastError?.message).toMatch(/Invalid API Key/);
+    // The secret key never reaches the status or the log.
+    expect(JSON.stringify(status)).not.toContain("sk_test_wrong");
+    clock.advance(10 * 60_000);
+    await keyward.metering.exportNow();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      /oldest window not exported to stripe started at 2026-12-01T10:00:00.000Z/,
+    );
+    expect(warnings[0]).not.toContain("sk_test_wrong");
+  });
+});
