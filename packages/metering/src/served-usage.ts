@@ -34,14 +34,21 @@ export interface ServedUsage {
 export function servedUsage(): ServedUsage {
   let target: ServedUsageTarget | undefined;
   const creditsByKey = new Map<string, number>();
+  let windowStart = 0;
+  let windowEnd = 0;
 
   const additionsOf = (result: VerifyResult & { ok: true }): LedgerAddition[] | undefined => {
     const { principal } = result;
     if (principal.kind !== "key" || target === undefined) return undefined;
-    const windowStart = target.now() - (target.now() % target.windowMs);
+    const now = target.now();
+    // The current window's start, computed again only once it has ended.
+    if (now >= windowEnd || now < windowStart) {
+      windowStart = now - (now % target.windowMs);
+      windowEnd = windowStart + target.windowMs;
+    }
     const ownerId = principal.owner.id;
     const additions: LedgerAddition[] = [{ ownerId, meter: "requests", windowStart, amount: 1 }];
-    const credits = creditsByKey.get(principal.keyId);
+    const credits = creditsByKey.size === 0 ? undefined : creditsByKey.get(principal.keyId);
     if (credits !== undefined) {
       creditsByKey.delete(principal.keyId);
       if (credits > 0) additions.push({ ownerId, meter: "credits", windowStart, amount: credits });

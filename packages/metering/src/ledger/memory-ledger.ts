@@ -23,6 +23,11 @@ interface WindowRow extends LedgerWindow {
 
 export function memoryLedger(): UsageLedger {
   const rows = new Map<string, WindowRow>();
+  /** The same rows by window, owner and meter: how `add` finds one. */
+  const totals = new Map<number, Map<string, Map<string, WindowRow>>>();
+  // The window most additions go to, looked up once per window rather than per request.
+  let lastWindow = -1;
+  let lastByOwner: Map<string, Map<string, WindowRow>> | undefined;
   const adjustments: Adjustment[] = [];
   const leases = new Map<string, { holder: string; until: number }>();
 
@@ -41,11 +46,33 @@ export function memoryLedger(): UsageLedger {
     add(additions: readonly LedgerAddition[]) {
       checkAdditions(additions);
       for (const addition of additions) {
-        const id = idOf(addition);
-        const row = rows.get(id);
+        // Nested maps, not one concatenated key: the owner's and meter's strings are the ones the
+        // request already holds, whose hashes V8 has computed (this is verify's hot path).
+        let byOwner =
+          addition.windowStart === lastWindow ? lastByOwner : totals.get(addition.windowStart);
+        if (byOwner === undefined) {
+          byOwner = new Map();
+          totals.set(addition.windowStart, byOwner);
+        }
+        lastWindow = addition.windowStart;
+        lastByOwner = byOwner;
+        let byMeter = byOwner.get(addition.ownerId);
+        if (byMeter === undefined) {
+          byMeter = new Map();
+          byOwner.set(addition.ownerId, byMeter);
+        }
+        const row = byMeter.get(addition.meter);
         if (row === undefined) {
           const { ownerId, meter, windowStart, amount } = addition;
-          rows.set(id, { ownerId, meter, windowStart, total: amount, sinks: new Map() });
+          const created: WindowRow = {
+            ownerId,
+            meter,
+            windowStart,
+            total: amount,
+            sinks: new Map(),
+          };
+          byMeter.set(meter, created);
+          rows.set(idOf(addition), created);
         } else row.total += addition.amount;
       }
     },
