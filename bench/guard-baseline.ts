@@ -9,6 +9,8 @@
  *
  * Without sockets or a framework, no load generator competes for the CPU, so on a shared machine
  * the guard's own cost is easier to see than in `bench/http` (which measures the whole server).
+ * Sides: the floor; both trees with the demo's path features; this tree without `otel()` (what the
+ * observer of every verification costs); both trees with no feature.
  * Rounds of `KEYWARD_GUARD_CALLS` calls per side, the sides' order reversed every round (so each
  * side is measured first as often as second), medians over `KEYWARD_GUARD_ROUNDS` rounds.
  *
@@ -48,14 +50,14 @@ const template = "/api/v1/profiles/:slug";
 const meterProvider = new MeterProvider();
 
 type FeatureFactory = (options?: unknown) => unknown;
-/** The verification path's features, from one core's entry points. */
-function pathFeatures(entry: (name: string) => FeatureFactory): unknown[] {
+/** The verification path's features, from one core's entry points (`otel()` unless told not). */
+function pathFeatures(entry: (name: string) => FeatureFactory, withOtel = true): unknown[] {
   return [
     entry("organizations")({ memberships: () => [] }),
     entry("lifecycle")({ environments, gracefulRotation: true }),
     entry("events")({ pruneIntervalMs: false, expiring: false }),
     entry("imports")({ prefixes: ["ba_"] }),
-    otel({ meterProvider }),
+    ...(withOtel ? [otel({ meterProvider })] : []),
     entry("permissions")({ recordAddress: true }),
   ];
 }
@@ -124,11 +126,27 @@ const before = await guardCall(
   pathFeatures((name) => baselineEntries[name]!),
   baselineToolkit.routeWithMethod,
 );
+// This tree without `otel()`: what the observer of every verification costs, in the same run.
+const afterNoOtel = await guardCall(
+  createKeyward,
+  pathFeatures((name) => current[name]!, false),
+  routeWithMethod,
+);
+// Both trees with no feature listed: the kernel's path alone.
+const afterBare = await guardCall(createKeyward, [], routeWithMethod);
+const beforeBare = await guardCall(
+  baseline.createKeyward as typeof createKeyward,
+  [],
+  baselineToolkit.routeWithMethod,
+);
 const floor = floorCheck(after.authorization);
 const sides: Record<string, () => unknown> = {
   floor: () => floor(after.authorization),
   before: before.call,
   after: after.call,
+  "after, no otel": afterNoOtel.call,
+  "before, none": beforeBare.call,
+  "after, none": afterBare.call,
 };
 
 const timeRound = (call: () => unknown) => {
@@ -138,8 +156,11 @@ const timeRound = (call: () => unknown) => {
 };
 for (const call of Object.values(sides)) for (let warm = 0; warm < 5; warm++) timeRound(call);
 
-const times: Record<string, number[]> = { floor: [], before: [], after: [] };
+const times: Record<string, number[]> = Object.fromEntries(
+  Object.keys(sides).map((name) => [name, [] as number[]]),
+);
 const ratios: number[] = [];
+const bareRatios: number[] = [];
 for (let round = 0; round < rounds; round++) {
   const order = Object.keys(sides);
   if (round % 2 === 1) order.reverse();
@@ -147,6 +168,7 @@ for (let round = 0; round < rounds; round++) {
   for (const name of order) measured[name] = timeRound(sides[name]!);
   for (const name of order) times[name]!.push(measured[name]!);
   ratios.push(measured.after! / measured.before!);
+  bareRatios.push(measured["after, none"]! / measured["before, none"]!);
 }
 
 const median = (values: number[]) => {
@@ -159,13 +181,13 @@ console.log(
 );
 for (const [name, values] of Object.entries(times)) {
   console.log(
-    `${name.padEnd(7)} median ${median(values).toFixed(0)} ns, min ${Math.min(...values).toFixed(0)} ns`,
+    `${name.padEnd(15)} median ${median(values).toFixed(0)} ns, min ${Math.min(...values).toFixed(0)} ns`,
   );
 }
 console.log(
-  `after ÷ before (${baselineRef}), median of the rounds' ratios: ${median(ratios).toFixed(3)}`,
+  `after ÷ before (${baselineRef}), median of the rounds' ratios: demo's path ${median(ratios).toFixed(3)}, no feature ${median(bareRatios).toFixed(3)}`,
 );
 console.log(
-  `before − floor ${(median(times.before!) - median(times.floor!)).toFixed(0)} ns, after − floor ${(median(times.after!) - median(times.floor!)).toFixed(0)} ns`,
+  `medians: before − floor ${(median(times.before!) - median(times.floor!)).toFixed(0)} ns, after − floor ${(median(times.after!) - median(times.floor!)).toFixed(0)} ns, after − after without otel ${(median(times.after!) - median(times["after, no otel"]!)).toFixed(0)} ns`,
 );
 process.exit(0);
