@@ -5,7 +5,7 @@
 
 import { createKeyFormat } from "@keyward/core/toolkit";
 import { bench, do_not_optimize, group, summary } from "mitata";
-import { createSecretHasher, nodeSha256, osloSha256 } from "../packages/core/src/keys/hash.js";
+import { createSecretHasher, jsSha256, nodeSha256 } from "../packages/core/src/keys/hash.js";
 
 const keys = createKeyFormat({ prefix: "sk_live_" });
 // As a server sees it: cut from an Authorization header, not the rope string generate() built.
@@ -31,16 +31,16 @@ group("keys: format", () => {
 
 summary(() => {
   group("keys: SHA-256 of a 44-char key", () => {
-    bench("SHA-256 oslo", () => do_not_optimize(osloSha256.sha256(token)));
+    bench("SHA-256 plain JavaScript", () => do_not_optimize(jsSha256.sha256(token)));
     bench("SHA-256 node:crypto", () => do_not_optimize(node.sha256(token)));
   });
 });
 
-const osloHmac = osloSha256.hmacSha256(pepper);
+const jsHmac = jsSha256.hmacSha256(pepper);
 const nodeHmac = node.hmacSha256(pepper);
 summary(() => {
   group("keys: HMAC-SHA-256 of a 44-char key, 32-byte pepper", () => {
-    bench("HMAC-SHA-256 oslo", () => do_not_optimize(osloHmac(token)));
+    bench("HMAC-SHA-256 plain JavaScript", () => do_not_optimize(jsHmac(token)));
     bench("HMAC-SHA-256 node:crypto", () => do_not_optimize(nodeHmac(token)));
   });
 });

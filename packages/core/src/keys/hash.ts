@@ -1,19 +1,18 @@
 /**
  * Hashing of key secrets for storage and lookup: SHA-256, or HMAC-SHA-256 keyed by a server-side
  * pepper. Keys carry ~178 bits of CSPRNG output, so one fast hash is enough (no bcrypt/argon2; see
- * docs/key-format.md). Two interchangeable implementations: `@oslojs/crypto` (pure JavaScript, runs
- * anywhere) and `node:crypto` (native), the latter found at run time so the core never imports a
+ * docs/key-format.md). Two interchangeable implementations: Keyward's own (pure JavaScript,
+ * sha256.ts, runs anywhere) and `node:crypto` (native), the latter found at run time so the core never imports a
  * `node:` module and still loads on Deno, Bun and Workers.
  */
-import { HMAC } from "@oslojs/crypto/hmac";
-import { SHA256 } from "@oslojs/crypto/sha2";
+import { hmacSha256Digest, sha256Digest } from "./sha256.js";
 
 export type HashAlgorithm = "sha256" | "hmac-sha256";
-export type HashImplementation = "auto" | "oslo" | "node";
+export type HashImplementation = "auto" | "js" | "node";
 
 /** One SHA-256 implementation. Strings are hashed as their UTF-8 bytes; output is lowercase hex. */
 export interface Sha256Implementation {
-  readonly name: "oslo" | "node";
+  readonly name: "js" | "node";
   sha256(data: string | Uint8Array): string;
   /** An HMAC-SHA-256 function bound to `key` (RFC 2104; a key longer than 64 bytes is hashed). */
   hmacSha256(key: Uint8Array): (data: string | Uint8Array) => string;
@@ -32,21 +31,13 @@ const utf8 = new TextEncoder();
 const toBytes = (data: string | Uint8Array) =>
   typeof data === "string" ? utf8.encode(data) : data;
 
-/** Pure JavaScript: `@oslojs/crypto`. */
-export const osloSha256: Sha256Implementation = {
-  name: "oslo",
-  sha256(data) {
-    const hash = new SHA256();
-    hash.update(toBytes(data));
-    return toHex(hash.digest());
-  },
+/** Pure JavaScript: sha256.ts. */
+export const jsSha256: Sha256Implementation = {
+  name: "js",
+  sha256: (data) => toHex(sha256Digest(toBytes(data))),
   hmacSha256(key) {
-    const ownKey = key.slice();
-    return (data) => {
-      const mac = new HMAC(SHA256, ownKey);
-      mac.update(toBytes(data));
-      return toHex(mac.digest());
-    };
+    const mac = hmacSha256Digest(key);
+    return (data) => toHex(mac(toBytes(data)));
   },
 };
 
@@ -93,7 +84,7 @@ export function nodeSha256(): Sha256Implementation | undefined {
 }
 
 function pickImplementation(choice: HashImplementation): Sha256Implementation {
-  if (choice === "oslo") return osloSha256;
+  if (choice === "js") return jsSha256;
   const native = nodeSha256();
   if (choice === "node") {
     if (native === undefined) {
@@ -104,8 +95,8 @@ function pickImplementation(choice: HashImplementation): Sha256Implementation {
   if (choice !== "auto") {
     throw new TypeError(`Unknown hash implementation ${JSON.stringify(choice)}`);
   }
-  // node:crypto measured several times faster (docs/benchmarks.md); oslo wherever it is missing.
-  return native ?? osloSha256;
+  // node:crypto measured several times faster (docs/benchmarks.md); plain JavaScript wherever it is missing.
+  return native ?? jsSha256;
 }
 
 function pepperBytes(pepper: string | Uint8Array): Uint8Array {
@@ -129,14 +120,14 @@ export interface SecretHasherOptions {
 
 export interface SecretHasher {
   readonly algorithm: HashAlgorithm;
-  readonly implementation: "oslo" | "node";
+  readonly implementation: "js" | "node";
   /** 64 lowercase hex characters. The secret is neither kept nor echoed. */
   hash(secret: string): string;
 }
 
 /**
  * Hashes on `node:crypto` when the runtime has it (measured several times faster, see
- * docs/benchmarks.md), otherwise on `@oslojs/crypto`; the result is the same either way.
+ * docs/benchmarks.md), otherwise in plain JavaScript (sha256.ts); the result is the same either way.
  *
  * @example
  * const hasher = createSecretHasher({ pepper: process.env.KEYWARD_PEPPER });
