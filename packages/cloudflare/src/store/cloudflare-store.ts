@@ -11,6 +11,7 @@ import {
   type EventLog,
   type KeyStore,
   type KeywardStore,
+  type LimitLayer,
   type RateLimitStore,
   type StoredKey,
   type StoreParts,
@@ -20,12 +21,7 @@ import {
 } from "@keyward/core";
 import { parseBucket } from "@keyward/core/toolkit";
 import type { LimitAnswer, VersionCheck } from "../object/limit-table.js";
-import {
-  callObject,
-  ObjectCallError,
-  type ObjectNamespace,
-  type ObjectStub,
-} from "../protocol/object-call.js";
+import { callObject, type ObjectNamespace } from "../protocol/object-call.js";
 import {
   bucketObjectName,
   keyObjectName,
@@ -34,6 +30,9 @@ import {
 } from "../protocol/object-names.js";
 import { keyCache } from "./key-cache.js";
 import { staleKeyError } from "./stale-key.js";
+
+/** Core names a key's credits bucket `credits:<key id>` (`limits/resolve-layers.ts`). */
+const creditsBucketPrefix = "credits:";
 
 export interface CloudflareStoreOptions {
   /** The Durable Object namespace bound to `KeywardObject` (`env.KEYWARD`). */
@@ -103,23 +102,17 @@ export function cloudflareStore(options: CloudflareStoreOptions): CloudflareStor
   const clock = options.clock ?? systemClock;
   const cache = keyCache({ ttlMs, maxEntries, clock });
 
-  // One stub per object, made on first use and kept (a stub is only a client of the object, and
-  // making one through Miniflare's proxy is a round trip of its own). A stub that failed is made
-  // anew for the next call, as Workers requires after a stub's exception.
-  const stubs = new Map<string, ObjectStub>();
-  const call = async <T>(object: string, method: string, ...args: unknown[]): Promise<T> => {
-    let stub = stubs.get(object);
-    if (stub === undefined) {
-      stub = namespace.get(namespace.idFromName(object) as never);
-      if (stubs.size >= maxEntries) stubs.delete(stubs.keys().next().value!);
-      stubs.set(object, stub);
+  // Ids are derived once per name. A stub is made per call: Workers refuses a stub made while
+  // serving one request for I/O on behalf of another, and making one costs no round trip.
+  const ids = new Map<string, unknown>();
+  const call = <T>(object: string, method: string, ...args: unknown[]): Promise<T> => {
+    let id = ids.get(object);
+    if (id === undefined) {
+      id = namespace.idFromName(object);
+      if (ids.size >= maxEntries) ids.delete(ids.keys().next().value!);
+      ids.set(object, id);
     }
-    try {
-      return await callObject<T>(stub, method, args, prefix);
-    } catch (error) {
-      if (!(error instanceof ObjectCallError)) stubs.delete(object);
-      throw error;
-    }
+    return callObject<T>(namespace.get(id as never), method, args, prefix);
   };
   const keysObject = keysObjectName(prefix);
   const onKeys = <T>(method: string, ...args: unknown[]) => call<T>(keysObject, method, ...args);
@@ -223,9 +216,7 @@ export function cloudflareStore(options: CloudflareStoreOptions): CloudflareStor
       return decided(answer, keyId);
     },
     async consumeLayers({ owner, layers, now }) {
-      const keyLayer = layers.find((layer) => layer.layer === "key");
-      const parsed = keyLayer === undefined ? undefined : parseBucket(keyLayer.bucket);
-      const keyId = parsed?.kind === "key" ? parsed.keyId : undefined;
+      const keyId = keyIdOf(layers);
       const object = limitObjectOf(owner, keyId, layers);
       const check = keyId === undefined ? null : checkOf(keyId);
       const answer = await call<
@@ -234,12 +225,26 @@ export function cloudflareStore(options: CloudflareStoreOptions): CloudflareStor
       return decided(answer, keyId);
     },
     async readLayers({ owner, layers, now }) {
-      const keyLayer = layers.find((layer) => layer.layer === "key");
-      const parsed = keyLayer === undefined ? undefined : parseBucket(keyLayer.bucket);
-      const keyId = parsed?.kind === "key" ? parsed.keyId : undefined;
-      return call(limitObjectOf(owner, keyId, layers), "limits.readLayers", layers, now);
+      return call(limitObjectOf(owner, keyIdOf(layers), layers), "limits.readLayers", layers, now);
     },
   };
+
+  /**
+   * Whose key a request's layers are about: the key layer's (`key:<id>`), or, in a usage report that
+   * reads only the allowances, the credits layer's (`credits:<id>`).
+   */
+  function keyIdOf(layers: readonly LimitLayer[]): string | undefined {
+    for (const layer of layers) {
+      if (layer.layer === "key") {
+        const parsed = parseBucket(layer.bucket);
+        if (parsed?.kind === "key") return parsed.keyId;
+      }
+      if (layer.layer === "credits" && layer.bucket.startsWith(creditsBucketPrefix)) {
+        return layer.bucket.slice(creditsBucketPrefix.length);
+      }
+    }
+    return undefined;
+  }
 
   /**
    * The object a request's layers are applied in: the owner's, unless limits are kept per key and
