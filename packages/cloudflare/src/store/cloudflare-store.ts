@@ -302,8 +302,8 @@ export function cloudflareStore(options: CloudflareStoreOptions): CloudflareStor
       for (const name of limitObjectNames) dumped[name] = await call(name, "dump");
       return dumped;
     },
-    async close() {
-      cache.clear();
-    },
+    // Nothing to release: no connection, no timer. The key cache stays, so a Worker that closes
+    // a per-request Keyward after each response (`ctx.waitUntil(keyward.close())`) keeps it warm.
+    async close() {},
   };
 }
