@@ -120,8 +120,15 @@ export class KeywardObject {
   async fetch(request: Request): Promise<Response> {
     const call = await readObjectCall(request);
     if ("refused" in call) return objectRefusal(call.refused);
-    const method = this.#methods[call.method];
-    if (method === undefined) return objectRefusal(`KeywardObject has no method ${call.method}`);
+    // Own methods only: a name such as `toString` or `constructor` is no method of the object's.
+    const method = Object.hasOwn(this.#methods, call.method)
+      ? this.#methods[call.method]
+      : undefined;
+    if (method === undefined) {
+      return objectRefusal(
+        `KeywardObject has no method ${JSON.stringify(call.method.slice(0, 64))}`,
+      );
+    }
     const prefix = new URL(request.url).searchParams.get("prefix") ?? "";
     let result: unknown;
     try {
