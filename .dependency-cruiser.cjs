@@ -71,12 +71,12 @@ module.exports = {
       severity: "error",
       comment: "An adapter does not import a store, nor a store an adapter.",
       from: { path: "^packages/(express|fastify|fetch|hono)/src/" },
-      to: { path: "^packages/(postgres|redis)/src/" },
+      to: { path: "^packages/(postgres|redis|cloudflare)/src/" },
     },
     {
       name: "stores-import-no-adapter",
       severity: "error",
-      from: { path: "^packages/(postgres|redis)/src/" },
+      from: { path: "^packages/(postgres|redis|cloudflare)/src/" },
       to: { path: "^packages/(express|fastify|fetch|hono|ui|cli)/src/" },
     },
     {

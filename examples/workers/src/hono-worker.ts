@@ -30,7 +30,9 @@ import type { WorkerEnvironment } from "./worker.js";
 const resource = (c: Context) => profileResource(c.req.param("slug") ?? "");
 
 function createHonoApp(env: WorkerEnvironment): Hono<KeywardEnv> {
-  const config = loadDemoConfig({ ...env });
+  // The text bindings only: this Worker keeps its keys in memory and binds no Durable Object.
+  const { KEYWARD: _, ...text } = env;
+  const config = loadDemoConfig(text);
   const instance = createKeyward({
     store: memoryStore(), // per isolate: docs/getting-started-workers.md, Storage
     scopes: DEMO_SCOPE_DESCRIPTIONS,

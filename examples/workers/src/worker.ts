@@ -4,10 +4,12 @@
  * Worker's bindings instead of the process environment: `KEYWARD_JWT_SECRET` (a secret) and
  * `KEYWARD_TIER_LIMITS` (a variable), read by the same `loadDemoConfig` every example uses.
  *
- * Keys, usage and rate limits live in a `memoryStore()` of the isolate: docs/getting-started-workers.md
- * says what a deployment needs instead.
+ * Keys, usage, rate limits, quotas and credits live in Durable Objects (`@keyward/cloudflare`,
+ * bound as `KEYWARD` in wrangler.toml), so they are the same for every isolate and location: see
+ * docs/cloudflare.md.
  */
-import { createKeyward, memoryStore } from "@keyward/core";
+import { type CloudflareStore, cloudflareStore, type ObjectNamespace } from "@keyward/cloudflare";
+import { createKeyward, type Keyward } from "@keyward/core";
 import { events } from "@keyward/core/events";
 import { lifecycle } from "@keyward/core/lifecycle";
 import { organizations } from "@keyward/core/organizations";
@@ -31,31 +33,56 @@ export interface WorkerEnvironment {
   REDIS_URL?: string;
   /** Where the secret-scanning endpoint fetches GitHub's signing keys; unset: GitHub's. */
   KEYWARD_SECRET_SCANNING_KEYS_URL?: string;
+  /** The Durable Object namespace of `KeywardObject` (wrangler.toml's `[[durable_objects.bindings]]`). */
+  KEYWARD?: ObjectNamespace;
+}
+
+/** The object class the `KEYWARD` binding names: a Worker exports it for Cloudflare to run. */
+export { KeywardObject } from "@keyward/cloudflare";
+
+/** What `ctx.waitUntil` is, of a module Worker's third argument. */
+interface WorkerContext {
+  waitUntil(promise: Promise<unknown>): void;
 }
 
 /**
- * Bindings arrive with the first request, so the app is built then, once per isolate, and reused by
- * every later request the isolate serves (that is what keeps the in-memory store's keys).
+ * The store is built once per isolate, with the first request's bindings, and kept: its key cache
+ * then serves the isolate's later requests (a key changed anywhere is still refused at once: the
+ * limit objects check the record's version). Keyward itself is built per request and closed after
+ * the response with `ctx.waitUntil`, which writes that request's buffered usage: a Worker cannot
+ * rely on a timer running once its request is over.
  */
-let app: ((request: Request) => Promise<Response>) | undefined;
+let store: CloudflareStore | undefined;
 
 export default {
-  fetch(request: Request, env: WorkerEnvironment): Promise<Response> {
-    app ??= createWorkerApp(env);
-    return app(request);
+  async fetch(request: Request, env: WorkerEnvironment, ctx: WorkerContext): Promise<Response> {
+    store ??= openStore(env);
+    const keyward = createWorkerKeyward(env, store);
+    const response = await createApp(keyward)(request);
+    ctx.waitUntil(keyward.close());
+    return response;
   },
 };
 
-function createWorkerApp(env: WorkerEnvironment): (request: Request) => Promise<Response> {
-  const config = workerConfig(env);
-  if (config.usingDevelopmentSecret) {
+function openStore(env: WorkerEnvironment): CloudflareStore {
+  if (env.KEYWARD === undefined) {
+    throw new TypeError(
+      "The KEYWARD Durable Object binding is missing: bind KeywardObject as KEYWARD (wrangler.toml, docs/cloudflare.md)",
+    );
+  }
+  if (workerConfig(env).usingDevelopmentSecret) {
     console.warn(
       "keyward: KEYWARD_JWT_SECRET is not set, so the public development secret signs sessions; " +
         "set one with `wrangler secret put KEYWARD_JWT_SECRET` before deploying",
     );
   }
-  const keyward = createKeyward({
-    store: memoryStore(),
+  return cloudflareStore({ namespace: env.KEYWARD });
+}
+
+function createWorkerKeyward(env: WorkerEnvironment, shared: CloudflareStore): Keyward {
+  const config = workerConfig(env);
+  return createKeyward({
+    store: shared,
     scopes: DEMO_SCOPE_DESCRIPTIONS,
     tiers: demoTiers(config.tierLimits),
     jwt: { secret: config.jwtSecret },
@@ -79,17 +106,16 @@ function createWorkerApp(env: WorkerEnvironment): (request: Request) => Promise<
     ],
     onError: (error) => console.error("keyward:", error),
   });
-  return createApp(keyward);
 }
 
 /** The demo configuration from the bindings, refusing the stores this Worker cannot open. */
 function workerConfig(env: WorkerEnvironment): DemoConfig {
   const config = loadDemoConfig(env as Environment);
   if (config.databaseUrl || config.redisUrl) {
-    // A silent fallback to memory would lose every key on the next isolate: say so instead.
+    // Configured for another store: say so rather than ignore it.
     throw new TypeError(
-      "DATABASE_URL and REDIS_URL are not read by this Worker: it keeps keys in memory, per isolate " +
-        "(docs/getting-started-workers.md, Storage)",
+      "DATABASE_URL and REDIS_URL are not read by this Worker: it keeps keys in Durable Objects " +
+        "(docs/cloudflare.md)",
     );
   }
   return config;

@@ -8,7 +8,7 @@
  * 22) drives the same binary with the same kind of config.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -44,6 +44,12 @@ export interface WorkerdOptions {
    * default workerd's outbound network is the public internet only, as on Cloudflare.
    */
   allowLoopbackFetch?: boolean;
+  /**
+   * Bind `KeywardObject` (which the Worker must export) as `KEYWARD`, on SQLite-backed storage in
+   * the run's temporary folder (removed by `stop`), as wrangler.toml's `[[durable_objects.bindings]]` and `[[migrations]]`
+   * do. Default: for `worker.ts` (no `source`, no `entry`), which keeps its keys there.
+   */
+  durableObjects?: boolean;
 }
 
 export interface RunningWorker {
@@ -96,6 +102,8 @@ export async function bundleWorker(
 export async function runInWorkerd(options: WorkerdOptions = {}): Promise<RunningWorker> {
   const bundle = await bundleWorker(options);
   const directory = await mkdtemp(path.join(tmpdir(), "keyward-workerd-"));
+  const objectsDirectory = path.join(directory, "durable-objects");
+  await mkdir(objectsDirectory);
   await writeFile(path.join(directory, "worker.js"), bundle);
   await writeFile(
     path.join(directory, "config.capnp"),
@@ -103,6 +111,9 @@ export async function runInWorkerd(options: WorkerdOptions = {}): Promise<Runnin
       options.bindings ?? {},
       options.address ?? "127.0.0.1:0",
       options.allowLoopbackFetch === true,
+      (options.durableObjects ?? (options.source === undefined && options.entry === undefined))
+        ? objectsDirectory
+        : undefined,
     ),
   );
   const output = options.onOutput ?? ((text: string) => process.stderr.write(text));
@@ -139,15 +150,36 @@ function workerdBinary(): string {
   return require("workerd").default ?? require("workerd");
 }
 
-/** One Worker service, its module and text bindings, and one HTTP socket in front of it. */
+/**
+ * One Worker service, its module and text bindings (and, with `durableObjects`, the `KEYWARD`
+ * namespace of its `KeywardObject` class), and one HTTP socket in front of it.
+ */
 function workerdConfig(
   bindings: Record<string, string>,
   address: string,
   allowLoopbackFetch: boolean,
+  /** Where the objects' SQLite files go; undefined: no Durable Objects. */
+  objectsDirectory: string | undefined,
 ): string {
-  const textBindings = Object.entries(bindings)
-    .map(([name, value]) => `(name = ${capnpString(name)}, text = ${capnpString(value)})`)
-    .join(",\n      ");
+  const durableObjects = objectsDirectory !== undefined;
+  const textBindings = [
+    ...Object.entries(bindings).map(
+      ([name, value]) => `(name = ${capnpString(name)}, text = ${capnpString(value)})`,
+    ),
+    ...(durableObjects ? ['(name = "KEYWARD", durableObjectNamespace = "KeywardObject")'] : []),
+  ].join(",\n      ");
+  // wrangler.toml's `new_sqlite_classes`: the class's objects have SQLite storage (`enableSql`).
+  const objects = durableObjects
+    ? `
+  durableObjectNamespaces = [
+    (className = "KeywardObject", uniqueKey = "keyward-example-KeywardObject", enableSql = true),
+  ],
+  durableObjectStorage = (localDisk = "durable-objects"),`
+    : "";
+  // SQLite-backed objects need a disk: in memory, workerd offers the key-value API only.
+  const objectsDisk = durableObjects
+    ? `,\n    (name = "durable-objects", disk = (path = ${capnpString(objectsDirectory)}, writable = true))`
+    : "";
   // A service named "internet" replaces workerd's default outbound network (public only).
   const loopbackNetwork = allowLoopbackFetch
     ? `,\n    (name = "internet", network = (allow = ["public", "local"]))`
@@ -155,7 +187,7 @@ function workerdConfig(
   return `using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
-  services = [ (name = "main", worker = .worker)${loopbackNetwork} ],
+  services = [ (name = "main", worker = .worker)${loopbackNetwork}${objectsDisk} ],
   sockets = [ (name = "http", address = ${capnpString(address)}, http = (), service = "main") ],
 );
 
@@ -164,7 +196,7 @@ const worker :Workerd.Worker = (
   compatibilityDate = ${capnpString(compatibilityDate)},
   bindings = [
       ${textBindings}
-  ],
+  ],${objects}
 );
 `;
 }

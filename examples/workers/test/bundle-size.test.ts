@@ -1,7 +1,8 @@
 /**
  * What a Fetch app on Workers ships: a memory store, the key-management endpoints and one guarded
  * route, bundled and minified by esbuild as Wrangler would, with no feature listed and with every
- * feature there is. The figures are printed on every run (docs/benchmarks.md keeps their history),
+ * feature there is, and the same kernel-only app on `@keyward/cloudflare`'s Durable Objects store
+ * (the store and its object class in one module, as a Worker deploys them). The figures are printed on every run (docs/benchmarks.md keeps their history),
  * and the kernel-only bundle is held to a budget so that it does not grow back.
  */
 import { fileURLToPath } from "node:url";
@@ -40,6 +41,32 @@ const profile = withApiKey(keyward, { scopes: ["profile:read"], route: "GET /pro
 export default { fetch: async (request) => (await api(request)) ?? profile(request) };
 `;
 
+/** The kernel-only app on Durable Objects: the store per isolate, the object class exported. */
+const cloudflareApp = `
+import { createKeyward } from "@keyward/core";
+import { cloudflareStore } from "@keyward/cloudflare";
+import { keywardFetchHandler, withApiKey } from "@keyward/fetch";
+export { KeywardObject } from "@keyward/cloudflare";
+let handler;
+export default {
+  async fetch(request, env) {
+    if (!handler) {
+      const keyward = createKeyward({
+        store: cloudflareStore({ namespace: env.KEYWARD }),
+        scopes: { "profile:read": "Read" },
+        tiers: { free: { rateLimit: { limit: 60, window: "1m" } } },
+        jwt: { secret: "a-secret-of-at-least-thirty-two-bytes!" },
+      });
+      const api = keywardFetchHandler(keyward);
+      const profile = withApiKey(keyward, { scopes: ["profile:read"], route: "GET /profile" },
+        (request, principal) => Response.json(principal));
+      handler = async (request) => (await api(request)) ?? profile(request);
+    }
+    return handler(request);
+  },
+};
+`;
+
 async function minifiedBytes(source: string): Promise<number> {
   const result = await build({
     stdin: { contents: source, resolveDir: sourceDir, sourcefile: "app.ts", loader: "ts" },
@@ -64,15 +91,21 @@ const kernelBudgetBytes = 250 * 1024;
 
 describe("a Fetch app's bundle on Workers", () => {
   it("is printed, with no feature and with every feature, and the kernel stays within its budget", async () => {
-    const [kernel, everything] = await Promise.all([
+    const [kernel, everything, onDurableObjects] = await Promise.all([
       minifiedBytes(app(false)),
       minifiedBytes(app(true)),
+      minifiedBytes(cloudflareApp),
     ]);
     const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
     console.log(
       `[bundle] Fetch app, memory store, one guarded route, minified: no feature ${kb(kernel)}; every feature ${kb(everything)}`,
     );
+    console.log(
+      `[bundle] the same app (no feature) on @keyward/cloudflare's Durable Objects store, with KeywardObject, minified: ${kb(onDurableObjects)}`,
+    );
     expect(kernel).toBeLessThan(everything);
+    // The store replaces the memory store, and the object class comes with it: more, not less.
+    expect(onDurableObjects).toBeGreaterThan(kernel);
     expect(kernel).toBeLessThanOrEqual(kernelBudgetBytes);
   }, 60_000);
 });

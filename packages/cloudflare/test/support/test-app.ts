@@ -1,0 +1,110 @@
+/**
+ * The Worker each test isolate runs (`miniflare.ts` starts several of it on one namespace):
+ * - `POST /run` `{ prefix, now, tiers, keys, requests, inFlight }`: a Keyward of its own on
+ *   `cloudflareStore`, on a clock set to `now`, sends `requests` verifications, `inFlight` at a time,
+ *   spread over `keys`, and answers how many each got admitted and why the others were refused;
+ * - `POST /verify` `{ prefix, secret }`: one verification by this isolate's long-lived Keyward for
+ *   `prefix` (its key cache stays warm between requests, as a busy Worker's does).
+ */
+import { createKeyward, type Keyward, type KeywardConfig, manualClock } from "@keyward/core";
+import { cloudflareStore, type ObjectNamespace } from "../../src/index.js";
+
+export interface RunJob {
+  prefix: string;
+  now: number;
+  tiers: KeywardConfig["tiers"];
+  keys: { secret: string; cost: number; scopes?: string[] }[];
+  requests: number;
+  inFlight: number;
+  limitObjects?: "owner" | "key";
+}
+
+export interface RunResult {
+  admitted: number[];
+  refusals: Record<string, number>;
+}
+
+const scopes = { "profile:read": "Read", "profile:write": "Write" };
+const verifiers = new Map<string, Keyward>();
+
+const keywardFor = (
+  namespace: ObjectNamespace,
+  prefix: string,
+  tiers: KeywardConfig["tiers"],
+  now?: number,
+  limitObjects?: "owner" | "key",
+) =>
+  createKeyward({
+    store: cloudflareStore({ namespace, prefix, ...(limitObjects ? { limitObjects } : {}) }),
+    scopes,
+    tiers,
+    ...(now === undefined ? {} : { clock: manualClock(now) }),
+    jwt: false,
+    logger: false,
+  });
+
+async function run(namespace: ObjectNamespace, job: RunJob): Promise<RunResult> {
+  const keyward = keywardFor(namespace, job.prefix, job.tiers, job.now, job.limitObjects);
+  const admitted = job.keys.map(() => 0);
+  const refusals: Record<string, number> = {};
+  let sent = 0;
+  const lane = async () => {
+    while (sent < job.requests) {
+      const index = sent % job.keys.length;
+      sent += 1;
+      const { secret, cost, scopes: required } = job.keys[index]!;
+      const result = await keyward.verify(`Bearer ${secret}`, {
+        route: "GET /p",
+        cost,
+        ...(required ? { scopes: required } : {}),
+      });
+      if (result.ok) admitted[index]! += 1;
+      else refusals[String(result.error.detail)] = (refusals[String(result.error.detail)] ?? 0) + 1;
+    }
+  };
+  await Promise.all(Array.from({ length: job.inFlight }, lane));
+  await keyward.close();
+  return { admitted, refusals };
+}
+
+/**
+ * `POST /object/<method>` with the object's name in `x-keyward-object`: the call handed on to that
+ * object through this Worker's binding, as it came. What the tests' store in Node calls through
+ * (`forwardingNamespace` in `miniflare.ts`): one HTTP request per call.
+ */
+function forward(request: Request, namespace: ObjectNamespace): Promise<Response> {
+  const url = new URL(request.url);
+  const name = request.headers.get("x-keyward-object") ?? "";
+  const stub = namespace.get(namespace.idFromName(name) as never);
+  const method = url.pathname.slice("/object/".length);
+  return stub.fetch(`https://keyward.object/${method}${url.search}`, {
+    method: "POST",
+    body: request.body as never,
+  }) as unknown as Promise<Response>;
+}
+
+export default {
+  async fetch(request: Request, env: { KEYWARD: ObjectNamespace }): Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (path.startsWith("/object/")) return forward(request, env.KEYWARD);
+    if (path === "/run")
+      return Response.json(await run(env.KEYWARD, (await request.json()) as RunJob));
+    if (path === "/verify") {
+      const { prefix, secret } = (await request.json()) as { prefix: string; secret: string };
+      let keyward = verifiers.get(prefix);
+      if (keyward === undefined) {
+        keyward = keywardFor(env.KEYWARD, prefix, {
+          free: { rateLimit: { limit: 1_000, window: "1m" } },
+        });
+        verifiers.set(prefix, keyward);
+      }
+      const result = await keyward.verify(`Bearer ${secret}`, { route: "GET /p" });
+      return Response.json(
+        result.ok
+          ? { ok: true }
+          : { ok: false, detail: result.error.detail, code: result.error.code },
+      );
+    }
+    return new Response("not found", { status: 404 });
+  },
+};
