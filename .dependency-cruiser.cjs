@@ -61,7 +61,7 @@ module.exports = {
         pathNot: [
           "^packages/$1/src/",
           "^packages/[^/]+/src/index\\.ts$",
-          "^packages/core/src/(toolkit|node-http/index|(events|imports|lifecycle|openapi|organizations|permissions|recoverable|secret-scanning)/index)\\.ts$",
+          "^packages/core/src/(toolkit|node-http/index|(events|imports|lifecycle|openapi|organizations|permissions|recoverable|secret-scanning|budgets)/index)\\.ts$",
         ],
       },
     },

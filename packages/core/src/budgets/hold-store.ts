@@ -28,6 +28,7 @@ export interface StoredHold {
 }
 
 export interface HoldStore {
+  /** Records a new hold; rejects if one with its id exists (a hold is never silently replaced). */
   put(hold: StoredHold): Promise<void>;
   /** Removes the hold and answers it; undefined when it is gone (settled, released, expired). */
   take(id: string): Promise<StoredHold | undefined>;
@@ -44,6 +45,7 @@ export function memoryHoldStore(): HoldStore {
   const holds = new Map<string, StoredHold>();
   return {
     async put(hold) {
+      if (holds.has(hold.id)) throw new Error(`Keyward: hold ${hold.id} exists already`);
       holds.set(hold.id, structuredClone(hold));
     },
     async take(id) {

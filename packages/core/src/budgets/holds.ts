@@ -112,15 +112,10 @@ export function holdsOf(parts: HoldParts) {
     const now = parts.clock().now();
     const spent = actual === undefined ? 0 : Math.min(actual, hold.amount);
     const returned = hold.amount - spent;
-    try {
-      await giveBack(hold, returned, now);
-    } catch (error) {
-      // The record is gone: put it back as what is left to return, due now, for the next sweep.
-      await parts.store
-        .put({ ...hold, amount: returned, expiresAt: now })
-        .catch((cause) => parts.report(`Keyward: hold ${id} could not be kept for a retry`, cause));
-      throw error;
-    }
+    // A give-back the store failed (a timeout, a lost connection) is not retried: it may have run
+    // all the same, and returning twice would let spending pass the cap. The hold's rest stays
+    // spent, and the caller gets the error.
+    await giveBack(hold, returned, now);
     if (parts.onSettled) {
       try {
         parts.onSettled({
