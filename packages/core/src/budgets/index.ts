@@ -41,6 +41,7 @@ export { budgetPeriodEnd, budgetPeriodStart } from "./budget-period.js";
 export type { BudgetUsage } from "./budget-usage.js";
 export { type HoldStore, memoryHoldStore, type StoredHold } from "./hold-store.js";
 export type { Hold, HoldOutcome, ReserveResult, SettledHold } from "./holds.js";
+export { type SettlingStreamOptions, settlingStream } from "./settling-stream.js";
 
 export interface BudgetsConfig {
   /** A budget for every key (`{ limit, period }`), or a function of the key; none by default. */
