@@ -4,6 +4,7 @@
  * endpoints and nothing else; `withApiKey` guards the host's own routes.
  */
 
+export { settlingStream } from "@keyward/core/budgets";
 export { type KeywardFetchHandler, keywardFetchHandler } from "./keyward-fetch-handler.js";
 export type { Principal, VerifyResult } from "./types.js";
 export {
@@ -12,3 +13,4 @@ export {
   withApiKey,
   withHeaders,
 } from "./with-api-key.js";
+export { type HoldHandler, type WithHoldOptions, withHold } from "./with-hold.js";
