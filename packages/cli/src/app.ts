@@ -12,9 +12,18 @@ import { pathToFileURL } from "node:url";
 import type { Keyward } from "@keyward/core";
 import { badInput, CliError, ExitCode } from "./exit-codes.js";
 import { describeFailure } from "./failure.js";
+import { importOptional } from "./optional-dependency.js";
 import { printable } from "./output/printable.js";
 
 const typeScript = /\.(c|m)?tsx?$/;
+
+/** tsx, which loads a TypeScript application module; a JavaScript one does not need it. */
+const loadTsx = () =>
+  importOptional<typeof import("tsx/esm/api")>({
+    specifier: "tsx/esm/api",
+    packageName: "tsx",
+    neededBy: "a TypeScript --app module (or build it to JavaScript)",
+  });
 
 /**
  * Imports the application's module and resolves to its instance. Every failure is a `CliError`: a
@@ -36,14 +45,14 @@ export async function loadApp(
   const file = path.resolve(cwd, named);
   const shown = printable(file);
   if (!existsSync(file)) throw badInput(`application module not found: ${shown}`);
+  // Outside the try: a missing tsx is the CLI's setup, not the application failing to start.
+  const tsx = typeScript.test(file) ? await loadTsx() : undefined;
   let exported: unknown;
   try {
     const url = pathToFileURL(file).href;
-    const module = (
-      typeScript.test(file)
-        ? await (await import("tsx/esm/api")).tsImport(url, import.meta.url)
-        : await import(url)
-    ) as { default?: unknown };
+    const module = (tsx ? await tsx.tsImport(url, import.meta.url) : await import(url)) as {
+      default?: unknown;
+    };
     exported = module.default;
     if (typeof exported === "function") exported = (exported as () => unknown)();
     exported = await exported;

@@ -282,7 +282,10 @@ describe("keyward import better-auth, into the running demo", () => {
         issued.map((one) => createHash("sha256").update(one.key).digest("hex")).sort(),
       );
       // better-auth's own check of four of them recorded their last request: carried over.
-      expect(before.filter((row) => row.imported_last_used_at !== null)).toHaveLength(4);
+      const lastUses = before.filter(
+        (row) => (row.fields as { importedLastUsedAt?: number } | null)?.importedLastUsedAt,
+      );
+      expect(lastUses).toHaveLength(4);
       const dump = JSON.stringify(before);
       for (const one of issued) expect(dump).not.toContain(one.key);
     } finally {

@@ -35,7 +35,7 @@ afterAll(() => {
  * the package, so `pg` and `ioredis` resolve from its node_modules), each with its own copy of
  * Keyward (no shared chunk), and returns the executable's path.
  */
-function builtBin(): Promise<string> {
+export function builtBin(): Promise<string> {
   built ??= (async () => {
     await build({
       entry: {

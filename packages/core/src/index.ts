@@ -39,6 +39,7 @@ export type {
 export type { Spend, SpendKit, SpendStep } from "./auth/spend-steps.js";
 export type { VerifyPhases } from "./auth/verify-phases.js";
 export type { VerifyFunction, VerifyWrapper } from "./auth/verify-wrappers.js";
+export type { EventBus } from "./bus/event-bus.js";
 export { type Clock, type ManualClock, manualClock, systemClock } from "./clock.js";
 export type { KeywardErrorCode } from "./errors/codes.js";
 export { type ErrorDetail, isKeywardError, KeywardError } from "./errors/keyward-error.js";
@@ -73,12 +74,24 @@ export type {
   ResponseObject,
 } from "./features/openapi-types.js";
 export type { EndpointHandler, RouteContext } from "./http/routes/route-context.js";
+export type { KeyField } from "./keys/key-field.js";
 export type {
   CheckedMembership,
   OrganizationAccess,
   OrganizationAction,
 } from "./keys/organization-access.js";
 export type { Owner, OwnerType } from "./keys/owner.js";
+export type {
+  BeforeCreate,
+  BeforeRotate,
+  BeforeUpdate,
+  CreateAddition,
+  CreateDraft,
+  RotateDraft,
+  UpdateDraft,
+  WriteHookKit,
+  WriteHooks,
+} from "./keys/write-hooks.js";
 export type { HttpConfig, KeysConfig, KeywardConfig } from "./keyward/config.js";
 export { createKeyward, type Keyward } from "./keyward/create-keyward.js";
 export type { KeyLimitPlan } from "./limits/resolve-layers.js";

@@ -42,6 +42,7 @@ export {
   StoreUnavailableError,
   type StoreUnavailableKind,
 } from "./faults/store-unavailable-error.js";
+export { withHeaders } from "./http/with-headers.js";
 export { randomBase62 } from "./keys/base62.js";
 export {
   createKeyFormat,

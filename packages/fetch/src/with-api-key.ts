@@ -4,6 +4,7 @@ import type {
   RateLimitDecision,
   ScopeRequirement,
 } from "@keyward/core";
+import { withHeaders } from "@keyward/core/toolkit";
 import type { Principal } from "./types.js";
 
 /**
@@ -34,7 +35,7 @@ export interface WithApiKeyOptions<Context extends unknown[] = []> {
    */
   cost?: number;
   /**
-   * Only keys of this environment pass (`environments` in the config, e.g. `"live"`); a key of
+   * Only keys of this environment pass (`lifecycle({ environments })`, e.g. `"live"`); a key of
    * another is refused with 401 before any lookup. Default: every environment. An environment
    * that is not configured throws when the guard is created.
    */
@@ -120,27 +121,4 @@ export function withApiKey<Context extends unknown[] = []>(
     const response = await handler(request, result.principal, result.rateLimit);
     return withHeaders(response, result.headers);
   };
-}
-
-/**
- * Adds `headers` to a response. Some responses have immutable headers (`Response.redirect()`, the
- * result of `fetch()`); those are copied first. One that cannot be copied either (a `101` from a
- * WebSocket upgrade, whose status `new Response` refuses) is returned as it is.
- */
-export function withHeaders(response: Response, headers: Record<string, string>): Response {
-  const names = Object.keys(headers);
-  if (names.length === 0) return response;
-  try {
-    for (const name of names) response.headers.set(name, headers[name]!);
-    return response;
-  } catch {
-    let copy: Response;
-    try {
-      copy = new Response(response.body, response);
-    } catch {
-      return response;
-    }
-    for (const name of names) copy.headers.set(name, headers[name]!);
-    return copy;
-  }
 }

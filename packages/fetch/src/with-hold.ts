@@ -9,7 +9,7 @@
  */
 import type { Keyward, Principal, ScopeRequirement } from "@keyward/core";
 import type { BudgetsApi, Hold } from "@keyward/core/budgets";
-import { withHeaders } from "./with-api-key.js";
+import { withHeaders } from "@keyward/core/toolkit";
 
 export interface WithHoldOptions<Context extends unknown[] = []> {
   scopes?: ScopeRequirement;

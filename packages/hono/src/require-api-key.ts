@@ -1,5 +1,5 @@
 import type { AcceptedCredentials, Keyward, ScopeRequirement, VerifyOptions } from "@keyward/core";
-import { routeWithMethod } from "@keyward/core/toolkit";
+import { routeWithMethod, withHeaders } from "@keyward/core/toolkit";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import {
@@ -9,7 +9,6 @@ import {
 } from "./client-address.js";
 import { type MountedKeyward, mountedKeyward } from "./mounted-keyward.js";
 import type { KeywardEnv } from "./types.js";
-import { withHeaders } from "./with-headers.js";
 
 /**
  * `getConnInfo` and `clientIp` here override those given to `keyward()`, for this route; without
@@ -40,7 +39,7 @@ export interface RequireApiKeyOptions extends ClientAddressOptions {
    */
   cost?: number;
   /**
-   * Only keys of this environment pass (`environments` in the config, e.g. `"live"`); a key of
+   * Only keys of this environment pass (`lifecycle({ environments })`, e.g. `"live"`); a key of
    * another is refused with 401 before any lookup. Default: every environment. An environment
    * that is not configured throws when the guard is created.
    */

@@ -1,7 +1,7 @@
 /**
  * `@keyward/otel`: OpenTelemetry metrics and traces for Keyward. A feature module of its own package,
  * so `@opentelemetry/api` (its peer) reaches only the hosts that list it. It reports what the
- * kernel's observation points hear (`verifyWrappers`, and the stores it attaches to): every verification's
+ * kernel's observation points hear (`verify`'s phase `around`, and the stores it attaches to): every verification's
  * outcome, tier, refusing layer and duration; every Redis or PostgreSQL call and circuit breaker.
  * Without an SDK it lists no observer at all and costs nothing. See docs/observability.md.
  *
@@ -10,7 +10,7 @@
  * // After the OpenTelemetry SDK has started (or pass `meterProvider` / `tracerProvider`):
  * const keyward = createKeyward({ store, scopes, tiers, jwt, features: [otel()] });
  */
-import type { KeywardFeature } from "@keyward/core";
+import type { KeywardFeature, WebhookAttemptStatus } from "@keyward/core";
 import { attachStoreObserver, observeVerify } from "@keyward/core/toolkit";
 import { checkOtelOptions, type OtelOptions } from "./otel-options.js";
 import { resolveProviders } from "./providers.js";
@@ -36,12 +36,18 @@ export function otel(options: OtelOptions = {}): KeywardFeature<"otel"> {
   return {
     name: "otel",
     extends: {
-      verifyWrappers: [observeVerify(verify.observer)],
-      webhookObservers: [webhooks.observer],
+      verify: { around: [observeVerify(verify.observer)] },
     },
     // The stores that report their calls (Redis, PostgreSQL) report them to this observer too.
-    install: ({ store }) => {
+    install: ({ store, bus }) => {
       attachStoreObserver(store, stores.observer);
+      // The webhooks feature's deliveries, as it publishes them (nothing without it).
+      bus.subscribe("webhook.attempted", (message) =>
+        webhooks.observer.attempted((message as { status: WebhookAttemptStatus }).status),
+      );
+      bus.subscribe("webhook.backlog", (message) =>
+        webhooks.observer.backlog?.((message as { read: (max: number) => Promise<number> }).read),
+      );
       return {
         close: async () => {
           verify.close();

@@ -1,6 +1,6 @@
 /**
  * The verification observer `otel()` lists, through `observeVerify`, at the kernel's
- * `verifyWrappers` point: the `keyward.verifications` and `keyward.limit.refusals` counters, the `keyward.verify.duration`
+ * `verify` phase `around`: the `keyward.verifications` and `keyward.limit.refusals` counters, the `keyward.verify.duration`
  * histogram (seconds) and one `keyward.verify` span per verification, current while it runs so the
  * store calls it makes are its children, and itself a child of the host's span when there is one.
  *

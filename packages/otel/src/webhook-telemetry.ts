@@ -1,5 +1,5 @@
 /**
- * The webhook observer `otel()` lists at the kernel's `webhookObservers` point:
+ * The webhook observer `otel()` subscribes to the bus's `webhook.*` topics with:
  * `keyward.webhook.deliveries` (attempts by `keyward.status`: delivered, retrying, dead) and
  * `keyward.webhook.backlog` (deliveries pending, read from the store's outbox when the SDK collects,
  * counted up to 10,000). Nothing is reported unless `webhooks()` is listed too.

@@ -137,7 +137,7 @@ describe("otel(): metrics", () => {
     expect(metrics.setGlobalMeterProvider(sdk.meterProvider)).toBe(true);
     try {
       const feature = otel();
-      expect(feature.extends?.verifyWrappers).toHaveLength(1);
+      expect(feature.extends?.verify?.around).toHaveLength(1);
       const keyward = createKeyward({
         store: memoryStore(),
         scopes,

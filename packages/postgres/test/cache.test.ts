@@ -120,10 +120,12 @@ describeOnServer("verification cache on the real server", () => {
       const key = storedKey();
       await a.keys.create(key);
       await b.keys.findByHash(key.secretHash); // now in b's cache, without an allowlist
-      expect((await b.keys.findByHash(key.secretHash))?.allowedIps ?? null).toBeNull();
-      await a.keys.update(key.id, { allowedIps: ["203.0.113.7"] });
+      expect((await b.keys.findByHash(key.secretHash))?.fields?.allowedIps ?? null).toBeNull();
+      await a.keys.update(key.id, { fields: { allowedIps: ["203.0.113.7"] } });
       await waitFor(
-        async () => (await b.keys.findByHash(key.secretHash))?.allowedIps?.[0] === "203.0.113.7",
+        async () =>
+          JSON.stringify((await b.keys.findByHash(key.secretHash))?.fields?.allowedIps) ===
+          '["203.0.113.7"]',
         2_000,
       );
     }

@@ -73,10 +73,12 @@ describeOnServer("verification cache on the real server: NOTIFY delays", () => {
       const key = storedKey();
       await a.keys.create(key);
       await b.keys.findByHash(key.secretHash);
-      await a.keys.update(key.id, { allowedIps: ["203.0.113.7"] });
+      await a.keys.update(key.id, { fields: { allowedIps: ["203.0.113.7"] } });
       delays.push(
         await waitFor(
-          async () => (await b.keys.findByHash(key.secretHash))?.allowedIps?.[0] === "203.0.113.7",
+          async () =>
+            JSON.stringify((await b.keys.findByHash(key.secretHash))?.fields?.allowedIps) ===
+            '["203.0.113.7"]',
           2_000,
         ),
       );

@@ -4,7 +4,9 @@
  * thirteen pre-release migrations, before they were collapsed into one: this is what proves the
  * collapse changed nothing a query can see. Until the first release it follows the first schema's
  * edits in place, each one by hand: the keys' `imported_last_used_at` (issue 28), `resources` and
- * `enabled_at`, and the usage rows' last address (issue 29). The fixture is never regenerated: it
+ * `enabled_at`, and the usage rows' last address (issue 29); then the keys' feature fields folded
+ * into one `fields` column (issue 38), in place of `allowed_ips`, `resources`, `sealed_secret` and
+ * `imported_last_used_at`. The fixture is never regenerated: it
  * is the first release's schema. When a second migration comes, this test builds version 1 alone (its
  * statements from `migrationStatements`), and that migration's test starts from this schema.
  */

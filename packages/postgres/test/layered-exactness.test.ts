@@ -6,7 +6,6 @@
  * workers run on a fake clock set per round). Rate limits, the owner's shared allowance included,
  * stay per instance here, as documented: only Redis shares them.
  */
-import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import {
   combineStores,
@@ -16,6 +15,11 @@ import {
   manualClock,
   memoryStore,
 } from "@keyward/core";
+import {
+  type LayeredWorkers,
+  ownerWithThreeKeys,
+  startLayeredWorkers,
+} from "@keyward/testing/layered-exactness";
 import type pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { migrate, postgresStore } from "../src/index.js";
@@ -26,53 +30,32 @@ import {
   serverUrl,
   uniqueSchema,
 } from "./support/databases.js";
-import type { LayeredJob, LayeredResult } from "./support/layered-worker.js";
 
 const workers = 4;
 const perWorker = 750;
-const packageDir = fileURLToPath(new URL("..", import.meta.url));
-const workerFile = fileURLToPath(new URL("./support/layered-worker.ts", import.meta.url));
 const beforeMidnight = Date.parse("2026-07-31T23:59:50Z");
 const afterMidnight = Date.parse("2026-08-01T00:00:05Z");
 const open = { limit: 1_000_000, window: "1h" } as const;
 
-function startWorker() {
-  const child: ChildProcess = fork(workerFile, [], {
-    cwd: packageDir,
-    execArgv: ["--conditions=@keyward/source", "--import", "tsx"],
-    env: { ...process.env, KEYWARD_TEST_DATABASE_URL: serverUrl },
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const replies: unknown[] = [];
-  const waiters: ((reply: unknown) => void)[] = [];
-  child.on("message", (reply) => {
-    const waiter = waiters.shift();
-    if (waiter) waiter(reply);
-    else replies.push(reply);
-  });
-  const next = () =>
-    new Promise<unknown>((resolve) => {
-      if (replies.length > 0) resolve(replies.shift());
-      else waiters.push(resolve);
-    });
-  return { child, next };
-}
-
 describeOnServer(`layered limits on PostgreSQL: ${workers} processes, one owner's keys`, () => {
   let client: pg.Pool;
-  let pool: ReturnType<typeof startWorker>[] = [];
+  let pool: LayeredWorkers;
   const schema = uniqueSchema("layered");
 
   beforeAll(async () => {
     client = serverPool();
     await migrate(client, { schema });
-    pool = Array.from({ length: workers }, startWorker);
-    expect(await Promise.all(pool.map((worker) => worker.next()))).toEqual(
-      Array(workers).fill("ready"),
-    );
+    pool = await startLayeredWorkers({
+      workerFile: fileURLToPath(new URL("./support/layered-worker.ts", import.meta.url)),
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      env: { KEYWARD_TEST_DATABASE_URL: serverUrl },
+      workers,
+      perWorker,
+      where: { schema },
+    });
   }, 60_000);
   afterAll(async () => {
-    for (const worker of pool) worker.child.send({ type: "exit" });
+    pool?.close();
     await dropSchema(client, schema);
     await client.end();
   });
@@ -89,57 +72,18 @@ describeOnServer(`layered limits on PostgreSQL: ${workers} processes, one owner'
       jwt: false,
       logger: false,
     });
-
-  /** Three keys of one fresh owner. */
-  const keysOf = async (keyward: Keyward) => {
-    const ownerId = `owner-${Math.random().toString(36).slice(2)}`;
-    const create = () =>
-      keyward.keys.create({
-        ownerId,
-        accountTier: "free",
-        name: "k",
-        scopes: ["profile:read"],
-        tier: "free",
-      });
-    return { ownerId, keys: [await create(), await create(), await create()] };
-  };
-
-  /** Every worker sends `perWorker` requests at once; the per-key admitted counts, summed. */
-  const hammer = async (job: Omit<LayeredJob, "schema" | "requests" | "inFlight">) => {
-    for (const worker of pool) {
-      worker.child.send({
-        type: "prepare",
-        job: { ...job, schema, requests: perWorker, inFlight: 8 },
-      });
-    }
-    await Promise.all(pool.map((worker) => worker.next()));
-    for (const worker of pool) worker.child.send({ type: "go" });
-    const results = (await Promise.all(pool.map((worker) => worker.next()))) as LayeredResult[];
-    const admitted = job.keys.map((_, index) =>
-      results.reduce((sum, r) => sum + r.admitted[index]!, 0),
-    );
-    const refusals: Record<string, number> = {};
-    for (const result of results) {
-      for (const [detail, count] of Object.entries(result.refusals))
-        refusals[detail] = (refusals[detail] ?? 0) + count;
-    }
-    // The processes really did contend: more than one got admitted requests.
-    expect(results.filter((r) => r.admitted.some((n) => n > 0)).length).toBeGreaterThan(1);
-    return { admitted, refusals, total: admitted.reduce((a, b) => a + b, 0) };
-  };
-
   it("the monthly quota admits exactly its limit, and exactly again in the next month", {
     timeout: 180_000,
   }, async () => {
     const tiers = { free: { rateLimit: open, quota: { limit: 700, period: "month" as const } } };
     const keyward = admin(tiers, beforeMidnight);
-    const { ownerId, keys } = await keysOf(keyward);
+    const { ownerId, keys } = await ownerWithThreeKeys(keyward);
     const secrets = keys.map((key) => ({ secret: key.key, cost: 1 }));
-    const july = await hammer({ now: beforeMidnight, tiers, keys: secrets });
+    const july = await pool.round({ now: beforeMidnight, tiers, keys: secrets });
     expect(july.total).toBe(700);
     expect(july.refusals).toEqual({ "Monthly quota exceeded": 2_300 });
     expect((await keyward.keys.usage(ownerId, keys[0]!.id)).quota?.remaining).toBe(0);
-    const august = await hammer({ now: afterMidnight, tiers, keys: secrets });
+    const august = await pool.round({ now: afterMidnight, tiers, keys: secrets });
     expect(august.total).toBe(700);
   });
 
@@ -148,7 +92,7 @@ describeOnServer(`layered limits on PostgreSQL: ${workers} processes, one owner'
   }, async () => {
     const tiers = { free: { rateLimit: open } };
     const keyward = admin(tiers, beforeMidnight);
-    const { ownerId, keys } = await keysOf(keyward);
+    const { ownerId, keys } = await ownerWithThreeKeys(keyward);
     await keyward.keys.setLimits(keys[0]!.id, { credits: { remaining: 500 } });
     await keyward.keys.setLimits(keys[1]!.id, { credits: { remaining: 301 } });
     await keyward.keys.setLimits(keys[2]!.id, {
@@ -156,7 +100,7 @@ describeOnServer(`layered limits on PostgreSQL: ${workers} processes, one owner'
     });
     const costs = [1, 2, 1];
     const secrets = keys.map((key, index) => ({ secret: key.key, cost: costs[index]! }));
-    const first = await hammer({ now: beforeMidnight, tiers, keys: secrets });
+    const first = await pool.round({ now: beforeMidnight, tiers, keys: secrets });
     // 1,000 requests per key: 500 × 1 credit, 150 × 2 credits (1 left over), 250 × 1 credit.
     expect(first.admitted).toEqual([500, 150, 250]);
     const remaining = async () =>
@@ -164,7 +108,7 @@ describeOnServer(`layered limits on PostgreSQL: ${workers} processes, one owner'
         keys.map(async (key) => (await keyward.keys.usage(ownerId, key.id)).credits?.remaining),
       );
     expect(await remaining()).toEqual([0, 1, 0]);
-    const next = await hammer({ now: afterMidnight, tiers, keys: secrets });
+    const next = await pool.round({ now: afterMidnight, tiers, keys: secrets });
     expect(next.admitted).toEqual([0, 0, 120]);
     const after = admin(tiers, afterMidnight);
     expect((await after.keys.usage(ownerId, keys[2]!.id)).credits).toEqual({
@@ -180,14 +124,14 @@ describeOnServer(`layered limits on PostgreSQL: ${workers} processes, one owner'
       free: { rateLimit: open, quota: { limit: 100_000, period: "month" as const } },
     };
     const keyward = admin(tiers, beforeMidnight);
-    const { ownerId, keys } = await keysOf(keyward);
+    const { ownerId, keys } = await ownerWithThreeKeys(keyward);
     await keyward.keys.setLimits(keys[0]!.id, { credits: { remaining: 300 } });
     // One key, two lanes: a route it may call, and one that needs a scope it lacks.
     const lanes = [
       { secret: keys[0]!.key, cost: 1, scopes: ["profile:read"] },
       { secret: keys[0]!.key, cost: 1, scopes: ["profile:write"] },
     ];
-    const { admitted, refusals } = await hammer({ now: beforeMidnight, tiers, keys: lanes });
+    const { admitted, refusals } = await pool.round({ now: beforeMidnight, tiers, keys: lanes });
     const attempts = (workers * perWorker) / 2;
     expect(admitted).toEqual([300, 0]);
     expect(refusals).toEqual({

@@ -81,7 +81,7 @@ describeOnServer("recoverable keys on PostgreSQL", () => {
       expect(dump).not.toContain(btoa(secret).slice(0, 40));
     }
     const { rows } = await pool.query<{ sealed_secret: string }>(
-      `SELECT sealed_secret FROM "${schema}"."keyward_keys" ORDER BY name`,
+      `SELECT fields->>'sealedSecret' AS sealed_secret FROM "${schema}"."keyward_keys" ORDER BY name`,
     );
     expect(rows.map((row) => row.sealed_secret.split(".").slice(0, 2).join("."))).toEqual([
       "v1.k2",

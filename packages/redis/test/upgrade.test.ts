@@ -114,11 +114,11 @@ describe.skipIf(!redisAvailable)("a Redis database the previous release wrote", 
     expect(listed && "allowedIps" in listed).toBe(false);
     const updated = await keyward.keys.update("bob", id, { allowedIps: ["::ffff:192.0.2.1"] });
     expect(updated.allowedIps).toEqual(["192.0.2.1"]);
-    expect(await client.hget(record, "allowedIps")).toBe('["192.0.2.1"]');
+    expect(await client.hget(record, "field:allowedIps")).toBe('["192.0.2.1"]');
     // The record's other fields are as the old release wrote them: no environment was added.
     expect(await client.hexists(record, "environment")).toBe(0);
     await keyward.keys.update("bob", id, { allowedIps: null });
-    expect(await client.hexists(record, "allowedIps")).toBe(0);
+    expect(await client.hexists(record, "field:allowedIps")).toBe(0);
     await keyward.close();
   });
 

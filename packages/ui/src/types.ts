@@ -1,50 +1,35 @@
 /** The JSON the six key-management endpoints answer (docs/http-api.md), as the component reads it. */
 
-export type KeyStatus = "active" | "disabled" | "expired" | "revoked" | (string & {});
+import type {
+  KeyRecord as CoreKeyRecord,
+  KeyWithSecret as CoreKeyWithSecret,
+  Owner,
+} from "@keyward/core";
 
-/** Whose key it is: on an organization's key only (a user's own keys carry no `owner`). */
-export interface KeyOwner {
-  type: "user" | "organization" | (string & {});
-  id: string;
-}
+// The key as the endpoints answer it is `@keyward/core`'s own type (imported for types only, so
+// nothing of the core is bundled): the component reads exactly what the server writes.
+export type { KeyStatus } from "@keyward/core";
 
-/** One key as `GET {basePath}` lists it: never the secret. */
-export interface KeyRecord {
-  id: string;
-  name: string;
-  scopes: string[];
-  tier: string;
-  status: KeyStatus;
-  /** `sk_live_…Xy7Q`: enough for a person to tell keys apart, useless to an attacker. */
-  hint: string;
-  createdAt: string;
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  /** The client address of the key's last use, where the server records one (`recordAddress`). */
-  lastUsedAddress?: string;
-  /** Until when the secret a graceful rotation replaced still works; only while it does. */
-  previousSecretExpiresAt?: string;
-  /** An organization's key: the organization, and the member who created it. */
-  owner?: KeyOwner;
-  createdBy?: string;
-  /** The key's environment, when it is not the server's default one (`test`). */
-  environment?: string;
-  /** The addresses and ranges the key may be used from; absent: anywhere. */
+/**
+ * The features' key fields the component shows and edits, as their features declare them on the
+ * record (`lifecycle()`'s `allowedIps`, `permissions()`'s `resources`); the core's record types them
+ * only as unknown feature fields.
+ */
+interface ShownKeyFields {
   allowedIps?: string[];
-  /** The resources the key may be used for, by kind (`permissions()`); absent: every resource. */
   resources?: Record<string, string[]>;
 }
+
+export type KeyRecord = CoreKeyRecord & ShownKeyFields;
+export type KeyWithSecret = CoreKeyWithSecret & ShownKeyFields;
+
+/** Whose key it is: on an organization's key only (a user's own keys carry no `owner`). */
+export type KeyOwner = Owner;
 
 /** One page of `GET {basePath}?limit=`: `nextCursor` fetches the next, null after the last. */
 export interface KeyPage {
   data: KeyRecord[];
   nextCursor: string | null;
-}
-
-/** What create and rotate answer: the record plus the full secret, this once. */
-export interface KeyWithSecret extends KeyRecord {
-  key: string;
 }
 
 /** One entry of `GET {basePath}/scopes`. */

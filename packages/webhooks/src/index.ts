@@ -15,7 +15,7 @@
  * const { data: dead } = await keyward.webhooks.deliveries({ status: "dead" });
  */
 import type { KeywardFeature, WebhookAttemptStatus } from "@keyward/core";
-import { webhookOutboxOf } from "@keyward/core/toolkit";
+import { eventTypes, webhookOutboxOf } from "@keyward/core/toolkit";
 import { webhookDeliverer } from "./webhook-deliverer.js";
 import { createWebhooksApi, type WebhooksApi } from "./webhooks-api.js";
 import { checkWebhooksConfig, type WebhooksConfig } from "./webhooks-config.js";
@@ -41,41 +41,36 @@ export function webhooks(config: WebhooksConfig): KeywardFeature<"webhooks", Web
           "a store with a webhook outbox (its `outbox` part, from the same store as `keys`): memoryStore(), postgresStore() or redisStore({ keys: true })",
       },
     ],
-    install({ context, store }) {
+    install({ context, store, bus }) {
       const events = context.events;
       const outbox = webhookOutboxOf(store);
       // `requiresFeatures` and `requires` made sure both exist.
       if (!events || !outbox) throw new Error("unreachable: webhooks without events");
-      const observers = context.webhookObservers;
       const deliverer = webhookDeliverer(config, outbox, {
         clock: context.clock,
         random: context.random,
         reportFailure: context.reportFailure,
-        // Listed observers (`@keyward/otel`) hear each attempt's end, and may read the backlog.
-        ...(observers.length === 0
-          ? {}
-          : {
-              onAttempt: (status: WebhookAttemptStatus) => {
-                for (const observer of observers) {
-                  try {
-                    observer.attempted(status);
-                  } catch {}
-                }
-              },
-            }),
+        // Whoever watches deliveries (`@keyward/otel`) hears each attempt's end on the bus.
+        onAttempt: (status: WebhookAttemptStatus) => bus.publish("webhook.attempted", { status }),
       });
       const pending = async (max: number) =>
         (await outbox.list({ status: "pending", limit: max })).length;
-      for (const observer of observers) observer.backlog?.(pending);
-      // Each change this instance commits is delivered at once, besides the timer's polling.
-      events.onCommitted = () => {
+      // Each event this instance commits is delivered at once, besides the timer's polling.
+      const delivered = () => {
         deliverer.start();
         deliverer.committed();
       };
+      const families = new Set(eventTypes.map((type) => `${type.split(".")[0]}.*`));
+      const unsubscribe = [...families].map((family) => bus.subscribe(family, delivered));
       deliverer.start();
       return {
+        // Once every feature is installed, so a watcher listed after this one hears it too.
+        ready: () => bus.publish("webhook.backlog", { read: pending }),
         api: createWebhooksApi({ deliverer, outbox, now: () => context.clock.now() }),
-        close: () => deliverer.close(),
+        close: () => {
+          for (const stop of unsubscribe) stop();
+          return deliverer.close();
+        },
       };
     },
   };

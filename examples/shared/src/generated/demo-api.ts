@@ -670,7 +670,6 @@ export interface components {
             /** @description The fields the change set that differ from before, with their new values */
             data: {
                 changes: {
-                    /** @description The new IP allowlist; null when it was removed */
                     allowedIps?: string[] | null;
                     /** @description The key's new per-key limits; null when cleared */
                     limits?: {
@@ -1150,7 +1149,6 @@ export interface components {
                 /** @description The fields the change set that differ from before, with their new values */
                 data: {
                     changes: {
-                        /** @description The new IP allowlist; null when it was removed */
                         allowedIps?: string[] | null;
                         /** @description The key's new per-key limits; null when cleared */
                         limits?: {

@@ -93,6 +93,7 @@ async function readSource(source: ImportSource): Promise<SourceRecords> {
     try {
       return await readBetterAuth({ ...source, timeoutMs: readTimeoutMs });
     } catch (error) {
+      if (error instanceof CliError) throw error; // pg not installed: already says what to do
       throw new CliError(
         ExitCode.storeUnavailable,
         `cannot read better-auth's table ${printable(source.table)}: ${describeFailure(error)}`,

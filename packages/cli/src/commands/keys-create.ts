@@ -11,7 +11,11 @@ import { keyWithSecret } from "../output/key-output.js";
  */
 export async function keysCreate(
   context: CommandContext,
-  input: Omit<CreateKeyInput, "accountTier" | "ownerId" | "owner" | "createdBy"> & {
+  // Picked, not omitted: the input also takes any feature's key field, which `Omit` would blur.
+  input: Pick<
+    CreateKeyInput,
+    "name" | "scopes" | "tier" | "expiresAt" | "metadata" | "environment"
+  > & {
     owner: Owner;
     createdBy: string | undefined;
     accountTier: string | undefined;

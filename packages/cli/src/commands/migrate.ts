@@ -6,6 +6,7 @@
  */
 import { CliError, ExitCode } from "../exit-codes.js";
 import { describeFailure } from "../failure.js";
+import { importOptional } from "../optional-dependency.js";
 
 /** How long a connection attempt may take before the database counts as unreachable. */
 const connectTimeoutMs = 3_000;
@@ -29,10 +30,23 @@ export async function migrate(options: MigrateOptions): Promise<void> {
     else print("Redis needs no migrations; nothing to do.");
     return;
   }
-  // Loaded here: the other commands reach PostgreSQL, if at all, through the application.
-  const [{ migrate: migratePostgres }, { default: pg }] = await Promise.all([
-    import("@keyward/postgres"),
-    import("pg"),
+  // Loaded here: the other commands reach PostgreSQL, if at all, through the application, and a
+  // Redis-only host installs neither package.
+  const neededBy = "keyward migrate on PostgreSQL (DATABASE_URL)";
+  const installWith = ["pg", "@keyward/postgres"];
+  const [{ default: pg }, { migrate: migratePostgres }] = await Promise.all([
+    importOptional<typeof import("pg")>({
+      specifier: "pg",
+      packageName: "pg",
+      neededBy,
+      installWith,
+    }),
+    importOptional<typeof import("@keyward/postgres")>({
+      specifier: "@keyward/postgres",
+      packageName: "@keyward/postgres",
+      neededBy,
+      installWith,
+    }),
   ]);
   const pool = new pg.Pool({
     connectionString: databaseUrl,

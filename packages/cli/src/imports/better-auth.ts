@@ -8,7 +8,7 @@
  * `referenceId`, the user, or the
  * organization for the configurations (`configId`) whose `references` is "organization".
  */
-import pg from "pg";
+import { importOptional } from "../optional-dependency.js";
 import { isoTime, type SourceRecords, scopesOfPermissions } from "./source-records.js";
 
 export interface BetterAuthSource {
@@ -49,6 +49,11 @@ export interface ApiKeyRow {
 }
 
 export async function readBetterAuth(source: BetterAuthSource): Promise<SourceRecords> {
+  const { default: pg } = await importOptional<typeof import("pg")>({
+    specifier: "pg",
+    packageName: "pg",
+    neededBy: "keyward import better-auth",
+  });
   const client = new pg.Client({
     connectionString: source.url,
     connectionTimeoutMillis: source.timeoutMs,

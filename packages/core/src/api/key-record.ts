@@ -1,3 +1,4 @@
+import { type KeyField, shownFields } from "../keys/key-field.js";
 import type { Owner } from "../keys/owner.js";
 import type { KeyMetadata, StoredKey } from "../storage/key-store.js";
 
@@ -34,15 +35,16 @@ export interface KeyRecord {
    * first of `environments`), as `owner` is only on an organization's key.
    */
   environment?: string;
-  /** The addresses and ranges the key may be used from; present only when it has an allowlist. */
-  allowedIps?: string[];
-  /** The resources the key is limited to, by kind; present only on a key limited to some. */
-  resources?: Record<string, string[]>;
   /**
    * Until when the secret a graceful rotation replaced still works; present only while it does
    * (a later rotation or a revocation ends it).
    */
   previousSecretExpiresAt?: string;
+  /**
+   * The listed features' key fields shown on records (`allowedIps`, `resources`…), each present
+   * only on a key that has it.
+   */
+  [featureField: string]: unknown;
 }
 
 /** A key record together with its full secret: only the create and rotate responses carry one. */
@@ -59,18 +61,23 @@ export function keyStatus(key: StoredKey, now: number): KeyStatus {
   return "active";
 }
 
-/**
- * @param environment the key's environment, given only for a key outside the default one (so a
- *   record keeps exactly the contract's fields until a key is made in another environment)
- * @param lastUsedAddress the client address of its latest use, where one was recorded
- */
-export function toKeyRecord(
-  key: StoredKey,
-  now: number,
-  lastUsedAt: number | null,
-  environment?: string,
-  lastUsedAddress?: string,
-): KeyRecord {
+/** What a record shows beside the stored key, each part only when there is one. */
+export interface RecordExtras {
+  /** When the key was last used (epoch ms), or null if never. */
+  lastUsedAt: number | null;
+  /**
+   * The key's environment, given only for a key outside the default one (so a record keeps
+   * exactly the contract's fields until a key is made in another environment).
+   */
+  environment?: string | undefined;
+  /** The client address of its latest use, where one was recorded. */
+  lastUsedAddress?: string | undefined;
+  /** The listed features' key fields, those with a record schema shown (`keys/key-field.ts`). */
+  fields?: readonly KeyField[];
+}
+
+export function toKeyRecord(key: StoredKey, now: number, extras: RecordExtras): KeyRecord {
+  const { lastUsedAt, environment, lastUsedAddress } = extras;
   const record: KeyRecord = {
     id: key.id,
     name: key.name,
@@ -91,15 +98,7 @@ export function toKeyRecord(
     record.createdBy = key.createdBy;
   }
   if (environment !== undefined) record.environment = environment;
-  if (key.allowedIps != null) record.allowedIps = [...key.allowedIps];
-  if (key.resources != null) record.resources = copyResources(key.resources);
-  return record;
-}
-
-function copyResources(resources: NonNullable<StoredKey["resources"]>): Record<string, string[]> {
-  const copy: Record<string, string[]> = {};
-  for (const [kind, ids] of Object.entries(resources)) copy[kind] = [...ids];
-  return copy;
+  return Object.assign(record, shownFields(key.fields, extras.fields ?? [], "record"));
 }
 
 /** Whether the secret a graceful rotation replaced still works at `now`. */

@@ -50,10 +50,11 @@ export interface CreateKeyFields {
   metadata?: KeyMetadata;
   /** The environment the key is for, with `environments` configured; default the first. */
   environment?: string;
-  /** The IPv4/IPv6 addresses and CIDR ranges the key may be used from; omitted: anywhere. */
-  allowedIps?: string[];
-  /** The resources the key is limited to, by kind (`{ profile: ["alice"] }`, `permissions()`). */
-  resources?: Record<string, string[]>;
+  /**
+   * The listed features' key fields, as the create body takes them (`allowedIps` with
+   * `lifecycle()`, `resources` with `permissions()`, see docs/features.md).
+   */
+  [featureField: string]: unknown;
 }
 
 /** What `keys.update` changes; fields left out stay as they are. */
@@ -65,10 +66,8 @@ export interface KeyChanges {
   enabled?: boolean;
   /** A subset of the key's scopes: a key's scopes can be narrowed, never widened. */
   scopes?: string[];
-  /** A new IP allowlist (addresses and CIDR ranges), or null to remove it. */
-  allowedIps?: string[] | null;
-  /** Narrower resources (`permissions()`): ids and kinds may be removed, never added back. */
-  resources?: Record<string, string[]>;
+  /** The listed features' key fields, as the update body takes them; null removes one. */
+  [featureField: string]: unknown;
   /**
    * The operator's per-key limits, as `keys.setLimits` takes them (fields given replace the key's,
    * `null` returns a layer to the tier's, `false` turns it off; `null` clears them all), stored in
@@ -293,7 +292,19 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
 
   return {
     create: async (input) => {
-      const { name, scopes, tier, expiresAt } = input;
+      const {
+        name,
+        scopes,
+        tier,
+        expiresAt,
+        owner: _owner,
+        ownerId: _ownerId,
+        createdBy: _createdBy,
+        accountTier: _accountTier,
+        metadata: _metadata,
+        environment: _environment,
+        ...featureFields
+      } = input;
       if ((input.owner === undefined) === (input.ownerId === undefined)) {
         throw new MisuseError("Keyward: keys.create takes exactly one of `ownerId` and `owner`");
       }
@@ -319,8 +330,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         ...(expiresAt == null ? {} : { expiresAt: dateTimeText(expiresAt) }),
         ...(input.metadata === undefined ? {} : { metadata: input.metadata }),
         ...(input.environment === undefined ? {} : { environment: input.environment }),
-        ...(input.allowedIps === undefined ? {} : { allowedIps: input.allowedIps }),
-        ...(input.resources === undefined ? {} : { resources: input.resources }),
+        ...definedOnly(featureFields),
       };
       const actor = operatorActor;
       const created = await guarded(() =>
@@ -402,4 +412,9 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
 function dateTimeText(value: string | Date): unknown {
   if (!(value instanceof Date)) return value;
   return Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString();
+}
+
+/** The fields of `fields` that are not undefined: an absent field and an undefined one are alike. */
+function definedOnly(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }

@@ -1,4 +1,5 @@
 import { BlockList } from "node:net";
+import ipaddr from "ipaddr.js";
 import { describe, expect, it } from "vitest";
 import { canonicalClientAddress, clientAddressGroup } from "./client-address.js";
 
@@ -106,5 +107,29 @@ describe("canonicalClientAddress", () => {
     ["anything long", "1".repeat(10_000)],
   ])("records nothing for a value that is not an address (%s)", (_name, value) => {
     expect(canonicalClientAddress(value)).toBeUndefined();
+  });
+
+  it("writes every IPv6 address as ipaddr.js does (RFC 5952), and a mapped one as its IPv4", () => {
+    // Differential: the kernel parses addresses itself (ipaddr.js would add about 12.6 KB to the
+    // kernel-only bundle); the library, which IP allowlists use, is the reference it must match.
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const hextet = () => (random() < 0.4 ? 0 : Math.floor(random() * 0x10000));
+    for (let run = 0; run < 1_000; run++) {
+      const hextets = Array.from({ length: 8 }, hextet);
+      if (run % 10 === 0) hextets.splice(0, 6, 0, 0, 0, 0, 0, 0xffff);
+      const full = hextets.map((h) => h.toString(16).padStart(4, "0")).join(":");
+      const spellings = [full, full.toUpperCase(), `[${full}]`, `${full}%eth0`];
+      const parsed = ipaddr.IPv6.parse(full);
+      const expected = parsed.isIPv4MappedAddress()
+        ? parsed.toIPv4Address().toString()
+        : parsed.toRFC5952String();
+      for (const spelling of spellings) {
+        expect(canonicalClientAddress(spelling), spelling).toBe(expected);
+      }
+    }
   });
 });

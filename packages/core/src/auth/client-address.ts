@@ -4,6 +4,12 @@
  * grouped by its /64 prefix; an IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, what a dual-stack
  * Node socket reports for an IPv4 client) is the IPv4 address it maps. And the one text of a client
  * address that a key's last use records (`canonicalClientAddress`), with the same reading.
+ *
+ * The kernel reads addresses itself rather than with ipaddr.js (which IP allowlists use): the
+ * limiter's group is on every verification of an unknown key on a store that does I/O, and there
+ * ipaddr.js is 1.3–3× slower on IPv6 and would add about 12.6 KB to the kernel-only bundle, whose
+ * budget is 250 KB (docs/benchmarks.md, "Client addresses"). IPv4 is read as decimal either way
+ * (ipaddr.js reads `010` as octal). The tests hold both readings to ipaddr.js's and node:net's.
  */
 
 /** Longer than any textual IP address (45 characters); caps what a non-address value may hold. */

@@ -10,7 +10,7 @@ import { otherEnvironmentKey } from "./verify-refusals.js";
 
 /** The kernel's checks, then `features`'. */
 export function keyChecksOf(
-  ctx: Pick<KeywardContext, "environments" | "allowlists" | "resources">,
+  ctx: Pick<KeywardContext, "environments" | "keyFields">,
   features: readonly KeyCheck[],
 ): readonly KeyCheck[] {
   const environment: KeyCheck = {
@@ -26,10 +26,13 @@ export function keyChecksOf(
         : otherEnvironmentKey(actual, options.environment);
     },
   };
+  // A restricting field no listed feature declares is one no listed feature checks (see
+  // `keys/restricting-fields.ts`, the kernel's list of them).
+  const declared = new Set(ctx.keyFields.map((field) => field.name));
   return [
     environment,
-    ...(ctx.allowlists ? [] : [allowlistWithoutCheck]),
-    ...(ctx.resources ? [] : [resourcesWithoutCheck]),
+    ...(declared.has("allowedIps") ? [] : [allowlistWithoutCheck]),
+    ...(declared.has("resources") ? [] : [resourcesWithoutCheck]),
     ...features,
   ];
 }
@@ -41,7 +44,7 @@ export function keyChecksOf(
 const allowlistWithoutCheck: KeyCheck = {
   name: "ip-allowlist-unchecked",
   check(key, _options, kit) {
-    if (key.allowedIps == null) return undefined;
+    if (key.fields?.allowedIps == null) return undefined;
     kit.warnOnce(
       "allowlist-without-lifecycle",
       () =>
@@ -58,7 +61,7 @@ const allowlistWithoutCheck: KeyCheck = {
 const resourcesWithoutCheck: KeyCheck = {
   name: "resources-unchecked",
   check(key, options, kit) {
-    if (key.resources == null || options.resource === undefined) return undefined;
+    if (key.fields?.resources == null || options.resource === undefined) return undefined;
     kit.warnOnce(
       "resources-without-permissions",
       () =>

@@ -18,7 +18,7 @@ const refusing = (name: string, seen: string[]): KeywardFeature<string> => {
         : undefined;
     },
   };
-  return { name, extends: { keyChecks: [check] }, install: () => ({}) };
+  return { name, extends: { verify: { check: [check] } }, install: () => ({}) };
 };
 
 async function setup(...features: KeywardFeature<string>[]) {

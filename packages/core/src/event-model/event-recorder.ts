@@ -22,6 +22,4 @@ export interface EventRecorder {
   start(): void;
   /** Stops it. */
   close(): Promise<void>;
-  /** Told when events were committed, to deliver them soon (set by the webhooks feature). */
-  onCommitted?: () => void;
 }

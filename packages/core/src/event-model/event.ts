@@ -45,8 +45,8 @@ export interface EventDataByType {
     metadata?: KeyMetadata;
     /** Present when `environments` are configured: the environment the key was made in. */
     environment?: string;
-    /** Present when the key was created with an IP allowlist (canonical entries). */
-    allowedIps?: string[];
+    /** The listed features' key fields written in events (`allowedIps`…), when the key has them. */
+    [featureField: string]: unknown;
   };
   /** The secret was replaced: the hints of the secret it replaced and of the new one. */
   /**
@@ -60,10 +60,10 @@ export interface EventDataByType {
       name?: string;
       scopes?: string[];
       metadata?: KeyMetadata | null;
-      /** A new IP allowlist, or null when it was removed. */
-      allowedIps?: string[] | null;
       /** The key's per-key limits after an operator's `keys.update({ limits })`, or null when cleared. */
       limits?: EventKeyLimits | null;
+      /** The listed features' key fields written in events: the new value, or null when removed. */
+      [featureField: string]: unknown;
     };
   };
   "key.disabled": Record<string, never>;

@@ -4,6 +4,7 @@
  * earlier that a concurrent change may have replaced, and never a secret or a hash.
  */
 import { isoTime } from "../api/key-record.js";
+import { type KeyField, shownFields } from "../keys/key-field.js";
 import type { KeyLimits } from "../limits/types.js";
 import type { RandomSource } from "../random.js";
 import type { KeyUpdate, StoredKey } from "../storage/key-store.js";
@@ -46,7 +47,11 @@ export interface KeyEventBuilder {
   revealed(key: StoredKey, at: number, actor: EventActor): StoredEvent;
 }
 
-export function keyEventBuilder(random: RandomSource): KeyEventBuilder {
+/** @param fields the listed features' key fields: those with an event schema are written in events */
+export function keyEventBuilder(
+  random: RandomSource,
+  fields: readonly KeyField[] = [],
+): KeyEventBuilder {
   const event = <T extends EventType>(
     type: T,
     key: StoredKey,
@@ -75,7 +80,7 @@ export function keyEventBuilder(random: RandomSource): KeyEventBuilder {
         createdBy: key.createdBy,
         ...(key.metadata === null ? {} : { metadata: key.metadata }),
         ...(key.environment == null ? {} : { environment: key.environment }),
-        ...(key.allowedIps == null ? {} : { allowedIps: [...key.allowedIps] }),
+        ...shownFields(key.fields, fields, "event"),
       }),
     ],
 
@@ -96,11 +101,12 @@ export function keyEventBuilder(random: RandomSource): KeyEventBuilder {
       if (changes.metadata !== undefined && !sameJson(changes.metadata, key.metadata)) {
         changed.metadata = changes.metadata;
       }
-      if (
-        changes.allowedIps !== undefined &&
-        !sameJson(changes.allowedIps, key.allowedIps ?? null)
-      ) {
-        changed.allowedIps = changes.allowedIps === null ? null : [...changes.allowedIps];
+      for (const field of fields) {
+        const value = changes.fields?.[field.name];
+        if (value === undefined || field.schema?.event === undefined) continue;
+        if (!sameJson(value, key.fields?.[field.name] ?? null)) {
+          changed[field.name] = structuredClone(value);
+        }
       }
       if (changes.limits !== undefined && !sameJson(changes.limits, key.limits ?? null)) {
         changed.limits = changes.limits === null ? null : eventLimits(changes.limits);

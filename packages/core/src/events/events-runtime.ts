@@ -1,7 +1,9 @@
+import type { EventBus } from "../bus/event-bus.js";
 import type { Clock } from "../clock.js";
 import type { StoredEvent } from "../event-model/event.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import { keyEventBuilder } from "../event-model/key-events.js";
+import type { KeyField } from "../keys/key-field.js";
 import type { RandomSource } from "../random.js";
 import type { AppendedEvent, EventLog } from "../storage/event-log.js";
 import type { KeyStore } from "../storage/key-store.js";
@@ -28,6 +30,10 @@ export function eventsRuntime(
   log: EventLog,
   options: {
     keys: KeyStore;
+    /** The listed features' key fields: those with an event schema are written in events. */
+    fields?: readonly KeyField[];
+    /** Where each committed event is published, under its type. */
+    bus?: EventBus;
     clock: Clock;
     random: RandomSource;
     reportFailure(message: string, cause: unknown): void;
@@ -44,7 +50,7 @@ export function eventsRuntime(
   const committed = (events: readonly StoredEvent[]) => {
     start();
     if (hook && events.length > 0) hook(events);
-    if (events.length > 0) runtime.onCommitted?.();
+    for (const event of events) options.bus?.publish(event.type, event);
   };
   const append = async (entries: readonly AppendedEvent[]) => {
     const written = await log.append(entries, options.clock.now());
@@ -68,7 +74,7 @@ export function eventsRuntime(
     expiry?.start();
   };
   const runtime: EventsRuntime = {
-    build: keyEventBuilder(options.random),
+    build: keyEventBuilder(options.random, options.fields ?? []),
     log,
     committed,
     append,

@@ -42,7 +42,7 @@ export function events(config: EventsConfig = {}): KeywardFeature<"events", Even
     requires: typeof config.expiring === "object" ? [writesEvents, listsExpiring] : [writesEvents],
     extends: {
       events: (kernel) => eventsRuntime(config, kernel.log, kernel),
-      spendSteps: [usageEventsStep],
+      verify: { spent: [usageEventsStep] },
     },
     install: ({ context, keys }) => {
       // The recorder `extends` built for this instance, before any feature was installed.

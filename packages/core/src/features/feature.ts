@@ -14,6 +14,7 @@
  * `requires`, checked by `createKeyward` with a message naming what is missing.
  */
 import type { InternalKeysApi } from "../api/keys-api.js";
+import type { EventBus } from "../bus/event-bus.js";
 import type { EndpointHandler } from "../http/routes/route-context.js";
 import type { KeywardContext } from "../keyward/context.js";
 import type { KeywardStore } from "../storage/index.js";
@@ -63,6 +64,11 @@ export interface FeatureKernel {
   readonly store: KeywardStore;
   /** Key management as the kernel runs it, with its ownership and permission checks. */
   readonly keys: InternalKeysApi;
+  /**
+   * The instance's event bus (`bus/event-bus.ts`): publish what the feature does, subscribe to
+   * what others publish (`key.*` and `usage.*` events once committed, `webhook.*`…).
+   */
+  readonly bus: EventBus;
   /**
    * The instance as an OpenAPI document describes it, and every listed feature's paths; for the
    * `openapi()` feature. Call it once the instance is built (not during `install`).

@@ -3,19 +3,13 @@
  * works, rather than adding beside it. A feature fills them in `KeywardFeature.extends`; they are
  * read once, before the kernel is built, and each may be filled by one feature only.
  */
-import type { KeyCheck } from "../auth/key-checks.js";
-import type { KeyResolver } from "../auth/key-resolvers.js";
-import type { SpendStep } from "../auth/spend-steps.js";
 import { mergeVerifyPhases, type VerifyPhases } from "../auth/verify-phases.js";
-import type { VerifyWrapper } from "../auth/verify-wrappers.js";
+import type { EventBus } from "../bus/event-bus.js";
 import type { Clock } from "../clock.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
-import type { IpAllowlists } from "../keys/ip-allowlists.js";
-import type { KeyLifetimePolicy } from "../keys/key-lifetime.js";
-import type { ResourceLimitFields } from "../keys/key-resources.js";
+import type { KeyField } from "../keys/key-field.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
-import type { SecretSealer } from "../keys/secret-sealer.js";
-import type { WebhookObserver } from "../observation/webhook-observer.js";
+import { mergeWriteHooks, type WriteHooks } from "../keys/write-hooks.js";
 import type { RandomSource } from "../random.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { EventLog } from "../storage/event-log.js";
@@ -28,59 +22,30 @@ export interface KernelExtensions {
    * (`lifecycle({ environments })`).
    */
   environments?: Readonly<Record<string, string>>;
-  /** IP allowlists on keys: their body fields (`lifecycle()`, which also adds their key check). */
-  allowlists?: IpAllowlists;
   /**
-   * Checks `verify` makes of a found, live key before any limit, after the kernel's own (see
-   * `auth/key-checks.ts`). A list: every feature's are run, in the order the features are listed.
+   * The fields the feature adds to a key (`keys/key-field.ts`): taken from the create and update
+   * bodies, kept in the stored key's `fields`, shown on records and in events, described in the
+   * OpenAPI document. A list; two features may not declare one name.
    */
-  keyChecks?: readonly KeyCheck[];
-  /**
-   * Steps `verify` takes after a request every limit layer admitted spent quota or credits (see
-   * `auth/spend-steps.ts`). A list, in the order the features are listed (`events()` writes its
-   * usage events here).
-   */
-  spendSteps?: readonly SpendStep[];
-  /** Resource-limited keys: their body fields (`permissions()`, which also adds their key check). */
-  resources?: ResourceLimitFields;
-  /** The longest a new key may live, by tier and owner (`permissions({ maxLifetime })`). */
-  maxKeyLifetime?: KeyLifetimePolicy;
+  fields?: readonly KeyField[];
   /** Who may act on organizations' keys (`organizations()`). */
   organizations?: (kernel: { tiers: TierLadder; scopes: ScopeRegistry }) => OrganizationAccess;
   /** The longest grace a rotation may give, in seconds (`lifecycle({ gracefulRotation })`). */
-  rotationGrace?: { maxGracePeriodSeconds: number };
-  /** The most live keys an owner may hold (`lifecycle`). */
-  maxKeysPerOwner?: number;
+  gracefulRotation?: { maxGracePeriodSeconds: number };
+  /**
+   * What the feature does before the kernel writes a key (`keys/write-hooks.ts`): `beforeCreate`,
+   * `beforeRotate`, `beforeUpdate`, each a list run in the order the features are listed (a
+   * lifetime cap, a limit on keys per owner, the sealing of each new secret).
+   */
+  writes?: WriteHooks;
   /** The events written with each key change (`events()`). */
   events?: (kernel: EventsKernel) => EventRecorder;
   /**
-   * Wrappers around `verify`, each of which must return what the function it wraps decides
-   * (`auth/verify-wrappers.ts`): how observers of every verification are listed
-   * (`observeVerify(observer)`, `observation/observed-verify.ts`). A list, the first listed outermost.
-   */
-  verifyWrappers?: readonly VerifyWrapper[];
-  /**
-   * Observers of webhook deliveries, which the webhooks feature tells each attempt's end and how
-   * to read its backlog (`observation/webhook-observer.ts`). A list.
-   */
-  webhookObservers?: readonly WebhookObserver[];
-  /**
-   * Tokens in another system's format that imported keys may have (`imports()`): `verify` looks
-   * them up under their old hashes and rehashes a key it finds to Keyward's hash.
-   */
-  legacyKeys?: KeyResolver;
-  /** Seals every secret `create` and `rotate` issue, stored with the key (`recoverable()`). */
-  secretSealer?: SecretSealer;
-  /**
-   * The client address recorded with each use of a key (`permissions({ recordAddress: true })`):
-   * `verify` hands it the request's `clientIp` and records what it answers with the use's
-   * `lastUsedAt` (undefined: no address). Unfilled, `verify` records no address and does no work
-   * for one.
-   */
-  usageAddress?: (clientIp: string) => string | undefined;
-  /**
-   * Steps in `verify`'s phases (`auth/verify-phases.ts`): resolve, check, charge, spent, around.
-   * Each phase a list, every feature's joined in the order the features are listed.
+   * Steps in `verify`'s phases (`auth/verify-phases.ts`): `resolve` (tokens in other formats →
+   * stored keys), `check` (refusals of a found key: allowlists, resources…), `charge` (limit
+   * layers), `spent` (after a request was admitted and charged: usage events, the last address…)
+   * and `around` (observers of every verification). Each phase a list, every feature's joined in
+   * the order the features are listed.
    */
   verify?: Partial<VerifyPhases>;
 }
@@ -88,6 +53,10 @@ export interface KernelExtensions {
 /** What the kernel gives the events extension. */
 export interface EventsKernel {
   log: EventLog;
+  /** The listed features' key fields: those with an event schema are written in events. */
+  fields: readonly KeyField[];
+  /** The instance's event bus: each committed event is published under its type (`key.created`). */
+  bus: EventBus;
   keys: KeyStore;
   clock: Clock;
   random: RandomSource;
@@ -95,7 +64,7 @@ export interface EventsKernel {
 }
 
 /** The points several features add to (lists), rather than one feature fills. */
-const listPoints = new Set(["keyChecks", "spendSteps", "verifyWrappers", "webhookObservers"]);
+const listPoints = new Set(["fields"]);
 
 /** Every feature's extensions as one: a point filled twice is a configuration error. */
 export function mergeExtensions(
@@ -106,6 +75,10 @@ export function mergeExtensions(
   for (const feature of features) {
     for (const [point, value] of Object.entries(feature.extends ?? {})) {
       if (value === undefined) continue;
+      if (point === "writes") {
+        merged.writes = mergeWriteHooks([merged.writes as WriteHooks | undefined, value]);
+        continue;
+      }
       if (point === "verify") {
         const sofar = (merged.verify ?? {}) as Partial<VerifyPhases>;
         merged.verify = mergeVerifyPhases([sofar, value as Partial<VerifyPhases>]);

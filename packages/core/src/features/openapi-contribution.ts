@@ -4,6 +4,7 @@
  * paths without depending on the `openapi()` feature that assembles them.
  */
 
+import type { KeyField } from "../keys/key-field.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
 import type { Schema } from "../validation/schema.js";
@@ -25,6 +26,8 @@ export interface InstanceDescription {
   createKeyBody: Schema<unknown>;
   /** The arktype schema `PATCH {basePath}/{key_id}` validates with. */
   updateKeyBody: Schema<unknown>;
+  /** The listed features' key fields: each describes its body properties, record and events. */
+  keyFields: readonly KeyField[];
   /** Whether `PATCH {basePath}/{key_id}` is served. */
   keyUpdates: boolean;
   /** The rotate body's schema and its maximum when rotations may give a grace; else undefined. */

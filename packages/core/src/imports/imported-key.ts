@@ -8,6 +8,7 @@ import { BASE62_ALPHABET } from "../keys/base62.js";
 import type { SecretHasher } from "../keys/hash.js";
 import type { KeyMetadata, StoredKey } from "../storage/key-store.js";
 import type { CheckedImportRecord } from "./import-record.js";
+import { importedLastUseField } from "./imported-last-use.js";
 import type { LegacyHashers } from "./legacy-lookup.js";
 
 const hintLength = 4;
@@ -57,7 +58,9 @@ export function importedKey(
     disabledAt: record.enabled ? null : now,
     metadata: record.metadata as KeyMetadata | null,
     environment: options.environment,
-    ...(record.lastUsedAt === null ? {} : { importedLastUsedAt: record.lastUsedAt }),
+    ...(record.lastUsedAt === null
+      ? {}
+      : { fields: { [importedLastUseField.name]: record.lastUsedAt } }),
   };
 }
 

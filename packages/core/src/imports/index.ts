@@ -21,6 +21,7 @@ import {
   type ImportReport,
 } from "./import-keys.js";
 import { importRecordSchema } from "./import-record.js";
+import { importedLastUseField } from "./imported-last-use.js";
 import { checkImportsConfig, type ImportsConfig } from "./imports-config.js";
 import { legacyHashers, legacyKeyLookup } from "./legacy-lookup.js";
 
@@ -57,7 +58,10 @@ export function imports(config: ImportsConfig = {}): KeywardFeature<"imports", I
           "a key store that imports keys and rehashes them (`keys.importKeys` and `keys.rehash`: the memory, PostgreSQL and Redis stores have both)",
       },
     ],
-    extends: { legacyKeys: legacyKeyLookup(config, hashers) },
+    extends: {
+      verify: { resolve: [legacyKeyLookup(config, hashers)] },
+      fields: [importedLastUseField],
+    },
     install: ({ context }) => {
       const schema = importRecordSchema({
         scopes: context.scopes,

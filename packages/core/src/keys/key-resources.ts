@@ -1,6 +1,3 @@
-import type { ValidationIssue } from "../errors/validation-issue.js";
-import type { Schema } from "../validation/schema.js";
-
 /** The most kinds one key may be limited in. */
 export const maxResourceKinds = 20;
 /** The most ids of one kind a key may list. */
@@ -16,21 +13,3 @@ export const resourceKindPattern = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
  * null: every resource, as a key without them always was.
  */
 export type KeyResourceLimits = Readonly<Record<string, readonly string[]>>;
-
-/**
- * Resource-limited keys, the body fields: the kernel's extension point for `permissions()`, which
- * also adds the key check (`resource` on a guard). Without it, `resources` is refused on create and
- * update (422), and a key stored with resources is refused wherever a route names a resource: a
- * limit is never ignored.
- */
-export interface ResourceLimitFields {
-  /** `resources` on create. */
-  createField: Schema<Record<string, string[]>>;
-  /** `resources` on update: a narrower map (checked against the key by `widened`). */
-  updateField: Schema<Record<string, string[]>>;
-  /**
-   * What a change from `current` to `requested` would widen, as issues of the update body: a key's
-   * resources can only be narrowed. Empty: a narrowing (or the same).
-   */
-  widened(current: KeyResourceLimits | null, requested: KeyResourceLimits): ValidationIssue[];
-}

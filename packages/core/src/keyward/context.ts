@@ -6,15 +6,12 @@ import type { Environments } from "../environments/environments.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
 import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
-import type { IpAllowlists } from "../keys/ip-allowlists.js";
-import type { KeyLifetimePolicy } from "../keys/key-lifetime.js";
-import type { ResourceLimitFields } from "../keys/key-resources.js";
+import type { KeyField } from "../keys/key-field.js";
 import type { OrganizationAccess } from "../keys/organization-access.js";
-import type { SecretSealer } from "../keys/secret-sealer.js";
+import type { WriteHookKit, WriteHooks } from "../keys/write-hooks.js";
 import type { LayeredLimiter } from "../limits/layered-limiter.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import type { WarnOnce } from "../logging/warn-once.js";
-import type { WebhookObserver } from "../observation/webhook-observer.js";
 import type { RandomSource } from "../random.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { KeyStore } from "../storage/key-store.js";
@@ -65,20 +62,14 @@ export interface KeywardContext {
   gracefulRotation:
     | { maxGracePeriodSeconds: number; body: ReturnType<typeof rotateKeyBodySchema> }
     | undefined;
-  /** The most live keys an owner may hold (`lifecycle`); undefined for no limit. */
-  maxKeysPerOwner: number | undefined;
   /** Validates `PATCH` bodies and `keys.update` changes. */
   updateKeyBody: ReturnType<typeof updateKeyBodySchema>;
-  /** IP allowlists (`lifecycle()`); undefined: `allowedIps` is refused, and so is a key with one. */
-  allowlists: IpAllowlists | undefined;
-  /** Resource-limited keys (`permissions()`); undefined: `resources` is refused, and so is a key with some wherever a route names a resource. */
-  resources: ResourceLimitFields | undefined;
-  /** The longest a new key may live, by tier and owner (`permissions({ maxLifetime })`). */
-  maxKeyLifetime: KeyLifetimePolicy | undefined;
-  /** The listed features' webhook observers (`extends.webhookObservers`), for the webhooks feature. */
-  webhookObservers: readonly WebhookObserver[];
-  /** Seals each new secret for revealing it later (`recoverable()`); undefined: shown once only. */
-  secretSealer: SecretSealer | undefined;
+  /** The listed features' key fields (`keys/key-field.ts`), checked: no name twice. */
+  keyFields: readonly KeyField[];
+  /** The listed features' write hooks (`keys/write-hooks.ts`), each list in the features' order. */
+  writes: Required<WriteHooks>;
+  /** What the write hooks are given of the instance. */
+  writeKit: WriteHookKit;
   /** Who may act on organizations' keys; undefined without `organizations()`. */
   organizations: OrganizationAccess | undefined;
   ietfRateLimitHeaders: boolean;

@@ -11,6 +11,8 @@ import {
 } from "../auth/pending-verify.js";
 import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
 import { createVerify } from "../auth/verify.js";
+import { mergeVerifyPhases } from "../auth/verify-phases.js";
+import { eventBus } from "../bus/event-bus.js";
 import { systemClock } from "../clock.js";
 import { createEnvironments } from "../environments/environments.js";
 import { KeywardError } from "../errors/keyward-error.js";
@@ -28,6 +30,8 @@ import { createRouter } from "../http/router.js";
 import { kernelEndpoints } from "../http/routes/index.js";
 import { createKeyFormat, DEFAULT_KEY_PREFIX, type KeyFormat } from "../keys/format.js";
 import { createSecretHasher } from "../keys/hash.js";
+import { checkedKeyFields } from "../keys/key-field.js";
+import { mergeWriteHooks } from "../keys/write-hooks.js";
 import { layeredLimiter } from "../limits/layered-limiter.js";
 import { consoleLogger, silentLogger } from "../logging/logger.js";
 import { repeatFilter } from "../logging/repeat-filter.js";
@@ -58,7 +62,6 @@ import { updateKeyBodySchema } from "../validation/update-key-body.js";
 import { checkConfig, warnAboutConfig } from "./check-config.js";
 import type { KeywardConfig } from "./config.js";
 import type { KeywardContext } from "./context.js";
-import { verifyPhasesOf } from "./verify-phases-of.js";
 
 export interface Keyward {
   /** Key management: the same outcomes as the HTTP endpoints, as async functions. */
@@ -137,6 +140,7 @@ export function createKeyward<
   checkFeatures(config.features, config.store);
   const features = config.features ?? [];
   const extensions = mergeExtensions(features);
+  const keyFields = checkedKeyFields(extensions.fields ?? []);
   const http = config.http ?? {};
   const basePath = normaliseBasePath(http.basePath ?? defaultBasePath);
   const bodyLimit = http.bodyLimit ?? defaultBodyLimit;
@@ -224,11 +228,14 @@ export function createKeyward<
           onError: (error) => reportFailure("pruning usage history failed", error),
         });
 
+  const bus = eventBus(reportFailure);
   // The events feature's `requires` made sure the store writes events.
   const events =
     extensions.events && config.store.events
       ? extensions.events({
           log: config.store.events,
+          fields: keyFields,
+          bus,
           keys: config.store.keys,
           clock,
           random,
@@ -259,24 +266,16 @@ export function createKeyward<
       clock,
       organizations: extensions.organizations !== undefined,
       environments: environments.configured ? environments.names : undefined,
-      allowedIps: extensions.allowlists?.createField,
-      resources: extensions.resources?.createField,
+      fields: keyFields,
     }),
-    updateKeyBody: updateKeyBodySchema(
-      keyFieldSchemas({ scopes, tiers, clock }),
-      extensions.allowlists?.updateField,
-      extensions.resources?.updateField,
-    ),
-    allowlists: extensions.allowlists,
-    resources: extensions.resources,
-    maxKeyLifetime: extensions.maxKeyLifetime,
-    webhookObservers: extensions.webhookObservers ?? [],
-    secretSealer: extensions.secretSealer,
-    gracefulRotation: extensions.rotationGrace && {
-      maxGracePeriodSeconds: extensions.rotationGrace.maxGracePeriodSeconds,
-      body: rotateKeyBodySchema(extensions.rotationGrace.maxGracePeriodSeconds),
+    updateKeyBody: updateKeyBodySchema(keyFieldSchemas({ scopes, tiers, clock }), keyFields),
+    keyFields,
+    writes: mergeWriteHooks([extensions.writes]),
+    writeKit: { keys: config.store.keys, clock },
+    gracefulRotation: extensions.gracefulRotation && {
+      maxGracePeriodSeconds: extensions.gracefulRotation.maxGracePeriodSeconds,
+      body: rotateKeyBodySchema(extensions.gracefulRotation.maxGracePeriodSeconds),
     },
-    maxKeysPerOwner: extensions.maxKeysPerOwner,
     verifyJwt,
     ...(config.session ? { session: config.session } : {}),
     trustedOrigins: new Set(http.trustedOrigins ?? []),
@@ -296,7 +295,7 @@ export function createKeyward<
   };
 
   const keys = createKeysApi(context);
-  const verify = createVerify(context, verifyPhasesOf(extensions), {
+  const verify = createVerify(context, mergeVerifyPhases([extensions.verify ?? {}]), {
     events,
     random,
     reportFailure,
@@ -306,6 +305,7 @@ export function createKeyward<
     store: config.store,
     basePath,
     keys,
+    bus,
     // Called only once the instance is built, when `installed` and `router` are set.
     describe: () => ({ instance: describeInstance(), featurePaths: installed.openapi }),
   });
@@ -319,6 +319,7 @@ export function createKeyward<
     environmentsConfigured: environments.configured,
     createKeyBody: context.createKeyBody,
     updateKeyBody: context.updateKeyBody,
+    keyFields,
     keyUpdates: router.has("/{key_id}", "PATCH"),
     rotateKeyBody: context.gracefulRotation && {
       schema: context.gracefulRotation.body,
@@ -326,7 +327,9 @@ export function createKeyward<
     },
     events: router.has("/{key_id}/events", "GET"),
     organizations: context.organizations !== undefined,
-    maxKeysPerOwner: context.maxKeysPerOwner !== undefined,
+    maxKeysPerOwner: context.writes.beforeCreate.some((hook) =>
+      hook.answers?.includes("too_many_keys"),
+    ),
     ietfRateLimitHeaders: context.ietfRateLimitHeaders,
   });
   const handle = createHandle(context, keys, verify, router, {

@@ -10,7 +10,7 @@ import { compiledAllowlist } from "./ip-allowlist.js";
 export const allowlistCheck: KeyCheck = {
   name: "ip-allowlist",
   check(key, { clientIp }, kit) {
-    const allowedIps = key.allowedIps;
+    const allowedIps = key.fields?.allowedIps as readonly string[] | undefined;
     if (allowedIps == null) return undefined;
     if (clientIp === undefined || clientIp === "") {
       kit.warnOnce(

@@ -9,9 +9,9 @@
  * createKeyward({ store, scopes, tiers, jwt, features: [lifecycle({ gracefulRotation: { maxGracePeriodSeconds: 86_400 } })] });
  */
 import type { KeywardFeature } from "../features/feature.js";
-import type { Schema } from "../validation/schema.js";
-import { allowedIpsSchema } from "./allowed-ips-schema.js";
+import { allowedIpsField } from "./allowed-ips-field.js";
 import { allowlistCheck } from "./allowlist-check.js";
+import { keyLimitHook } from "./key-limit-hook.js";
 import {
   checkLifecycleConfig,
   defaultMaxGracePeriodSeconds,
@@ -35,16 +35,15 @@ export function lifecycle(config: LifecycleConfig = {}): KeywardFeature<"lifecyc
   return {
     name: "lifecycle",
     extends: {
-      allowlists: {
-        createField: allowedIpsSchema({ nullable: false }) as Schema<string[]>,
-        updateField: allowedIpsSchema({ nullable: true }),
-      },
-      keyChecks: [allowlistCheck],
+      fields: [allowedIpsField],
+      verify: { check: [allowlistCheck] },
       ...(environments === undefined ? {} : { environments }),
-      ...(maxGrace === undefined ? {} : { rotationGrace: { maxGracePeriodSeconds: maxGrace } }),
+      ...(maxGrace === undefined ? {} : { gracefulRotation: { maxGracePeriodSeconds: maxGrace } }),
       ...(maxKeysPerOwner === false
         ? {}
-        : { maxKeysPerOwner: maxKeysPerOwner ?? defaultMaxKeysPerOwner }),
+        : {
+            writes: { beforeCreate: [keyLimitHook(maxKeysPerOwner ?? defaultMaxKeysPerOwner)] },
+          }),
     },
     install: () => ({
       endpoints:

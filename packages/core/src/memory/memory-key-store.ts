@@ -3,7 +3,15 @@ import { ownerLabel, ownerOfKey } from "../keys/owner.js";
 import { pageOfExpiringKeys } from "../storage/expiring-order.js";
 import { frozenKey } from "../storage/frozen-key.js";
 import { newestKeyFirst, pageOfKeys } from "../storage/key-order.js";
-import type { KeyRotation, KeyStore, KeyUpdate, StoredKey } from "../storage/key-store.js";
+import type {
+  FeatureFieldChanges,
+  FeatureFields,
+  JsonValue,
+  KeyRotation,
+  KeyStore,
+  KeyUpdate,
+  StoredKey,
+} from "../storage/key-store.js";
 import { type MemoryEventLog, memoryEventLog } from "./memory-event-log.js";
 
 /**
@@ -102,18 +110,16 @@ export function memoryKeyStore(): KeyStore & {
       if (key.previousSecretHash !== null) idByHash.delete(key.previousSecretHash);
       const graceful = previousSecretExpiresAt !== null;
       if (!graceful) idByHash.delete(key.secretHash);
+      const { fields: _replaced, ...kernelFields } = key;
       const rotated = freeze({
-        ...key,
+        ...kernelFields,
         version: key.version + 1,
         secretHash,
         hint,
         rotatedAt,
         previousSecretHash: graceful ? key.secretHash : null,
         previousSecretExpiresAt,
-        // The sealed secret is the current one's, or none (a record that never had one stays so).
-        ...(rotation.sealedSecret != null || key.sealedSecret != null
-          ? { sealedSecret: rotation.sealedSecret ?? null }
-          : {}),
+        ...withFields(key.fields, rotation.fields),
       });
       byId.set(id, rotated);
       idByHash.set(secretHash, id);
@@ -134,11 +140,17 @@ export function memoryKeyStore(): KeyStore & {
       const key = byId.get(id);
       if (!key || key.revokedAt !== null) return null;
       if (expectedVersion !== undefined && key.version !== expectedVersion) return null;
-      const fields = definedFields(changes);
+      const { fields: fieldChanges, ...kernelChanges } = changes;
+      const fields = definedFields(kernelChanges);
       // A copy, as in setLimits: the caller's object must not change the stored record later.
       if (changes.limits) fields.limits = structuredClone(changes.limits);
-      if (changes.resources) fields.resources = structuredClone(changes.resources);
-      const updated = freeze({ ...key, ...fields, version: key.version + 1 });
+      const { fields: _replaced, ...rest } = key;
+      const updated = freeze({
+        ...rest,
+        ...fields,
+        ...withFields(key.fields, fieldChanges),
+        version: key.version + 1,
+      });
       byId.set(id, updated);
       record(changeEvents);
       return updated;
@@ -213,4 +225,20 @@ function definedFields(changes: KeyUpdate): Partial<StoredKey> {
     if (value !== undefined) fields[name as keyof KeyUpdate] = value;
   }
   return fields as Partial<StoredKey>;
+}
+
+/**
+ * A record's feature fields after `changes` (a value sets, null removes, others are kept), as
+ * the spread of a record: `{ fields }`, or nothing when none are left. `frozenKey` copies them.
+ */
+function withFields(
+  current: FeatureFields | undefined,
+  changes: FeatureFieldChanges | undefined,
+): { fields?: FeatureFields } {
+  const fields: Record<string, JsonValue> = { ...current };
+  for (const [name, value] of Object.entries(changes ?? {})) {
+    if (value === null) delete fields[name];
+    else if (value !== undefined) fields[name] = value;
+  }
+  return Object.keys(fields).length === 0 ? {} : { fields };
 }

@@ -14,7 +14,7 @@ import type { VerifyObservation, VerifyObserver } from "./verify-observer.js";
 function listening(observer: VerifyObserver): KeywardFeature<"listening"> {
   return {
     name: "listening",
-    extends: { verifyWrappers: [observeVerify(observer)] },
+    extends: { verify: { around: [observeVerify(observer)] } },
     install: () => ({}),
   };
 }
@@ -142,8 +142,16 @@ describe("verify observers", () => {
       verified: (observation, scope) => trail.push(`${scope}: ${observation.outcome}`),
     });
     const features: KeywardFeature<string>[] = [
-      { name: "a", extends: { verifyWrappers: [observeVerify(scoped("a"))] }, install: () => ({}) },
-      { name: "b", extends: { verifyWrappers: [observeVerify(scoped("b"))] }, install: () => ({}) },
+      {
+        name: "a",
+        extends: { verify: { around: [observeVerify(scoped("a"))] } },
+        install: () => ({}),
+      },
+      {
+        name: "b",
+        extends: { verify: { around: [observeVerify(scoped("b"))] } },
+        install: () => ({}),
+      },
     ];
     const { keyward } = setup(features);
     await keyward.verify(undefined);

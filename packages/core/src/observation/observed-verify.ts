@@ -1,11 +1,11 @@
 /**
  * `verify`, heard by observers (`verify-observer.ts`): the wrapper a feature lists at the kernel's
- * `verifyWrappers` point (`auth/verify-wrappers.ts`) to watch verifications. It lives outside the
+ * `verify` phase `around` (`auth/verify-wrappers.ts`) to watch verifications. It lives outside the
  * kernel's path: an instance that lists no observer never bundles it.
  *
  * @example
  * // in a feature
- * extends: { verifyWrappers: [observeVerify(myObserver)] }
+ * extends: { verify: { around: [observeVerify(myObserver)] } }
  */
 
 import { isPromise } from "../auth/pending-verify.js";

@@ -1,6 +1,6 @@
 /**
  * What a verification looked like, for whoever watches them (`@keyward/otel`'s metrics and spans):
- * a feature lists `observeVerify(observer)` at the kernel's `verifyWrappers` point, which wraps
+ * a feature lists `observeVerify(observer)` at the kernel's `verify` phase `around`, which wraps
  * `verify` so each one hears every verification, whichever way it came in (`keyward.verify`,
  * `authenticate`, an adapter's guard, the endpoints' own sessions).
  *

@@ -1,8 +1,9 @@
 /**
  * What the webhooks feature reports about its deliveries, for whoever watches them
- * (`@keyward/otel`'s `keyward.webhook.deliveries` and `keyward.webhook.backlog`). A feature lists
- * observers at the kernel's `webhookObservers` point; the webhooks feature (a package of its own)
- * finds them on its kernel's context and tells them each attempt's end, and how to read the backlog.
+ * (`@keyward/otel`'s `keyward.webhook.deliveries` and `keyward.webhook.backlog`). The webhooks
+ * feature (a package of its own) publishes each attempt's end (`webhook.attempted`, `{ status }`)
+ * and, once the instance is built, how to read the backlog (`webhook.backlog`, `{ read }`) on the
+ * instance's event bus (`bus/event-bus.ts`); a watcher subscribes and tells its observer.
  */
 
 /** How a delivery attempt ended: delivered (2xx), pending again for a retry, or dead-lettered. */

@@ -5,6 +5,7 @@
 import type { BaseRoot } from "@ark/schema";
 import type { InstanceDescription } from "../features/openapi-contribution.js";
 import type { JsonSchema, OpenApiDocument } from "../features/openapi-types.js";
+import type { KeyField } from "../keys/key-field.js";
 import { errorResponseComponents, headerComponents } from "./responses.js";
 import {
   createKeyBodyJsonSchema,
@@ -35,6 +36,7 @@ export function buildComponents(context: InstanceDescription): OpenApiDocument["
     tiers,
     keyPrefixes: context.keyPrefixes,
     environments: context.environments,
+    fields: context.keyFields,
   });
   const prefixes = context.keyPrefixes.map((prefix) => `\`${prefix}\``).join(" or ");
   const schemas: Record<string, JsonSchema> = {
@@ -43,9 +45,10 @@ export function buildComponents(context: InstanceDescription): OpenApiDocument["
     CreateKeyBody: createKeyBodyJsonSchema(
       context.createKeyBody,
       context.environmentsConfigured ? context.environments : undefined,
+      context.keyFields,
     ),
     ...(context.keyUpdates
-      ? { UpdateKeyBody: updateKeyBodyJsonSchema(context.updateKeyBody) }
+      ? { UpdateKeyBody: updateKeyBodyJsonSchema(context.updateKeyBody, context.keyFields) }
       : {}),
     ...(context.rotateKeyBody
       ? {
@@ -62,7 +65,7 @@ export function buildComponents(context: InstanceDescription): OpenApiDocument["
     RevokedKey: toJson(keys.revoked),
     ScopeList: toJson(scopeList),
     UsageReport: toJson(usageReportType),
-    ...(context.events ? eventComponents() : {}),
+    ...(context.events ? eventComponents(context.keyFields) : {}),
     ValidationIssue: toJson(validationIssueType),
     ValidationError: toJson(validationErrorBodyType),
     Error: toJson(errorBodyType(errorCodes.filter((code) => codeIsConfigured(code, context)))),
@@ -119,8 +122,8 @@ function inConfiguredOrder(schema: JsonSchema, names: readonly string[]): JsonSc
   return { ...rest, enum: [...names] };
 }
 
-function eventComponents(): Record<string, JsonSchema> {
-  const { event, page } = eventTypesSchema();
+function eventComponents(fields: readonly KeyField[]): Record<string, JsonSchema> {
+  const { event, page } = eventTypesSchema(fields);
   return { Event: toJson(event), EventPage: toJson(page) };
 }
 

@@ -170,7 +170,9 @@ describe("keyward.openapi()", () => {
       expiresAt: type("unknown").narrow(() => true),
       colour: type("string").narrow((value) => value !== "red"),
     });
-    expect(() => createKeyBodyJsonSchema(schema.internal as never)).toThrow(/"colour" has a check/);
+    expect(() => createKeyBodyJsonSchema(schema.internal as never, undefined, [])).toThrow(
+      /"colour" has a check/,
+    );
   });
 
   it("gives error responses the FastAPI body with exactly the codes of their status", () => {

@@ -85,7 +85,8 @@ export function inactivityScan(
       });
       if (limit === undefined) continue;
       // An imported key's last use in the system it came from, until Keyward counts one of its own.
-      const used = lastUsed.get(key.id)?.at ?? key.importedLastUsedAt ?? undefined;
+      const imported = key.fields?.importedLastUsedAt as number | undefined;
+      const used = lastUsed.get(key.id)?.at ?? imported;
       const disablesAt = lastActivity(key, used) + limit;
       if (now >= disablesAt) {
         // A compare-and-set on the version read: null when another instance (or a change) won.

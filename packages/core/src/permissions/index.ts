@@ -10,6 +10,7 @@ import { canonicalClientAddress } from "../auth/client-address.js";
 import { periodicTask } from "../background/periodic-task.js";
 import type { KeywardFeature } from "../features/feature.js";
 import { type InactivityScanResult, inactivityScan } from "./inactivity-scan.js";
+import { lifetimeHook } from "./lifetime-hook.js";
 import {
   checkPermissionsConfig,
   inactivityPolicy,
@@ -18,8 +19,7 @@ import {
   type PermissionsConfig,
 } from "./permissions-config.js";
 import { resourceCheck } from "./resource-check.js";
-import { widenedResources } from "./resources-narrowing.js";
-import { resourcesSchema } from "./resources-schema.js";
+import { resourcesField } from "./resources-field.js";
 
 export type { InactivityScanResult } from "./inactivity-scan.js";
 export type { KeyLifetime, PermissionsConfig } from "./permissions-config.js";
@@ -60,14 +60,16 @@ export function permissions(
           ],
         }),
     extends: {
-      ...(maxKeyLifetime === undefined ? {} : { maxKeyLifetime }),
-      resources: {
-        createField: resourcesSchema(),
-        updateField: resourcesSchema(),
-        widened: widenedResources,
+      ...(maxKeyLifetime === undefined
+        ? {}
+        : { writes: { beforeCreate: [lifetimeHook(maxKeyLifetime)] } }),
+      fields: [resourcesField],
+      verify: {
+        check: [resourceCheck],
+        ...(config.recordAddress === true
+          ? { spent: [{ name: "usage-address", usageAddress: lastAddress() }] }
+          : {}),
       },
-      keyChecks: [resourceCheck],
-      ...(config.recordAddress === true ? { usageAddress: lastAddress() } : {}),
     },
     install: ({ context }) => {
       if (unusedFor === undefined) {

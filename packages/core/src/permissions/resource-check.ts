@@ -1,4 +1,5 @@
 import type { KeyCheck } from "../auth/key-checks.js";
+import type { KeyResourceLimits } from "../keys/key-resources.js";
 
 /**
  * `verify`'s key check for resource-limited keys: a route that says what it is about
@@ -10,7 +11,7 @@ import type { KeyCheck } from "../auth/key-checks.js";
 export const resourceCheck: KeyCheck = {
   name: "resources",
   check(key, options, kit) {
-    const limits = key.resources;
+    const limits = key.fields?.resources as KeyResourceLimits | undefined;
     const wanted = options.resource;
     if (limits == null || wanted === undefined) return undefined;
     for (const kind in wanted) {

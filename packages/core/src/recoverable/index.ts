@@ -12,11 +12,13 @@
  *   maxSessionAge: "5m",
  * })] });
  */
+
 import type { KeywardFeature } from "../features/feature.js";
 import { parseDuration } from "../rate-limit/duration.js";
 import { type KeyRingConfig, keyRing } from "./key-ring.js";
 import { revealPath } from "./openapi-path.js";
 import { revealEndpoint } from "./reveal-endpoint.js";
+import { sealedSecretField, sealingHooks } from "./sealing-hooks.js";
 
 export type { KeyRingConfig } from "./key-ring.js";
 
@@ -41,7 +43,7 @@ export function recoverable(config: RecoverableConfig): KeywardFeature<"recovera
   }
   return {
     name: "recoverable",
-    extends: { secretSealer: { seal: (secret, keyId) => ring.seal(secret, keyId) } },
+    extends: { fields: [sealedSecretField], writes: sealingHooks(ring) },
     install: () => ({ endpoints: [revealEndpoint(ring, maxSessionAgeMs)], openapi: [revealPath] }),
   };
 }

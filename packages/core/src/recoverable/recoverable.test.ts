@@ -124,7 +124,7 @@ describe("recoverable(): revealing a key's secret", () => {
     expect(
       store.keys
         .snapshot()
-        .map((key) => key.sealedSecret?.split(".")[1])
+        .map((key) => String(key.fields?.sealedSecret).split(".")[1])
         .sort(),
     ).toEqual(["k1", "k2"]);
     expect((await call(after, "POST", `/${old.body.id}/reveal`, alice)).body.key).toBe(

@@ -25,7 +25,8 @@ export function revealEndpoint(ring: KeyRing, maxSessionAgeMs: number): FeatureE
       }
       const key = await keys.access.manageable(user, keyId);
       if (key.revokedAt !== null) throw new KeywardError("key_gone", "API key has been revoked");
-      const secret = key.sealedSecret ? await ring.open(key.sealedSecret, key.id) : null;
+      const sealed = key.fields?.sealedSecret;
+      const secret = typeof sealed === "string" ? await ring.open(sealed, key.id) : null;
       // Opened, and the key's current secret (a sealed text is replaced with every rotation).
       if (secret === null || context.hasher.hash(secret) !== key.secretHash) {
         throw new KeywardError(

@@ -1,7 +1,7 @@
 import type { StoredKey } from "./key-store.js";
 
 /**
- * A record that no caller can change: frozen with its scopes and its metadata, all the way down.
+ * A record that no caller can change: frozen with its scopes, its metadata and its feature fields, all the way down.
  * Records handed out by the memory store and the verification cache are shared between callers
  * (every verification of a key gets the same one), so they must be immutable. Already-frozen
  * records come back as they are.
@@ -11,8 +11,7 @@ export function frozenKey(key: StoredKey): StoredKey {
     Object.isFrozen(key) &&
     Object.isFrozen(key.scopes) &&
     isDeepFrozen(key.metadata) &&
-    (key.allowedIps == null || Object.isFrozen(key.allowedIps)) &&
-    (key.resources == null || Object.isFrozen(key.resources))
+    (key.fields === undefined || Object.isFrozen(key.fields))
   ) {
     return key;
   }
@@ -20,9 +19,9 @@ export function frozenKey(key: StoredKey): StoredKey {
     ...key,
     scopes: Object.freeze([...key.scopes]),
     metadata: key.metadata === null ? null : deepFreeze(structuredClone(key.metadata)),
-    // Only when present: a record without an allowlist keeps exactly the fields it had.
-    ...(key.allowedIps == null ? {} : { allowedIps: Object.freeze([...key.allowedIps]) }),
-    ...(key.resources == null ? {} : { resources: deepFreeze(structuredClone(key.resources)) }),
+    // Only when present: a record without feature fields keeps exactly the fields it had. Frozen
+    // whole, all the way down, so its top level tells.
+    ...(key.fields === undefined ? {} : { fields: deepFreeze(structuredClone(key.fields)) }),
   });
 }
 

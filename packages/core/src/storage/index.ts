@@ -5,6 +5,8 @@ export type {
 export type { AppendedEvent, EventListCursor, EventLog, EventQuery } from "./event-log.js";
 export type {
   ExpiringKeysQuery,
+  FeatureFieldChanges,
+  FeatureFields,
   JsonValue,
   KeyListCursor,
   KeyMetadata,

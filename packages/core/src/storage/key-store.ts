@@ -1,8 +1,7 @@
 import type { StoredEvent } from "../event-model/event.js";
-import type { KeyResourceLimits } from "../keys/key-resources.js";
 import type { Owner, OwnerType } from "../keys/owner.js";
 import type { KeyLimits } from "../limits/types.js";
-import type { KeyMetadata } from "./key-metadata.js";
+import type { JsonValue, KeyMetadata } from "./key-metadata.js";
 
 export type { JsonValue, KeyMetadata } from "./key-metadata.js";
 
@@ -74,27 +73,19 @@ export interface StoredKey {
    */
   environment?: string | null;
   /**
-   * The addresses and CIDR ranges the key may be used from, in canonical text
-   * (`allowlists/ip-allowlist.ts`); absent or null: from anywhere. Never an empty list.
+   * The fields features add to a key (an allowlist, resource limits, a sealed secret…), by name,
+   * each a JSON value. The kernel and the stores keep them without knowing them: a store writes and
+   * reads them back as given (one JSON column, one hash field per field, a plain object) and never
+   * looks inside. Absent when the key has none; a field is never stored as null (null removes it).
    */
-  allowedIps?: readonly string[] | null;
-  /**
-   * The current secret, encrypted by `recoverable()` (AES-256-GCM under a key-encryption key the
-   * database never holds; an opaque text, `v1.<kek id>.<iv>.<ciphertext>`); absent or null for a
-   * key that cannot be revealed. Stores keep it as given.
-   */
-  sealedSecret?: string | null;
-  /**
-   * When the system an imported key came from last saw it used (`imports()`): the key's
-   * `lastUsedAt` until Keyward counts a use of its own. Absent or null for other keys.
-   */
-  importedLastUsedAt?: number | null;
-  /**
-   * The resources the key is limited to, by kind (`{ profile: ["alice"] }`, `permissions()`);
-   * absent or null: every resource. Stores keep it as given (a JSON value).
-   */
-  resources?: KeyResourceLimits | null;
+  fields?: FeatureFields;
 }
+
+/** A key's feature fields: JSON values by field name (see `StoredKey.fields`). */
+export type FeatureFields = Readonly<Record<string, JsonValue>>;
+
+/** Changes to feature fields: a value sets the field, null removes it. */
+export type FeatureFieldChanges = Readonly<Record<string, JsonValue>>;
 
 /** What `KeyStore.update` changes; fields left out keep their values. */
 export interface KeyUpdate {
@@ -105,14 +96,10 @@ export interface KeyUpdate {
   disabledAt?: number | null;
   /** When a disabled key is enabled again (set with `disabledAt: null`); replaces the last one. */
   enabledAt?: number;
-  /** A new allowlist, or null to remove it (the key works from anywhere again). */
-  allowedIps?: readonly string[] | null;
-  /** Narrower resources (`permissions()`); never null once a key has some (that would widen). */
-  resources?: KeyResourceLimits | null;
   /** The key's per-key limits (`keys.update`'s `limits`, applied to what it had), or null to clear them. */
   limits?: KeyLimits | null;
-  /** The secret sealed again after a rotation (`recoverable()`), or null to drop it. */
-  sealedSecret?: string | null;
+  /** Feature fields to set (a value) or remove (null); fields not named keep their values. */
+  fields?: FeatureFieldChanges;
 }
 
 /** Where a page of `listByOwner` starts: after this key in the listing order. */
@@ -159,10 +146,10 @@ export interface KeyRotation {
    */
   expectedVersion?: number;
   /**
-   * The new secret sealed by `recoverable()`, stored with it in the same write; absent or null: the
-   * record keeps no sealed secret (one sealed before is dropped: it is the replaced secret's).
+   * Feature fields written with the rotation in the same atomic step, as `KeyUpdate.fields` (a
+   * value sets, null removes, others are kept): a feature's `beforeRotate` hook puts them here.
    */
-  sealedSecret?: string | null;
+  fields?: FeatureFieldChanges;
 }
 
 /**
@@ -189,6 +176,11 @@ export interface KeyRotation {
  *   record, otherwise `null` and nothing changes (events included). Of many concurrent updates that
  *   read the same version, exactly one succeeds. Without `expectedVersion` the write is
  *   unconditional (last writer wins), as before versions.
+ * - Feature fields (`fields`) are kept as given, whatever their names and JSON values (empty lists
+ *   and objects, nested values, any text), through every write: `create` and `importKeys` store
+ *   them, `update` and `rotate` set those their `fields` give a value, remove those given null and
+ *   keep the others, in the same atomic write as the rest; `revoke`, `setOwnerTier`, `setLimits`
+ *   and `rehash` keep them. A record without any reads with no `fields` at all.
  * - Every change a store makes to a record (`update`, `rotate`, `revoke`, `setLimits`,
  *   `setOwnerTier`) adds 1 to its `version` in the same atomic write; `create` stores the version
  *   it is given (Keyward gives 1).

@@ -1,8 +1,10 @@
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import type { Clock } from "../clock.js";
 import type { ValidationIssue } from "../errors/validation-issue.js";
+import type { KeyField } from "../keys/key-field.js";
+import { unlistedRestrictions } from "../keys/restricting-fields.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
-import type { KeyMetadata } from "../storage/key-store.js";
+import type { JsonValue, KeyMetadata } from "../storage/key-store.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
 import { parseIsoDateTime } from "./iso-date-time.js";
 import { notAnObjectIssue, pydanticMeta, toValidationIssues } from "./issues.js";
@@ -34,10 +36,8 @@ export interface CreateKeyBody {
   organizationId?: string | undefined;
   /** The environment the key is for (only when `environments` are configured). */
   environment?: string | undefined;
-  /** The addresses and CIDR ranges the key may be used from, canonical; omitted: anywhere. */
-  allowedIps?: string[] | undefined;
-  /** The resources the key is limited to, by kind (`permissions()`); omitted: every resource. */
-  resources?: Record<string, string[]> | undefined;
+  /** The listed features' key fields the body gave (`allowedIps`…), as their schemas output them. */
+  fields?: Record<string, JsonValue> | undefined;
 }
 
 export type CreateKeyValidation =
@@ -53,8 +53,7 @@ interface CheckedCreateKeyBody {
   metadata?: Record<string, unknown>;
   organizationId?: string;
   environment?: string;
-  allowedIps?: string[];
-  resources?: Record<string, string[]>;
+  [featureField: string]: unknown;
 }
 
 /**
@@ -71,12 +70,11 @@ export function createKeyBodySchema(options: {
   organizations?: boolean;
   /** The configured environments' names (`environments`); otherwise `environment` is ignored. */
   environments?: readonly string[] | undefined;
-  /** `allowedIps`' schema, with IP allowlists (`lifecycle()`); otherwise the field is refused. */
-  allowedIps?: Schema<string[]> | undefined;
-  /** `resources`' schema, with `permissions()`; otherwise the field is refused. */
-  resources?: Schema<Record<string, string[]>> | undefined;
+  /** The listed features' key fields: those with a `create` schema are taken from the body. */
+  fields?: readonly KeyField[] | undefined;
 }): Schema<CheckedCreateKeyBody> {
   const { name, scopes, tier, expiresAt } = keyFieldSchemas(options);
+  const createFields = (options.fields ?? []).filter((field) => field.create !== undefined);
   const schema = objectSchema<CheckedCreateKeyBody>({
     required: { name, scopes, tier },
     optional: {
@@ -84,23 +82,18 @@ export function createKeyBodySchema(options: {
       metadata: metadataSchema({ nullable: false }),
       ...(options.organizations ? { organizationId: organizationIdSchema } : {}),
       ...(options.environments ? { environment: environmentSchema(options.environments) } : {}),
-      ...(options.allowedIps ? { allowedIps: options.allowedIps } : {}),
-      ...(options.resources ? { resources: options.resources } : {}),
+      ...Object.fromEntries(createFields.map((field) => [field.name, field.create!])),
     },
   });
-  if (!options.allowedIps) withoutAllowlists.add(schema);
-  if (!options.resources) withoutResources.add(schema);
+  featureFieldsOf.set(
+    schema,
+    createFields.map((field) => field.name),
+  );
   return schema;
 }
 
-/**
- * Schemas made without IP allowlists: their `allowedIps` is refused rather than ignored like other
- * unknown fields, since a key meant to be limited to some addresses must not be usable from anywhere.
- */
-const withoutAllowlists = new WeakSet<object>();
-
-/** Schemas made without `permissions()`: their `resources` is refused, as `allowedIps` is. */
-const withoutResources = new WeakSet<object>();
+/** The feature fields each create schema takes from the body, by name. */
+const featureFieldsOf = new WeakMap<object, readonly string[]>();
 
 /** One of the configured environments' names. */
 function environmentSchema(names: readonly string[]) {
@@ -256,8 +249,9 @@ export type CreateKeyBodySchema = ReturnType<typeof createKeyBodySchema> &
   StandardSchemaV1<unknown, CreateKeyBody>;
 
 /**
- * Validates an already-parsed JSON body; unknown extra fields are ignored, but `allowedIps` where
- * the schema has no IP allowlists (every problem reported at once).
+ * Validates an already-parsed JSON body; unknown extra fields are ignored, but a field that would
+ * restrict the key where no listed feature declares it is refused (`restricting-fields.ts`). Every
+ * problem is reported at once.
  */
 export function validateCreateKeyBody(
   schema: ReturnType<typeof createKeyBodySchema>,
@@ -266,13 +260,8 @@ export function validateCreateKeyBody(
   const notAnObject = notAnObjectIssue(input);
   if (notAnObject) return { ok: false, issues: notAnObject };
   const result = schema(input);
-  const refused =
-    withoutAllowlists.has(schema) && Object.hasOwn(input as object, "allowedIps")
-      ? [allowlistsNotListed]
-      : [];
-  if (withoutResources.has(schema) && Object.hasOwn(input as object, "resources")) {
-    refused.push(resourcesNotListed);
-  }
+  const declared = featureFieldsOf.get(schema) ?? [];
+  const refused = unlistedRestrictions(input as object, new Set(declared));
   if (isRefusal(result) || refused.length > 0) {
     const issues = isRefusal(result) ? toValidationIssues(result, "body") : [];
     return { ok: false, issues: [...issues, ...refused] };
@@ -293,8 +282,7 @@ export function validateCreateKeyBody(
         ? { organizationId: result.organizationId }
         : {}),
       ...(typeof result.environment === "string" ? { environment: result.environment } : {}),
-      ...(Array.isArray(result.allowedIps) ? { allowedIps: result.allowedIps } : {}),
-      ...(result.resources === undefined ? {} : { resources: result.resources }),
+      ...givenFields(result, declared),
     },
     expiresAt,
   };
@@ -307,14 +295,14 @@ function quoteList(values: readonly string[]): string {
     : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`;
 }
 
-const allowlistsNotListed: ValidationIssue = {
-  loc: ["body", "allowedIps"],
-  msg: "Extra inputs are not permitted: IP allowlists need lifecycle() in the server's features",
-  type: "extra_forbidden",
-};
-
-const resourcesNotListed: ValidationIssue = {
-  loc: ["body", "resources"],
-  msg: "Extra inputs are not permitted: resource-limited keys need permissions() in the server's features",
-  type: "extra_forbidden",
-};
+/** The declared feature fields the body gave, as `{ fields }`, or nothing when it gave none. */
+function givenFields(
+  result: Record<string, unknown>,
+  declared: readonly string[],
+): { fields?: Record<string, JsonValue> } {
+  const fields: Record<string, JsonValue> = {};
+  for (const name of declared) {
+    if (result[name] !== undefined) fields[name] = result[name] as JsonValue;
+  }
+  return Object.keys(fields).length === 0 ? {} : { fields };
+}

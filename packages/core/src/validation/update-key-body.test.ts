@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
-import { allowedIpsSchema } from "../lifecycle/allowed-ips-schema.js";
+import { allowedIpsField } from "../lifecycle/allowed-ips-field.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
 import { createTierLadder } from "../tiers/tier-ladder.js";
 import { keyFieldSchemas } from "./create-key-body.js";
@@ -11,7 +11,7 @@ const fields = keyFieldSchemas({
   tiers: createTierLadder({ free: { rateLimit: { limit: 60, window: "1m" } } }),
   clock: manualClock(Date.parse("2026-06-01T12:00:00Z")),
 });
-const schema = updateKeyBodySchema(fields, allowedIpsSchema({ nullable: true }));
+const schema = updateKeyBodySchema(fields, [allowedIpsField]);
 
 describe("update-key body validation without IP allowlists (no lifecycle())", () => {
   it("refuses allowedIps as a field it does not have, and takes the rest", () => {
@@ -52,7 +52,12 @@ describe("update-key body validation", () => {
       enabled: false,
       allowedIps: ["203.0.113.7"],
     };
-    expect(validateUpdateKeyBody(schema, body)).toEqual({ ok: true, value: body });
+    // A feature's key field comes out among the value's `fields`.
+    const { allowedIps, ...kernelFields } = body;
+    expect(validateUpdateKeyBody(schema, body)).toEqual({
+      ok: true,
+      value: { ...kernelFields, fields: { allowedIps } },
+    });
   });
 
   it("names every field an update does not have, in the body's order, with the fields' own problems", () => {

@@ -1,5 +1,6 @@
 import type { ValidationIssue } from "../errors/validation-issue.js";
-import type { KeyMetadata } from "../storage/key-store.js";
+import type { KeyField } from "../keys/key-field.js";
+import type { JsonValue, KeyMetadata } from "../storage/key-store.js";
 import type { keyFieldSchemas } from "./create-key-body.js";
 import { notAnObjectIssue, pydanticMeta, toValidationIssues } from "./issues.js";
 import { metadataSchema } from "./metadata.js";
@@ -13,10 +14,11 @@ export interface UpdateKeyBody {
   /** A new metadata object, or null to remove it. */
   metadata?: KeyMetadata | null;
   enabled?: boolean;
-  /** A new allowlist in canonical text, or null to remove it. */
-  allowedIps?: string[] | null;
-  /** Narrower resources (`permissions()`; checked against the key, not here). */
-  resources?: Record<string, string[]>;
+  /**
+   * The listed features' key fields the body gave, as their schemas output them (null: remove the
+   * field). A field that may only narrow is checked against the key, not here.
+   */
+  fields?: Record<string, JsonValue | null>;
 }
 
 export type UpdateKeyValidation =
@@ -26,29 +28,31 @@ export type UpdateKeyValidation =
 /** The fields each update schema takes; any other is a 422 (see `extraFieldIssues`). */
 const acceptedFields = new WeakMap<object, ReadonlySet<string>>();
 
+/** The feature fields each update schema takes, by name. */
+const featureFieldsOf = new WeakMap<object, readonly string[]>();
+
 /**
  * The update schema from the same field rules as create: a name or scopes valid there are valid
- * here. `allowedIps`: its schema with IP allowlists (`lifecycle()`); otherwise the field is refused.
+ * here. The listed features' key fields with an `update` schema are taken too; any other field is
+ * refused.
  */
 export function updateKeyBodySchema(
   fields: ReturnType<typeof keyFieldSchemas>,
-  allowedIpsField?: Schema<string[] | null>,
-  resourcesField?: Schema<Record<string, string[]> | null>,
+  keyFields: readonly KeyField[] = [],
 ): Schema<CheckedUpdateKeyBody> {
+  const updatable = keyFields.filter((field) => field.update !== undefined);
   const schema = objectSchema<CheckedUpdateKeyBody>({
     optional: {
       name: fields.name,
       scopes: fields.scopes,
       metadata: metadataSchema({ nullable: true }),
       enabled,
-      ...(allowedIpsField ? { allowedIps: allowedIpsField } : {}),
-      ...(resourcesField ? { resources: resourcesField } : {}),
+      ...Object.fromEntries(updatable.map((field) => [field.name, field.update!])),
     },
   });
-  const names = ["name", "scopes", "metadata", "enabled"];
-  if (allowedIpsField) names.push("allowedIps");
-  if (resourcesField) names.push("resources");
-  acceptedFields.set(schema, new Set(names));
+  const featureNames = updatable.map((field) => field.name);
+  acceptedFields.set(schema, new Set(["name", "scopes", "metadata", "enabled", ...featureNames]));
+  featureFieldsOf.set(schema, featureNames);
   return schema;
 }
 
@@ -58,8 +62,7 @@ interface CheckedUpdateKeyBody {
   scopes?: string[];
   metadata?: Record<string, unknown> | null;
   enabled?: boolean;
-  allowedIps?: string[] | null;
-  resources?: Record<string, string[]>;
+  [featureField: string]: unknown;
 }
 
 const enabled = checked<boolean>(
@@ -94,8 +97,11 @@ export function validateUpdateKeyBody(
   if (result.scopes !== undefined) value.scopes = result.scopes;
   if (result.metadata !== undefined) value.metadata = result.metadata as KeyMetadata | null;
   if (result.enabled !== undefined) value.enabled = result.enabled;
-  if (result.allowedIps !== undefined) value.allowedIps = result.allowedIps;
-  if (result.resources !== undefined) value.resources = result.resources;
+  const fields: Record<string, JsonValue | null> = {};
+  for (const name of featureFieldsOf.get(schema) ?? []) {
+    if (result[name] !== undefined) fields[name] = result[name] as JsonValue | null;
+  }
+  if (Object.keys(fields).length > 0) value.fields = fields;
   return { ok: true, value };
 }
 

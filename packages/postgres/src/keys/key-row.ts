@@ -1,4 +1,4 @@
-import type { KeyLimits, KeyMetadata, StoredKey } from "@keyward/core";
+import type { FeatureFields, KeyLimits, KeyMetadata, StoredKey } from "@keyward/core";
 import { toEpochMs } from "../schema/epoch-ms.js";
 
 /** The select list every key query returns, shaped so each driver hands back the same values. */
@@ -25,11 +25,8 @@ export const keyColumns = [
   "metadata::text AS metadata",
   "limits::text AS limits",
   "environment",
-  "allowed_ips::text AS allowed_ips",
-  "sealed_secret",
-  `${toEpochMs("imported_last_used_at")} AS imported_last_used_at`,
   `${toEpochMs("enabled_at")} AS enabled_at`,
-  "resources::text AS resources",
+  "fields::text AS fields",
 ].join(", ");
 
 export interface KeyRow {
@@ -57,13 +54,9 @@ export interface KeyRow {
   metadata: string | null;
   limits: string | null;
   environment: string | null;
-  /** jsonb as text, like `scopes`. */
-  allowed_ips: string | null;
-  sealed_secret: string | null;
-  imported_last_used_at: number | null;
   enabled_at: number | string | null;
   /** jsonb as text, like `scopes`. */
-  resources: string | null;
+  fields: string | null;
 }
 
 const time = (value: number | string | null) => (value === null ? null : Number(value));
@@ -92,14 +85,7 @@ export function toStoredKey(row: KeyRow): StoredKey {
     // Absent unless set, so records without limits read exactly as before.
     ...(row.limits === null ? {} : { limits: JSON.parse(row.limits) as KeyLimits }),
     ...(row.environment === null ? {} : { environment: row.environment }),
-    ...(row.allowed_ips === null ? {} : { allowedIps: JSON.parse(row.allowed_ips) as string[] }),
-    ...(row.sealed_secret == null ? {} : { sealedSecret: row.sealed_secret }),
-    ...(row.imported_last_used_at == null
-      ? {}
-      : { importedLastUsedAt: Number(row.imported_last_used_at) }),
     ...(row.enabled_at == null ? {} : { enabledAt: Number(row.enabled_at) }),
-    ...(row.resources === null
-      ? {}
-      : { resources: JSON.parse(row.resources) as Record<string, string[]> }),
+    ...(row.fields === null ? {} : { fields: JSON.parse(row.fields) as FeatureFields }),
   };
 }

@@ -10,7 +10,15 @@
  * statement above, then, only if it changed a row, the INSERT of its events; a failure anywhere
  * rolls both back. Without events, each change is the single statement it always was.
  */
-import type { KeyRotation, KeyStore, StoredEvent, StoredKey } from "@keyward/core";
+import type {
+  FeatureFieldChanges,
+  FeatureFields,
+  JsonValue,
+  KeyRotation,
+  KeyStore,
+  StoredEvent,
+  StoredKey,
+} from "@keyward/core";
 import { type PostgresClient, queryRows, type TransactionalClient } from "../client.js";
 import { insertEvents, insertEventsSql, postgresEventLog } from "../events/postgres-event-log.js";
 import { epochMsParam, fromEpochMs } from "../schema/epoch-ms.js";
@@ -55,12 +63,11 @@ export function postgresKeyStore(
     create: `INSERT INTO ${keys}
       (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at, rotated_at,
         owner_tier, owner_type, created_by, disabled_at, metadata, limits, previous_secret_hash,
-        previous_secret_expires_at, environment, allowed_ips, version, sealed_secret, resources,
-        enabled_at)
+        previous_secret_expires_at, environment, fields, version, enabled_at)
       VALUES ($1, $2, $3, $4::text::jsonb, $5, $6, $7, ${fromEpochMs("$8")}, ${fromEpochMs("$9")},
         ${fromEpochMs("$10")}, ${fromEpochMs("$11")}, $12, $13, $14, ${fromEpochMs("$15")},
-        $16::text::jsonb, $17::text::jsonb, $18, ${fromEpochMs("$19")}, $20, $21::text::jsonb, $22, $23,
-        $24::text::jsonb, ${fromEpochMs("$25")})`,
+        $16::text::jsonb, $17::text::jsonb, $18, ${fromEpochMs("$19")}, $20, $21::text::jsonb, $22,
+        ${fromEpochMs("$23")})`,
     // Two unique indexes, one row at most: the current secret's, or the one a grace keeps alive.
     findByHash: `SELECT ${keyColumns} FROM ${keys}
       WHERE secret_hash = $1 OR previous_secret_hash = $1`,
@@ -99,16 +106,14 @@ export function postgresKeyStore(
         metadata = CASE WHEN $6::boolean THEN $7::text::jsonb ELSE metadata END,
         disabled_at = CASE WHEN $8::boolean THEN ${fromEpochMs("$9")} ELSE disabled_at END,
         limits = CASE WHEN $10::boolean THEN $11::text::jsonb ELSE limits END,
-        allowed_ips = CASE WHEN $12::boolean THEN $13::text::jsonb ELSE allowed_ips END,
-        sealed_secret = CASE WHEN $15::boolean THEN $16 ELSE sealed_secret END,
-        resources = CASE WHEN $17::boolean THEN $18::text::jsonb ELSE resources END,
-        enabled_at = CASE WHEN $19::boolean THEN ${fromEpochMs("$20")} ELSE enabled_at END
+        ${fieldChanges("$12", "$13")},
+        enabled_at = CASE WHEN $15::boolean THEN ${fromEpochMs("$16")} ELSE enabled_at END
       WHERE id = $1 AND revoked_at IS NULL AND ($14::bigint IS NULL OR version = $14::bigint)
       RETURNING ${keyColumns}`,
     // On the right of SET, secret_hash is the value before this UPDATE: the replaced secret.
     rotate: `UPDATE ${keys} SET version = version + 1, secret_hash = $3, hint = $4, rotated_at = ${fromEpochMs("$5")},
         previous_secret_hash = CASE WHEN $6::bigint IS NULL THEN NULL ELSE secret_hash END,
-        previous_secret_expires_at = ${fromEpochMs("$6")}, sealed_secret = $8
+        previous_secret_expires_at = ${fromEpochMs("$6")}, ${fieldChanges("$8", "$9")}
       WHERE id = $1 AND secret_hash = $2 AND revoked_at IS NULL
         AND ($7::bigint IS NULL OR version = $7::bigint)
       RETURNING ${keyColumns}`,
@@ -124,17 +129,16 @@ export function postgresKeyStore(
     importKeys: `INSERT INTO ${keys}
       (id, owner_id, name, scopes, tier, secret_hash, hint, created_at, expires_at, revoked_at,
         rotated_at, owner_tier, owner_type, created_by, disabled_at, metadata, limits, environment, version,
-        imported_last_used_at)
+        fields)
       SELECT r.id, r.owner_id, r.name, r.scopes, r.tier, r.secret_hash, r.hint,
         ${fromEpochMs("r.created_at")}, ${fromEpochMs("r.expires_at")}, ${fromEpochMs("r.revoked_at")},
         ${fromEpochMs("r.rotated_at")}, r.owner_tier, r.owner_type, r.created_by,
-        ${fromEpochMs("r.disabled_at")}, r.metadata, r.limits, r.environment, r.version,
-        ${fromEpochMs("r.imported_last_used_at")}
+        ${fromEpochMs("r.disabled_at")}, r.metadata, r.limits, r.environment, r.version, r.fields
       FROM jsonb_to_recordset($1::text::jsonb) AS r(id text, owner_id text, name text, scopes jsonb,
         tier text, secret_hash text, hint text, created_at bigint, expires_at bigint,
         revoked_at bigint, rotated_at bigint, owner_tier text, owner_type text, created_by text,
         disabled_at bigint, metadata jsonb, limits jsonb, environment text, version bigint,
-        imported_last_used_at bigint)
+        fields jsonb)
       ON CONFLICT (id) DO NOTHING
       RETURNING id`,
     rehash: `UPDATE ${keys} SET secret_hash = $3 WHERE id = $1 AND secret_hash = $2
@@ -166,10 +170,8 @@ export function postgresKeyStore(
           key.previousSecretHash,
           epochMsParam(key.previousSecretExpiresAt, "previousSecretExpiresAt"),
           key.environment ?? null,
-          key.allowedIps == null ? null : JSON.stringify(key.allowedIps),
+          storedFields(key.fields),
           key.version,
-          key.sealedSecret ?? null,
-          key.resources == null ? null : JSON.stringify(key.resources),
           epochMsParam(key.enabledAt ?? null, "enabledAt"),
         ]);
         return true;
@@ -217,13 +219,8 @@ export function postgresKeyStore(
           changes.disabledAt === undefined ? null : epochMsParam(changes.disabledAt, "disabledAt"),
           changes.limits !== undefined,
           changes.limits == null ? null : JSON.stringify(changes.limits),
-          changes.allowedIps !== undefined,
-          changes.allowedIps == null ? null : JSON.stringify(changes.allowedIps),
+          ...fieldChangeParams(changes.fields),
           expectedVersion ?? null,
-          changes.sealedSecret !== undefined,
-          changes.sealedSecret ?? null,
-          changes.resources !== undefined,
-          changes.resources == null ? null : JSON.stringify(changes.resources),
           changes.enabledAt !== undefined,
           epochMsParam(changes.enabledAt ?? null, "enabledAt"),
         ]),
@@ -256,7 +253,7 @@ export function postgresKeyStore(
           epochMsParam(rotation.rotatedAt, "rotatedAt"),
           epochMsParam(rotation.previousSecretExpiresAt ?? null, "previousSecretExpiresAt"),
           rotation.expectedVersion ?? null,
-          rotation.sealedSecret ?? null,
+          ...fieldChangeParams(rotation.fields),
         ]),
       ),
 
@@ -293,7 +290,8 @@ export function postgresKeyStore(
         limits: key.limits ?? null,
         environment: key.environment ?? null,
         version: key.version,
-        imported_last_used_at: epochMsParam(key.importedLastUsedAt ?? null, "importedLastUsedAt"),
+        fields:
+          key.fields === undefined || Object.keys(key.fields).length === 0 ? null : key.fields,
       }));
       const created = await queryRows<{ id: string }>(client, sql.importKeys, [
         JSON.stringify(rows),
@@ -305,4 +303,31 @@ export function postgresKeyStore(
 
     events: postgresEventLog(client, naming),
   };
+}
+
+/**
+ * The SQL that applies changes to feature fields: the object `$set` merged over the record's
+ * (each of its fields replaced whole), then the names in the JSON list `$unset` removed (JSON text, as every parameter here, so no driver's array handling is relied on); no field
+ * left is NULL, as a record that never had any. One expression for every combination of changes.
+ */
+function fieldChanges(set: string, unset: string): string {
+  const removed = `ARRAY(SELECT jsonb_array_elements_text(${unset}::text::jsonb))`;
+  return `fields = NULLIF((COALESCE(fields, '{}'::jsonb) || ${set}::text::jsonb) - ${removed},
+          '{}'::jsonb)`;
+}
+
+/** `fieldChanges`' two parameters: the fields given a value, and the names given null. */
+function fieldChangeParams(changes: FeatureFieldChanges | undefined): [string, string] {
+  const set: Record<string, JsonValue> = {};
+  const unset: string[] = [];
+  for (const [name, value] of Object.entries(changes ?? {})) {
+    if (value === null) unset.push(name);
+    else if (value !== undefined) set[name] = value;
+  }
+  return [JSON.stringify(set), JSON.stringify(unset)];
+}
+
+/** A record's feature fields as the column holds them: NULL when there are none. */
+function storedFields(fields: FeatureFields | undefined): string | null {
+  return fields === undefined || Object.keys(fields).length === 0 ? null : JSON.stringify(fields);
 }

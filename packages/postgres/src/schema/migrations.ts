@@ -51,17 +51,11 @@ export const migrations: readonly Migration[] = [
         previous_secret_expires_at timestamptz,
         -- NULL: the environment the hint's prefix names.
         environment text COLLATE "C",
-        -- Canonical address and range texts; never an empty list (no allowlist is NULL).
-        allowed_ips jsonb CHECK (allowed_ips IS NULL OR
-          (jsonb_typeof(allowed_ips) = 'array' AND jsonb_array_length(allowed_ips) > 0)),
-        -- The resources the key is limited to, by kind ({"profile": ["alice"]}); NULL: every one.
-        resources jsonb CHECK (resources IS NULL OR jsonb_typeof(resources) = 'object'),
+        -- The fields features add to a key (an allowlist, resource limits…), by name; the store
+        -- keeps them as given and never looks inside. NULL: none.
+        fields jsonb CHECK (fields IS NULL OR jsonb_typeof(fields) = 'object'),
         -- The compare-and-set of an update (and an HTTP ETag) reads it; every write adds 1.
         version bigint NOT NULL DEFAULT 1,
-        -- recoverable(): the secret encrypted under a key the database never holds; NULL: none.
-        sealed_secret text,
-        -- imports(): when the system a key came from last saw it used; NULL for other keys.
-        imported_last_used_at timestamptz,
         -- When a disabled key was last enabled again; the inactivity scan counts from it. NULL: never.
         enabled_at timestamptz,
         CONSTRAINT ${index("keys_previous_secret_pair")}

@@ -34,15 +34,19 @@ describe("key hash fields", () => {
     expect(fromKeyFields(toKeyFields(full))).toEqual(full);
   });
 
-  it("round-trips an environment and an allowlist, and writes neither for keys without them", () => {
+  it("round-trips an environment and feature fields, and writes neither for keys without them", () => {
     expect(toKeyFields(key)).not.toContain("environment");
-    expect(toKeyFields(key)).not.toContain("allowedIps");
+    expect(toKeyFields(key).some((field) => field.startsWith("field:"))).toBe(false);
     const withBoth = {
       ...key,
       environment: "test",
-      allowedIps: ["203.0.113.0/24", "2001:db8::/32"],
+      fields: { allowedIps: ["203.0.113.0/24", "2001:db8::/32"], empty: [], none: {} },
     };
-    expect(fromKeyFields(toKeyFields(withBoth))).toEqual(withBoth);
+    const written = toKeyFields(withBoth);
+    // One hash field per feature field, its JSON text: an empty list stays a list.
+    expect(written).toContain("field:empty");
+    expect(written[written.indexOf("field:empty") + 1]).toBe("[]");
+    expect(fromKeyFields(written)).toEqual(withBoth);
   });
 
   it("reads an empty or missing reply as no key", () => {

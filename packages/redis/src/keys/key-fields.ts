@@ -3,11 +3,19 @@
  * Records written before organizations have no `ownerType` and no `createdBy`: they were users'
  * own keys, created by their owner, and read back so (no migration rewrites them). `ownerType` is
  * written only for an organization's key, so a user's record keeps exactly its old shape. Likewise
- * `environment` and `allowedIps` exist only on keys that have them: records written before read as
- * a key of the environment its hint's prefix names, usable from anywhere; `enabledAt` only on keys
- * enabled again after a disable.
+ * `environment` exists only on keys that have one: records written before read as a key of the
+ * environment its hint's prefix names; `enabledAt` only on keys enabled again after a disable;
+ * feature fields only when set, each as its own hash field (`field:<name>`).
  */
-import type { KeyLimits, KeyMetadata, KeyUpdate, StoredKey } from "@keyward/core";
+import type {
+  FeatureFieldChanges,
+  FeatureFields,
+  JsonValue,
+  KeyLimits,
+  KeyMetadata,
+  KeyUpdate,
+  StoredKey,
+} from "@keyward/core";
 
 export function toKeyFields(key: StoredKey): string[] {
   const fields = [
@@ -48,13 +56,10 @@ export function toKeyFields(key: StoredKey): string[] {
   if (key.metadata !== null) fields.push("metadata", JSON.stringify(key.metadata));
   if (key.limits != null) fields.push("limits", JSON.stringify(key.limits));
   if (key.environment != null) fields.push("environment", key.environment);
-  if (key.allowedIps != null) fields.push("allowedIps", JSON.stringify(key.allowedIps));
-  if (key.sealedSecret != null) fields.push("sealedSecret", key.sealedSecret);
-  if (key.importedLastUsedAt != null) {
-    fields.push("importedLastUsedAt", String(key.importedLastUsedAt));
-  }
   if (key.enabledAt != null) fields.push("enabledAt", String(key.enabledAt));
-  if (key.resources != null) fields.push("resources", JSON.stringify(key.resources));
+  for (const [name, value] of Object.entries(key.fields ?? {})) {
+    fields.push(featureFieldPrefix + name, JSON.stringify(value));
+  }
   return fields;
 }
 
@@ -88,17 +93,8 @@ export function fromKeyFields(flat: readonly string[] | null | undefined): Store
     // Absent unless set, so records without limits read exactly as before.
     ...(fields.limits === undefined ? {} : { limits: JSON.parse(fields.limits) as KeyLimits }),
     ...(fields.environment === undefined ? {} : { environment: fields.environment }),
-    ...(fields.allowedIps === undefined
-      ? {}
-      : { allowedIps: JSON.parse(fields.allowedIps) as string[] }),
-    ...(fields.sealedSecret === undefined ? {} : { sealedSecret: fields.sealedSecret }),
-    ...(fields.importedLastUsedAt === undefined
-      ? {}
-      : { importedLastUsedAt: Number(fields.importedLastUsedAt) }),
     ...(fields.enabledAt === undefined ? {} : { enabledAt: Number(fields.enabledAt) }),
-    ...(fields.resources === undefined
-      ? {}
-      : { resources: JSON.parse(fields.resources) as Record<string, string[]> }),
+    ...featureFieldsOf(fields),
   };
 }
 
@@ -120,21 +116,44 @@ export function toUpdateFields(changes: KeyUpdate): { set: string[]; unset: stri
     else set.push("disabledAt", String(changes.disabledAt));
   }
   if (changes.enabledAt !== undefined) set.push("enabledAt", String(changes.enabledAt));
-  if (changes.allowedIps !== undefined) {
-    if (changes.allowedIps === null) unset.push("allowedIps");
-    else set.push("allowedIps", JSON.stringify(changes.allowedIps));
-  }
-  if (changes.resources !== undefined) {
-    if (changes.resources === null) unset.push("resources");
-    else set.push("resources", JSON.stringify(changes.resources));
-  }
   if (changes.limits !== undefined) {
     if (changes.limits === null) unset.push("limits");
     else set.push("limits", JSON.stringify(changes.limits));
   }
-  if (changes.sealedSecret !== undefined) {
-    if (changes.sealedSecret === null) unset.push("sealedSecret");
-    else set.push("sealedSecret", changes.sealedSecret);
+  const featureChanges = toFeatureFieldChanges(changes.fields);
+  return { set: [...set, ...featureChanges.set], unset: [...unset, ...featureChanges.unset] };
+}
+
+/**
+ * Feature fields are hash fields of their own, each named by this prefix and the field's name and
+ * holding its JSON text: the store keeps them without knowing them, and an update sets or deletes
+ * each one in the same script as the rest, with no JSON to merge in Lua (whose encoder cannot tell
+ * an empty list from an empty object).
+ */
+const featureFieldPrefix = "field:";
+
+/** The record's feature fields, from its hash: `{ fields }`, or nothing when it has none. */
+function featureFieldsOf(hash: Record<string, string>): { fields?: FeatureFields } {
+  const fields: Record<string, JsonValue> = {};
+  let any = false;
+  for (const [name, value] of Object.entries(hash)) {
+    if (!name.startsWith(featureFieldPrefix)) continue;
+    fields[name.slice(featureFieldPrefix.length)] = JSON.parse(value) as JsonValue;
+    any = true;
+  }
+  return any ? { fields } : {};
+}
+
+/** Changes to feature fields as hash fields to set (name/value pairs) and to delete. */
+export function toFeatureFieldChanges(changes: FeatureFieldChanges | undefined): {
+  set: string[];
+  unset: string[];
+} {
+  const set: string[] = [];
+  const unset: string[] = [];
+  for (const [name, value] of Object.entries(changes ?? {})) {
+    if (value === null) unset.push(featureFieldPrefix + name);
+    else if (value !== undefined) set.push(featureFieldPrefix + name, JSON.stringify(value));
   }
   return { set, unset };
 }

@@ -27,7 +27,7 @@ import {
   setOwnerTierScript,
   updateKeyScript,
 } from "../lua/keys.js";
-import { fromKeyFields, toKeyFields, toUpdateFields } from "./key-fields.js";
+import { fromKeyFields, toFeatureFieldChanges, toKeyFields, toUpdateFields } from "./key-fields.js";
 
 /**
  * How long the index of a secret in its grace is kept: the grace, measured from the rotation, plus
@@ -180,6 +180,7 @@ export function redisKeyStore(
 
     async rotate({ id, expectedHash, secretHash, hint, rotatedAt, ...rest }: KeyRotation, events) {
       const graceEnd = rest.previousSecretExpiresAt ?? null;
+      const fieldChanges = toFeatureFieldChanges(rest.fields);
       const outcome = await change(
         rotateKeyScript,
         [names.keyRecord(id), names.keyHash(expectedHash), names.keyHash(secretHash)],
@@ -193,7 +194,9 @@ export function redisKeyStore(
           String(previousIndexTtlMs(rotatedAt, graceEnd)),
           names.keyHashPrefix,
           rest.expectedVersion === undefined ? "" : String(rest.expectedVersion),
-          rest.sealedSecret ?? "",
+          String(fieldChanges.set.length),
+          ...fieldChanges.set,
+          ...fieldChanges.unset,
         ],
         events,
       );

@@ -135,7 +135,8 @@ return records
  * The compare-and-set. KEYS: record, index of the expected hash, index of the new hash.
  * ARGV: expected hash, new hash, hint, rotatedAt, id, the grace's end ("" for none), how long the
  * replaced secret's index is kept (ms), the hash index prefix, the expected version ("" for any),
- * the new secret sealed by recoverable() ("" for none).
+ * how many name/value arguments of feature fields to set follow, then those, then the feature
+ * fields to delete (both `field:<name>`, see `keys/key-fields.ts`).
  * Returns the new record; nil when the key is missing, revoked, no longer has the expected hash or
  * is at another version than the expected one;
  * 1 when the new hash belongs to a key already (nothing written).
@@ -187,9 +188,10 @@ else
 end
 redis.call('SET', KEYS[3], ARGV[5])
 redis.call('HSET', KEYS[1], 'secretHash', ARGV[2], 'hint', ARGV[3], 'rotatedAt', ARGV[4])
--- The new secret sealed by recoverable(), or none: a sealed secret is always the current one's.
-if ARGV[10] == '' then redis.call('HDEL', KEYS[1], 'sealedSecret')
-else redis.call('HSET', KEYS[1], 'sealedSecret', ARGV[10]) end
+-- Feature fields written with the rotation: ARGV[10] name/value arguments to set, then names to delete.
+local setCount = tonumber(ARGV[10])
+if setCount > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 11, 10 + setCount)) end
+if #ARGV > 10 + setCount then redis.call('HDEL', KEYS[1], unpack(ARGV, 11 + setCount)) end
 nextVersion(KEYS[1])
 return redis.call('HGETALL', KEYS[1])
 `,

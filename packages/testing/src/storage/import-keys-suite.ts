@@ -27,7 +27,7 @@ export function importKeysSuite<S extends KeywardStore>(options: StorageSuiteOpt
           ownerId,
           createdAt: 2_000,
           limits: { credits: { remaining: 5, grantedAt: 1_500 } },
-          importedLastUsedAt: Date.parse("2025-12-31T23:59:59.123Z"),
+          fields: { importedLastUsedAt: Date.parse("2025-12-31T23:59:59.123Z"), kinds: [] },
         }),
         storedKey({ ownerType: "organization", ownerId: uniqueId("org"), createdBy: ownerId }),
       ];

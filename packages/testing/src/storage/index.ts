@@ -1,13 +1,13 @@
 import type { KeywardStore } from "@keyward/core";
 import { describe } from "vitest";
 import { eventLogSuite } from "./event-log-suite.js";
+import { featureFieldsSuite } from "./feature-fields-suite.js";
 import { importKeysSuite } from "./import-keys-suite.js";
 import { keyStoreSuite } from "./key-store-suite.js";
 import { layeredLimitsSuite } from "./layered-limits-suite.js";
 import type { StorageSuiteOptions } from "./options.js";
 import { patchFuzzSuite } from "./patch-fuzz-suite.js";
 import { rateLimitStoreSuite } from "./rate-limit-store-suite.js";
-import { sealedSecretSuite } from "./sealed-secret-suite.js";
 import { secretsSuite } from "./secrets-suite.js";
 import { timedEventsSuite } from "./timed-events-suite.js";
 import { usageStoreSuite } from "./usage-store-suite.js";
@@ -51,7 +51,7 @@ export function describeStorageConformance<S extends KeywardStore>(
     if (!options.skipKeys) secretsSuite(options);
     if (!options.skipKeys) patchFuzzSuite(options);
     if (!options.skipKeys) importKeysSuite(options);
-    if (!options.skipKeys) sealedSecretSuite(options);
+    if (!options.skipKeys) featureFieldsSuite(options);
     if (!options.skipKeys && !options.skipEvents) eventLogSuite(options);
     if (!options.skipKeys && !options.skipEvents && !options.skipExpiringKeys) {
       timedEventsSuite(options);

@@ -519,102 +519,34 @@ export function keyStoreSuite<S extends KeywardStore>(options: StorageSuiteOptio
         ...key,
         scopes: ["profile:read", "profile:write"],
       });
-      // The allowlist too: verification trusts the record it is handed.
-      const pinned = storedKey({ allowedIps: ["192.0.2.7"] });
-      await keys.create(pinned);
-      (pinned.allowedIps as string[]).push("0.0.0.0/0");
-      const foundPinned = (await keys.findById(pinned.id))!;
-      attempt(() => (foundPinned.allowedIps as string[]).push("0.0.0.0/0"));
-      expect((await keys.findById(pinned.id))!.allowedIps).toEqual(["192.0.2.7"]);
     });
 
-    it("keeps a key's environment and allowlist, and reads keys without them as without", async () => {
+    it("keeps a key's environment through update, rotation and revocation, and reads keys without one as without", async () => {
       const { keys } = await open();
       const ownerId = uniqueId("owner");
       const plain = storedKey({ ownerId, createdAt: 1_000 });
-      const pinned = storedKey({
+      const placed = storedKey({
         ownerId,
         createdAt: 2_000,
         hint: "sk_test_…abcd",
         environment: "test",
-        allowedIps: ["203.0.113.0/24", "2001:db8::/32", "192.0.2.7"],
       });
-      for (const key of [plain, pinned]) await keys.create(key);
-      expect(await keys.findById(pinned.id)).toEqual(pinned);
-      expect(await keys.findByHash(pinned.secretHash)).toEqual(pinned);
-      expect(await keys.listByOwner({ type: "user", id: ownerId })).toEqual([pinned, plain]);
-      const found = (await keys.findById(plain.id))!;
-      // Absent or null: both mean "no environment recorded" and "from anywhere".
-      expect(found.environment ?? null).toBeNull();
-      expect(found.allowedIps ?? null).toBeNull();
-    });
-
-    it("sets, replaces and removes an allowlist by update; rotation and revocation keep both fields", async () => {
-      const { keys } = await open();
-      const key = storedKey({ environment: "live" });
-      await keys.create(key);
-      const set = await keys.update(key.id, { allowedIps: ["198.51.100.0/24"] });
-      expect(set).toEqual({ ...key, allowedIps: ["198.51.100.0/24"], version: 2 });
-      const renamed = await keys.update(key.id, { name: "renamed" });
-      expect(renamed?.allowedIps).toEqual(["198.51.100.0/24"]);
-      const next = fakeHash();
+      for (const key of [plain, placed]) await keys.create(key);
+      expect(await keys.findById(placed.id)).toEqual(placed);
+      expect(await keys.findByHash(placed.secretHash)).toEqual(placed);
+      expect(await keys.listByOwner({ type: "user", id: ownerId })).toEqual([placed, plain]);
+      // Absent or null: both mean "no environment recorded".
+      expect((await keys.findById(plain.id))!.environment ?? null).toBeNull();
+      expect((await keys.update(placed.id, { name: "renamed" }))?.environment).toBe("test");
       const rotated = await keys.rotate({
-        id: key.id,
-        expectedHash: key.secretHash,
-        secretHash: next,
-        hint: "sk_live_…wxyz",
-        rotatedAt: 5_000,
-      });
-      expect(rotated).toMatchObject({ environment: "live", allowedIps: ["198.51.100.0/24"] });
-      const removed = (await keys.update(key.id, { allowedIps: null }))!;
-      expect(removed.allowedIps ?? null).toBeNull();
-      expect((await keys.findByHash(next))!.allowedIps ?? null).toBeNull();
-      await keys.update(key.id, { allowedIps: ["::1"] });
-      const revoked = await keys.revoke(key.id, 6_000);
-      expect(revoked).toMatchObject({ environment: "live", allowedIps: ["::1"] });
-      // A revoked key's allowlist is final, like the rest of it.
-      expect(await keys.update(key.id, { allowedIps: null })).toBeNull();
-    });
-
-    it("keeps a key's resources as given, narrows them by update, reads keys without them as without", async () => {
-      const { keys } = await open();
-      const ownerId = uniqueId("owner");
-      const plain = storedKey({ ownerId, createdAt: 1_000 });
-      const limited = storedKey({
-        ownerId,
-        createdAt: 2_000,
-        resources: { profile: ["alice", "bob", "名前🔑", "'; --"], project: [] },
-      });
-      for (const key of [plain, limited]) await keys.create(key);
-      expect(await keys.findById(limited.id)).toEqual(limited);
-      expect(await keys.findByHash(limited.secretHash)).toEqual(limited);
-      expect(await keys.listByOwner({ type: "user", id: ownerId })).toEqual([limited, plain]);
-      expect((await keys.findById(plain.id))!.resources ?? null).toBeNull();
-      // The store keeps its own copy: the caller's object changing later changes nothing.
-      (limited.resources!.profile as string[]).push("mallory");
-      expect((await keys.findById(limited.id))!.resources).toEqual({
-        profile: ["alice", "bob", "名前🔑", "'; --"],
-        project: [],
-      });
-      const narrowed = await keys.update(limited.id, {
-        resources: { profile: ["alice"], project: [] },
-      });
-      expect(narrowed?.resources).toEqual({ profile: ["alice"], project: [] });
-      expect((await keys.update(limited.id, { name: "renamed" }))?.resources).toEqual({
-        profile: ["alice"],
-        project: [],
-      });
-      const set = await keys.update(plain.id, { resources: { profile: ["carol"] } });
-      expect(set).toEqual({ ...plain, resources: { profile: ["carol"] }, version: 2 });
-      const rotated = await keys.rotate({
-        id: plain.id,
-        expectedHash: plain.secretHash,
+        id: placed.id,
+        expectedHash: placed.secretHash,
         secretHash: fakeHash(),
-        hint: "sk_live_…wxyz",
+        hint: "sk_test_…wxyz",
         rotatedAt: 5_000,
       });
-      expect(rotated?.resources).toEqual({ profile: ["carol"] });
-      expect((await keys.revoke(plain.id, 6_000))?.resources).toEqual({ profile: ["carol"] });
+      expect(rotated?.environment).toBe("test");
+      expect((await keys.revoke(placed.id, 6_000))?.environment).toBe("test");
     });
 
     it("keeps when a key was last enabled (enabledAt) through update, rotation and revocation; reads keys without it as never", async () => {

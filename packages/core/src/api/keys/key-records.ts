@@ -1,4 +1,6 @@
 /** Stored keys as the API shows them, with the time (and address) each was last used. */
+
+import { earlierLastUse } from "../../keys/key-field.js";
 import type { KeywardContext } from "../../keyward/context.js";
 import type { StoredKey } from "../../storage/key-store.js";
 import type { LastUse } from "../../storage/usage-store.js";
@@ -22,15 +24,14 @@ export function keyRecords(ctx: KeywardContext): KeyRecords {
     const environment = ctx.environments.ofKey(key);
     return environment === ctx.environments.defaultName ? undefined : environment;
   };
-  // An imported key's last use elsewhere stands until Keyward counts one of its own.
+  // A last use known from before Keyward (an imported key's) stands until Keyward counts one.
   const recordOf = (key: StoredKey, now: number, lastUse: LastUse | undefined) =>
-    toKeyRecord(
-      key,
-      now,
-      lastUse?.at ?? key.importedLastUsedAt ?? null,
-      environmentOf(key),
-      lastUse?.address,
-    );
+    toKeyRecord(key, now, {
+      lastUsedAt: lastUse?.at ?? earlierLastUse(key.fields, ctx.keyFields),
+      environment: environmentOf(key),
+      lastUsedAddress: lastUse?.address,
+      fields: ctx.keyFields,
+    });
   return {
     async one(key, now) {
       const lastUsed = await ctx.usage.lastUsed([key.id]);

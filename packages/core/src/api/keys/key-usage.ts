@@ -1,4 +1,6 @@
 /** A key's usage as the API shows it, with its quota and credits when it has them. */
+
+import { earlierLastUse } from "../../keys/key-field.js";
 import { usageLimits } from "../../limits/usage-limits.js";
 import type { StoredKey } from "../../storage/key-store.js";
 import type { UsageReport } from "../key-api-types.js";
@@ -14,7 +16,7 @@ export function keyUsageOperation({ ctx }: KeyOperations): KeyUsage {
     await ctx.usageRecorder.flush();
     const usage = await ctx.usage.read(key.id);
     // An imported key's last use elsewhere, until Keyward counts one (its counts start at zero).
-    const lastUsedAt = usage.lastUsedAt ?? key.importedLastUsedAt ?? null;
+    const lastUsedAt = usage.lastUsedAt ?? earlierLastUse(key.fields, ctx.keyFields);
     // Field by field, not a spread: a store's extra fields must never reach a response.
     return {
       keyId: key.id,

@@ -6,7 +6,8 @@
 
 import { KeywardError } from "../../errors/keyward-error.js";
 import type { EventActor } from "../../event-model/event-actor.js";
-import type { StoredKey } from "../../storage/key-store.js";
+import type { RotateDraft } from "../../keys/write-hooks.js";
+import type { FeatureFieldChanges, StoredKey } from "../../storage/key-store.js";
 import { validateRotateKeyBody } from "../../validation/rotate-key-body.js";
 import type { Versioned, VersionPrecondition } from "../key-api-types.js";
 import type { KeyWithSecret } from "../key-record.js";
@@ -64,7 +65,7 @@ export function rotateKeyOperation(ops: KeyOperations): RotateKey {
       previousSecretExpiresAt: graceSeconds > 0 ? now + graceSeconds * 1000 : null,
       // With a precondition, any change since the read (not only another rotation) stops it.
       ...(precondition ? { expectedVersion: key.version } : {}),
-      ...(ctx.secretSealer ? { sealedSecret: await ctx.secretSealer.seal(secret, key.id) } : {}),
+      ...(await fieldsOfRotation(ctx, { id: key.id, secret, now })),
     };
     const rotated = await ops.commit({ kind: "rotated", key, rotation }, actor);
     if (!rotated) {
@@ -91,4 +92,16 @@ export function rotateKeyOperation(ops: KeyOperations): RotateKey {
       return checked.value.gracePeriodSeconds ?? 0;
     },
   });
+}
+
+/** The feature fields the features' hooks write with a rotation, as its spread. */
+async function fieldsOfRotation(
+  ctx: KeyOperations["ctx"],
+  draft: RotateDraft,
+): Promise<{ fields?: FeatureFieldChanges }> {
+  let fields: FeatureFieldChanges = {};
+  for (const hook of ctx.writes.beforeRotate) {
+    fields = { ...fields, ...(await hook.run(draft, ctx.writeKit)) };
+  }
+  return Object.keys(fields).length === 0 ? {} : { fields };
 }

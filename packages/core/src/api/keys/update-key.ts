@@ -9,6 +9,7 @@
 import { KeywardError } from "../../errors/keyward-error.js";
 import type { ValidationIssue } from "../../errors/validation-issue.js";
 import type { EventActor } from "../../event-model/event-actor.js";
+import type { KeyField } from "../../keys/key-field.js";
 import {
   hasLimits,
   limitsAfter,
@@ -80,10 +81,8 @@ export function updateKeyOperation(ops: KeyOperations): UpdateKey {
       const now = ctx.clock.now();
       const issues = checked.ok ? [] : [...checked.issues];
       issues.push(...widenedScopeIssues(current, rest));
-      // Resources, like scopes, can only be narrowed (`permissions()` says what would widen).
-      if (checked.ok && checked.value.resources !== undefined && ctx.resources) {
-        issues.push(...ctx.resources.widened(current.resources ?? null, checked.value.resources));
-      }
+      // A feature field that may only narrow, like scopes, says what would widen.
+      if (checked.ok) issues.push(...widenedFieldIssues(ctx.keyFields, current, checked.value));
       if (!operator && hasLimits(body)) issues.push(limitsNotAllowed);
       const next =
         overrides === undefined ? undefined : limitsAfter(current.limits, overrides, now);
@@ -95,7 +94,12 @@ export function updateKeyOperation(ops: KeyOperations): UpdateKey {
       }
       const limits = next && "limits" in next ? next.limits : undefined;
       if (limits !== undefined) requireLimitsSupport(ctx, limits);
-      const changes = changesOf(current, checked.value, limits, now);
+      const changes = await withHookFields(
+        ctx,
+        current.id,
+        changesOf(current, checked.value, limits, now),
+        now,
+      );
       const updated = await ops.commit({ kind: "updated", key: current, changes, at: now }, actor);
       if (updated) return { record: await ops.records.one(updated, now), version: updated.version };
       // Revoked, changed by someone else, or deleted by hand between the read and the write.
@@ -121,17 +125,46 @@ function changesOf(
   limits: KeyLimits | null | undefined,
   now: number,
 ): KeyUpdate {
-  const { name, scopes, metadata, enabled, allowedIps, resources } = value;
+  const { name, scopes, metadata, enabled, fields } = value;
   return {
     ...(name === undefined ? {} : { name }),
     ...(scopes === undefined ? {} : { scopes }),
     ...(metadata === undefined ? {} : { metadata }),
-    ...(allowedIps === undefined ? {} : { allowedIps }),
-    ...(resources === undefined ? {} : { resources }),
+    ...(fields === undefined ? {} : { fields }),
     // Disabling a disabled key keeps the time it was first disabled.
     ...(enabled === undefined ? {} : { disabledAt: enabled ? null : (key.disabledAt ?? now) }),
     // Enabling a disabled key is recorded: the inactivity scan counts from it, as from a use.
     ...(enabled === true && key.disabledAt !== null ? { enabledAt: now } : {}),
     ...(limits === undefined ? {} : { limits }),
   };
+}
+
+/** What the body's narrowing-only feature fields would widen, against `key`'s current values. */
+function widenedFieldIssues(
+  fields: readonly KeyField[],
+  key: StoredKey,
+  value: UpdateKeyBody,
+): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const field of fields) {
+    const requested = value.fields?.[field.name];
+    if (field.widens === undefined || requested === undefined || requested === null) continue;
+    issues.push(...field.widens(key.fields?.[field.name] ?? null, requested));
+  }
+  return issues;
+}
+
+/** `changes` with the feature fields the features' `beforeUpdate` hooks add to the same write. */
+async function withHookFields(
+  ctx: KeyOperations["ctx"],
+  id: string,
+  changes: KeyUpdate,
+  now: number,
+): Promise<KeyUpdate> {
+  let fields = changes.fields;
+  for (const hook of ctx.writes.beforeUpdate) {
+    const added = await hook.run({ id, fields: fields ?? {}, now }, ctx.writeKit);
+    if (added !== undefined) fields = { ...fields, ...added };
+  }
+  return fields === undefined ? changes : { ...changes, fields };
 }

@@ -15,13 +15,7 @@
  */
 
 import type { JsonSchema } from "../../features/openapi-types.js";
-import { maxAllowlistEntries } from "../../keys/ip-allowlists.js";
-import {
-  maxResourceIdLength,
-  maxResourceIds,
-  maxResourceKinds,
-  resourceKindPattern,
-} from "../../keys/key-resources.js";
+import type { KeyField } from "../../keys/key-field.js";
 import { maxKeyNameLength } from "../../validation/key-name.js";
 import { maxMetadataBytes } from "../../validation/metadata.js";
 import { maxOwnerIdLength } from "../../validation/owner-id.js";
@@ -35,32 +29,6 @@ const metadataObject: JsonSchema = {
   // Any members (`{}`, as arktype writes it for records): clients type it as a map of JSON values.
   additionalProperties: {},
   description: `Any JSON object, at most ${maxMetadataBytes} bytes as UTF-8 JSON; Keyward stores it and returns it on the key's record.`,
-};
-
-const allowlist: JsonSchema = {
-  type: "array",
-  items: {
-    type: "string",
-    maxLength: 64,
-    description:
-      "An IPv4 or IPv6 address (`203.0.113.7`, `2001:db8::1`) or CIDR range (`203.0.113.0/24`, `2001:db8::/32`); no zone ids, no bits set past the prefix length. IPv4-mapped IPv6 is read as IPv4.",
-  },
-  minItems: 1,
-  maxItems: maxAllowlistEntries,
-  uniqueItems: true,
-};
-
-const resourceLimits: JsonSchema = {
-  type: "object",
-  minProperties: 1,
-  maxProperties: maxResourceKinds,
-  propertyNames: { pattern: resourceKindPattern.source },
-  additionalProperties: {
-    type: "array",
-    items: { type: "string", minLength: 1, maxLength: maxResourceIdLength },
-    maxItems: maxResourceIds,
-    uniqueItems: true,
-  },
 };
 
 const keyName: Refinement = (converted) => ({
@@ -93,15 +61,6 @@ const createKeyFields: Record<string, Refinement> = {
     description: "When the key stops working; omitted or null for never.",
   }),
   metadata: () => metadataObject,
-  allowedIps: () => ({
-    ...allowlist,
-    description: `The addresses and ranges the key may be used from (1–${maxAllowlistEntries}, every bad entry reported at once); requests from elsewhere are refused with 403 \`ip_not_allowed\`. Omitted: anywhere.`,
-  }),
-  resources: () => ({
-    ...resourceLimits,
-    description:
-      'The resources the key may be used for, by kind: `{ "profile": ["alice"] }`. A route about a resource of a kind listed here refuses any other id with 403 `resource_not_allowed`; kinds not listed are not limited. Omitted: every resource.',
-  }),
   // Only with `environments`: the schema then names them (see `createKeyBodyJsonSchema`).
   environment: (converted) => ({
     ...converted,
@@ -135,15 +94,6 @@ const updateKeyFields: Record<string, Refinement> = {
     type: "boolean",
     description: "false disables the key (it is refused until enabled again); true enables it.",
   }),
-  allowedIps: () => ({
-    anyOf: [allowlist, { type: "null" }],
-    description: `Replaces the addresses and ranges the key may be used from (1–${maxAllowlistEntries}); null removes the allowlist.`,
-  }),
-  resources: () => ({
-    ...resourceLimits,
-    description:
-      "Narrower resources: every kind the key limits, each with a subset of its ids; more kinds may be added. Anything wider is refused (422).",
-  }),
 };
 
 /** Marks the schemas arktype produced for a narrow, so the refinement pass can find them all. */
@@ -152,7 +102,8 @@ const narrowed = new WeakSet<JsonSchema>();
 /** @param environments the configured environments' names, when `environments` is configured */
 export function createKeyBodyJsonSchema(
   schema: Schema<unknown>,
-  environments?: readonly string[] | undefined,
+  environments: readonly string[] | undefined,
+  keyFields: readonly KeyField[],
 ): JsonSchema {
   const fields = environments
     ? {
@@ -163,15 +114,50 @@ export function createKeyBodyJsonSchema(
         }),
       }
     : createKeyFields;
-  return requestBodyJsonSchema(schema, fields, "create-key");
+  return requestBodyJsonSchema(
+    schema,
+    fields,
+    "create-key",
+    featureFieldSchemas(keyFields, "create"),
+  );
 }
 
-export function updateKeyBodyJsonSchema(schema: Schema<unknown>): JsonSchema {
+export function updateKeyBodyJsonSchema(
+  schema: Schema<unknown>,
+  keyFields: readonly KeyField[],
+): JsonSchema {
   // A field an update does not have is refused (422 `extra_forbidden`), unlike create's.
   return {
-    ...requestBodyJsonSchema(schema, updateKeyFields, "update-key"),
+    ...requestBodyJsonSchema(
+      schema,
+      updateKeyFields,
+      "update-key",
+      featureFieldSchemas(keyFields, "update"),
+    ),
     additionalProperties: false,
   };
+}
+
+/**
+ * The body properties the listed features' key fields describe themselves (`KeyField.schema`):
+ * they stand as given, in place of whatever arktype converted.
+ */
+function featureFieldSchemas(
+  keyFields: readonly KeyField[],
+  body: "create" | "update",
+): Record<string, JsonSchema> {
+  const described: Record<string, JsonSchema> = {};
+  for (const field of keyFields) {
+    const schema = field.schema?.[body];
+    if (field[body] === undefined) continue;
+    if (schema === undefined) {
+      throw new Error(
+        `Keyward OpenAPI: the key field "${field.name}" is taken on ${body} but has no schema.${body} to describe it`,
+      );
+    }
+    described[field.name] = schema;
+  }
+  return described;
 }
 
 /** The rotate body (`gracefulRotation`): its one field's narrow, as the range it checks. */
@@ -197,6 +183,7 @@ function requestBodyJsonSchema(
   schema: Schema<unknown>,
   narrowedFields: Record<string, Refinement>,
   body: string,
+  featureFields: Record<string, JsonSchema> = {},
 ): JsonSchema {
   const converted = schema.rawIn.toJsonSchema({
     dialect: null,
@@ -216,6 +203,11 @@ function requestBodyJsonSchema(
   }
   const properties = { ...(converted.properties as Record<string, JsonSchema>) };
   for (const [field, fieldSchema] of Object.entries(properties)) {
+    const described = featureFields[field];
+    if (described !== undefined) {
+      properties[field] = described;
+      continue;
+    }
     const refine = narrowedFields[field];
     if (narrowed.has(fieldSchema)) {
       if (!refine) {

@@ -4,6 +4,8 @@
  * One variant per event type, so a client generator sees each type's `data`.
  */
 import { eventTypes } from "../../event-model/event.js";
+import type { KeyField } from "../../keys/key-field.js";
+import { featureFieldNodes } from "./key-record.js";
 import {
   anyObject,
   either,
@@ -17,7 +19,12 @@ import {
   string,
 } from "./nodes.js";
 
-export function eventTypesSchema() {
+/** @param fields the listed features' key fields: those with an event schema are in key events */
+export function eventTypesSchema(fields: readonly KeyField[]) {
+  const eventFields = featureFieldNodes(fields, "event");
+  const changedFields = Object.fromEntries(
+    Object.entries(eventFields).map(([name, node]) => [name, either(node, nullValue)]),
+  );
   // Plain strings, not the configured enums: an event outlives a scope or tier removed later.
   const scopes = listOf(string);
   const metadata = anyObject.describe("The key's metadata, as set");
@@ -75,7 +82,7 @@ export function eventTypesSchema() {
         optional: {
           metadata,
           environment: string.describe("The key's environment, with environments configured"),
-          allowedIps: listOf(string).describe("The key's IP allowlist, when created with one"),
+          ...eventFields,
         },
       }),
     ),
@@ -99,12 +106,10 @@ export function eventTypesSchema() {
               name: string,
               scopes,
               metadata: either(metadata, nullValue),
-              allowedIps: either(listOf(string), nullValue).describe(
-                "The new IP allowlist; null when it was removed",
-              ),
               limits: either(limits, nullValue).describe(
                 "The key's new per-key limits; null when cleared",
               ),
+              ...changedFields,
             },
           }),
         },

@@ -3,8 +3,9 @@
  * schema nodes converted to JSON Schema for the document. `responses-match.test.ts` checks every
  * answer of a running instance against them, so the two cannot drift apart.
  */
+import type { BaseRoot } from "@ark/schema";
+import type { KeyField } from "../../keys/key-field.js";
 import { maxMetadataBytes } from "../../validation/metadata.js";
-import { schemaNode } from "../../validation/schema.js";
 import {
   anyObject,
   either,
@@ -21,6 +22,8 @@ export function keyRecordTypes(options: {
   tiers: readonly string[];
   keyPrefixes: readonly string[];
   environments: readonly string[];
+  /** The listed features' key fields: those with a record schema are on the record. */
+  fields: readonly KeyField[];
 }) {
   const orNull = either(isoDateTime, nullValue);
   const record = object({
@@ -46,15 +49,10 @@ export function keyRecordTypes(options: {
       environment: oneOf(...options.environments).describe(
         "The key's environment; present only on a key outside the default environment (the first configured)",
       ),
-      allowedIps: listOf(string).describe(
-        "The IPv4/IPv6 addresses and CIDR ranges the key may be used from, in canonical form; present only when it has an allowlist",
-      ),
-      resources: resourceLimits.describe(
-        "The resources the key may be used for, by kind; present only on a key limited to some",
-      ),
       previousSecretExpiresAt: isoDateTime.describe(
         "Until when the secret a graceful rotation replaced still works; present only while it does",
       ),
+      ...featureFieldNodes(options.fields, "record"),
     },
   }).describe("An API key as the API shows it: never the secret, never its hash");
   const secret = string
@@ -80,11 +78,18 @@ export function keyRecordTypes(options: {
   return { record, withSecret, list, page, revoked };
 }
 
-/** `Record<string, string[]>`: the resources a key is limited to, by kind. */
-const resourceLimits = schemaNode<Record<string, string[]>>({
-  domain: "object",
-  index: [{ signature: "string", value: { proto: Array, sequence: "string" } }],
-});
+/** The OpenAPI nodes the listed features' key fields give for the record or for events. */
+export function featureFieldNodes(
+  fields: readonly KeyField[],
+  where: "record" | "event",
+): Record<string, BaseRoot> {
+  const nodes: Record<string, BaseRoot> = {};
+  for (const field of fields) {
+    const node = field.schema?.[where];
+    if (node !== undefined) nodes[field.name] = node;
+  }
+  return nodes;
+}
 
 /** The client address of a key's last use, where `permissions({ recordAddress })` recorded one. */
 export const lastUsedAddress = string.describe(

@@ -1,5 +1,6 @@
 /**
- * Adds `headers` to a response. Some responses have immutable headers (`Response.redirect()`, the
+ * Adds `headers` (the rate-limit headers a guard's result carries) to the response a Fetch-style
+ * handler returned; the Fetch and Hono adapters both use it. Some responses have immutable headers (`Response.redirect()`, the
  * result of `fetch()`); those are copied first. One that cannot be copied either (a `101` from a
  * WebSocket upgrade, whose status `new Response` refuses) is returned as it is.
  */
