@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
+import type { KeywardFeature } from "../features/feature.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
 import { type BudgetEvent, type BudgetsConfig, budgets, memoryHoldStore } from "./index.js";
@@ -272,5 +273,43 @@ describe("budgets by period on the memory store", () => {
       ["released", 10, 0],
       ["expired", 10, 0],
     ]);
+  });
+});
+
+describe("budgets on the instance's event bus", () => {
+  it("publishes budget.threshold, budget.exhausted and budget.settled for another feature to hear", async () => {
+    const heard: [string, unknown][] = [];
+    const listener: KeywardFeature<"listener"> = {
+      name: "listener",
+      install(kernel) {
+        kernel.bus.subscribe("budget.*", (message, topic) => heard.push([topic, message]));
+        return {};
+      },
+    };
+    const keyward = createKeyward({
+      store: memoryStore(),
+      scopes,
+      tiers: { free: { rateLimit: { limit: 100, window: "1m" } } },
+      clock: manualClock(start),
+      jwt: false,
+      logger: false,
+      features: [budgets({ perKey: { limit: 10, period: "day" }, sweepInterval: false }), listener],
+    });
+    const { key } = await keyward.keys.create({
+      ownerId: "alice",
+      accountTier: "free",
+      name: "agent",
+      scopes: ["completions:write"],
+      tier: "free",
+    });
+    const reserved = await keyward.budgets.reserve(`Bearer ${key}`, { route, cost: 10 });
+    if (!reserved.ok) throw new Error("refused");
+    await reserved.hold.settle(6);
+    expect(heard.map(([topic]) => topic)).toEqual([
+      "budget.threshold",
+      "budget.exhausted",
+      "budget.settled",
+    ]);
+    expect(heard[2]![1]).toMatchObject({ held: 10, spent: 6, how: "settled" });
   });
 });

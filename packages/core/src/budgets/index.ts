@@ -16,6 +16,7 @@
 import type { VerifyOptions } from "../auth/principal.js";
 import type { VerifyFunction } from "../auth/verify-wrappers.js";
 import { periodicTask } from "../background/periodic-task.js";
+import type { EventBus } from "../bus/event-bus.js";
 import type { Clock } from "../clock.js";
 import type { KeywardFeature } from "../features/feature.js";
 import type { KeywardContext } from "../keyward/context.js";
@@ -59,9 +60,9 @@ export interface BudgetsConfig {
   sweepInterval?: number | string | false;
   /** Percentages of a budget spent that `onEvent` hears once crossed; default `[80]`. */
   thresholds?: readonly number[];
-  /** Hears `budget.threshold` and `budget.exhausted`. */
+  /** Hears `budget.threshold` and `budget.exhausted` (also published on the instance's bus). */
   onEvent?: (event: BudgetEvent) => void;
-  /** Hears what each hold spent once it ended: what a meter bills. */
+  /** Hears what each hold spent once it ended, what a meter bills (also `budget.settled` on the bus). */
   onSettled?: (settled: SettledHold) => void;
 }
 
@@ -127,6 +128,7 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
   // Set when the kernel is built: the instance's clock, its limiter and its verify.
   let context: KeywardContext | undefined;
   let verify: VerifyFunction | undefined;
+  let bus: EventBus | undefined;
   const clock = (): Clock => context!.clock;
   let report = (_message: string, _cause: unknown) => {};
 
@@ -140,7 +142,11 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
     clock,
     ttlMs,
     newId: () => `hold_${crypto.randomUUID()}`,
-    ...(config.onSettled ? { onSettled: config.onSettled } : {}),
+    onSettled: (settled) => {
+      // What a meter bills: `budget.settled` on the bus, and the host's own hook.
+      bus?.publish("budget.settled", settled);
+      config.onSettled?.(settled);
+    },
     report: (message, cause) => report(message, cause),
   });
 
@@ -202,13 +208,20 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
             },
           },
         ],
-        spent: config.onEvent
-          ? [
-              budgetEventsStep(thresholds, config.onEvent, (message, cause) =>
-                report(message, cause),
-              ),
-            ]
-          : [],
+        // Heard on the instance's bus (`budget.*`) and by `onEvent`: only when a budget is set.
+        spent:
+          sources.perKey || sources.perOwner
+            ? [
+                budgetEventsStep(
+                  thresholds,
+                  (event) => {
+                    bus?.publish(event.type, event);
+                    config.onEvent?.(event);
+                  },
+                  (message, cause) => report(message, cause),
+                ),
+              ]
+            : [],
         // Keeps the instance's verify for `reserve`: returned unchanged, so it decides as before.
         around: [
           (inner, reportFailure) => {
@@ -221,6 +234,7 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
     },
     install(kernel) {
       context = kernel.context;
+      bus = kernel.bus;
       return {
         api,
         async close() {
