@@ -11,6 +11,7 @@ export {
   keywardServerOptions,
 } from "./keyward-errors.js";
 export { type KeywardPluginOptions, keywardPlugin } from "./keyward-plugin.js";
+export { type KeywardHoldState, type RequireHoldOptions, requireHold } from "./require-hold.js";
 export type {
   KeywardRequestState,
   Principal,
