@@ -19,6 +19,7 @@ const coreFeatures = [
   "permissions",
   "recoverable",
   "secret-scanning",
+  "budgets",
 ];
 const featureFolder = `^packages/core/src/(${coreFeatures.join("|")})/`;
 
