@@ -16,7 +16,15 @@
  * from the package's entry points would otherwise ship as a path into another package's source).
  */
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -58,6 +66,7 @@ for (const name of packages) {
   const dist = path.join(packagesDir, name, "dist");
   if (!existsSync(from)) fail(`no declarations were emitted for packages/${name}/src`);
   cpSync(from, dist, { recursive: true });
+  repointDeclarationMaps(from, dist);
   problems.push(...missingTypes(name), ...escapingImports(name, dist));
 }
 rmSync(declarationsDir, { recursive: true, force: true });
@@ -68,6 +77,29 @@ if (problems.length > 0) fail(problems.join("\n"));
 console.log(
   `built ${packages.length} package(s) with declarations in ${((performance.now() - started) / 1000).toFixed(1)} s`,
 );
+
+/**
+ * The declaration maps were written where the program emitted them; copied into `dist/`, their
+ * `sources` must lead from there to the same `src/` file (`../src/a/b.ts` from `dist/a/b.d.ts.map`
+ * becomes `../../src/a/b.ts`).
+ */
+function repointDeclarationMaps(from, dist) {
+  for (const entry of readdirSync(dist, { recursive: true })) {
+    const file = String(entry);
+    if (!file.endsWith(".d.ts.map")) continue;
+    const copied = path.join(dist, file);
+    const map = JSON.parse(readFileSync(copied, "utf8"));
+    const emittedIn = path.dirname(path.join(from, file));
+    map.sources = map.sources.map((source) =>
+      path
+        .relative(path.dirname(copied), path.resolve(emittedIn, map.sourceRoot ?? "", source))
+        .split(path.sep)
+        .join("/"),
+    );
+    delete map.sourceRoot;
+    writeFileSync(copied, JSON.stringify(map));
+  }
+}
 
 /** tsup in each package, two at a time (two cores; the declarations program runs beside them). */
 async function buildJavaScript(names) {

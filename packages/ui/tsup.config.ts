@@ -21,5 +21,8 @@ export default [
     // Both configs write to dist/: only the first may empty it.
     clean: false,
     minify: true,
+    // No map: it would lead into Lit's sources, which the package does not ship (and copying them
+    // in would double the bundle's weight); debug with the `index` entry, whose map leads to src/.
+    sourcemap: false,
   }),
 ];

@@ -1,5 +1,5 @@
 /**
- * The demo reads `KEYWARD_JWT_SECRET` (DESIGN.md, "Demo contract"); library snippets read the
+ * The demo reads `KEYWARD_JWT_SECRET` (docs/examples.md, "Configuration"); library snippets read the
  * host's own `JWT_SECRET`. A page that sends readers to the demo and also shows `JWT_SECRET` must
  * say which is which, and what the docs say about the demo's walkthrough names the demo's variable.
  */

@@ -4,7 +4,8 @@
  *
  * - publint, strict: the `exports`, `types`, files and fields of each tarball;
  * - Are the types wrong (`@arethetypeswrong/cli`), profile `esm-only`: the packages are ESM only by
- *   design (DESIGN.md; `engines.node >= 20.19`, where `require()` of ESM works), so attw's
+ *   design (one module format to build, test and ship; `engines.node >= 20.19`, where `require()`
+ *   of ESM works), so attw's
  *   CommonJS resolutions (`node10`, `node16` from CJS) would only report that a `require` resolves
  *   to ESM, which is the intent. Every entry point must resolve, with its types, under `node16`
  *   from ESM and under `bundler`.
@@ -20,6 +21,7 @@ import path from "node:path";
 import { publint } from "publint";
 import { formatMessage } from "publint/utils";
 import { packAll, repositoryRoot } from "./pack.mjs";
+import { contentsProblems, tarballFiles } from "./package-contents.mjs";
 
 const only = process.argv.slice(2);
 const runPublint = only.length === 0 || only.includes("--publint");
@@ -31,6 +33,14 @@ const failed = [];
 try {
   for (const { name, tarball } of packAll(destination)) {
     console.log(`\n${name}`);
+    // What it ships: no tests, maps without a copy of the source and pointing at shipped files,
+    // under its size budget (scripts/release/package-contents.mjs).
+    const contents = contentsProblems(name, tarballFiles(readFileSync(tarball)));
+    console.log(
+      `contents: ${contents.files} files, ${contents.unpacked.toLocaleString("en")} bytes unpacked`,
+    );
+    for (const problem of contents.problems) console.log(`contents: ${problem}`);
+    if (contents.problems.length > 0) failed.push(`${name} (contents)`);
     if (runPublint && !(await publintClean(tarball))) failed.push(`${name} (publint)`);
     if (runAttw) {
       const result = spawnSync(

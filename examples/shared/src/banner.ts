@@ -62,6 +62,7 @@ export function banner(options: BannerOptions): string {
       : []),
     `  Keys      ${url}/api/v1/api-keys (the six endpoints; they need a session JWT)`,
     `  OpenAPI   ${url}/api/v1/api-keys/openapi.json`,
+    `  Metrics   ${url}/metrics (Prometheus text, on this same port; keep it off the public internet)`,
     `  Profiles  GET ${url}/api/v1/profiles/:slug needs profile:read, PUT needs profile:write`,
     `  Tiers     ${tiers}`,
     ...layerLines(config),

@@ -12,7 +12,7 @@ export const developmentJwtSecret = "keyward-demo-development-secret-do-not-use-
 
 export type Environment = Record<string, string | undefined>;
 
-/** Everything an example reads from its environment (DESIGN.md, "Demo contract"). */
+/** Everything an example reads from its environment (docs/examples.md lists the variables). */
 export interface DemoConfig {
   /** `PORT`, default 3000; 0 picks a free port (the banner shows which). */
   port: number;
@@ -43,11 +43,19 @@ export interface DemoConfig {
    */
   secretScanningKeysUrl: string | undefined;
   /**
-   * `KEYWARD_MAX_KEY_LIFETIME` (`30d`, `12h`): the `maxLifetime` policy for every tier (DESIGN,
-   * "Demo contract, v0.3"): an expiry is required and capped, a key created without one gets it;
+   * `KEYWARD_MAX_KEY_LIFETIME` (`30d`, `12h`): the `maxLifetime` policy for every tier: an expiry is required and capped, a key created without one gets it;
    * unset: off.
    */
   maxKeyLifetime: string | undefined;
+  /**
+   * `KEYWARD_IMPORT_PREFIXES` (`ba_,acme_`): the only prefixes of imported tokens `verify` looks up;
+   * unset: every token that is neither Keyward's format nor a JWT is, so an imported key of any format serves without configuration.
+   */
+  importPrefixes: string[] | undefined;
+  /** `KEYWARD_METRICS_TOKEN`: when set, `GET /metrics` needs `Authorization: Bearer <it>` (else 401). */
+  metricsToken: string | undefined;
+  /** `KEYWARD_KEY_RING` (base64 of 32 bytes): when set, `recoverable()` is listed with it, as `demo`. */
+  keyRing: string | undefined;
   /** `HEADERS_TIMEOUT_MS`, default 10 s: how long a client may take to send its request headers. */
   headersTimeoutMs: number;
   /** `REQUEST_TIMEOUT_MS`, default 30 s: how long it may take to send the whole request. */
@@ -111,9 +119,56 @@ export function loadDemoConfig(env: Environment = processEnvironment()): DemoCon
       env.KEYWARD_SECRET_SCANNING_KEYS_URL,
     ),
     maxKeyLifetime: parseLifetime(env.KEYWARD_MAX_KEY_LIFETIME),
+    importPrefixes: parseImportPrefixes(env.KEYWARD_IMPORT_PREFIXES),
+    metricsToken: parseMetricsToken(env.KEYWARD_METRICS_TOKEN),
+    keyRing: parseKeyRing(env.KEYWARD_KEY_RING),
     headersTimeoutMs,
     requestTimeoutMs,
   };
+}
+
+/** `ba_,acme_`: prefixes as `imports({ prefixes })` takes them; unset or empty: none given. */
+function parseImportPrefixes(value: string | undefined): string[] | undefined {
+  const text = nonEmpty(value);
+  if (text === undefined) return undefined;
+  const prefixes = text.split(",").map((prefix) => prefix.trim());
+  for (const prefix of prefixes) {
+    if (!/^[\x21-\x7e]{1,64}$/.test(prefix) || prefix.includes(".") || prefix.includes(",")) {
+      throw new TypeError(
+        `KEYWARD_IMPORT_PREFIXES is a comma-separated list of token prefixes, each 1–64 printable characters, no space and no "." (e.g. ba_,acme_; got ${JSON.stringify(text)})`,
+      );
+    }
+  }
+  return prefixes;
+}
+
+/** A bearer token: printable ASCII, no space (so that an `Authorization` header can carry it). */
+function parseMetricsToken(value: string | undefined): string | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!/^[\x21-\x7e]{16,512}$/.test(value)) {
+    throw new TypeError(
+      "KEYWARD_METRICS_TOKEN must be 16–512 printable ASCII characters without spaces; generate one with `openssl rand -hex 32`",
+    );
+  }
+  return value;
+}
+
+/** The base64 of exactly 32 bytes (`openssl rand -base64 32`), checked here so a bad one stops the start. */
+function parseKeyRing(value: string | undefined): string | undefined {
+  const text = nonEmpty(value);
+  if (text === undefined) return undefined;
+  let length = -1;
+  try {
+    if (/^[A-Za-z0-9+/]+={0,2}$/.test(text)) length = atob(text).length;
+  } catch {
+    length = -1;
+  }
+  if (length !== 32) {
+    throw new TypeError(
+      "KEYWARD_KEY_RING must be the base64 of 32 bytes; generate one with `openssl rand -base64 32`",
+    );
+  }
+  return text;
 }
 
 /** A whole number and a unit: `30d`, `12h`, `90m`, `3600s`; at least a second. */

@@ -5,6 +5,7 @@ import { lifecycle } from "@keyward/core/lifecycle";
 import { openapi } from "@keyward/core/openapi";
 import { organizations } from "@keyward/core/organizations";
 import { permissions } from "@keyward/core/permissions";
+import { recoverable } from "@keyward/core/recoverable";
 import { secretScanning } from "@keyward/core/secret-scanning";
 import { otel } from "@keyward/otel";
 import {
@@ -43,7 +44,7 @@ export interface Demo {
 export async function createDemo(env: Environment = processEnvironment()): Promise<Demo> {
   const config = loadDemoConfig(env);
   const store = await openDemoStore(config);
-  const metrics = createDemoMetrics();
+  const metrics = createDemoMetrics({ token: config.metricsToken });
   const keyward = createKeyward({
     store: store.storage,
     ...demoKeywardOptions(config, { meterProvider: metrics.meterProvider }),
@@ -53,7 +54,8 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
 
 /**
  * Everything the demo configures Keyward with, but the store: the kernel's options and every
- * feature (DESIGN.md, "Demo contract"), so its HTTP behaviour is the whole library's.
+ * feature (the demo contract: every example runs the whole library, not a subset), so its HTTP
+ * behaviour is the whole library's.
  */
 export function demoKeywardOptions(
   config: DemoConfig,
@@ -98,8 +100,16 @@ export function demoFeatures(config: DemoConfig, observability: DemoObservabilit
     // GET /api/v1/api-keys/{key_id}/events: every key change, with who made it, kept 90 days.
     events(),
     // Keys brought from better-auth (`keyward import better-auth`, docs/importing.md) keep their
-    // `ba_` tokens: looked up under better-auth's hash, rehashed to Keyward's on first use.
-    imports({ prefixes: ["ba_"] }),
+    // tokens (`ba_…`, `acme_…`, or none): every token that is neither Keyward's format nor a JWT
+    // is looked up under the other system's hash, unless KEYWARD_IMPORT_PREFIXES (ba_,acme_)
+    // narrows it; each is rehashed to Keyward's hash on first use.
+    imports(config.importPrefixes ? { prefixes: config.importPrefixes } : {}),
+    // With KEYWARD_KEY_RING (the base64 of 32 bytes), every secret issued is also kept sealed,
+    // and POST /api/v1/api-keys/{key_id}/reveal shows it again to a user who may rotate the key
+    // and signed in within 5 minutes (docs/security.md).
+    ...(config.keyRing
+      ? [recoverable({ keyRing: { current: "demo", keys: { demo: config.keyRing } } })]
+      : []),
     // GET /api/v1/api-keys/openapi.json.
     openapi({
       serve: true,

@@ -1,6 +1,6 @@
 /**
- * @keyward/example-demo — what every Keyward example shares: the demo contract of DESIGN.md
- * (configuration from the environment, scopes, tiers, the profile routes' answers), the choice of
+ * @keyward/example-demo — what every Keyward example shares: the demo contract
+ * (`@keyward/testing/demo-contract`; configuration from the environment, scopes, tiers, the profile routes' answers), the choice of
  * store, demo session tokens, the start-up banner with its curl walkthrough, the timeouts that
  * cut slow clients off on Node, and the key-management page served at `/` in development mode.
  */

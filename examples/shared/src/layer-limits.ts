@@ -1,5 +1,5 @@
 /**
- * The v0.2 demo's layered limits (DESIGN.md, "Demo contract, v0.2"), off when unset:
+ * The demo's layered limits (docs/examples.md, "Configuration"), off when unset:
  * `KEYWARD_OWNER_LIMITS` (`free=100,pro=1000`): requests a minute shared by all of an owner's keys;
  * `KEYWARD_QUOTAS` (`free=1000/day,pro=100000/month`): requests per owner per UTC day or month.
  * Anything malformed throws with the offending part named, as `KEYWARD_TIER_LIMITS` does.

@@ -1,5 +1,5 @@
 /**
- * The demo contract of DESIGN.md, checked over HTTP against a running example: started through the
+ * The demo contract (`@keyward/testing/demo-contract`), checked over HTTP against a running example: started through the
  * root `scripts/start.mjs` on a free port, it must print the URL, the development-secret warning
  * and a walkthrough that works in bash, pass `@keyward/testing`'s HTTP conformance suite, honour
  * `KEYWARD_JWT_SECRET` and `KEYWARD_TIER_LIMITS`, pass the suite's `maxLifetime` checks with

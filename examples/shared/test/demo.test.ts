@@ -162,6 +162,23 @@ describe("the banner", () => {
     });
     expect(text).toContain("URL       http://localhost:4000");
     expect(text).toContain("free 60/min, pro 600/min, enterprise 6000/min");
+    expect(text).toContain("Metrics   http://localhost:4000/metrics");
+  });
+
+  it("is what docs/examples.md shows, line for line, for the default demo", () => {
+    const page = readFileSync(path.join(repositoryRoot, "docs", "examples.md"), "utf8");
+    const shown = page.slice(page.indexOf("Keyward demo: Fetch API on Node (srvx)"));
+    const shownLines = shown.slice(0, shown.indexOf("\n\n")).split("\n");
+    const printed = banner({
+      title: "Fetch API on Node (srvx)",
+      url: "http://localhost:3000",
+      config: loadDemoConfig({}),
+      storage: "in memory (everything is lost when the server stops)",
+      exampleDirectory: "/x",
+    });
+    const printedLines = printed.slice(printed.indexOf("Keyward demo:")).split("\n");
+    expect(shownLines).toEqual(printedLines.slice(0, shownLines.length));
+    expect(shownLines.at(-1)).toMatch(/^ {2}JWT/);
   });
 });
 

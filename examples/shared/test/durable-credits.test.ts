@@ -5,6 +5,10 @@
  * restarts Redis with nothing persisted, a real loss. Each key must then go on from its saved
  * balance (PostgreSQL's `keyward_allowances`, written back about once a second and on close), never
  * from its grant again; a loss gives back at most what was spent since the last save.
+ *
+ * Nothing here depends on the machine's speed: the stores' calls have a test deadline far above a
+ * loaded host's slowest answer (not the production default, which a busy two-core machine
+ * crossed), waits are on outcomes (`expect.poll`) with a generous cap, and so are the tests'.
  */
 import { combineStores, createKeyward, type Keyward } from "@keyward/core";
 import { migrate, type PostgresClient, postgresStore } from "@keyward/postgres";
@@ -24,6 +28,11 @@ import {
 } from "../../../packages/redis/test/support/redis-servers.js";
 
 const tiers = { free: { rateLimit: { limit: 1_000_000, window: "1h" } } };
+/** The deadline of every store call here: these calls must succeed, however busy the host. */
+const callTimeoutMs = 30_000;
+/** The cap of a wait on an outcome (a balance saved about once a second) and of a test. */
+const waitMs = 60_000;
+const testMs = 180_000;
 
 interface Database {
   client: PostgresClient;
@@ -44,8 +53,11 @@ function durableCreditsSuite(openDatabase: () => Promise<Database>): void {
     clients.push(client);
     const keyward = createKeyward({
       store: combineStores(
-        redisStore({ client }),
-        postgresStore({ client: database.client, schema }),
+        // No circuit breaker: a background save that met the kill would open it, and the first
+        // requests after the restart would then be refused for its retry interval, a race with
+        // the machine's speed that has nothing to do with credits.
+        redisStore({ client, timeoutMs: callTimeoutMs, circuitBreaker: false }),
+        postgresStore({ client: database.client, schema, timeoutMs: callTimeoutMs }),
       ),
       scopes: { "profile:read": "Read" },
       tiers,
@@ -114,7 +126,7 @@ function durableCreditsSuite(openDatabase: () => Promise<Database>): void {
     server = await startRedisServer();
     database = await openDatabase();
     await migrate(database.client, { schema });
-  }, 60_000);
+  }, testMs);
   afterAll(async () => {
     for (const keyward of open) await keyward.close();
     for (const client of clients) client.disconnect();
@@ -123,68 +135,88 @@ function durableCreditsSuite(openDatabase: () => Promise<Database>): void {
     await server?.stop();
   });
 
-  it("goes on from the saved balance after Redis loses everything, on every instance", async () => {
-    const [first, second] = [instance(), instance()];
-    const key = await newKey(first, { credits: { remaining: 100 } });
-    await spend(first, key.key, 15);
-    await spend(second, key.key, 15);
-    await expect.poll(() => savedBalance(key.id), { timeout: 5_000 }).toBe(70);
+  it(
+    "goes on from the saved balance after Redis loses everything, on every instance",
+    async () => {
+      const [first, second] = [instance(), instance()];
+      const key = await newKey(first, { credits: { remaining: 100 } });
+      await spend(first, key.key, 15);
+      await spend(second, key.key, 15);
+      await expect.poll(() => savedBalance(key.id), { timeout: waitMs }).toBe(70);
 
-    await loseRedis();
-    // The usage report reads the balance back from PostgreSQL, then both instances spend it.
-    expect(await remaining(second, key.id)).toBe(70);
-    expect(await spendAll([first, second], key.key)).toBe(70);
-    expect(await remaining(first, key.id)).toBe(0);
-  }, 30_000);
+      await loseRedis();
+      // The usage report reads the balance back from PostgreSQL, then both instances spend it.
+      expect(await remaining(second, key.id)).toBe(70);
+      expect(await spendAll([first, second], key.key)).toBe(70);
+      expect(await remaining(first, key.id)).toBe(0);
+    },
+    testMs,
+  );
 
-  it("saves what an instance spent when it closes", async () => {
-    const spender = instance();
-    const key = await newKey(spender, { credits: { remaining: 100 } });
-    await spend(spender, key.key, 7);
-    await spender.close();
-    expect(await savedBalance(key.id)).toBe(93);
+  it(
+    "saves what an instance spent when it closes",
+    async () => {
+      const spender = instance();
+      const key = await newKey(spender, { credits: { remaining: 100 } });
+      await spend(spender, key.key, 7);
+      await spender.close();
+      expect(await savedBalance(key.id)).toBe(93);
 
-    await loseRedis();
-    const next = instance();
-    expect(await spendAll([next], key.key)).toBe(93);
-  }, 30_000);
+      await loseRedis();
+      const next = instance();
+      expect(await spendAll([next], key.key)).toBe(93);
+    },
+    testMs,
+  );
 
-  it("gives back at most what was spent since the last save", async () => {
-    const keyward = instance();
-    const key = await newKey(keyward, { credits: { remaining: 100 } });
-    await spend(keyward, key.key, 10);
-    await expect.poll(() => savedBalance(key.id), { timeout: 5_000 }).toBe(90);
-    await spend(keyward, key.key, 5);
-    await loseRedis();
-    const left = await remaining(keyward, key.id);
-    // 85 if the last five were saved before the loss, up to 90 if none of them were.
-    expect(left).toBeGreaterThanOrEqual(85);
-    expect(left).toBeLessThanOrEqual(90);
-  }, 30_000);
+  it(
+    "gives back at most what was spent since the last save",
+    async () => {
+      const keyward = instance();
+      const key = await newKey(keyward, { credits: { remaining: 100 } });
+      await spend(keyward, key.key, 10);
+      await expect.poll(() => savedBalance(key.id), { timeout: waitMs }).toBe(90);
+      await spend(keyward, key.key, 5);
+      await loseRedis();
+      const left = await remaining(keyward, key.id);
+      // 85 if the last five were saved before the loss, up to 90 if none of them were.
+      expect(left).toBeGreaterThanOrEqual(85);
+      expect(left).toBeLessThanOrEqual(90);
+    },
+    testMs,
+  );
 
-  it("keeps a refilled period's balance, and lets a new grant replace the saved one", async () => {
-    const keyward = instance();
-    const key = await newKey(keyward, {
-      credits: { remaining: 20, refill: { amount: 50, period: "month" } },
-    });
-    await spend(keyward, key.key, 5);
-    await expect.poll(() => savedBalance(key.id), { timeout: 5_000 }).toBe(15);
-    await loseRedis();
-    // Not the grant's 20, not the refill's 50: what was left this month.
-    expect(await remaining(keyward, key.id)).toBe(15);
+  it(
+    "keeps a refilled period's balance, and lets a new grant replace the saved one",
+    async () => {
+      const keyward = instance();
+      const key = await newKey(keyward, {
+        credits: { remaining: 20, refill: { amount: 50, period: "month" } },
+      });
+      await spend(keyward, key.key, 5);
+      await expect.poll(() => savedBalance(key.id), { timeout: waitMs }).toBe(15);
+      await loseRedis();
+      // Not the grant's 20, not the refill's 50: what was left this month.
+      expect(await remaining(keyward, key.id)).toBe(15);
 
-    await keyward.keys.setLimits(key.id, { credits: { remaining: 500 } });
-    await spend(keyward, key.key, 1);
-    expect(await remaining(keyward, key.id)).toBe(499);
-    await expect.poll(() => savedBalance(key.id), { timeout: 5_000 }).toBe(499);
-  }, 30_000);
+      await keyward.keys.setLimits(key.id, { credits: { remaining: 500 } });
+      await spend(keyward, key.key, 1);
+      expect(await remaining(keyward, key.id)).toBe(499);
+      await expect.poll(() => savedBalance(key.id), { timeout: waitMs }).toBe(499);
+    },
+    testMs,
+  );
 
-  it("starts a key first used after the loss from its grant", async () => {
-    const keyward = instance();
-    const key = await newKey(keyward, { credits: { remaining: 3 } });
-    await loseRedis();
-    expect(await spendAll([keyward], key.key)).toBe(3);
-  }, 30_000);
+  it(
+    "starts a key first used after the loss from its grant",
+    async () => {
+      const keyward = instance();
+      const key = await newKey(keyward, { credits: { remaining: 3 } });
+      await loseRedis();
+      expect(await spendAll([keyward], key.key)).toBe(3);
+    },
+    testMs,
+  );
 }
 
 describeOnServer("durable credits: Redis + a PostgreSQL server", () => {

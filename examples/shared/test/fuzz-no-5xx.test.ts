@@ -1,13 +1,18 @@
 /**
- * Random input, no 5xx, on every store: PATCH bodies, page cursors and page sizes on the key list
- * and the audit log, and signed secret-scanning reports, generated from a seeded generator biased
+ * Random input, no 5xx, on every store: create and PATCH bodies (resources too), page cursors and
+ * page sizes on the key list and the audit log, signed secret-scanning reports, reveals (sessions
+ * signed in at any time, any key id) and import records (every field), generated from a seeded
+ * generator biased
  * toward what breaks stores and parsers (NUL, lone surrogates, bidi controls, huge and negative
  * numbers, deep nesting, wrong types, long strings). Every answer must be below 500 and the same on
  * memory, PGlite, PostgreSQL and Redis; a case that fails prints its seed and input.
  */
 
 import { events } from "@keyward/core/events";
+import { imports } from "@keyward/core/imports";
 import { lifecycle } from "@keyward/core/lifecycle";
+import { permissions } from "@keyward/core/permissions";
+import { recoverable } from "@keyward/core/recoverable";
 import { secretScanning } from "@keyward/core/secret-scanning";
 import { type ScannerKeyServer, startScannerKeyServer } from "@keyward/testing";
 import {
@@ -15,10 +20,10 @@ import {
   DEMO_TIER_LIMITS,
   demoTiers,
 } from "@keyward/testing/demo-contract";
+import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeOnServer } from "../../../packages/postgres/test/support/databases.js";
 import { redisAvailable } from "../../../packages/redis/test/support/local-redis.js";
-import { mintToken } from "../src/token.js";
 import { type StoreUnderTest, storesUnderTest } from "./support/stores-under-test.js";
 
 const jwtSecret = "fuzz-no-5xx-test-secret-of-32-bytes!!";
@@ -86,7 +91,7 @@ function generator(start: number) {
           "2026-01-01T00:00:00Z",
         ]);
       case 4:
-        return Array.from({ length: int(4) }, () => value(depth + 1));
+        return next() < 0.3 ? resources() : Array.from({ length: int(4) }, () => value(depth + 1));
       default: {
         const object: Record<string, unknown> = {};
         for (let i = int(4); i > 0; i--)
@@ -95,7 +100,27 @@ function generator(start: number) {
       }
     }
   };
+  /** `resources`: kinds an object inherits as often as real ones, ids from the nasty text. */
+  const resources = (): unknown => {
+    const object: Record<string, unknown> = {};
+    for (let i = int(4); i >= 0; i--) {
+      const kind = pick([
+        "profile",
+        "constructor",
+        "toString",
+        "__proto__",
+        "valueOf",
+        text().slice(0, 10),
+      ]);
+      object[kind] =
+        next() < 0.8
+          ? Array.from({ length: int(4) }, () => (next() < 0.7 ? text().slice(0, 20) : value(5)))
+          : value(5);
+    }
+    return object;
+  };
   const fields = [
+    "resources",
     "name",
     "metadata",
     "enabled",
@@ -133,7 +158,61 @@ function generator(start: number) {
     }
     return raw;
   };
-  return { next, int, pick, text, json, cursorText, value };
+  /** An import record: every field, each well-formed or not. */
+  const importRecord = (): unknown => {
+    if (next() < 0.05) return value(2);
+    const token =
+      next() < 0.5
+        ? `${pick(["ba_", "acme_", "sk_live_", "sk_test_", ""])}${text().slice(0, 60)}`
+        : value(3);
+    const record: Record<string, unknown> = {};
+    const maybe = (field: string, make: () => unknown) => {
+      if (next() < 0.6) record[field] = next() < 0.7 ? make() : value(3);
+    };
+    if (next() < 0.5) record.key = token;
+    else
+      record.hash = {
+        value: next() < 0.6 ? "a".repeat(pick([64, 63, 43, 44])) : text().slice(0, 80),
+        algorithm: pick(["sha256", "md5", value(4)]),
+        encoding: pick(["hex", "base64url", "base64", "base32"]),
+        ...(next() < 0.2 ? { pepper: text().slice(0, 10) } : {}),
+      };
+    record.owner =
+      next() < 0.6
+        ? pick(["alice", text().slice(0, 30)])
+        : { type: pick(["user", "organization", "team"]), id: text().slice(0, 30) };
+    record.tier = next() < 0.8 ? pick(["free", "pro", "enterprise"]) : value(4);
+    maybe("accountTier", () => pick(["free", "pro", "enterprise", "gold"]));
+    maybe("createdBy", () => text().slice(0, 300));
+    maybe("name", () => text().slice(0, 120));
+    maybe("scopes", () => [
+      pick(["profile:read", "profile:write", "files:read"]),
+      text().slice(0, 10),
+    ]);
+    for (const time of ["expiresAt", "createdAt", "lastUsedAt"]) {
+      maybe(time, () =>
+        pick([
+          "2026-01-01T00:00:00Z",
+          "9999-12-31T23:30:00-01:00",
+          "+010000-01-01T00:00:00Z",
+          "2099-01-01T00:00:00Z",
+          null,
+          "1969-12-31T23:59:59Z",
+        ]),
+      );
+    }
+    maybe("metadata", () => ({ [text().slice(0, 10)]: value(4) }));
+    maybe("prefix", () => text().slice(0, 70));
+    maybe("enabled", () => pick([true, false]));
+    maybe("credits", () => ({
+      remaining: number(),
+      ...(next() < 0.5
+        ? { refill: { amount: number(), period: pick(["day", "month", "week"]) } }
+        : {}),
+    }));
+    return record;
+  };
+  return { next, int, pick, text, json, cursorText, value, importRecord, resources };
 }
 
 interface Context {
@@ -141,6 +220,25 @@ interface Context {
   keyId(store: string): string;
   sign(body: string): Promise<Record<string, string>>;
 }
+
+type FuzzedKeyward = StoreUnderTest["keyward"] & {
+  imports?: {
+    importKeys(records: readonly unknown[], options?: object): Promise<{ refused: unknown[] }>;
+  };
+};
+
+/** A call that is not an HTTP request (an import): its status as an endpoint would answer it. */
+type Call = (keyward: FuzzedKeyward) => Promise<number>;
+
+/** A session whose sign-in (`iat`) may lie anywhere: long past, just now, in the future. */
+const sessionSignedIn = (sub: string, issuedAtOffsetSeconds: number) => {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ sub, tier: "pro" })
+    .setProtectedHeader({ alg: "HS256" })
+    .setIssuedAt(now + issuedAtOffsetSeconds)
+    .setExpirationTime(now + Math.max(issuedAtOffsetSeconds, 0) + 3600)
+    .sign(new TextEncoder().encode(jwtSecret));
+};
 
 /** A query value: a URL carries bytes, so a lone surrogate arrives as U+FFFD whatever is sent. */
 const q = (text: string) => encodeURIComponent(text.replace(/\p{Cs}/gu, "\ufffd"));
@@ -153,8 +251,52 @@ const jsonHeaders = (token: string) => ({
 /** Per target: a request made from the generator, the same for every store but for the key id. */
 const targets: Record<
   string,
-  (gen: ReturnType<typeof generator>, context: Context, keyId: string) => Promise<Request>
+  (gen: ReturnType<typeof generator>, context: Context, keyId: string) => Promise<Request | Call>
 > = {
+  "create a key": async (gen, { token }) =>
+    new Request(`http://keyward.test${basePath}`, {
+      method: "POST",
+      headers: jsonHeaders(token),
+      body:
+        gen.next() < 0.5
+          ? gen.json()
+          : JSON.stringify({
+              name: "fuzzed",
+              scopes: ["profile:read"],
+              tier: "free",
+              resources: gen.resources(),
+            }),
+    }),
+  "reveal a key": async (gen, { token }, keyId) => {
+    const session =
+      gen.next() < 0.3
+        ? token
+        : await sessionSignedIn(
+            gen.next() < 0.7 ? `fuzz-owner` : gen.text().slice(0, 40) || "x",
+            gen.pick([-100_000, -301, -5, 0, 4, 6, 3600, 10 ** 9]),
+          );
+    const id = gen.next() < 0.6 ? keyId : q(gen.text().slice(0, 40));
+    return new Request(`http://keyward.test${basePath}/${id}/reveal`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${session}` },
+    });
+  },
+  "import records": async (gen) => {
+    const records = Array.from({ length: 1 + gen.int(3) }, () => gen.importRecord());
+    const options = {
+      dryRun: gen.next() < 0.5,
+      skipUnverifiable: gen.next() < 0.3,
+      actor: gen.pick(["operator", "system"]),
+    };
+    return async (keyward) => {
+      try {
+        const report = await keyward.imports!.importKeys(records, options);
+        return report.refused.length > 0 ? 422 : 200;
+      } catch {
+        return 500;
+      }
+    };
+  },
   "PATCH a key": async (gen, { token }, keyId) =>
     new Request(`http://keyward.test${basePath}/${keyId}`, {
       method: "PATCH",
@@ -218,14 +360,14 @@ describeOnServer("random input, no 5xx, on every store", () => {
           lifecycle(),
           events(),
           secretScanning({ keysUrl: scanner.url, action: "report" }),
+          permissions(),
+          imports(),
+          recoverable({ keyRing: { current: "k1", keys: { k1: btoa("k".repeat(32)) } } }),
         ],
         logger: false,
       });
-      token = await mintToken({
-        sub: `fuzz-${crypto.randomUUID()}`,
-        tier: "pro",
-        secret: jwtSecret,
-      });
+      // The owner of the fuzzed key: a reveal's session signs in as it at random times.
+      token = await sessionSignedIn("fuzz-owner", 0);
       for (const store of stores) {
         const created = await store.keyward.handle(
           new Request(`http://keyward.test${basePath}`, {
@@ -266,6 +408,11 @@ describeOnServer("random input, no 5xx, on every store", () => {
           for (const store of stores) {
             // The same input for every store: a generator restarted from the case's seed.
             const request = await build(generator(caseSeed), context, keyIds.get(store.name)!);
+            if (typeof request === "function") {
+              shown ||= `import, case ${n}`;
+              statuses[store.name] = await request(store.keyward as FuzzedKeyward);
+              continue;
+            }
             shown ||= `${request.method} ${new URL(request.url).search.slice(0, 200)} ${(await request.clone().text()).slice(0, 200)}`;
             const response = await store.keyward.handle(request);
             await response.arrayBuffer();

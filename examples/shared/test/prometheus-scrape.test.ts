@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localRedis } from "../../../packages/redis/test/support/redis-url.js";
 import { codeBlocks } from "../../../scripts/docs/code-blocks.js";
 import { mintToken } from "../src/token.js";
 import { type RunningExample, startExample } from "./run-example.js";
@@ -26,6 +27,7 @@ const run = requirePrometheus("the demo's Prometheus scrape test");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // Owners of this run only: the shared Redis keeps other runs' owner allowances and quotas.
 const runId = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+const metricsToken = `metrics-${runId}-${Math.random().toString(36).slice(2)}`;
 
 describe.skipIf(!run)("the demo's /metrics, scraped by Prometheus", () => {
   let proxy: PausableProxy;
@@ -38,16 +40,18 @@ describe.skipIf(!run)("the demo's /metrics, scraped by Prometheus", () => {
   const refusedBy = new Map<string, number>();
 
   beforeAll(async () => {
-    proxy = await pausableProxy({ host: "127.0.0.1", port: 6379 });
+    proxy = await pausableProxy({ host: localRedis.host, port: localRedis.port });
     demo = await startExample("fetch", {
-      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+      REDIS_URL: `redis://127.0.0.1:${proxy.port}/${localRedis.db}`,
       // The key's own limit: 3 a minute on free; the owner's shared 4 a minute on pro; a quota
       // of 2 a day on enterprise.
       KEYWARD_TIER_LIMITS: "free=3,pro=100,enterprise=100",
       KEYWARD_OWNER_LIMITS: "pro=4",
       KEYWARD_QUOTAS: "enterprise=2/day",
+      // Behind a bearer token, which Prometheus sends as docs/observability.md configures it.
+      KEYWARD_METRICS_TOKEN: metricsToken,
     });
-    prometheus = await startPrometheus(new URL(demo.origin).host);
+    prometheus = await startPrometheus(new URL(demo.origin).host, { token: metricsToken });
   }, 90_000);
 
   afterAll(async () => {
@@ -114,7 +118,11 @@ describe.skipIf(!run)("the demo's /metrics, scraped by Prometheus", () => {
 
   /** `keyward_verifications_total` as the demo's own /metrics says it now, by outcome and kind. */
   const demoVerifications = async () => {
-    const text = await (await fetch(`${demo.origin}/metrics`)).text();
+    const text = await (
+      await fetch(`${demo.origin}/metrics`, {
+        headers: { authorization: `Bearer ${metricsToken}` },
+      })
+    ).text();
     const counted: Record<string, number> = {};
     for (const line of text.split("\n")) {
       if (!line.startsWith("keyward_verifications_total{")) continue;
@@ -266,7 +274,10 @@ describe.skipIf(!run)("the demo's /metrics, scraped by Prometheus", () => {
       .filter((query) => query !== "");
     expect(queries.length).toBeGreaterThanOrEqual(8);
     for (const query of queries) await prometheus.query(query); // throws on a query it refuses
-    const rules = blocks.find((block) => block.language === "yaml")!.code;
+    // The alert rules (the other YAML block is the scrape configuration).
+    const rules = blocks.find(
+      (block) => block.language === "yaml" && block.code.includes("groups:"),
+    )!.code;
     const directory = mkdtempSync(path.join(tmpdir(), "keyward-rules-"));
     try {
       const file = path.join(directory, "rules.yml");

@@ -1,5 +1,5 @@
 /**
- * The demo's secret-scanning endpoint (DESIGN, "Demo contract, v0.2"): always on, with its signing
+ * The demo's secret-scanning endpoint (docs/leaked-keys.md): always on, with its signing
  * keys fetched from `KEYWARD_SECRET_SCANNING_KEYS_URL` (here a local key server) or GitHub's.
  */
 import { createKeyward, memoryStore } from "@keyward/core";

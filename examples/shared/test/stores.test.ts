@@ -1,12 +1,18 @@
 /**
  * The demo on real storage: with `DATABASE_URL` and/or `REDIS_URL` set, the example applies
  * migrations at start, serves the contract, and its keys outlive the process (a restarted server
- * still knows them, which an in-memory store could not). Needs PostgreSQL on 127.0.0.1:5432 and
- * Redis on 127.0.0.1:6379: skipped with a notice outside CI when they are down, failed in CI.
+ * still knows them, which an in-memory store could not). Needs the tests' PostgreSQL and Redis
+ * (KEYWARD_TEST_DATABASE_URL, KEYWARD_TEST_REDIS_URL): skipped with a notice outside CI when they
+ * are down, failed in CI.
  */
 import { Socket } from "node:net";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  defaultTestDatabaseUrl,
+  serverDatabaseUrl,
+} from "../../../packages/postgres/test/support/databases.js";
+import { localRedis, testRedisUrl } from "../../../packages/redis/test/support/redis-url.js";
 import { developmentJwtSecret } from "../src/config.js";
 import { mintToken } from "../src/token.js";
 import { type RunningExample, startExample } from "./run-example.js";
@@ -16,28 +22,32 @@ import { type RunningExample, startExample } from "./run-example.js";
  * names, and a shared database may hold another version's tables (an older checkout's run).
  */
 const demoDatabase = `keyward_demo_${Date.now().toString(36)}_${crypto.randomUUID().slice(0, 8)}`;
-const adminUrl = "postgresql://postgres@127.0.0.1:5432/postgres";
-const databaseUrl = `postgresql://postgres@127.0.0.1:5432/${demoDatabase}`;
-const redisUrl = "redis://127.0.0.1:6379";
+const adminUrl = serverDatabaseUrl();
+const databaseUrl = serverDatabaseUrl(demoDatabase);
+const redisUrl = testRedisUrl;
+const postgresServer = new URL(process.env.KEYWARD_TEST_DATABASE_URL || defaultTestDatabaseUrl);
 
-const reachable = (port: number) =>
+const reachable = (host: string, port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = new Socket();
     socket.setTimeout(1_000);
     socket.once("connect", () => resolve(true)).once("error", () => resolve(false));
     socket.once("timeout", () => resolve(false));
-    socket.connect(port, "127.0.0.1");
+    socket.connect(port, host);
   }).finally(() => undefined);
 
-const [postgresUp, redisUp] = await Promise.all([reachable(5432), reachable(6379)]);
+const [postgresUp, redisUp] = await Promise.all([
+  reachable(postgresServer.hostname, Number(postgresServer.port || 5432)),
+  reachable(localRedis.host, localRedis.port),
+]);
 if (process.env.CI && !(postgresUp && redisUp)) {
   throw new Error(
-    `CI needs PostgreSQL (127.0.0.1:5432: ${postgresUp ? "up" : "down"}) and Redis (127.0.0.1:6379: ${redisUp ? "up" : "down"})`,
+    `CI needs PostgreSQL (${postgresServer.host}: ${postgresUp ? "up" : "down"}) and Redis (${testRedisUrl}: ${redisUp ? "up" : "down"})`,
   );
 }
 if (!(postgresUp && redisUp)) {
   console.warn(
-    'NOTICE: examples on PostgreSQL/Redis skipped: start both servers, with a `test` database on PostgreSQL (psql -h 127.0.0.1 -U postgres -c "CREATE DATABASE test")',
+    "NOTICE: examples on PostgreSQL/Redis skipped: start both servers, or point KEYWARD_TEST_DATABASE_URL and KEYWARD_TEST_REDIS_URL at them",
   );
 }
 

@@ -37,7 +37,7 @@ function createHonoApp(env: WorkerEnvironment): Hono<KeywardEnv> {
     tiers: demoTiers(config.tierLimits),
     jwt: { secret: config.jwtSecret },
     features: [
-      // DESIGN's demo contract: organizations from the `orgs` claim; PATCH on keys, environments
+      // The demo contract (`@keyward/testing/demo-contract`): organizations from the `orgs` claim; PATCH on keys, environments
       // live and test, rotation with `gracePeriodSeconds` (the old secret keeps working up to 7
       // days); the audit log at GET /api/v1/api-keys/{key_id}/events (pruned on a timer set on
       // first use).

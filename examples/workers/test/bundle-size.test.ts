@@ -56,7 +56,7 @@ async function minifiedBytes(source: string): Promise<number> {
 }
 
 /**
- * The kernel-only budget: DESIGN's goal, 250 KB. Code a host only needs with a feature listed
+ * The kernel-only budget, 250 KB: what a Workers app that lists no feature should cost. Code a host only needs with a feature listed
  * (the verification observer wrapper, the memory store's webhook outbox) lives where only that
  * feature reaches it; docs/benchmarks.md, "Bundle", keeps the history and what the bytes are.
  */

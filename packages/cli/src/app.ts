@@ -1,6 +1,6 @@
 /**
- * The application's own Keyward instance, which every key command goes through (DESIGN.md, "the
- * operator's path"): the same stores, scopes, tiers, environments, organizations, pepper, events,
+ * The application's own Keyward instance, which every key command goes through: an operator's
+ * command must have exactly the effects the running application's own call would have, with the same stores, scopes, tiers, environments, organizations, pepper, events,
  * webhooks and invalidation as the running application, so the CLI is no second write path. It
  * is the default export of the module `--app` (else `KEYWARD_APP`) names: the instance, a promise
  * of it, or a function returning either. A TypeScript module is loaded with tsx, so an

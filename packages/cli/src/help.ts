@@ -14,7 +14,8 @@ Usage:
                       [--organization-configs <configId,...>]
   keyward import unkey <file.json> --tier <tier>
   keyward import csv <file>    (columns key or hash, owner, name, scopes, tier, expires_at)
-                      every import: [--dry-run] [--batch-size <1-5000>]; needs imports()
+                      every import: [--dry-run] [--batch-size <1-5000>] [--skip-unverifiable]
+                      [--scope-map 'their:scope=our:scope,dropped:scope=']; needs imports()
   keyward migrate [--schema <name>] [--table-prefix <prefix>]
 
 Options:

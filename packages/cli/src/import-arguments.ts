@@ -1,10 +1,11 @@
 /**
  * `keyward import better-auth --from <postgres-url> --tier <tier>`, `keyward import unkey <file>
- * --tier <tier>`, `keyward import csv <file>`, each with `--dry-run` and `--batch-size`: checked
- * before anything is read or opened.
+ * --tier <tier>`, `keyward import csv <file>`, each with `--dry-run`, `--batch-size`,
+ * `--skip-unverifiable` and `--scope-map`: checked before anything is read or opened.
  */
 import type { ImportOptions } from "./commands/import.js";
 import { badInput } from "./exit-codes.js";
+import { parseScopeMap } from "./imports/scope-map.js";
 import { quoted } from "./output/printable.js";
 
 type Values = Record<string, string | boolean | undefined>;
@@ -25,6 +26,8 @@ export function parseImport(
     "organization-configs": { type: "string" },
     "dry-run": { type: "boolean", default: false },
     "batch-size": { type: "string" },
+    "skip-unverifiable": { type: "boolean", default: false },
+    "scope-map": { type: "string" },
   });
   if (values.help) return "help";
   const [source, file] = positionals;
@@ -44,7 +47,12 @@ export function parseImport(
     }
     return given;
   };
-  const common = { dryRun: values["dry-run"] === true, batchSize: batchSize(string("batch-size")) };
+  const common = {
+    dryRun: values["dry-run"] === true,
+    batchSize: batchSize(string("batch-size")),
+    skipUnverifiable: values["skip-unverifiable"] === true,
+    scopeMap: parseScopeMap(string("scope-map")),
+  };
   if (source === "better-auth") {
     if (file !== undefined)
       throw badInput(

@@ -24,9 +24,15 @@ import { redisStore } from "@keyward/redis";
 import { webhooks } from "@keyward/webhooks";
 import { Redis } from "ioredis";
 import pg from "pg";
+import { serverUrl } from "../../postgres/test/support/databases.js";
+import { testRedisUrl } from "../../redis/test/support/redis-url.js";
 
-export const databaseUrl = "postgresql://postgres@127.0.0.1:5432/test";
-export const redisUrl = "redis://127.0.0.1:6379";
+/**
+ * The tests' PostgreSQL and Redis, from KEYWARD_TEST_DATABASE_URL and KEYWARD_TEST_REDIS_URL (the
+ * stores' own test support reads them, and creates the database when it is missing).
+ */
+export const databaseUrl = serverUrl;
+export const redisUrl = testRedisUrl;
 
 export const scopes = { "profile:read": "Read profiles", "profile:write": "Edit profiles" };
 export const tiers = {

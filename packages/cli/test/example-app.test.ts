@@ -1,5 +1,5 @@
 /**
- * The demo contract's operator path (DESIGN.md, "Demo contract, v0.3"): run in an example's folder,
+ * The demo contract's operator path (docs/cli.md): run in an example's folder,
  * `keyward --app src/keyward.ts …` acts on the demo's own stores through the demo's own instance,
  * while the demo serves. Two processes on PostgreSQL and Redis: the example's server (started as
  * a user starts it) and the CLI. A key the CLI makes works on the server; the server's events
@@ -14,6 +14,7 @@ import {
   repositoryRoot,
   startExample,
 } from "../../../examples/shared/test/run-example.js";
+import { serverDatabaseUrl } from "../../postgres/test/support/databases.js";
 import { redisUrl } from "./application.js";
 import { runCli } from "./run-cli.js";
 
@@ -21,9 +22,9 @@ vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
 /** A database of its own: the demo migrates the default schema of whatever DATABASE_URL names. */
 const database = `keyward_cli_demo_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
-const adminUrl = "postgresql://postgres@127.0.0.1:5432/postgres";
+const adminUrl = serverDatabaseUrl();
 const env = {
-  DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/${database}`,
+  DATABASE_URL: serverDatabaseUrl(database),
   REDIS_URL: redisUrl,
 };
 const exampleFolder = path.join(repositoryRoot, "examples", "fetch");

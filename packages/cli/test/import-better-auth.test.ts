@@ -19,6 +19,7 @@ import {
   repositoryRoot,
   startExample,
 } from "../../../examples/shared/test/run-example.js";
+import { serverDatabaseUrl } from "../../postgres/test/support/databases.js";
 import { runCli } from "./run-cli.js";
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
@@ -26,16 +27,15 @@ vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 const suffix = crypto.randomUUID().replaceAll("-", "").slice(0, 12);
 const betterAuthDatabase = `keyward_better_auth_${suffix}`;
 const demoDatabase = `keyward_import_demo_${suffix}`;
-const server = "postgresql://postgres@127.0.0.1:5432";
-const betterAuthUrl = `${server}/${betterAuthDatabase}`;
+const betterAuthUrl = serverDatabaseUrl(betterAuthDatabase);
 const env = {
-  DATABASE_URL: `${server}/${demoDatabase}`,
+  DATABASE_URL: serverDatabaseUrl(demoDatabase),
   KEYWARD_TIER_LIMITS: "free=1000,pro=1000,enterprise=1000",
 };
 const exampleFolder = path.join(repositoryRoot, "examples", "fetch");
 
 const admin = async (sql: string) => {
-  const client = new pg.Client({ connectionString: `${server}/postgres` });
+  const client = new pg.Client({ connectionString: serverDatabaseUrl() });
   await client.connect();
   try {
     await client.query(sql);

@@ -96,7 +96,10 @@ describe.each(["postgres", "redis"] as const)("keyward import on %s", (backends)
     const result = await keyward("import", "csv", csv);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("nothing was imported: 3 of 4 records refused");
-    expect(result.stderr).toContain("line 3: scopes.0: Input should be a configured scope");
+    // A scope that is not configured is listed once for the whole file, with how to map it.
+    expect(result.stderr).toContain(
+      "scopes that are not configured: admin (1 record); map each to a configured scope or drop it with --scope-map 'admin='",
+    );
     expect(result.stderr).toContain("line 4: tier:");
     expect(result.stderr).toContain("line 5: 2 fields; the header has 4");
     expect(await verify(good)).toBe("invalid_api_key");

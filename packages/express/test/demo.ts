@@ -1,5 +1,5 @@
 /**
- * The demo contract (DESIGN.md) on Express: Keyward configured with the demo scopes and tiers, the
+ * The demo contract (`@keyward/testing/demo-contract`) on Express: Keyward configured with the demo scopes and tiers, the
  * key-management router, the two profile routes behind `requireApiKey`, and the Node adapter
  * suite's `GET /guarded`. Takes the `express` module so the same app runs on Express 4 and 5.
  */

@@ -1,5 +1,5 @@
 /**
- * The demo contract (DESIGN.md) on Fastify: Keyward configured with the demo scopes and tiers, the
+ * The demo contract (`@keyward/testing/demo-contract`) on Fastify: Keyward configured with the demo scopes and tiers, the
  * plugin, the two profile routes behind `requireApiKey` and the Node adapter suite's
  * `GET /guarded`, on a host that keeps Fastify's own JSON parser.
  */

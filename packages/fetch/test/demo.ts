@@ -1,5 +1,5 @@
 /**
- * The demo contract (DESIGN.md) on the Fetch adapter: Keyward configured with the demo scopes and
+ * The demo contract (`@keyward/testing/demo-contract`) on the Fetch adapter: Keyward configured with the demo scopes and
  * tiers, and a tiny Fetch host serving the key-management endpoints and the two profile routes.
  */
 import type { Keyward } from "@keyward/core";

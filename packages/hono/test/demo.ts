@@ -1,5 +1,5 @@
 /**
- * The demo contract (DESIGN.md) on Hono: `keyward()` in front, and the two profile routes behind
+ * The demo contract (`@keyward/testing/demo-contract`) on Hono: `keyward()` in front, and the two profile routes behind
  * `requireApiKey` with their scope and `resource` (v0.3). Runtime-neutral, so the same
  * app runs on @hono/node-server here and on Bun in bun-server.ts.
  */

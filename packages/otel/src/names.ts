@@ -1,7 +1,8 @@
 /**
- * The instrument, span and attribute names, as docs/observability.md lists them and DESIGN.md
- * (v0.3, "Observability") names them. OpenTelemetry's conventions: dotted lower-case names, the unit
- * in `unit` rather than in the name (Prometheus adds `_seconds`, `_total`).
+ * The instrument, span and attribute names, as docs/observability.md lists them: every name is
+ * `keyward.`-prefixed so it cannot collide with an application's own. OpenTelemetry's conventions:
+ * dotted lower-case names, the unit in `unit` rather than in the name (Prometheus adds `_seconds`,
+ * `_total`).
  */
 export const instrumentNames = {
   verifications: "keyward.verifications",

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store reports its calls too (the real server at 127.0.0.1:5432): each query a
+ * The PostgreSQL store reports its calls too (the tests' server, KEYWARD_TEST_DATABASE_URL): each query a
  * `keyward.store` span under the `keyward.verify` that made it, with the SQL command as its
  * operation (never the statement or its values), `keyward.store.duration` by store, operation and
  * outcome, and `keyward.store.breaker` at 0 while it answers.
@@ -8,10 +8,11 @@ import { combineStores, createKeyward, memoryStore } from "@keyward/core";
 import { postgresStore } from "@keyward/postgres";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { serverUrl } from "../../postgres/test/support/databases.js";
 import { otel } from "../src/index.js";
 import { meterSdk, traceSdk } from "./sdk.js";
 
-const pool = new pg.Pool({ connectionString: "postgresql://postgres@127.0.0.1:5432/test", max: 4 });
+const pool = new pg.Pool({ connectionString: serverUrl, max: 4 });
 const schema = `kw_otel_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 afterAll(async () => {
   await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

@@ -19,14 +19,14 @@ import express from "express";
 import Fastify from "fastify";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { localRedis } from "../../redis/test/support/redis-url.js";
 import { otel } from "../src/index.js";
 import { meterSdk, traceSdk } from "./sdk.js";
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
 const redis = new Redis({
-  host: "127.0.0.1",
-  port: 6379,
+  ...localRedis,
   lazyConnect: true,
   maxRetriesPerRequest: 1,
 });

@@ -15,6 +15,7 @@
 import type { KeyRecord, KeywardEvent } from "@keyward/core";
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localRedis } from "../../redis/test/support/redis-url.js";
 import { migrate } from "../src/index.js";
 import { describeOnServer, dropSchema, serverPool, uniqueSchema } from "./support/databases.js";
 import { type Instance, startInstance, stopInstance } from "./two-process/start-instance.js";
@@ -53,7 +54,7 @@ function latest<E extends KeywardEvent>(events: E[]): E[] {
 
 describeOnServer("two processes updating one key at once", () => {
   const pool = serverPool({ max: 2 });
-  const redis = new IORedis({ host: "127.0.0.1", port: 6379, lazyConnect: true });
+  const redis = new IORedis({ ...localRedis, lazyConnect: true });
   redis.on("error", () => {});
   const schemas: string[] = [];
   const prefixes: string[] = [];

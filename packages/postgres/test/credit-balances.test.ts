@@ -71,6 +71,28 @@ function balancesSuite(open: () => Promise<{ client: PostgresClient; close(): Pr
     ]);
   });
 
+  it("saves every other bucket when one state is beyond bigint (1e20, 1e308, a fraction)", async () => {
+    // Each bad state once failed the whole statement, every second, and so every bucket's save.
+    await balances().saveCredits!([
+      { bucket: "credits:huge", state: [1, -1e20, 0] },
+      { bucket: "credits:ok1", state: [1, 41, 0] },
+      { bucket: "credits:inf", state: [1, 1e308, 0] },
+      { bucket: "credits:half", state: [1, 0.5, 0] },
+      { bucket: "credits:ok2", state: [1, 42, 0] },
+    ]);
+    const loaded = await balances().loadCredits!([
+      "credits:huge",
+      "credits:ok1",
+      "credits:inf",
+      "credits:half",
+      "credits:ok2",
+    ]);
+    expect([...loaded].sort()).toEqual([
+      ["credits:ok1", [1, 41, 0]],
+      ["credits:ok2", [1, 42, 0]],
+    ]);
+  });
+
   it("replaces the placeholder a quota-and-credits transaction leaves, and loads no placeholder", async () => {
     // `consume` of the allowance store locks a new row with '{}' before writing it.
     const now = Date.UTC(2026, 10, 27);

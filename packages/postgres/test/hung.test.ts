@@ -6,6 +6,11 @@
  * returned to the pool; service comes back on its own once the database answers again; and the
  * same deadline holds on postgres.js and on a single `pg.Client`. No driver timeout is set
  * anywhere: the store's deadline must hold by itself.
+ *
+ * Nothing here depends on how fast the machine is. A call the paused proxy holds can only end at
+ * the deadline, so a short one is safe there; calls that must succeed (before the pause and after
+ * the resume) go through a store on the same client with a deadline long enough for a loaded
+ * machine (`healthyTimeoutMs`), or are retried until they do (`waitFor`).
  */
 import { type CachedKeyStore, StoreUnavailableError } from "@keyward/core/toolkit";
 import { mintJwt } from "@keyward/testing";
@@ -40,8 +45,17 @@ import { startPausableProxy } from "./support/pausable-proxy.js";
 
 const { cleanups, proxies } = cleanupAfterEach();
 
+/** The deadline of calls that are expected to succeed: far above a busy machine's slowest call. */
+const healthyTimeoutMs = 30_000;
+
 describeOnServer("PostgreSQL hung behind a paused proxy", () => {
   const timeoutMs = 400;
+  /**
+   * The deadline of the store a whole Keyward runs on, which must also serve the requests before
+   * the pause and after the resume: long enough for a loaded machine, short enough that the
+   * three calls which open the circuit stay within the test's time.
+   */
+  const keywardTimeoutMs = 2_000;
 
   async function setup(label: string) {
     const proxy = await startPausableProxy(serverUrl);
@@ -82,9 +96,19 @@ describeOnServer("PostgreSQL hung behind a paused proxy", () => {
   it("destroys a connection whose query timed out instead of returning it to the pool", async () => {
     const { proxy, pool, schema } = await setup("destroy");
     const store = postgresStore({ client: pool, schema, cache: false, timeoutMs, onError() {} });
-    cleanups.push(() => store.close());
+    const healthy = postgresStore({
+      client: pool,
+      schema,
+      cache: false,
+      timeoutMs: healthyTimeoutMs,
+      onError() {},
+    });
+    cleanups.push(
+      () => store.close(),
+      () => healthy.close(),
+    );
     const hash = hasher.hash("sk_live_not_a_real_key");
-    await expect(store.keys.findByHash(hash)).resolves.toBeNull();
+    await expect(healthy.keys.findByHash(hash)).resolves.toBeNull();
     expect(pool.totalCount).toBe(1);
 
     proxy.pause();
@@ -95,10 +119,15 @@ describeOnServer("PostgreSQL hung behind a paused proxy", () => {
     expect(pool.totalCount).toBe(0);
 
     proxy.resume();
-    await waitFor(async () => (await store.keys.findByHash(hash).catch(() => undefined)) === null);
+    await waitFor(
+      async () => (await store.keys.findByHash(hash).catch(() => undefined)) === null,
+      30_000,
+    );
   });
 
-  it("answers every kind of request within the deadline as a 5xx, and recovers on its own", async () => {
+  it("answers every kind of request within the deadline as a 5xx, and recovers on its own", {
+    timeout: 120_000,
+  }, async () => {
     const { proxy, pool, schema } = await setup("hung");
     const storeErrors: unknown[] = [];
     // A channel with a quick heartbeat, so that the cache is dropped soon after the database hangs.
@@ -106,15 +135,15 @@ describeOnServer("PostgreSQL hung behind a paused proxy", () => {
       client: pool,
       channel: `${schema}_invalidations`,
       heartbeatIntervalMs: 100,
-      heartbeatTimeoutMs: 200,
-      timeoutMs,
+      heartbeatTimeoutMs: keywardTimeoutMs,
+      timeoutMs: keywardTimeoutMs,
       onError: () => {},
     });
     cleanups.push(() => channel.close());
     const store = postgresStore({
       client: pool,
       schema,
-      timeoutMs,
+      timeoutMs: keywardTimeoutMs,
       invalidation: channel,
       onError: (e) => storeErrors.push(e),
     });
@@ -139,7 +168,7 @@ describeOnServer("PostgreSQL hung behind a paused proxy", () => {
 
     proxy.pause();
     // The LISTEN heartbeat goes unanswered: the channel cannot be heard, so the cache is dropped.
-    await waitFor(async () => !cache.caching, 2_000);
+    await waitFor(async () => !cache.caching, 30_000);
     expect(cache.size).toBe(0);
 
     const all = () => [
@@ -157,7 +186,7 @@ describeOnServer("PostgreSQL hung behind a paused proxy", () => {
     during.push(...(await Promise.all(all())));
 
     console.info(
-      `paused: ${during.length} requests, slowest ${Math.max(...during.map((o) => o.ms)).toFixed(0)} ms (deadline ${timeoutMs} ms), statuses ${[...new Set(during.map((o) => o.status))].join(", ")}`,
+      `paused: ${during.length} requests, slowest ${Math.max(...during.map((o) => o.ms)).toFixed(0)} ms (deadline ${keywardTimeoutMs} ms), statuses ${[...new Set(during.map((o) => o.status))].join(", ")}`,
     );
     for (const outcome of during) {
       expect(outcome.status, outcome.request).toBeGreaterThanOrEqual(500);
@@ -177,7 +206,7 @@ describeOnServer("PostgreSQL hung behind a paused proxy", () => {
     proxy.resume();
     const recovery = await waitFor(
       async () => (await send.verify("known key", key)).status === 200,
-      10_000,
+      30_000,
     );
     const after = [];
     for (const request of all()) after.push(await request);
@@ -190,7 +219,7 @@ describeOnServer("PostgreSQL hung behind a paused proxy", () => {
       ["usage", 200],
     ]);
     // The cache comes back with the channel.
-    await waitFor(async () => cache.caching, 10_000);
+    await waitFor(async () => cache.caching, 30_000);
   });
 });
 
@@ -224,17 +253,22 @@ describeOnServer("PostgreSQL hung, on the other drivers", () => {
     const { proxy, schema } = await hungSchema("pgjs");
     const sql = postgres(proxy.url, { max: 2, onnotice: () => {} });
     cleanups.push(() => sql.end({ timeout: 1 }));
-    const store = postgresStore({
-      client: postgresJsClient(sql),
+    const client = postgresJsClient(sql);
+    const store = postgresStore({ client, schema, timeoutMs, cache: false, onError() {} });
+    const healthy = postgresStore({
+      client,
       schema,
-      timeoutMs,
+      timeoutMs: healthyTimeoutMs,
       cache: false,
       onError() {},
     });
-    cleanups.push(() => store.close());
+    cleanups.push(
+      () => store.close(),
+      () => healthy.close(),
+    );
     const hash = hasher.hash(unknownKey());
-    await expect(store.keys.findByHash(hash)).resolves.toBeNull();
-    await expect(store.migrate()).resolves.toMatchObject({ applied: [] });
+    await expect(healthy.keys.findByHash(hash)).resolves.toBeNull();
+    await expect(healthy.migrate()).resolves.toMatchObject({ applied: [] });
 
     proxy.pause();
     const lookup = await failure(() => store.keys.findByHash(hash));
@@ -245,8 +279,11 @@ describeOnServer("PostgreSQL hung, on the other drivers", () => {
     }
 
     proxy.resume();
-    await waitFor(async () => (await store.keys.findByHash(hash).catch(() => undefined)) === null);
-    await expect(store.migrate()).resolves.toMatchObject({ applied: [] });
+    await waitFor(
+      async () => (await store.keys.findByHash(hash).catch(() => undefined)) === null,
+      30_000,
+    );
+    await expect(healthy.migrate()).resolves.toMatchObject({ applied: [] });
   });
 
   it("a single pg.Client: queries and transactions give up at the deadline", async () => {
@@ -256,9 +293,19 @@ describeOnServer("PostgreSQL hung, on the other drivers", () => {
     await client.connect();
     cleanups.push(() => client.end());
     const store = postgresStore({ client, schema, timeoutMs, cache: false, onError() {} });
-    cleanups.push(() => store.close());
+    const healthy = postgresStore({
+      client,
+      schema,
+      timeoutMs: healthyTimeoutMs,
+      cache: false,
+      onError() {},
+    });
+    cleanups.push(
+      () => store.close(),
+      () => healthy.close(),
+    );
     const hash = hasher.hash(unknownKey());
-    await expect(store.migrate()).resolves.toMatchObject({ applied: [] });
+    await expect(healthy.migrate()).resolves.toMatchObject({ applied: [] });
 
     proxy.pause();
     const lookup = await failure(() => store.keys.findByHash(hash));
@@ -269,6 +316,9 @@ describeOnServer("PostgreSQL hung, on the other drivers", () => {
     }
 
     proxy.resume();
-    await waitFor(async () => (await store.keys.findByHash(hash).catch(() => undefined)) === null);
+    await waitFor(
+      async () => (await store.keys.findByHash(hash).catch(() => undefined)) === null,
+      30_000,
+    );
   });
 });

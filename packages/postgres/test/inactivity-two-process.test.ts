@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { createKeyward, manualClock } from "@keyward/core";
 import IORedis from "ioredis";
 import { afterAll, expect, it } from "vitest";
+import { localRedis } from "../../redis/test/support/redis-url.js";
 import { migrate } from "../src/index.js";
 import { inactivityConfig } from "./inactivity/config.js";
 import {
@@ -70,7 +71,7 @@ describeOnServer("disableAfterUnused across two processes (PostgreSQL + Redis)",
   const schema = uniqueSchema("inactive");
   const prefix = `keyward-test-inactive-${crypto.randomUUID()}:`;
   const pool = serverPool({ max: 4 });
-  const redis = new IORedis({ host: "127.0.0.1", port: 6379 });
+  const redis = new IORedis(localRedis);
   afterAll(async () => {
     const stale = await redis.keys(`${prefix}*`);
     if (stale.length > 0) await redis.del(...stale);

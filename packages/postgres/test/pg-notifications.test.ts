@@ -72,7 +72,7 @@ describe("postgresInvalidationChannel over a pg connection", () => {
     connections[0]!.emit("error", new Error("terminating connection due to administrator command"));
     expect(states).toEqual(["live", "interrupted"]);
     expect(channel.state).toBe("interrupted");
-    await waitFor(async () => channel.state === "live", 2_000);
+    await waitFor(async () => channel.state === "live", 30_000);
     expect(connections).toHaveLength(2);
     expect(connections[0]!.ended).toBe(true);
     expect(states).toEqual(["live", "interrupted", "live"]);
@@ -86,8 +86,8 @@ describe("postgresInvalidationChannel over a pg connection", () => {
       (state) => states.push(state),
     );
     connections[0]!.hang = true;
-    await waitFor(async () => states.includes("interrupted"), 2_000);
-    await waitFor(async () => channel.state === "live", 2_000);
+    await waitFor(async () => states.includes("interrupted"), 30_000);
+    await waitFor(async () => channel.state === "live", 30_000);
     expect(connections.length).toBeGreaterThanOrEqual(2);
     await channel.close();
   });

@@ -9,6 +9,7 @@
  */
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localRedis } from "../../redis/test/support/redis-url.js";
 import { migrate } from "../src/index.js";
 import {
   describeOnServer,
@@ -35,7 +36,7 @@ async function waitUntil(check: () => boolean, timeoutMs: number, what: string):
 describeOnServer("webhooks across processes", () => {
   const schema = uniqueSchema("hooks");
   const pool = serverPool({ max: 2 });
-  const redis = new IORedis({ host: "127.0.0.1", port: 6379, lazyConnect: true });
+  const redis = new IORedis({ ...localRedis, lazyConnect: true });
   const redisPrefixes: string[] = [];
   const secret = newWebhookSecret();
   let receiver: WebhookReceiver;

@@ -12,6 +12,7 @@ import { redisStore } from "@keyward/redis";
 import { type WebhooksConfig, webhooks } from "@keyward/webhooks";
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localRedis } from "../../redis/test/support/redis-url.js";
 import { migrate, postgresStore } from "../src/index.js";
 import {
   describeOnServer,
@@ -37,7 +38,7 @@ async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: num
 describeOnServer("webhook retries and dead letters", () => {
   const schema = uniqueSchema("hookretry");
   const pool = serverPool({ max: 4 });
-  const redis = new IORedis({ host: "127.0.0.1", port: 6379, lazyConnect: true });
+  const redis = new IORedis({ ...localRedis, lazyConnect: true });
   const redisPrefix = `kwtest:hookretry:${Date.now().toString(36)}:`;
   const secret = newWebhookSecret();
   let receiver: WebhookReceiver;

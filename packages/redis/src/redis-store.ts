@@ -19,6 +19,7 @@ import {
 import { reportClientErrors } from "./client/client-errors.js";
 import { redisConnection } from "./client/connect.js";
 import type { RedisClient } from "./client/redis-client.js";
+import { defaultRedisTimeoutMs } from "./default-timeout.js";
 import {
   createInvalidationChannel,
   type RedisInvalidationChannel,
@@ -37,7 +38,9 @@ export interface RedisStoreOptions {
   prefix?: string;
   /**
    * Longest a request waits on Redis, per call, in ms. Past it the call counts as failed and
-   * `onStoreError` decides. Default 100.
+   * `onStoreError` decides. Default 1,000: about three times the slowest call measured on a busy
+   * but healthy host (docs/redis.md, "Choosing the deadline"), so a busy Redis is not taken for a
+   * dead one, while a hung one fails requests within a second and then opens the circuit.
    */
   timeoutMs?: number;
   /**
@@ -131,7 +134,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   if (!options?.client) throw new TypeError("@keyward/redis: `client` is required");
   const connection = redisConnection(options.client);
   const names = keyNames(options.prefix ?? defaultPrefix);
-  const timeoutMs = options.timeoutMs ?? 100;
+  const timeoutMs = options.timeoutMs ?? defaultRedisTimeoutMs;
   const onStoreError = options.onStoreError ?? "fail-closed";
   if (onStoreError !== "fail-closed" && onStoreError !== "fail-open") {
     throw new TypeError(

@@ -7,14 +7,14 @@ import IORedis from "ioredis";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe } from "vitest";
 import { type RedisStore, redisStore } from "../src/index.js";
-import { localRedis, redisAvailable, testPrefix } from "./support/local-redis.js";
+import { localRedis, nodeRedisOptions, redisAvailable, testPrefix } from "./support/local-redis.js";
 import { deletePrefix, dumpPrefix } from "./support/scan.js";
 
 type Store = RedisStore & { keys: NonNullable<RedisStore["keys"]>; prefix: string };
 
 const drivers = {
   ioredis: () => new IORedis(localRedis),
-  "node-redis": () => createClient({ socket: localRedis }),
+  "node-redis": () => createClient(nodeRedisOptions),
 };
 
 describe.skipIf(!redisAvailable).each(Object.keys(drivers) as (keyof typeof drivers)[])(

@@ -38,7 +38,6 @@ function startWorker() {
       "--import",
       "tsx",
       join(here, "support", "exactness-worker.ts"),
-      String(localRedis.port),
     ],
     { cwd: packageRoot, stdio: ["pipe", "pipe", "inherit"] },
   );

@@ -3,6 +3,9 @@
  * rate-limit scripts count usage themselves: the single-layer script (`consume.ts`) and the layered
  * one (`consume-layers.ts`) keep the latest address in the usage hash's `addr`, including among
  * requests that share one script call, and never an older one over a newer.
+ *
+ * The store's calls have a test deadline (`testCallTimeoutMs`), not the production default: these
+ * calls must succeed, and a busy host once made one slower than the default's 100 ms then.
  */
 import { createKeyward, manualClock, type TierConfig } from "@keyward/core";
 import { permissions } from "@keyward/core/permissions";
@@ -10,7 +13,12 @@ import { memoryKeyStore } from "@keyward/core/toolkit";
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
-import { localRedis, redisAvailable, testPrefix } from "./support/local-redis.js";
+import {
+  localRedis,
+  redisAvailable,
+  testCallTimeoutMs,
+  testPrefix,
+} from "./support/local-redis.js";
 import { deletePrefix } from "./support/scan.js";
 
 const scopes = { "profile:read": "Read profiles" };
@@ -28,7 +36,7 @@ describe.skipIf(!redisAvailable)("redisStore: the last client address", () => {
   });
 
   const setup = async (tier: TierConfig, recordAddress = true) => {
-    const redis = redisStore({ client, prefix, time: "caller" });
+    const redis = redisStore({ client, prefix, time: "caller", timeoutMs: testCallTimeoutMs });
     const clock = manualClock(start);
     const keyward = createKeyward({
       store: { keys: memoryKeyStore(), usage: redis.usage, rateLimits: redis.rateLimits },

@@ -11,13 +11,13 @@ import IORedis from "ioredis";
 import { createClient } from "redis4";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RedisClient, type RedisStore, redisStore } from "../src/index.js";
-import { localRedis, redisAvailable, testPrefix } from "./support/local-redis.js";
+import { localRedis, nodeRedisOptions, redisAvailable, testPrefix } from "./support/local-redis.js";
 import { deletePrefix, dumpPrefix } from "./support/scan.js";
 
 type Store = RedisStore & { keys: NonNullable<RedisStore["keys"]>; prefix: string };
 
 describe.skipIf(!redisAvailable)("redisStore on node-redis 4", () => {
-  const client = createClient({ socket: localRedis });
+  const client = createClient(nodeRedisOptions);
   client.on("error", () => {});
   const probe = new IORedis(localRedis);
   const prefixes: string[] = [];

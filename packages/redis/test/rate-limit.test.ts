@@ -8,7 +8,7 @@ import IORedis from "ioredis";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
-import { localRedis, redisAvailable, testPrefix } from "./support/local-redis.js";
+import { localRedis, nodeRedisOptions, redisAvailable, testPrefix } from "./support/local-redis.js";
 import { startRedisServer } from "./support/redis-servers.js";
 import { deletePrefix } from "./support/scan.js";
 
@@ -74,7 +74,7 @@ describe.skipIf(!redisAvailable)("redisStore rate limits", () => {
       const raw =
         driver === "ioredis"
           ? new IORedis(localRedis)
-          : await createClient({ socket: localRedis }).connect();
+          : await createClient(nodeRedisOptions).connect();
       const { client: wrapped, calls } = counting(raw);
       const redis = redisStore({ client: wrapped, prefix });
       const keyward = createKeyward({

@@ -1,6 +1,6 @@
 /**
- * @keyward/testing/demo-contract — the demo contract of DESIGN.md, defined once: the scopes, the
- * tiers and the two profile routes every example serves, with the JSON those routes answer. The
+ * @keyward/testing/demo-contract — the demo contract, defined here once (this module is its
+ * source of truth): the scopes, the tiers and the two profile routes every example serves, with the JSON those routes answer. The
  * conformance suites' expectations are written against these values, and the examples are built
  * from them. This entry imports nothing from vitest, so a server may import it at run time.
  */
@@ -173,7 +173,7 @@ export interface DemoMembership {
 }
 
 /**
- * The demo's organization memberships (DESIGN, "Demo contract, v0.2"): the JWT claim
+ * The demo's organization memberships: the JWT claim
  * `orgs: [{ id, role, tier }]`, none when the claim is absent or not a list. Keyward skips entries
  * that are not well-formed, so the claim is passed on as the token carries it.
  */
@@ -191,14 +191,14 @@ export const DEMO_ORGANIZATION_ROLES = {
   developer: { grants: ["profile:read", "profile:write"] },
 };
 
-/** The demo's environments (DESIGN, "Demo contract, v0.2"): `live` is the default, as in v0.1. */
+/** The demo's environments: `live` is the default, so keys made without one are as they always were. */
 export const DEMO_ENVIRONMENTS = { live: "sk_live_", test: "sk_test_" } as const;
 
 /** The template every framework registers the profile routes under, and usage is recorded by. */
 export const PROFILE_ROUTE = "/api/v1/profiles/:slug";
 
 /**
- * What a profile route is about, for its guard's `resource` (DESIGN, "Demo contract, v0.3"): a key
+ * What a profile route is about, for its guard's `resource`: a key
  * limited to `{ profile: ["alice"] }` reads alice and gets 403 `resource_not_allowed` for bob.
  */
 export function profileResource(slug: string): { profile: string } {

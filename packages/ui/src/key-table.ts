@@ -62,7 +62,7 @@ function keyRow(
   return html`<tr data-key-id=${key.id}>
     <th scope="row" tabindex="-1">${key.name}</th>
     <td data-label="Status"><span class="status status-${key.status}">${statusLabel(key.status)}</span></td>
-    <td data-label="Key">
+    <td data-label="Key"><span class="cell">
       <code class="hint">${key.hint}</code>
       ${key.environment ? html` <span class="badge">${key.environment}</span>` : nothing}
       ${
@@ -75,25 +75,25 @@ function keyRow(
           ? html`<br /><span class="muted resources">${labels.resources}: ${describeResources(key.resources)}</span>`
           : nothing
       }
-    </td>
+    </span></td>
     <td data-label="Scopes">${key.scopes.join(", ")}</td>
     <td data-label="Tier">${key.tier}</td>
-    <td data-label="Last used">
+    <td data-label="Last used"><span class="cell">
       ${formatLastUse(key.lastUsedAt, locale)}
       ${
         key.lastUsedAddress
           ? html`<br /><span class="muted last-address">${fill(labels.lastUsedFrom, { address: key.lastUsedAddress })}</span>`
           : nothing
       }
-    </td>
-    <td data-label="Created">
+    </span></td>
+    <td data-label="Created"><span class="cell">
       ${formatDateTime(key.createdAt, locale)}
       ${
         key.expiresAt
           ? html`<br /><span class="muted">Expires ${formatDateTime(key.expiresAt, locale)}</span>`
           : nothing
       }
-    </td>
+    </span></td>
     <td class="actions">
       <button type="button" aria-label="Usage of ${key.name}"
         @click=${(event: Event) => actions.usage(key, opener(event))}>Usage</button>

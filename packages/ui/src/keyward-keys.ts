@@ -282,6 +282,26 @@ export class KeywardKeys extends LitElement {
     }
   }
 
+  /**
+   * Coming back to the page (from another tab or app): the keys may have been used meanwhile, so
+   * the list is read again and "Last used" is current, without a reload. Not while a dialog is
+   * open (the list under it must not move) or a load is under way.
+   */
+  private readonly onPageShown = (): void => {
+    if (document.visibilityState !== "visible") return;
+    if (this.loaded && !this.loading && !this.dialog) void this.refresh();
+  };
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    document.addEventListener("visibilitychange", this.onPageShown);
+  }
+
+  override disconnectedCallback(): void {
+    document.removeEventListener("visibilitychange", this.onPageShown);
+    super.disconnectedCallback();
+  }
+
   /** Try again: the button goes while loading, so focus comes back to it, or to the list's heading. */
   private async retry(): Promise<void> {
     await this.refresh();

@@ -274,6 +274,7 @@ export const defaultMessages: KeywardMessages = {
     "key.inactive": "Unused: to be disabled",
     "key.leaked": "Reported leaked",
     "key.revealed": "Secret shown again",
+    "key.imported": "Imported",
     "quota.threshold": "Quota threshold reached",
     "credits.exhausted": "Credits used up",
   },

@@ -45,6 +45,12 @@ export const responsiveStyles = css`
     td[data-label] > * {
       justify-self: start;
     }
+    /* A cell's value is one grid item, its second line ("from 127.0.0.1") included: loose text
+       and <br> would each take a grid cell, and the second line would fall under the label. */
+    td[data-label] > .cell {
+      display: block;
+      min-width: 0;
+    }
     /* The column's name, for the eyes: the table's own header still names the cell for a reader. */
     td[data-label]::before {
       content: attr(data-label);
@@ -82,6 +88,11 @@ export const responsiveStyles = css`
       max-width: calc(100vw - 16px);
       max-height: calc(100dvh - 16px);
       padding: calc(var(--_space) * 1.5);
+    }
+    dialog form > .buttons {
+      bottom: calc(var(--_space) * -1.5);
+      margin-bottom: calc(var(--_space) * -1.5);
+      padding-bottom: calc(var(--_space) * 1.5);
     }
   }
   /* A finger needs a bigger target than a pointer (WCAG 2.5.8 asks 24 px; 44 px is comfortable). */

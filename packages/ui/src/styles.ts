@@ -230,6 +230,16 @@ const baseStyles = css`
     justify-content: flex-end;
     gap: var(--_space);
   }
+  /* A long form (create on a phone) scrolls inside the dialog; its buttons stay in view at the
+     dialog's bottom edge, so Create is reachable without scrolling to the end first. */
+  dialog form > .buttons {
+    position: sticky;
+    bottom: calc(var(--_space) * -2.5);
+    margin-bottom: calc(var(--_space) * -2.5);
+    padding: var(--_space) 0 calc(var(--_space) * 2.5);
+    border-top: 1px solid var(--_border);
+    background: var(--_background);
+  }
   .secret {
     display: flex;
     flex-wrap: wrap;

@@ -6,17 +6,15 @@
  * with the quota and credits the operator gave the key → the audit log → rename → disable →
  * enable → revoke. In every state: axe-core finds no serious or critical violation, nothing
  * scrolls sideways, and every control is inside the viewport. Then pages of keys, and the main
- * flow with the keyboard only. The screenshots of these states in docs/ui.md are written here.
+ * flow with the keyboard only. The screenshots of these states in docs/ui.md are taken here
+ * (`pnpm docs:screenshots` writes them into docs/images; a test run, into a temporary folder).
  */
-import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repositoryRoot } from "../../../examples/shared/test/run-example.js";
 import { axeViolations, focusedName, launchChromium, runBrowserTests, tabTo } from "./browser.js";
 import { type KeywardServer, startKeywardServer } from "./keyward-server.js";
-
-const screenshots = path.join(repositoryRoot, "docs", "images");
+import { screenshotFolder } from "./screenshots.js";
 
 interface Setting {
   name: string;
@@ -64,11 +62,13 @@ function shotName(setting: Setting, state: string): string | undefined {
 const wholeComponent = new Set(["usage-limits", "audit-log"]);
 
 describe.runIf(runBrowserTests)("<keyward-keys>: a key's whole life, against a real server", () => {
+  /** This run's screenshot folder (docs/images only through `pnpm docs:screenshots`). */
+  let screenshots: string;
   let server: KeywardServer;
   let browser: Browser;
 
   beforeAll(async () => {
-    mkdirSync(screenshots, { recursive: true });
+    screenshots = screenshotFolder();
     [server, browser] = await Promise.all([startKeywardServer(), launchChromium()]);
   }, 90_000);
   afterAll(async () => {

@@ -2,28 +2,25 @@
  * `<keyward-keys>` end to end, in Debian's Chromium, against the real demo server (`pnpm start`:
  * examples/fetch, in memory, development mode) and its page at `/`: create → reveal and copy →
  * the list shows the hint → rotate → revoke → usage, axe-core on every state, and the same create
- * and revoke with the keyboard only. The screenshots in docs/ui.md are written here.
+ * and revoke with the keyboard only. The screenshots in docs/ui.md are taken here
+ * (`pnpm docs:screenshots` writes them into docs/images; a test run, into a temporary folder).
  */
-import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type RunningExample,
-  repositoryRoot,
-  startExample,
-} from "../../../examples/shared/test/run-example.js";
+import { type RunningExample, startExample } from "../../../examples/shared/test/run-example.js";
 import { axeViolations, focusedName, launchChromium, runBrowserTests, tabTo } from "./browser.js";
-
-const screenshots = path.join(repositoryRoot, "docs", "images");
+import { screenshotFolder } from "./screenshots.js";
 
 describe.runIf(runBrowserTests)("<keyward-keys> in Chromium against the demo server", () => {
+  /** This run's screenshot folder (docs/images only through `pnpm docs:screenshots`). */
+  let screenshots: string;
   let server: RunningExample;
   let browser: Browser;
   let context: BrowserContext;
 
   beforeAll(async () => {
-    mkdirSync(screenshots, { recursive: true });
+    screenshots = screenshotFolder();
     [server, browser] = await Promise.all([startExample("fetch"), launchChromium()]);
     context = await browser.newContext({
       viewport: { width: 1100, height: 760 },

@@ -154,6 +154,7 @@ const plannedTypes: readonly string[] = [
   "key.inactive",
   "key.leaked",
   "key.revealed",
+  "key.imported",
   "quota.threshold",
   "credits.exhausted",
 ];

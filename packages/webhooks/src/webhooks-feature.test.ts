@@ -1,5 +1,6 @@
 import { createKeyward, memoryStore } from "@keyward/core";
 import { type EventsConfig, events } from "@keyward/core/events";
+import { imports } from "@keyward/core/imports";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { webhooks } from "./index.js";
 
@@ -103,6 +104,36 @@ describe("webhooks(): the feature", () => {
       nextCursor: null,
     });
     await expect(keyward.webhooks.redeliver("nope")).rejects.toThrow(TypeError);
+    await keyward.close();
+  });
+});
+
+describe("webhooks(): imported keys", () => {
+  it("delivers key.imported for each key an import creates, to an endpoint subscribed to it", async () => {
+    const posted: { type: string; body: string }[] = [];
+    const keyward = createKeyward({
+      ...base,
+      store: memoryStore(),
+      features: [
+        events({ pruneIntervalMs: false }),
+        imports(),
+        webhooks({
+          endpoints: [{ ...endpoint, types: ["key.imported"] }],
+          fetch: async (_url, init) => {
+            const body = String(init?.body);
+            posted.push({ type: (JSON.parse(body) as { type: string }).type, body });
+            return new Response(null, { status: 204 });
+          },
+        }),
+      ],
+    });
+    const report = await keyward.imports.importKeys([
+      { key: `ba_${"x".repeat(40)}`, owner: "alice", tier: "free" },
+    ]);
+    expect(report.imported).toBe(1);
+    await keyward.webhooks.deliverNow();
+    expect(posted.map((delivery) => delivery.type)).toEqual(["key.imported"]);
+    expect(posted[0]?.body).toContain(report.importedIds[0]);
     await keyward.close();
   });
 });

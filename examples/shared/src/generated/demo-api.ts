@@ -511,7 +511,7 @@ export interface components {
                 resetsAt: string;
             };
         };
-        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked, key.expiring, key.inactive, quota.threshold, credits.exhausted, key.leaked, key.revealed. Never a secret or a hash. More types will come: ignore those you do not know. */
+        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked, key.expiring, key.inactive, quota.threshold, credits.exhausted, key.leaked, key.revealed, key.imported. Never a secret or a hash. More types will come: ignore those you do not know. */
         Event: {
             /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
@@ -721,6 +721,56 @@ export interface components {
             };
             /** @constant */
             type: "key.updated";
+        } | {
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
+            };
+            /** @description The key was imported from another system (imports()) */
+            data: {
+                /**
+                 * Format: date-time
+                 * @description When the other system created the key
+                 */
+                createdAt: string;
+                createdBy: string;
+                expiresAt: string | null;
+                hint: string;
+                name: string;
+                scopes: string[];
+                tier: string;
+                /** @description The key's environment, with environments configured */
+                environment?: string;
+                /** @description The key's metadata, as set */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+            };
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "key.imported";
         } | {
             /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
@@ -1200,6 +1250,56 @@ export interface components {
                 };
                 /** @constant */
                 type: "key.updated";
+            } | {
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
+                };
+                /** @description The key was imported from another system (imports()) */
+                data: {
+                    /**
+                     * Format: date-time
+                     * @description When the other system created the key
+                     */
+                    createdAt: string;
+                    createdBy: string;
+                    expiresAt: string | null;
+                    hint: string;
+                    name: string;
+                    scopes: string[];
+                    tier: string;
+                    /** @description The key's environment, with environments configured */
+                    environment?: string;
+                    /** @description The key's metadata, as set */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "key.imported";
             } | {
                 /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
                 actor: {
@@ -2182,7 +2282,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; omitted for the first. */
                 cursor?: string;
                 /** @description Only events of these types: repeat the parameter, or separate types with commas. */
-                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked" | "key.expiring" | "key.inactive" | "quota.threshold" | "credits.exhausted" | "key.leaked" | "key.revealed")[];
+                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked" | "key.expiring" | "key.inactive" | "quota.threshold" | "credits.exhausted" | "key.leaked" | "key.revealed" | "key.imported")[];
             };
             header?: never;
             path: {

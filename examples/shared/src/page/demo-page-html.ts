@@ -40,21 +40,36 @@ export function demoPageHtml(options: { canMintSessions: boolean }): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>Keyward demo: your API keys</title>
 <link rel="icon" href="data:,">
 <style>
-  body { font-family: system-ui, sans-serif; margin: 0; color: #1f2328; background: #fff; }
+  /* The page follows prefers-color-scheme as <keyward-keys> does (its own palettes' colours), so
+     the component never sits as a dark box on a white page, or the other way round. */
+  :root {
+    --page-text: #1f2328; --page-muted: #57606a; --page-background: #ffffff;
+    --page-surface: #f6f8fa; --page-border: #d0d7de; --page-accent: #0a58ca; --page-danger: #b42318;
+  }
+  @media (prefers-color-scheme: dark) {
+    :root {
+      --page-text: #e6edf3; --page-muted: #9198a1; --page-background: #0d1117;
+      --page-surface: #161b22; --page-border: #3d444d; --page-accent: #1f6feb; --page-danger: #f85149;
+    }
+  }
+  body { font-family: system-ui, sans-serif; margin: 0; color: var(--page-text); background: var(--page-background); }
   header, main { max-width: 1100px; margin: 0 auto; padding: 16px 24px; }
-  header { border-bottom: 1px solid #d0d7de; }
+  @media (max-width: 480px) { header, main { padding: 12px 16px; } }
+  header { border-bottom: 1px solid var(--page-border); }
+  keyward-keys { display: block; }
   h1 { font-size: 1.4em; margin: 0; }
   h2 { font-size: 1.1em; margin: 0 0 4px; }
-  form { margin: 16px 0 24px; padding: 16px; border: 1px solid #d0d7de; border-radius: 8px; background: #f6f8fa; }
+  form { margin: 16px 0 24px; padding: 16px; border: 1px solid var(--page-border); border-radius: 8px; background: var(--page-surface); }
   .row { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
-  .note { color: #57606a; margin: 0 0 12px; }
+  .note { color: var(--page-muted); margin: 0 0 12px; }
   input, select, button { font: inherit; padding: 4px 8px; }
-  button { background: #0a58ca; color: #fff; border: 1px solid #0a58ca; border-radius: 6px; cursor: pointer; }
+  button { background: var(--page-accent); color: #fff; border: 1px solid var(--page-accent); border-radius: 6px; cursor: pointer; }
   #signed-in { font-weight: 600; margin: 8px 0 0; }
-  #session-error { color: #b42318; }
+  #session-error { color: var(--page-danger); }
 </style>
 </head>
 <body>

@@ -46,10 +46,19 @@ export interface RunningPrometheus {
   stop(): Promise<void>;
 }
 
-/** @param target `host:port` of the `/metrics` to scrape */
-export async function startPrometheus(target: string): Promise<RunningPrometheus> {
+/**
+ * @param target `host:port` of the `/metrics` to scrape
+ * @param options.token the demo's `KEYWARD_METRICS_TOKEN`: sent as docs/observability.md shows,
+ *   with the scrape configuration's `authorization` and the token in a file
+ */
+export async function startPrometheus(
+  target: string,
+  options: { token?: string } = {},
+): Promise<RunningPrometheus> {
   const directory = mkdtempSync(path.join(tmpdir(), "keyward-prometheus-"));
   const config = path.join(directory, "prometheus.yml");
+  const tokenFile = path.join(directory, "metrics-token");
+  if (options.token !== undefined) writeFileSync(tokenFile, options.token);
   writeFileSync(
     config,
     [
@@ -58,6 +67,9 @@ export async function startPrometheus(target: string): Promise<RunningPrometheus
       "  scrape_timeout: 800ms",
       "scrape_configs:",
       "  - job_name: keyward-demo",
+      ...(options.token === undefined
+        ? []
+        : ["    authorization:", "      type: Bearer", `      credentials_file: ${tokenFile}`]),
       "    static_configs:",
       `      - targets: ["${target}"]`,
       "",

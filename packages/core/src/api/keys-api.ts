@@ -14,7 +14,7 @@ import type {
 } from "./key-api-types.js";
 import type { KeyRecord, KeyWithSecret } from "./key-record.js";
 import { createKeyOperation } from "./keys/create-key.js";
-import { MisuseError } from "./keys/key-errors.js";
+import { MisuseError, refuseTierAboveAccount } from "./keys/key-errors.js";
 import { keyOperations } from "./keys/key-operations.js";
 import { keyUsageOperation } from "./keys/key-usage.js";
 import { listKeysOperation } from "./keys/list-keys.js";
@@ -211,6 +211,13 @@ export interface KeyAccess {
   readable(caller: Caller, keyId: string): Promise<StoredKey>;
   /** The key, when the caller may manage it (their own, or an organization's with a manage role). */
   manageable(caller: Caller, keyId: string): Promise<StoredKey>;
+  /**
+   * The key, when the caller may rotate it: everything `manageable` checks, and the caller's role
+   * may grant every scope it holds (403 `scope_not_grantable`) and the account tier reaches its
+   * tier (403 `tier_not_allowed`). Showing a key's secret hands over the key, so it asks at least
+   * what issuing a new one does.
+   */
+  rotatable(caller: Caller, keyId: string): Promise<StoredKey>;
 }
 
 /**
@@ -402,6 +409,13 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
         guarded(async () => (await access.callers(caller, keyId, "read")).key),
       manageable: (caller, keyId) =>
         guarded(async () => (await access.callers(caller, keyId, "manage")).key),
+      rotatable: (caller, keyId) =>
+        guarded(async () => {
+          const { key, accountTier, grants } = await access.callers(caller, keyId, "manage");
+          refuseUngrantableScopes(grants, key.scopes);
+          refuseTierAboveAccount(ctx, key, accountTier);
+          return key;
+        }),
     },
 
     setLimits: setLimitsOperation(ops),

@@ -11,7 +11,7 @@ import {
   type JWTPayload,
   SignJWT,
 } from "jose";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { manualClock } from "../clock.js";
 import { KeywardError } from "../errors/keyward-error.js";
 import { createJwtVerifier, type JwtOptions, type JwtVerifier } from "./jwt.js";
@@ -72,7 +72,15 @@ async function keyPair(alg: "RS256" | "ES256" | "PS256" | "EdDSA", kid: string) 
   return { privateKey, publicKey, jwk, kid };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * jose's key set reads `Date.now()` for its cooldown and its cache age: those tests fake `Date`
+ * only (timers stay real, so the key server still answers) and move it on by hand, so that they
+ * do not depend on how fast the machine runs the steps in between.
+ */
+function fakeDate() {
+  vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
+  return { advance: (ms: number) => vi.setSystemTime(Date.now() + ms) };
+}
 
 describe("createJwtVerifier with a secret", () => {
   const clock = manualClock(NOW);
@@ -349,6 +357,10 @@ describe("createJwtVerifier with a JWKS", () => {
     status = 200;
   });
 
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("verifies RS256 and ES256 tokens and caches the key set", async () => {
     const verify = createJwtVerifier({ jwksUrl: url }, clock);
     const rsaToken = await sign(rsa.privateKey, "RS256", { tier: "free" }, { kid: rsa.kid });
@@ -366,6 +378,7 @@ describe("createJwtVerifier with a JWKS", () => {
     const next = await keyPair("RS256", "rsa-2026-02");
     const before = await sign(rsa.privateKey, "RS256", {}, { kid: rsa.kid });
     const after = await sign(next.privateKey, "RS256", {}, { kid: next.kid });
+    const date = fakeDate();
     const verify = createJwtVerifier({ jwksUrl: new URL(url), cooldownMs: 200 }, clock);
     await expect(verify(before)).resolves.toBeTruthy();
     expect(fetches).toBe(1);
@@ -376,7 +389,11 @@ describe("createJwtVerifier with a JWKS", () => {
     await expectRejected(verify, after, "Token signing key is unknown");
     expect(fetches).toBe(1);
 
-    await sleep(250);
+    date.advance(199);
+    await expectRejected(verify, after, "Token signing key is unknown");
+    expect(fetches).toBe(1);
+
+    date.advance(2);
     await expect(verify(after)).resolves.toMatchObject({ sub: "user_1" });
     expect(fetches).toBe(2);
     await expect(verify(after)).resolves.toBeTruthy();
@@ -387,12 +404,14 @@ describe("createJwtVerifier with a JWKS", () => {
   });
 
   it("refetches once the cache is older than cacheMaxAgeMs", async () => {
-    const verify = createJwtVerifier({ jwksUrl: url, cacheMaxAgeMs: 30 }, clock);
     const token = await sign(rsa.privateKey, "RS256", {}, { kid: rsa.kid });
+    const date = fakeDate();
+    const verify = createJwtVerifier({ jwksUrl: url, cacheMaxAgeMs: 30 }, clock);
     await verify(token);
+    date.advance(29);
     await verify(token);
     expect(fetches).toBe(1);
-    await sleep(50);
+    date.advance(2);
     await verify(token);
     expect(fetches).toBe(2);
   });

@@ -13,6 +13,7 @@
 import type { KeywardContext } from "../keyward/context.js";
 import { rateLayersOf } from "../limits/attempt-layers.js";
 import { describedLayer, layeredHeaders, layerRefusal } from "../limits/layered-response.js";
+import { limitNumberProblem } from "../limits/limit-number.js";
 import { planKeyLimits } from "../limits/resolve-layers.js";
 import type { LayeredDecision, LimitLayer } from "../limits/types.js";
 import { bucketFor, type RateLimitBucket } from "../rate-limit/bucket.js";
@@ -174,8 +175,9 @@ export function keyCharge(
       return limitOneLayer(attempt, ctx.tiers.policy(tier));
     }
     const cost = attempt.cost;
-    if (!Number.isSafeInteger(cost) || cost < 0) {
-      throw new TypeError(`Keyward: verify's \`cost\` must be a whole number ≥ 0, got ${cost}`);
+    const costProblem = limitNumberProblem(cost, 0);
+    if (costProblem !== null) {
+      throw new TypeError(`Keyward: verify's \`cost\` ${costProblem}, got ${cost}`);
     }
     let plan = planKeyLimits(ctx.tiers, key, tier, cost);
     for (const step of chargeSteps) plan = step.plan(plan, attempt);

@@ -48,6 +48,21 @@ export interface EventDataByType {
     /** The listed features' key fields written in events (`allowedIps`…), when the key has them. */
     [featureField: string]: unknown;
   };
+  /**
+   * The key was imported from another system (`imports()`): every field the import set, and when
+   * that system created it (`createdAt`); the event's own time is the import's.
+   */
+  "key.imported": {
+    name: string;
+    scopes: string[];
+    tier: string;
+    expiresAt: string | null;
+    hint: string;
+    createdBy: string;
+    createdAt: string;
+    metadata?: KeyMetadata;
+    environment?: string;
+  };
   /** The secret was replaced: the hints of the secret it replaced and of the new one. */
   /**
    * `previousSecretExpiresAt`: until when the replaced secret keeps working (a graceful rotation),
@@ -127,6 +142,7 @@ export const eventTypes: readonly EventType[] = [
   "credits.exhausted",
   "key.leaked",
   "key.revealed",
+  "key.imported",
 ];
 
 export function isEventType(value: unknown): value is EventType {

@@ -45,6 +45,8 @@ export interface KeyEventBuilder {
   ): StoredEvent;
   /** `key.revealed`: a user was shown the secret again (written on its own, not with a change). */
   revealed(key: StoredKey, at: number, actor: EventActor): StoredEvent;
+  /** `key.imported`: the key, as an import (`imports()`) stored it at `at`. */
+  imported(key: StoredKey, at: number, actor: EventActor): StoredEvent;
 }
 
 /** @param fields the listed features' key fields: those with an event schema are written in events */
@@ -130,6 +132,18 @@ export function keyEventBuilder(
 
     leaked: (key, at, actor, data) => event("key.leaked", key, at, actor, data),
     revealed: (key, at, actor) => event("key.revealed", key, at, actor, { hint: key.hint }),
+    imported: (key, at, actor) =>
+      event("key.imported", key, at, actor, {
+        name: key.name,
+        scopes: [...key.scopes],
+        tier: key.tier,
+        expiresAt: key.expiresAt === null ? null : isoTime(key.expiresAt),
+        hint: key.hint,
+        createdBy: key.createdBy,
+        createdAt: isoTime(key.createdAt),
+        ...(key.metadata === null ? {} : { metadata: key.metadata }),
+        ...(key.environment == null ? {} : { environment: key.environment }),
+      }),
   };
 }
 

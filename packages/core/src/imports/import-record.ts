@@ -3,9 +3,11 @@
  * other input), built for one instance's scopes, tiers and the peppers `imports()` was given.
  */
 import type { ValidationIssue } from "../errors/validation-issue.js";
+import { limitNumberProblem } from "../limits/limit-number.js";
 import type { CalendarPeriod } from "../limits/types.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
+import { latestExpiresAt } from "../validation/create-key-body.js";
 import { parseIsoDateTime } from "../validation/iso-date-time.js";
 import { pydanticMeta, toValidationIssues } from "../validation/issues.js";
 import { checkKeyName } from "../validation/key-name.js";
@@ -47,11 +49,20 @@ export interface ImportRecord {
   scopes?: string[];
   /** A configured tier. */
   tier: string;
-  /** ISO 8601; in the past imports an expired key (it lists, and never verifies). */
+  /**
+   * The owner's account tier (a configured tier), as `keys.create` takes it: the key's tier may
+   * not be above it, and it is recorded for the owner. Default: the tier recorded with the owner's
+   * keys, or, for an owner with no key yet, the highest tier this import gives them.
+   */
+  accountTier?: string;
+  /** ISO 8601, at most 9999-12-31T23:59:59Z; in the past imports an expired key (it lists, and never verifies). */
   expiresAt?: string | null;
-  /** ISO 8601; default the time of the import. */
+  /** ISO 8601, not in the future; default the time of the import. */
   createdAt?: string;
-  /** ISO 8601: when the other system last saw it used; its `lastUsedAt` until Keyward counts one. */
+  /**
+   * ISO 8601, not in the future: when the other system last saw it used; its `lastUsedAt` until
+   * Keyward counts one.
+   */
   lastUsedAt?: string | null;
   metadata?: Record<string, unknown> | null;
   /** The token's own prefix (`ba_`), shown in the key's hint. */
@@ -75,6 +86,7 @@ export interface CheckedImportRecord {
   name: string;
   scopes: string[];
   tier: string;
+  accountTier: string | undefined;
   expiresAt: number | null;
   createdAt: number | undefined;
   lastUsedAt: number | null;
@@ -95,8 +107,10 @@ export function importRecordSchema(options: {
   scopes: ScopeRegistry;
   tiers: TierLadder;
   peppers: ReadonlySet<string>;
+  /** The time now, ms: `createdAt` and `lastUsedAt` may not be later. */
+  now: () => number;
 }) {
-  const { scopes, tiers, peppers } = options;
+  const { scopes, tiers, peppers, now } = options;
   const reject = (
     ctx: { reject(problem: object): false },
     type: string,
@@ -110,17 +124,39 @@ export function importRecordSchema(options: {
       ...(relativePath ? { relativePath } : {}),
     });
 
-  const time = (nullable: boolean) =>
+  /**
+   * A time as create takes one: ISO 8601 with an offset, at most 9999-12-31T23:59:59Z (a later one
+   * could only be shown in expanded-year form, `+010000-…`); `past`: not after now either.
+   */
+  const time = (nullable: boolean, past: boolean) =>
     checked<string | null>((value, ctx) => {
       if (value === null && nullable) return true;
       if (typeof value !== "string")
         return reject(ctx, "datetime_type", "Input should be a valid datetime");
       const parsed = parseIsoDateTime(value);
+      if (!parsed.ok) {
+        return parsed.reason === "timezone"
+          ? reject(ctx, "timezone_aware", "Input should have timezone info")
+          : reject(ctx, "datetime_parsing", "Input should be a valid datetime in ISO 8601 format");
+      }
+      if (parsed.epochMs > latestExpiresAt) {
+        return reject(
+          ctx,
+          "less_than_equal",
+          "Input should be less than or equal to 9999-12-31T23:59:59Z",
+        );
+      }
       return (
-        parsed.ok ||
-        reject(ctx, "datetime_parsing", "Input should be a valid datetime in ISO 8601 format")
+        !past ||
+        parsed.epochMs <= now() ||
+        reject(ctx, "datetime_past", "Input should be in the past (it cannot be in the future)")
       );
     });
+
+  const createdBy = checked<string>((value, ctx) => {
+    const problem = ownerIdProblem(value);
+    return problem === null || reject(ctx, "value_error", `Value error, createdBy ${problem}`);
+  });
 
   const owner = checked<ImportRecord["owner"]>((value, ctx) => {
     const id = typeof value === "string" ? value : (value as { id?: unknown } | null)?.id;
@@ -205,12 +241,17 @@ export function importRecordSchema(options: {
     return problem === null || reject(ctx, problem.type, problem.msg);
   });
 
-  const whole = schemaNode<number>({ domain: "number", divisor: 1, min: 0 });
+  // The bound every way in shares (limit-number.ts): a balance a store keeps exactly.
+  const count = (least: number) =>
+    checked<number>((value, ctx) => {
+      const problem = limitNumberProblem(value, least);
+      return problem === null || reject(ctx, "value_error", `Value error, the count ${problem}`);
+    });
   const credits = objectSchema({
-    required: { remaining: whole },
+    required: { remaining: count(0) },
     optional: {
       refill: objectSchema({
-        required: { amount: whole, period: schemaNode([{ unit: "day" }, { unit: "month" }]) },
+        required: { amount: count(1), period: schemaNode([{ unit: "day" }, { unit: "month" }]) },
       }),
     },
   }).or({ unit: null });
@@ -233,12 +274,13 @@ export function importRecordSchema(options: {
     optional: {
       key,
       hash,
-      createdBy: anyString,
+      createdBy,
+      accountTier: tier,
       name,
       scopes: scopeList,
-      expiresAt: time(true),
-      createdAt: time(false),
-      lastUsedAt: time(true),
+      expiresAt: time(true, false),
+      createdAt: time(false, true),
+      lastUsedAt: time(true, true),
       metadata,
       prefix: checkedString(
         (value, ctx) =>
@@ -311,6 +353,7 @@ export function checkImportRecord(
       name: (value.name ?? "Imported key").trim(),
       scopes: value.scopes ?? [],
       tier: value.tier,
+      accountTier: value.accountTier,
       expiresAt: epoch(value.expiresAt),
       createdAt: epoch(value.createdAt) ?? undefined,
       lastUsedAt: epoch(value.lastUsedAt),

@@ -4,7 +4,9 @@
  * later one, is the same record: what makes an import idempotent, even after the key was rehashed.
  */
 
+import type { Environments } from "../environments/environments.js";
 import { BASE62_ALPHABET } from "../keys/base62.js";
+import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
 import type { KeyMetadata, StoredKey } from "../storage/key-store.js";
 import type { CheckedImportRecord } from "./import-record.js";
@@ -15,20 +17,34 @@ const hintLength = 4;
 
 /**
  * @param keyward the instance's own hasher: a plaintext key is stored under Keyward's hash at once
- * @param environment the environment imported keys belong to (the default one)
+ * @param format Keyward's key format: a plaintext key in it (its checksum holds) belongs to the
+ *   environment its prefix names (`sk_test_…` to test); every other key to the default one
  */
 export function importedKey(
   record: CheckedImportRecord,
-  options: { keyward: SecretHasher; legacy: LegacyHashers; environment: string; now: number },
+  options: {
+    keyward: SecretHasher;
+    legacy: LegacyHashers;
+    format: KeyFormat;
+    environments: Environments;
+    now: number;
+  },
 ): StoredKey {
-  const { keyward, legacy, now } = options;
+  const { keyward, legacy, format, environments, now } = options;
   let secretHash: string;
   let identity: string;
   let hint: string;
+  let environment = environments.defaultName;
   if (record.key !== undefined) {
     secretHash = keyward.hash(record.key);
     identity = `sha256:${legacy.sha256.hash(record.key)}`;
-    hint = `${record.prefix}…${record.key.slice(-hintLength)}`;
+    if (format.isWellFormed(record.key)) {
+      const prefix = format.prefixOf(record.key)!;
+      environment = environments.nameOfPrefix(prefix) ?? environment;
+      hint = format.hint(record.key);
+    } else {
+      hint = `${record.prefix}…${record.key.slice(-hintLength)}`;
+    }
   } else {
     const { hex, pepper } = record.hash!;
     secretHash = hex;
@@ -57,7 +73,7 @@ export function importedKey(
     limits: record.credits ? { credits: { ...record.credits, grantedAt: now } } : null,
     disabledAt: record.enabled ? null : now,
     metadata: record.metadata as KeyMetadata | null,
-    environment: options.environment,
+    environment,
     ...(record.lastUsedAt === null
       ? {}
       : { fields: { [importedLastUseField.name]: record.lastUsedAt } }),

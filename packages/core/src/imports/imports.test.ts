@@ -285,7 +285,7 @@ describe("imports(): importing keys", () => {
       },
       { key: tokens[1], owner: "alice", tier: "free" },
     ];
-    expect(keyward.imports.check(records)).toEqual({ received: 2, refused: [] });
+    expect(keyward.imports.check(records)).toEqual({ received: 2, refused: [], skipped: [] });
     const dry = await keyward.imports.importKeys(records, { dryRun: true });
     expect(dry).toMatchObject({ dryRun: true, imported: 2, unchanged: 0 });
     expect(store.keys.snapshot()).toEqual([]);
@@ -341,7 +341,11 @@ describe("imports(): importing keys", () => {
     ];
     const report = await keyward.imports.importKeys(records);
     // `check` finds the same, without the store.
-    expect(keyward.imports.check(records)).toEqual({ received: 10, refused: report.refused });
+    expect(keyward.imports.check(records)).toEqual({
+      received: 10,
+      refused: report.refused,
+      skipped: [],
+    });
     expect(report.imported).toBe(0);
     expect(store.keys.snapshot()).toEqual([]);
     const problems = Object.fromEntries(
@@ -393,7 +397,16 @@ describe("imports(): verify's cost", () => {
   it("takes only tokens with a configured prefix, and never a JWT-shaped one", async () => {
     const { keyward, verify, lookups } = setup({ config: { prefixes: ["ba_"] } });
     const token = legacyToken("xy_");
-    await keyward.imports.importKeys([{ key: token, owner: "alice", tier: "free" }]);
+    // Such a key is refused by the import, or left out with skipUnverifiable: verify never looks it up.
+    const refused = await keyward.imports.importKeys([
+      { key: token, owner: "alice", tier: "free" },
+    ]);
+    expect(refused.refused[0]?.issues[0]).toMatchObject({ loc: ["key"], type: "unverifiable" });
+    const skipped = await keyward.imports.importKeys(
+      [{ key: token, owner: "alice", tier: "free" }],
+      { skipUnverifiable: true },
+    );
+    expect([skipped.imported, skipped.skipped.map((entry) => entry.index)]).toEqual([0, [0]]);
     lookups.peek = 0;
     const other = await verify(token);
     expect(other.ok || other.error.code).toBe("invalid_token");

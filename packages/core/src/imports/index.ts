@@ -33,21 +33,27 @@ export type { ImportsConfig } from "./imports-config.js";
 /** `keyward.imports`: present when `imports()` is listed. */
 export interface ImportsApi {
   /**
-   * Checks every record and, if none is refused, stores them in one atomic write; a key an earlier
-   * import stored is left as it is. Refused records are reported, and then nothing is written.
+   * Checks every record as create checks a body (and whether `verify` would ever find it), and,
+   * if none is refused, stores them in one atomic write, each writing `key.imported`; a key an
+   * earlier import stored is left as it is. Refused records are reported, and then nothing is
+   * written.
    */
   importKeys(records: readonly unknown[], options?: ImportKeysOptions): Promise<ImportReport>;
   /**
    * The records `importKeys` would refuse, and why, without asking the store: to check a whole
    * import before writing it in several calls (the CLI's batches).
    */
-  check(records: readonly unknown[]): ImportCheck;
+  check(
+    records: readonly unknown[],
+    options?: Pick<ImportKeysOptions, "skipUnverifiable">,
+  ): ImportCheck;
 }
 
 /** Throws a `TypeError` naming the field for a malformed `config`. */
 export function imports(config: ImportsConfig = {}): KeywardFeature<"imports", ImportsApi> {
   checkImportsConfig(config);
   const hashers = legacyHashers(config);
+  const lookup = legacyKeyLookup(config, hashers);
   return {
     name: "imports",
     requires: [
@@ -59,7 +65,7 @@ export function imports(config: ImportsConfig = {}): KeywardFeature<"imports", I
       },
     ],
     extends: {
-      verify: { resolve: [legacyKeyLookup(config, hashers)] },
+      verify: { resolve: [lookup] },
       fields: [importedLastUseField],
     },
     install: ({ context }) => {
@@ -67,8 +73,10 @@ export function imports(config: ImportsConfig = {}): KeywardFeature<"imports", I
         scopes: context.scopes,
         tiers: context.tiers,
         peppers: new Set(Object.keys(config.peppers ?? {})),
+        now: () => context.clock.now(),
       });
-      return { api: createImportKeys(context, schema, hashers) };
+      const verifiable = { format: context.format, lookup, prefixes: config.prefixes };
+      return { api: createImportKeys(context, schema, hashers, verifiable) };
     },
   };
 }

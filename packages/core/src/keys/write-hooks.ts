@@ -48,6 +48,15 @@ export interface BeforeCreate {
   readonly name: string;
   /** The error codes the hook may answer with, so the document lists them on create. */
   readonly answers?: readonly KeywardErrorCode[];
+  /**
+   * The rule the hook enforces, for writes that create keys in a batch without running it one by
+   * one (`imports()`, which applies it to the batch as a whole): the longest a key may live (ms,
+   * by tier and owner; undefined: no cap), the most live keys an owner may hold.
+   */
+  readonly policy?: {
+    readonly maxLifetime?: (key: { tier: string; owner: Owner }) => number | undefined;
+    readonly maxLiveKeys?: number;
+  };
   run(
     draft: CreateDraft,
     kit: WriteHookKit,

@@ -1,8 +1,10 @@
 import { maxAllowlistEntries } from "../keys/ip-allowlists.js";
 import type { KeyField } from "../keys/key-field.js";
-import { listOf, string } from "../openapi/schemas/nodes.js";
-import type { Schema } from "../validation/schema.js";
+import { type Schema, schemaNode } from "../validation/schema.js";
 import { allowedIpsSchema } from "./allowed-ips-schema.js";
+
+/** A list of texts, as the record and events hold an allowlist (for the OpenAPI document). */
+const textList = schemaNode<string[]>({ proto: Array, sequence: "string" });
 
 /** The JSON Schema of an allowlist in a request body. */
 const allowlist = {
@@ -35,9 +37,9 @@ export const allowedIpsField: KeyField<string[]> = {
       anyOf: [allowlist, { type: "null" }],
       description: `Replaces the addresses and ranges the key may be used from (1–${maxAllowlistEntries}); null removes the allowlist.`,
     },
-    record: listOf(string).describe(
+    record: textList.describe(
       "The IPv4/IPv6 addresses and CIDR ranges the key may be used from, in canonical form; present only when it has an allowlist",
     ),
-    event: listOf(string).describe("The key's IP allowlist, when created with one"),
+    event: textList.describe("The key's IP allowlist, when created with one"),
   },
 };

@@ -15,6 +15,7 @@ export function keyLimitHook(max: number): BeforeCreate {
   return {
     name: "max-keys-per-owner",
     answers: ["too_many_keys"],
+    policy: { maxLiveKeys: max },
     async run({ owner }, { keys, clock }) {
       const now = clock.now();
       const live = keys.countLiveByOwner

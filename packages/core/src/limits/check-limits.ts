@@ -3,6 +3,7 @@
  * `keys.setLimits` for a key. Each throws a `TypeError` naming the bad value.
  */
 import { toPolicy } from "../rate-limit/duration.js";
+import { limitNumberProblem } from "./limit-number.js";
 import type {
   CalendarPeriod,
   CreditsConfig,
@@ -23,11 +24,8 @@ function checkPeriod(period: unknown, what: string): CalendarPeriod {
 }
 
 function checkCount(value: unknown, what: string, least: number): number {
-  if (!Number.isSafeInteger(value) || (value as number) < least) {
-    throw new TypeError(
-      `Invalid ${what} ${String(value)}: it must be an integer of at least ${least}`,
-    );
-  }
+  const problem = limitNumberProblem(value, least);
+  if (problem !== null) throw new TypeError(`Invalid ${what} ${String(value)}: it ${problem}`);
   return value as number;
 }
 

@@ -2,7 +2,7 @@
  * Per-key limits as a change of `keys.update`: the operator's `limits` field is taken out of the
  * changes before the rest is checked as a PATCH body would be, and turned into the key's next
  * limits. The PATCH endpoint refuses the field: its body is the key owner's, and an owner never
- * sets their own limits (DESIGN, layered limits).
+ * sets their own limits: limits are what the operator sells, not the owner's to choose.
  */
 import type { ValidationIssue } from "../errors/validation-issue.js";
 import { applyOverrides } from "./check-limits.js";

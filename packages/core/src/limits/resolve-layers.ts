@@ -6,6 +6,7 @@ import { toPolicy } from "../rate-limit/duration.js";
 import type { RateLimitPolicy } from "../rate-limit/types.js";
 import type { StoredKey } from "../storage/key-store.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
+import { maxLimitNumber } from "./limit-number.js";
 import { ownerLimitKey } from "./owner-limit-key.js";
 import type { KeyLimits, LimitLayer } from "./types.js";
 
@@ -69,7 +70,7 @@ function buildPlan(tiers: TierLadder, key: StoredKey, tier: string, cost: number
   const ownerPolicy =
     limits?.ownerRateLimit === false ? undefined : (overrides?.owner ?? tierLayers.ownerPolicy);
   const quota = limits?.quota === false ? undefined : (limits?.quota ?? tierLayers.quota);
-  const credits = limits?.credits ?? undefined;
+  const credits = limits?.credits ? withinBound(limits.credits) : undefined;
   if (!ownerPolicy && !quota && !credits) return { policy, layers: undefined, owner };
 
   const layers: LimitLayer[] = [{ layer: "key", bucket: `key:${key.id}`, policy }];
@@ -78,7 +79,7 @@ function buildPlan(tiers: TierLadder, key: StoredKey, tier: string, cost: number
     layers.push({
       layer: "quota",
       bucket: `quota:${owner}`,
-      limit: quota.limit,
+      limit: Math.min(quota.limit, maxLimitNumber),
       period: quota.period,
     });
   }
@@ -93,4 +94,24 @@ function buildPlan(tiers: TierLadder, key: StoredKey, tier: string, cost: number
     });
   }
   return { policy, layers, owner };
+}
+
+/**
+ * Credits as a store can count them: a key stored before every way in bounded its numbers (an
+ * import of `remaining: 1e308`) runs at the bound instead, which no store would keep exactly
+ * (PostgreSQL's bigint, the Redis scripts' `%d`), rather than failing every request.
+ */
+function withinBound<T extends { remaining: number; refill?: { amount: number } | undefined }>(
+  credits: T,
+): T {
+  if (credits.remaining <= maxLimitNumber && (credits.refill?.amount ?? 0) <= maxLimitNumber) {
+    return credits;
+  }
+  return {
+    ...credits,
+    remaining: Math.min(credits.remaining, maxLimitNumber),
+    ...(credits.refill
+      ? { refill: { ...credits.refill, amount: Math.min(credits.refill.amount, maxLimitNumber) } }
+      : {}),
+  };
 }

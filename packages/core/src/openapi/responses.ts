@@ -169,7 +169,8 @@ export function errorResponseComponents(
     }
     if (status === 429) {
       // Not `required`: credits without a refill come back only when the operator grants more,
-      // so that refusal has no time to promise (DESIGN: Retry-After at the next period or refill).
+      // so that refusal has no time to promise (Retry-After is sent only when a next period or a
+      // refill will admit the request).
       headers["Retry-After"] = {
         schema: { type: "integer", minimum: 1 },
         description:

@@ -9,6 +9,7 @@ import type { BeforeCreate } from "../keys/write-hooks.js";
 export function lifetimeHook(policy: KeyLifetimePolicy): BeforeCreate {
   return {
     name: "max-lifetime",
+    policy: { maxLifetime: policy },
     run({ tier, owner, expiresAt }, { clock }) {
       const maxLifetime = policy({ tier, owner });
       if (maxLifetime === undefined) return undefined;

@@ -144,6 +144,13 @@ describe("permissions(): resource-limited keys", () => {
     // null would lift every limit: not a narrowing either.
     const lifted = await call("PATCH", `/${id}`, { resources: null });
     expect(lifted.status).toBe(422);
+    expect(lifted.body.detail).toEqual([
+      expect.objectContaining({
+        loc: ["body", "resources"],
+        type: "dict_type",
+        msg: "Input should be a valid dictionary: null would lift every limit, and resources can only be narrowed",
+      }),
+    ]);
     expect((await verifyFor(key, { profile: "bob" })).ok).toBe(true);
     const narrowed = await call("PATCH", `/${id}`, {
       resources: { profile: ["alice"], project: ["x"] },
@@ -157,6 +164,15 @@ describe("permissions(): resource-limited keys", () => {
 
   it("limits a key that had no resources by PATCH (from every resource to some)", async () => {
     const { create, call, verifyFor } = await setup();
+    // null on create is not "every resource": that is leaving the field out, as the message says.
+    const nullOnCreate = await create({ resources: null });
+    expect(nullOnCreate.status).toBe(422);
+    expect(nullOnCreate.body.detail).toEqual([
+      expect.objectContaining({
+        loc: ["body", "resources"],
+        msg: "Input should be a valid dictionary: leave resources out for a key usable for every resource",
+      }),
+    ]);
     const created = await create({});
     const patched = await call("PATCH", `/${created.body.id}`, {
       resources: { profile: ["alice"] },
@@ -213,5 +229,51 @@ describe("without permissions()", () => {
     }
     expect(without.warnings.filter((line) => line.includes("permissions()"))).toHaveLength(1);
     expect((await without.verifyFor(key)).ok).toBe(true);
+  });
+});
+
+describe("permissions(): resource input that once reached a 5xx", () => {
+  it("refuses a lone surrogate in a resource id with 422, on create and PATCH, creating nothing", async () => {
+    const { create, call, keyward } = setup();
+    for (const id of ["\ud800", "a\udfffb", "x\ud83d"]) {
+      const refused = await create({ resources: { profile: [id] } });
+      expect([refused.status, refused.body.code]).toEqual([422, "validation_failed"]);
+    }
+    expect(await keyward.keys.list("alice")).toEqual([]);
+    const { body } = await create({ resources: { profile: ["alice"] } });
+    const patched = await call("PATCH", `/${body.id}`, { resources: { profile: ["\udc00"] } });
+    expect(patched.status).toBe(422);
+    // A whole pair is a character like any other.
+    expect((await create({ resources: { profile: ["\ud83d\ude00"] } })).status).toBe(201);
+  });
+
+  it("takes `constructor` and `toString` as kinds like any other: create, PATCH, verify", async () => {
+    const { create, call, verifyFor } = setup();
+    const limited = await create({ resources: { profile: ["alice"] } });
+    expect(limited.status).toBe(201);
+    // PATCH naming a kind the key does not limit, whose name an object inherits.
+    const resources: Record<string, string[]> = { profile: ["alice"] };
+    for (const kind of ["constructor", "toString", "hasOwnProperty"]) {
+      resources[kind] = ["x"];
+      const patched = await call("PATCH", `/${limited.body.id}`, { resources });
+      expect(patched.status).toBe(200);
+    }
+    const key = limited.body.key as string;
+    // verify with a route naming such a kind: the key does not limit it.
+    const fresh = await create({ resources: { profile: ["alice"] } });
+    for (const kind of ["constructor", "toString", "valueOf"]) {
+      const result = await verifyFor(fresh.body.key as string, { [kind]: "x" });
+      expect(result.ok).toBe(true);
+    }
+    // A key limited in `constructor` keeps to its ids.
+    const odd = await create({ resources: { constructor: ["a"], toString: [] } });
+    expect(odd.status).toBe(201);
+    expect((await verifyFor(odd.body.key as string, { constructor: "a" })).ok).toBe(true);
+    const refused = await verifyFor(odd.body.key as string, { toString: "a" });
+    expect(refused.ok || refused.error.code).toBe("resource_not_allowed");
+    // Narrowing leaves out a kind named like an inherited one: refused as widening, never a 500.
+    const widened = await call("PATCH", `/${odd.body.id}`, { resources: { toString: [] } });
+    expect([widened.status, widened.body.code]).toEqual([422, "validation_failed"]);
+    expect(key).toBeTypeOf("string");
   });
 });

@@ -14,9 +14,11 @@ export const resourceCheck: KeyCheck = {
     const limits = key.fields?.resources as KeyResourceLimits | undefined;
     const wanted = options.resource;
     if (limits == null || wanted === undefined) return undefined;
-    for (const kind in wanted) {
-      const allowed = limits[kind];
-      if (allowed === undefined) continue;
+    for (const kind of Object.keys(wanted)) {
+      // Own properties only: a route naming `constructor` or `toString` would otherwise read the
+      // limits' inherited function for it.
+      if (!Object.hasOwn(limits, kind)) continue;
+      const allowed = limits[kind]!;
       const id = wanted[kind];
       if (typeof id === "string" && allowed.includes(id)) continue;
       return kit.refuse(

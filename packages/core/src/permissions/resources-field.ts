@@ -31,7 +31,7 @@ const resourceLimits = {
 export const resourcesField: KeyField<Record<string, string[]>> = {
   name: "resources",
   create: resourcesSchema(),
-  update: resourcesSchema(),
+  update: resourcesSchema("update"),
   widens: (current, requested) =>
     widenedResources(current as KeyResourceLimits | null, requested as KeyResourceLimits),
   schema: {

@@ -14,7 +14,8 @@ export function widenedResources(
   if (current === null) return [];
   const issues: ValidationIssue[] = [];
   for (const [kind, ids] of Object.entries(current)) {
-    const next = requested[kind];
+    // Own properties only: `requested.constructor` would otherwise be Object's.
+    const next = Object.hasOwn(requested, kind) ? requested[kind] : undefined;
     if (next === undefined) {
       issues.push({
         loc: ["body", "resources", kind],

@@ -2,6 +2,7 @@
  * Rate limits as users write them (`{ limit: 60, window: "1m" }`) and their conversion to the
  * `RateLimitPolicy` the algorithms take.
  */
+import { limitNumberProblem } from "../limits/limit-number.js";
 import { rateLimitAlgorithms } from "./index.js";
 import type { RateLimitAlgorithmName, RateLimitPolicy } from "./types.js";
 
@@ -65,6 +66,10 @@ export function toPolicy(config: RateLimitConfig): RateLimitPolicy {
     throw new TypeError(
       `Invalid rate limit ${describe(limit)}: \`limit\` must be a positive integer`,
     );
+  }
+  const limitProblem = limitNumberProblem(limit, 1);
+  if (limitProblem !== null) {
+    throw new TypeError(`Invalid rate limit ${describe(limit)}: \`limit\` ${limitProblem}`);
   }
   const windowMs = parseDuration(window);
   if (!Number.isSafeInteger(windowMs) || windowMs < 1) {

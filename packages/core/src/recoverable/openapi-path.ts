@@ -41,7 +41,7 @@ export const revealPath: PathBuilder = {
       "401": { $ref: "#/components/responses/Unauthorized" },
       "403": {
         description:
-          "A session signed in longer ago than allowed (`reauthentication_required`: sign in again), another owner's key, a role that may not manage it, or an API key",
+          "A session signed in longer ago than allowed or dated in the future (`reauthentication_required`: sign in again), another owner's key, a role that may not manage it or may not grant one of its scopes (`scope_not_grantable`), a key above the account's tier (`tier_not_allowed`), or an API key: reveal asks at least what rotate does",
         content: {
           "application/json": {
             schema: errorBody([
@@ -49,6 +49,8 @@ export const revealPath: PathBuilder = {
               "not_owner",
               "not_member",
               "role_not_permitted",
+              "scope_not_grantable",
+              "tier_not_allowed",
               "api_key_not_allowed",
               "cross_site_request",
             ]),

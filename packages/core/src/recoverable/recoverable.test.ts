@@ -6,6 +6,7 @@ import { events } from "../events/index.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
 import { openapi } from "../openapi/index.js";
+import { organizations } from "../organizations/index.js";
 import { recoverable } from "./index.js";
 
 const jwtSecret = "a-test-secret-of-at-least-32-characters!";
@@ -182,5 +183,133 @@ describe("recoverable(): revealing a key's secret", () => {
     expect(() =>
       recoverable({ keyRing: { current: "k1", keys: { k1: kek(1) } }, maxSessionAge: "soon" }),
     ).toThrow(/maxSessionAge/);
+  });
+});
+
+describe("recoverable(): who may reveal", () => {
+  /** acme: alice its owner (uncapped, enterprise), bob a developer granting profile scopes only. */
+  const orgScopes = { "profile:read": "Read", "org:write": "Admin" };
+  const ladder = {
+    free: { rateLimit: { limit: 100, window: "1m" } },
+    enterprise: { rateLimit: { limit: 1000, window: "1m" } },
+  };
+  const orgInstance = () =>
+    createKeyward({
+      store: memoryStore(),
+      scopes: orgScopes,
+      tiers: ladder,
+      jwt: { secret: jwtSecret },
+      clock,
+      logger: false,
+      features: [
+        recoverable({ keyRing: { current: "k1", keys: { k1: kek(1) } } }),
+        organizations({
+          roles: {
+            manage: ["owner", "developer"],
+            read: ["owner", "developer"],
+            developer: { grants: ["profile:read"] },
+          },
+          memberships: (claims) => [
+            {
+              id: "acme",
+              role: claims.sub === "alice" ? "owner" : "developer",
+              ...(typeof claims.orgTier === "string" ? { tier: claims.orgTier } : {}),
+            },
+          ],
+        }),
+        events(),
+      ],
+    });
+  const member = (sub: string, claims: Record<string, unknown> = {}, issuedAtOffset = 0) => {
+    const iat = Math.floor(clock.now() / 1000) + issuedAtOffset;
+    return new SignJWT({ sub, tier: "free", ...claims })
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuedAt(iat)
+      .setExpirationTime(Math.max(iat, Math.floor(clock.now() / 1000)) + 3600)
+      .sign(new TextEncoder().encode(jwtSecret));
+  };
+  const send = async (
+    keyward: ReturnType<typeof orgInstance>,
+    path: string,
+    token: string,
+    body?: unknown,
+  ) => {
+    const response = await keyward.handle(
+      new Request(`http://localhost/api/v1/api-keys${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    );
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it("refuses a developer whose role may not grant the key's scopes, as rotate does (403, no event)", async () => {
+    const keyward = orgInstance();
+    const alice = await member("alice", { orgTier: "enterprise" });
+    const admin = await send(keyward, "", alice, {
+      name: "admin",
+      scopes: ["org:write"],
+      tier: "enterprise",
+      organizationId: "acme",
+    });
+    expect(admin.status).toBe(201);
+    const bob = await member("bob", { orgTier: "enterprise" });
+    const rotate = await send(keyward, `/${admin.body.id}/rotate`, bob);
+    const reveal = await send(keyward, `/${admin.body.id}/reveal`, bob);
+    expect([rotate.status, rotate.body.code]).toEqual([403, "scope_not_grantable"]);
+    expect([reveal.status, reveal.body.code]).toEqual([403, "scope_not_grantable"]);
+    expect(JSON.stringify(reveal.body)).not.toContain(admin.body.key as string);
+    // A key within bob's grants he reveals; the owner reveals the admin key.
+    const own = await send(keyward, "", bob, {
+      name: "mine",
+      scopes: ["profile:read"],
+      tier: "free",
+      organizationId: "acme",
+    });
+    expect((await send(keyward, `/${own.body.id}/reveal`, bob)).body.key).toBe(own.body.key);
+    expect((await send(keyward, `/${admin.body.id}/reveal`, alice)).status).toBe(200);
+    const logged = await keyward.events.list({
+      owner: { type: "organization", id: "acme" },
+      types: ["key.revealed"],
+    });
+    expect(logged.data.map((event) => event.keyId).sort()).toEqual(
+      [own.body.id, admin.body.id].sort(),
+    );
+  });
+
+  it("refuses a member whose account tier is below the key's tier, as rotate does", async () => {
+    const keyward = orgInstance();
+    const alice = await member("alice", { orgTier: "enterprise" });
+    const admin = await send(keyward, "", alice, {
+      name: "big",
+      scopes: ["profile:read"],
+      tier: "enterprise",
+      organizationId: "acme",
+    });
+    // The organization's tier as alice's session now says it: free.
+    const downgraded = await member("alice", { orgTier: "free" });
+    const rotate = await send(keyward, `/${admin.body.id}/rotate`, downgraded);
+    const reveal = await send(keyward, `/${admin.body.id}/reveal`, downgraded);
+    expect([rotate.status, rotate.body.code]).toEqual([403, "tier_not_allowed"]);
+    expect([reveal.status, reveal.body.code]).toEqual([403, "tier_not_allowed"]);
+  });
+
+  it("refuses a session whose iat lies in the future (403 reauthentication_required)", async () => {
+    const keyward = orgInstance();
+    const alice = await member("alice");
+    const { body } = await send(keyward, "", alice, {
+      name: "k",
+      scopes: ["profile:read"],
+      tier: "free",
+    });
+    for (const ahead of [3600, 86_400 * 365]) {
+      const future = await send(keyward, `/${body.id}/reveal`, await member("alice", {}, ahead));
+      expect([future.status, future.body.code]).toEqual([403, "reauthentication_required"]);
+    }
+    // A signer's clock a second fast is still a fresh sign-in.
+    expect((await send(keyward, `/${body.id}/reveal`, await member("alice", {}, 1))).status).toBe(
+      200,
+    );
   });
 });

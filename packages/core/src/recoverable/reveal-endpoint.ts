@@ -1,7 +1,9 @@
 /**
  * `POST {basePath}/{key_id}/reveal`: the key's current secret, shown again, to a user who may
- * manage the key and whose session is fresh: its JWT was issued (`iat`) no longer than
- * `maxSessionAge` ago, else 403 `reauthentication_required`. Every reveal writes `key.revealed`
+ * may rotate the key (its own, or an organization's with a role that may manage it, grants all its
+ * scopes and an account tier that reaches its tier) and whose session is fresh: its JWT was issued
+ * (`iat`) no longer than `maxSessionAge` ago and not in the future (5 s of clock skew allowed),
+ * else 403 `reauthentication_required`. Every reveal writes `key.revealed`
  * when `events()` is listed. The answer is never cached.
  */
 
@@ -10,6 +12,9 @@ import { userActor } from "../event-model/event-actor.js";
 import type { FeatureEndpoint } from "../features/feature.js";
 import type { KeyRing } from "./key-ring.js";
 
+/** How far ahead of this clock a session's `iat` may be (the signer's clock running fast). */
+const issuedAtSkewMs = 5_000;
+
 export function revealEndpoint(ring: KeyRing, maxSessionAgeMs: number): FeatureEndpoint {
   return {
     path: "/{key_id}/reveal",
@@ -17,13 +22,22 @@ export function revealEndpoint(ring: KeyRing, maxSessionAgeMs: number): FeatureE
     handle: async ({ user, keyId, keys, context, headers }) => {
       const now = context.clock.now();
       const issuedAt = user.claims.iat;
-      if (typeof issuedAt !== "number" || now - issuedAt * 1000 > maxSessionAgeMs) {
+      // A sign-in dated in the future is no recent sign-in: taken as one, a token minted with a
+      // far `iat` would reveal for as long as it is valid.
+      if (
+        typeof issuedAt !== "number" ||
+        !Number.isFinite(issuedAt) ||
+        issuedAt * 1000 > now + issuedAtSkewMs ||
+        now - issuedAt * 1000 > maxSessionAgeMs
+      ) {
         throw new KeywardError(
           "reauthentication_required",
           "Revealing a secret needs a recent sign-in; sign in again and retry",
         );
       }
-      const key = await keys.access.manageable(user, keyId);
+      // Showing the secret hands over the key: the caller must be one who may rotate it (their
+      // role grants every scope it holds, their account tier reaches its tier).
+      const key = await keys.access.rotatable(user, keyId);
       if (key.revokedAt !== null) throw new KeywardError("key_gone", "API key has been revoked");
       const sealed = key.fields?.sealedSecret;
       const secret = typeof sealed === "string" ? await ring.open(sealed, key.id) : null;

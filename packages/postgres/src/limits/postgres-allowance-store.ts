@@ -38,6 +38,11 @@ function parseState(text: string | undefined): number[] | undefined {
 
 const stateText = (state: readonly number[]) => `{${state.join(",")}}`;
 
+/** A credits state of three whole numbers a bigint column keeps exactly (safe integers). */
+function isStorableCredits(state: readonly number[] | undefined): state is readonly number[] {
+  return state?.length === 3 && state.every((value) => Number.isSafeInteger(value));
+}
+
 export function postgresAllowanceStore(client: PostgresClient, { tables }: Naming): AllowanceStore {
   const table = tables.allowances;
   const sql = {
@@ -130,7 +135,10 @@ export function postgresAllowanceStore(client: PostgresClient, { tables }: Namin
       // One row per bucket in one statement: an upsert may not touch a row twice.
       const latest = new Map<string, readonly number[]>();
       for (const { bucket, state } of states) {
-        if (state?.length === 3 && isNewerCredits(state, latest.get(bucket))) {
+        // Only states bigint holds exactly: one out-of-range balance (a key stored with credits no
+        // bound refused) would fail the whole statement, every save, and so every other bucket's.
+        if (!isStorableCredits(state)) continue;
+        if (isNewerCredits(state, latest.get(bucket))) {
           latest.set(bucket, state);
         }
       }

@@ -7,11 +7,12 @@
 import { createKeyward, manualClock } from "@keyward/core";
 import IORedis from "ioredis";
 import pg from "pg";
+import { localRedis } from "../../../redis/test/support/redis-url.js";
 import { inactivityConfig } from "./config.js";
 
 const pool = new pg.Pool({ connectionString: process.env.KEYWARD_TEST_DATABASE_URL, max: 4 });
 pool.on("error", () => {});
-const redisClient = new IORedis({ host: "127.0.0.1", port: 6379 });
+const redisClient = new IORedis(localRedis);
 redisClient.on("error", () => {});
 const keyward = createKeyward({
   ...(await inactivityConfig({

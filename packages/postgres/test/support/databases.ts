@@ -1,32 +1,77 @@
 /**
- * The databases the tests run on: PGlite always, and the real server at 127.0.0.1:5432 when it
- * answers. In CI an unreachable server fails the run; elsewhere its tests are skipped with a notice.
+ * The databases the tests run on: PGlite always, and a PostgreSQL server when it answers. The
+ * server is `KEYWARD_TEST_DATABASE_URL` (default `postgresql://postgres@127.0.0.1:5432/keyward_test`);
+ * its database is the tests' own: created here when it is missing (through the server's
+ * `postgres` database), never one of yours, and inside it every test works in a schema of its
+ * own (`uniqueSchema`), so two runs at once never see each other's tables. In CI an unreachable
+ * server fails the run; elsewhere its tests are skipped with a notice.
  */
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { describe, it } from "vitest";
 import type { PostgresClient } from "../../src/index.js";
 
-export const serverUrl =
-  process.env.KEYWARD_TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
+export const defaultTestDatabaseUrl = "postgresql://postgres@127.0.0.1:5432/keyward_test";
+
+export const serverUrl = process.env.KEYWARD_TEST_DATABASE_URL || defaultTestDatabaseUrl;
+
+/** The tests' database, by name. */
+const database = decodeURIComponent(new URL(serverUrl).pathname.slice(1)) || "postgres";
+
+/**
+ * Another database on the tests' server (`postgres`, the maintenance one, by default): for tests
+ * that create a database of their own and drop it afterwards.
+ */
+export function serverDatabaseUrl(name = "postgres"): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${encodeURIComponent(name)}`;
+  return url.toString();
+}
+
+/** Creates the tests' database when it is missing; another run creating it at once is fine. */
+async function createDatabase(): Promise<void> {
+  const admin = new pg.Client({
+    connectionString: serverDatabaseUrl(),
+    connectionTimeoutMillis: 10_000,
+  });
+  admin.on("error", () => {});
+  try {
+    await admin.connect();
+    const quoted = `"${database.replaceAll('"', '""')}"`;
+    await admin.query(`CREATE DATABASE ${quoted}`).catch((error: { code?: string }) => {
+      // 42P04: it exists; 23505: another run created it in the same instant.
+      if (error.code !== "42P04" && error.code !== "23505") throw error;
+    });
+  } finally {
+    await admin.end().catch(() => {});
+  }
+}
 
 async function probeServer(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 3_000 });
-  client.on("error", () => {});
+  const attempt = async () => {
+    const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 10_000 });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      await client.query("SELECT 1");
+    } finally {
+      await client.end().catch(() => {});
+    }
+  };
   try {
-    await client.connect();
-    await client.query("SELECT 1");
+    await attempt().catch(async (error: { code?: string }) => {
+      // 3D000: the database does not exist yet.
+      if (error.code !== "3D000") throw error;
+      await createDatabase();
+      await attempt();
+    });
     return null;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
-  } finally {
-    await client.end().catch(() => {});
   }
 }
 
 const unreachable = await probeServer();
-/** The database the tests need: it must exist, the tests only create schemas inside it. */
-const database = decodeURIComponent(new URL(serverUrl).pathname.slice(1)) || "postgres";
 const inCi = Boolean(process.env.CI);
 
 /**
@@ -45,9 +90,8 @@ export function describeOnServer(name: string, suite: () => void): void {
   } else {
     console.warn(
       `\n[@keyward/postgres] SKIPPED "${name}": PostgreSQL at ${serverUrl} is unreachable (${unreachable}). ` +
-        `Start it and create the \`${database}\` database the tests use ` +
-        `(\`psql -h 127.0.0.1 -U postgres -c "CREATE DATABASE ${database}"\`), ` +
-        "or point KEYWARD_TEST_DATABASE_URL at another one; set CI=1 to make this a failure.\n",
+        "Start it, or point KEYWARD_TEST_DATABASE_URL at a server where the tests may create " +
+        `their database (\`${database}\`); set CI=1 to make this a failure.\n`,
     );
     describe.skip(name, suite);
   }

@@ -8,6 +8,7 @@
  */
 import IORedis from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { localRedis } from "../../../redis/test/support/redis-url.js";
 import { migrate } from "../../src/index.js";
 import {
   describeOnServer,
@@ -44,7 +45,7 @@ export function describeGracefulRotation({
     const schema = uniqueSchema("grace2p");
     const redisPrefix = `kwtest:grace2p:${Date.now().toString(36)}:`;
     const pool = serverPool({ max: 2 });
-    const redis = new IORedis({ host: "127.0.0.1", port: 6379, lazyConnect: true });
+    const redis = new IORedis({ ...localRedis, lazyConnect: true });
     let instances: [Instance, Instance];
 
     beforeAll(async () => {

@@ -17,6 +17,7 @@ import {
 import { redisStore } from "@keyward/redis";
 import IORedis from "ioredis";
 import pg from "pg";
+import { localRedis } from "../../../redis/test/support/redis-url.js";
 import { postgresStore } from "../../src/index.js";
 
 export type Command =
@@ -45,7 +46,7 @@ pool.on("error", () => {});
 const store = postgresStore({ client: pool, schema: process.env.KEYWARD_TEST_SCHEMA! });
 await store.ready;
 const redisPrefix = process.env.KEYWARD_TEST_REDIS_PREFIX;
-const redisClient = redisPrefix ? new IORedis({ host: "127.0.0.1", port: 6379 }) : undefined;
+const redisClient = redisPrefix ? new IORedis(localRedis) : undefined;
 redisClient?.on("error", () => {});
 // A generous deadline: this test measures propagation on a machine that may be busy, not faults.
 const redis =

@@ -15,6 +15,7 @@ import { redisStore } from "@keyward/redis";
 import { type WebhooksConfig, webhooks } from "@keyward/webhooks";
 import IORedis from "ioredis";
 import pg from "pg";
+import { localRedis } from "../../../redis/test/support/redis-url.js";
 import { postgresStore } from "../../src/index.js";
 
 export type WebhookCommand =
@@ -31,7 +32,7 @@ const pgStore = postgresStore({
   schema: process.env.KEYWARD_TEST_SCHEMA!,
   cache: false,
 });
-const redisClient = new IORedis({ host: "127.0.0.1", port: 6379 });
+const redisClient = new IORedis(localRedis);
 redisClient.on("error", () => {});
 const redis = redisStore({
   client: redisClient,

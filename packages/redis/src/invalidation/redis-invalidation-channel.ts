@@ -25,6 +25,7 @@ import {
 import { redisConnection } from "../client/connect.js";
 import type { RedisClient } from "../client/redis-client.js";
 import type { RedisConnection, Subscriber } from "../client/redis-connection.js";
+import { defaultRedisTimeoutMs } from "../default-timeout.js";
 import { defaultPrefix, keyNames } from "../key-names.js";
 
 export interface InvalidationChannelOptions {
@@ -179,7 +180,7 @@ export interface RedisInvalidationChannelOptions {
   client: RedisClient;
   /** Default `"keyward:invalidations"`, the channel `redisStore` uses with the default prefix. */
   channel?: string;
-  /** Deadline for a publish; subscriptions and heartbeats get at least 1 s. Default 100 ms. */
+  /** Deadline for a publish; subscriptions and heartbeats get at least 1 s. Default 1,000 ms. */
   timeoutMs?: number;
   /** Default 5,000 ms. */
   heartbeatIntervalMs?: number;
@@ -203,7 +204,7 @@ export function redisInvalidationChannel(
 ): RedisInvalidationChannel {
   return createInvalidationChannel(redisConnection(options.client), {
     channel: options.channel ?? keyNames(defaultPrefix).channel,
-    timeoutMs: options.timeoutMs ?? 100,
+    timeoutMs: options.timeoutMs ?? defaultRedisTimeoutMs,
     ...(options.heartbeatIntervalMs === undefined
       ? {}
       : { heartbeatIntervalMs: options.heartbeatIntervalMs }),

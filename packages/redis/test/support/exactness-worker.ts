@@ -5,7 +5,8 @@
  * JSON line: every admitted request's decision time (Redis's clock), and the resets seen. Requests go
  * through the store's batcher, so they contend both within a process and across processes.
  *
- * Run as `node --conditions=@keyward/source --import tsx exactness-worker.ts <port>`.
+ * Run as `node --conditions=@keyward/source --import tsx exactness-worker.ts`, with the tests'
+ * KEYWARD_TEST_REDIS_URL.
  */
 import { createInterface } from "node:readline";
 import type { RateLimitPolicy } from "@keyward/core";
@@ -14,6 +15,7 @@ import { redisConnection } from "../../src/client/connect.js";
 import { keyNames } from "../../src/key-names.js";
 import { stepsOnRedis } from "../../src/rate-limit/redis-steps.js";
 import { stepBatcher } from "../../src/rate-limit/step-batcher.js";
+import { localRedis } from "./redis-url.js";
 
 export interface ExactnessJob {
   prefix: string;
@@ -25,7 +27,8 @@ export interface ExactnessJob {
   inFlight: number;
 }
 
-const client = new IORedis({ host: "127.0.0.1", port: Number(process.argv[2]) });
+// The tests' Redis, from KEYWARD_TEST_REDIS_URL, which this process inherits.
+const client = new IORedis(localRedis);
 const connection = redisConnection(client);
 await client.ping();
 process.stdout.write("ready\n");

@@ -6,11 +6,10 @@
 import { runLayeredWorker } from "@keyward/testing/layered-exactness";
 import IORedis from "ioredis";
 import { redisStore } from "../../src/index.js";
+import { localRedis } from "./redis-url.js";
 
-const client = new IORedis({
-  host: "127.0.0.1",
-  port: Number(process.env.KEYWARD_TEST_REDIS_PORT ?? 6379),
-});
+// The tests' Redis, from KEYWARD_TEST_REDIS_URL, which this process inherits.
+const client = new IORedis(localRedis);
 
 runLayeredWorker<{ prefix: string }>({
   store: ({ prefix }) =>

@@ -1,14 +1,18 @@
 /**
- * The shared Redis at 127.0.0.1:6379 that the integration tests run against. In CI (`CI=true`) an
- * unreachable server fails the run loudly; elsewhere those tests are skipped with a notice.
+ * The Redis the integration tests run against (`KEYWARD_TEST_REDIS_URL`, default
+ * redis://127.0.0.1:6379: support/redis-url.ts). In CI (`CI=true`) an unreachable server fails the
+ * run loudly; elsewhere those tests are skipped with a notice.
  */
 import { Socket } from "node:net";
+import { localRedis, testRedisUrl } from "./redis-url.js";
 
-export const localRedis = {
-  host: "127.0.0.1",
-  // Overridable only to check the skip and fail paths against a port nothing listens on.
-  port: Number(process.env.KEYWARD_TEST_REDIS_PORT ?? 6379),
-};
+export { localRedis, nodeRedisOptions, testRedisUrl } from "./redis-url.js";
+
+/**
+ * The deadline of store calls that a test expects to succeed: far above a busy host's slowest
+ * answer, so that a test never depends on the machine's speed. Not the production default.
+ */
+export const testCallTimeoutMs = 30_000;
 
 async function answersPing(): Promise<boolean> {
   return new Promise((resolve) => {
@@ -27,11 +31,13 @@ async function answersPing(): Promise<boolean> {
 /** Whether to run; throws in CI when Redis is missing, so a skipped suite never passes as green. */
 export async function requireLocalRedis(suite: string): Promise<boolean> {
   if (await answersPing()) return true;
-  const message = `Redis is not answering on ${localRedis.host}:${localRedis.port}`;
+  const message = `Redis is not answering at ${testRedisUrl}`;
   if (process.env.CI === "true" || process.env.CI === "1") {
     throw new Error(`${message}; CI needs it for ${suite}`);
   }
-  console.warn(`\n⚠ SKIPPED ${suite}: ${message}. Start it with: redis-server --port 6379\n`);
+  console.warn(
+    `\n⚠ SKIPPED ${suite}: ${message}. Start it (redis-server --port 6379) or set KEYWARD_TEST_REDIS_URL.\n`,
+  );
   return false;
 }
 

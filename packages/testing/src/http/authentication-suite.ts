@@ -25,8 +25,9 @@ interface RefusedCredential {
   /** The `WWW-Authenticate` challenge its 401s carry (RFC 6750 §3). */
   challenge: BearerChallenge;
   /**
-   * A token with the key prefix is an API key by definition (DESIGN.md), so key management refuses
-   * it with 403, as it does every API key, without asking whether it exists.
+   * A token with the key prefix is an API key by definition (the prefix is what tells a key from a
+   * session token), so key management refuses it with 403, as it does every API key, without
+   * asking whether it exists.
    */
   keyShaped?: true;
 }

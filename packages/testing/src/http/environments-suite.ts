@@ -12,8 +12,8 @@ import {
 const TEST_KEY_PATTERN = /^sk_test_[0-9A-Za-z]{36}$/;
 
 /**
- * Environments (`lifecycle({ environments: { live: "sk_live_", test: "sk_test_" } })`, as DESIGN's demo contract
- * v0.2 has them): keys made in `test` carry its prefix and say so on their record; keys made
+ * Environments (`lifecycle({ environments: { live: "sk_live_", test: "sk_test_" } })`, as the demo contract
+ * has them): keys made in `test` carry its prefix and say so on their record; keys made
  * without the field are `live` keys whose records are the contract's.
  */
 export function environmentsSuite(client: SuiteClient): void {

@@ -21,8 +21,9 @@ export const KEY_RECORD_FIELDS = [
 ];
 
 /**
- * Pydantic v2 error types an implementation may plausibly report for the create-key body; DESIGN.md
- * says `type` follows Pydantic's names, so anything outside them is a made-up type.
+ * Pydantic v2 error types an implementation may plausibly report for the create-key body. The
+ * contract's 422 items take their `type` from Pydantic's names (clients written against a Pydantic
+ * API read them unchanged), so anything outside them is a made-up type.
  */
 export const PYDANTIC_ERROR_TYPES = [
   "missing",

@@ -54,7 +54,8 @@ export interface HttpSuiteOptions {
   /**
    * Also check organization-owned keys: the implementation lists `organizations()`, reading
    * memberships from the JWT claim `orgs: [{ id, role, tier }]` and the default roles
-   * (manage: owner, admin; read: owner, admin, member), as DESIGN's demo contract v0.2 says.
+   * (manage: owner, admin; read: owner, admin, member), as the demo contract has them
+   * (`@keyward/testing/demo-contract`).
    * Its host route answers `viewer`/`updatedBy` with the principal's owner id (`readProfile`).
    */
   organizations?: boolean;
@@ -72,7 +73,7 @@ export interface HttpSuiteOptions {
   keyUpdates?: boolean;
   /**
    * Also check environments: the implementation lists
-   * `lifecycle({ environments: { live: "sk_live_", test: "sk_test_" } })` (DESIGN's demo contract), and its
+   * `lifecycle({ environments: { live: "sk_live_", test: "sk_test_" } })` (the demo contract's), and its
    * host route takes keys of both.
    */
   environments?: boolean;

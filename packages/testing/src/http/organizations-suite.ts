@@ -15,7 +15,7 @@ import {
 const expectValidationIssue = (reply: Reply, loc: string[]) =>
   issueAt(expectValidationIssues(reply), loc);
 
-/** The contract's wording for a member whose role may not act (DESIGN, "Owners and organizations"). */
+/** The contract's wording for a member whose role may not act (docs/organizations.md). */
 export const ROLE_NOT_PERMITTED = "Your role in the organization does not permit this action";
 
 type Role = "owner" | "admin" | "member" | (string & {});

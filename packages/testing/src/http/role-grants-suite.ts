@@ -3,7 +3,7 @@ import type { ErrorBody, SuiteClient, TestUser } from "./client.js";
 import { expectJson } from "./expectations.js";
 
 /**
- * Organization roles that cap the scopes they grant (DESIGN, "Permissions and policies"), against
+ * Organization roles that cap the scopes they grant (docs/permissions.md), against
  * the demo contract v0.3's roles: a `developer` may manage an organization's keys but grant only
  * the read and write scopes; an `admin` grants any.
  */

@@ -1,6 +1,7 @@
 import { createKeyward, type KeyStore, type KeywardStore } from "@keyward/core";
 import { events } from "@keyward/core/events";
 import { lifecycle } from "@keyward/core/lifecycle";
+import { permissions } from "@keyward/core/permissions";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { uniqueId } from "./fixtures.js";
@@ -25,7 +26,8 @@ const expectedStatuses = new Set([200, 400, 409, 412, 413, 415, 422]);
 /**
  * PATCH bodies generated at random (with a printed seed) and sent through `createKeyward` on the
  * store under test: known fields with wrong, extreme or store-hostile values (NUL, lone surrogates,
- * deep nesting, huge numbers), fields an update does not have, `limits`, bodies that are not JSON
+ * deep nesting, huge numbers), `resources` (kinds named like inherited properties, hostile ids),
+ * fields an update does not have, `limits`, bodies that are not JSON
  * objects or not JSON at all, and `If-Match` headers current, stale, weak, foreign or malformed.
  * Whatever arrives, the answer is never a 5xx; a 200 wrote exactly the record it answered with and
  * widened no scope; any other answer changed nothing (the record's version included).
@@ -43,7 +45,11 @@ export function patchFuzzSuite<S extends KeywardStore>(options: StorageSuiteOpti
         scopes,
         tiers,
         jwt: { secret: jwtSecret },
-        features: [lifecycle(), ...(store.events ? [events({ pruneIntervalMs: false })] : [])],
+        features: [
+          lifecycle(),
+          permissions(),
+          ...(store.events ? [events({ pruneIntervalMs: false })] : []),
+        ],
         logger: { error() {}, warn() {} },
       });
       try {
@@ -54,6 +60,9 @@ export function patchFuzzSuite<S extends KeywardStore>(options: StorageSuiteOpti
           name: "fuzzed",
           scopes: Object.keys(scopes),
           tier: "free",
+          // Limited in kinds whose names every object inherits too, so that a PATCH's
+          // resources are checked against them (narrowing only).
+          resources: { profile: ["alice", "bob"], constructor: ["c"], toString: [] },
         });
         const token = await new SignJWT({ tier: "free" })
           .setProtectedHeader({ alg: "HS256" })
@@ -146,6 +155,7 @@ const fieldNames = [
   "metadata",
   "enabled",
   "allowedIps",
+  "resources",
   "limits",
   "tier",
   "organizationId",
@@ -196,6 +206,20 @@ function fieldValue(random: Random, field: string): unknown {
           );
     case "limits":
       return { credits: { remaining: pick(random, hostileNumbers) } };
+    case "resources": {
+      if (random() < 0.2) return null;
+      const kinds = ["profile", "constructor", "toString", "valueOf", "hasOwnProperty", "team"];
+      const resources: Record<string, unknown> = {};
+      for (let i = Math.floor(random() * 4); i >= 0; i--) {
+        resources[pick(random, kinds)] =
+          random() < 0.85
+            ? Array.from({ length: Math.floor(random() * 3) }, () =>
+                pick(random, ["alice", "bob", "c", ...hostileStrings]),
+              )
+            : jsonValue(random, 2);
+      }
+      return resources;
+    }
     default:
       return jsonValue(random, 1);
   }
@@ -209,7 +233,7 @@ function patchBody(random: Random): string {
   if (roll < 0.12) return `${"[".repeat(5_000)}${"]".repeat(5_000)}`;
   const fields: Record<string, unknown> = {};
   for (let i = 1 + Math.floor(random() * 3); i > 0; i--) {
-    const field = random() < 0.75 ? pick(random, fieldNames.slice(0, 5)) : pick(random, fieldNames);
+    const field = random() < 0.75 ? pick(random, fieldNames.slice(0, 6)) : pick(random, fieldNames);
     // Set as an own property even for "__proto__", as JSON.parse would make it.
     Object.defineProperty(fields, field, {
       value: fieldValue(random, field),

@@ -11,7 +11,7 @@ import type { FeatureFieldChanges, StoredKey } from "../../storage/key-store.js"
 import { validateRotateKeyBody } from "../../validation/rotate-key-body.js";
 import type { Versioned, VersionPrecondition } from "../key-api-types.js";
 import type { KeyWithSecret } from "../key-record.js";
-import { preconditionFailedError, refuseIfGone } from "./key-errors.js";
+import { preconditionFailedError, refuseIfGone, refuseTierAboveAccount } from "./key-errors.js";
 import type { KeyOperations } from "./key-operations.js";
 
 export interface RotateKey {
@@ -40,16 +40,7 @@ export function rotateKeyOperation(ops: KeyOperations): RotateKey {
   ): Promise<Versioned<KeyWithSecret>> => {
     const now = ctx.clock.now();
     refuseIfGone(key, now);
-    // A key on a tier no longer configured ranks lowest (it runs at the lowest tier).
-    if (
-      accountTier !== undefined &&
-      ctx.tiers.rank(key.tier) > ctx.tiers.rank(ctx.tiers.resolveAccountTier(accountTier))
-    ) {
-      throw new KeywardError(
-        "tier_not_allowed",
-        `Tier '${key.tier}' is above the account's tier '${ctx.tiers.resolveAccountTier(accountTier)}'`,
-      );
-    }
+    refuseTierAboveAccount(ctx, key, accountTier);
     if (precondition && !precondition.versions.includes(key.version)) {
       throw preconditionFailedError();
     }

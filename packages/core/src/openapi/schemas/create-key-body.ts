@@ -223,8 +223,9 @@ function requestBodyJsonSchema(
     }
     assertNoNestedNarrow(body, field, properties[field] as JsonSchema);
   }
-  // Unknown fields are ignored on create, not refused (DESIGN: "Unknown extra fields are
-  // ignored"); the update body closes itself (`updateKeyBodyJsonSchema`).
+  // Unknown fields are ignored on create, not refused (the contract: a client that sends a field
+  // from a newer version still creates its key); the update body closes itself
+  // (`updateKeyBodyJsonSchema`).
   return { ...converted, properties };
 }
 

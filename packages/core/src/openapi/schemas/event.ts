@@ -167,6 +167,24 @@ export function eventTypesSchema(fields: readonly KeyField[]) {
       }).describe("A secret scanner found the key's secret in public; once per key and url"),
     ),
     ofType(
+      "key.imported",
+      object({
+        required: {
+          name: string,
+          scopes,
+          tier: string,
+          expiresAt: either(isoDateTime, nullValue),
+          hint: string,
+          createdBy: string,
+          createdAt: isoDateTime.describe("When the other system created the key"),
+        },
+        optional: {
+          metadata,
+          environment: string.describe("The key's environment, with environments configured"),
+        },
+      }).describe("The key was imported from another system (imports())"),
+    ),
+    ofType(
       "key.revealed",
       object({
         required: { hint: string.describe("The hint of the secret shown") },
