@@ -15,6 +15,8 @@ export interface StoredHold {
   /** Random, unguessable: whoever has it can settle the hold. */
   id: string;
   keyId: string;
+  /** The key's owner id (a user's or an organization's): whom a meter bills. */
+  ownerId: string;
   /** The owner the layers are charged to (`ownerLimitKey`). */
   owner: string;
   /** What was taken up front. */

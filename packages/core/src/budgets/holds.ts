@@ -73,6 +73,8 @@ export interface HoldParts {
 export interface SettledHold {
   holdId: string;
   keyId: string;
+  /** The key's owner id: whom a meter bills (`keyward.metering.record(ownerId, meter, spent)`). */
+  ownerId: string;
   owner: string;
   held: number;
   spent: number;
@@ -121,6 +123,7 @@ export function holdsOf(parts: HoldParts) {
         parts.onSettled({
           holdId: id,
           keyId: hold.keyId,
+          ownerId: hold.ownerId,
           owner: hold.owner,
           held: hold.amount,
           spent,
@@ -146,6 +149,7 @@ export function holdsOf(parts: HoldParts) {
     /** Records the hold a reservation took, and answers its handle. */
     async record(
       keyId: string,
+      ownerId: string,
       owner: string,
       amount: number,
       layers: CreditsLayer[],
@@ -154,6 +158,7 @@ export function holdsOf(parts: HoldParts) {
       const hold: StoredHold = {
         id: parts.newId(),
         keyId,
+        ownerId,
         owner,
         // A key without credits or a budget is limited as any request: nothing is held.
         amount: layers.length > 0 ? amount : 0,

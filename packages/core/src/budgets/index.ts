@@ -178,6 +178,7 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
       );
       const hold = await holds.record(
         result.principal.keyId,
+        result.principal.owner.id,
         plan?.owner ?? "",
         cost,
         layers,

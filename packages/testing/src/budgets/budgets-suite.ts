@@ -35,6 +35,7 @@ const sunday = Date.parse("2026-12-06T23:00:00.000Z");
 const sample = (id: string, keyId: string, amount: number, expiresAt: number): StoredHold => ({
   id,
   keyId,
+  ownerId: "alice",
   owner: "user:alice",
   amount,
   layers: [
