@@ -68,6 +68,7 @@ const hosts = [
   "packages/postgres",
   "packages/redis",
   "packages/webhooks",
+  "packages/metering",
   "packages/otel",
   "packages/testing",
   "packages/ui",

@@ -44,6 +44,11 @@ export type Invocation =
     } & CommonOptions)
   | ({ command: "keys revoke" | "usage"; id: string } & CommonOptions)
   | ({
+      command: "usage reconcile";
+      /** `--period YYYY-MM`: the UTC calendar month compared. */
+      period: string;
+    } & CommonOptions)
+  | ({
       command: "events";
       id: string;
       /** `--limit`: how many of the newest events, 1 to 1,000. */
@@ -65,6 +70,7 @@ const commands = [
   "keys rotate",
   "keys revoke",
   "usage",
+  "usage reconcile",
   "events",
   "import",
   "migrate",
@@ -79,7 +85,11 @@ export function parseInvocation(given: readonly string[]): Invocation {
     return { command: "help" };
   }
   const name =
-    first === "keys" && second !== undefined && !second.startsWith("-") ? `keys ${second}` : first;
+    first === "keys" && second !== undefined && !second.startsWith("-")
+      ? `keys ${second}`
+      : first === "usage" && second === "reconcile"
+        ? "usage reconcile"
+        : first;
   if (!commands.includes(name)) {
     throw badInput(
       first === "keys"
@@ -152,6 +162,17 @@ export function parseInvocation(given: readonly string[]): Invocation {
       const id = positionals[0];
       if (id === undefined) throw badInput(`${name} needs a key id: keyward ${name} <key id>`);
       return { command: name, id, ...commonOf(values) };
+    }
+    case "usage reconcile": {
+      const { values } = parse(rest, { period: { type: "string" } }, 0);
+      if (values.help) return { command: "help" };
+      const period = required(values.period, "--period");
+      if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(period)) {
+        throw badInput(
+          `--period takes a UTC month as YYYY-MM, e.g. --period 2026-12, got ${quoted(period)}`,
+        );
+      }
+      return { command: name, period, ...commonOf(values) };
     }
     case "events": {
       const { values, positionals } = parse(

@@ -12,6 +12,8 @@ export const ExitCode = {
   notFound: 2,
   /** A store could not be reached or used (connection refused, timeout, schema not migrated). */
   storeUnavailable: 3,
+  /** `usage reconcile`: the ledger and the billing sink differ for some customer. */
+  differs: 4,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -9,6 +9,7 @@ Usage:
   keyward keys rotate <key id> [--grace <seconds>]
   keyward keys revoke <key id>
   keyward usage <key id>
+  keyward usage reconcile --period <YYYY-MM>   (the ledger against the billing sink; needs metering())
   keyward events <key id> [--limit <1-1000>] [--after <cursor>]
   keyward import better-auth --from <postgres-url> --tier <tier> [--table <name>]
                       [--organization-configs <configId,...>]
@@ -32,4 +33,4 @@ Environment:
                    (REDIS_URL alone: Redis needs no migrations)
 
 Exit codes: 0 done, 1 bad usage or input, 2 key not found or not in a state for this,
-3 a store cannot be reached or used. Nothing is changed when the exit code is not 0.`;
+3 a store cannot be reached or used, 4 usage reconcile found differences. Nothing is changed when the exit code is not 0.`;

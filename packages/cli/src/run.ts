@@ -15,6 +15,7 @@ import { keysRevoke } from "./commands/keys-revoke.js";
 import { keysRotate } from "./commands/keys-rotate.js";
 import { migrate } from "./commands/migrate.js";
 import { usage } from "./commands/usage.js";
+import { usageReconcile } from "./commands/usage-reconcile.js";
 import { CliError, ExitCode } from "./exit-codes.js";
 import { describeFailure } from "./failure.js";
 import { helpText } from "./help.js";
@@ -105,6 +106,8 @@ async function execute(invocation: Exclude<Invocation, { command: "help" }>, io:
         return await keysRevoke(context, invocation.id);
       case "usage":
         return await usage(context, invocation.id);
+      case "usage reconcile":
+        return await usageReconcile(context, invocation.period);
       case "events":
         return await events(context, invocation.id, invocation);
       case "import":

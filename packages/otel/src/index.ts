@@ -12,6 +12,7 @@
  */
 import type { KeywardFeature, WebhookAttemptStatus } from "@keyward/core";
 import { attachStoreObserver, observeVerify } from "@keyward/core/toolkit";
+import { type MeteringRun, meteringTelemetry } from "./metering-telemetry.js";
 import { checkOtelOptions, type OtelOptions } from "./otel-options.js";
 import { resolveProviders } from "./providers.js";
 import { storeTelemetry } from "./store-telemetry.js";
@@ -33,6 +34,7 @@ export function otel(options: OtelOptions = {}): KeywardFeature<"otel"> {
   const verify = verifyTelemetry(meter, tracer, options.keyIds === true);
   const stores = storeTelemetry(meter, tracer);
   const webhooks = webhookTelemetry(meter);
+  const metering = meteringTelemetry(meter);
   return {
     name: "otel",
     extends: {
@@ -48,8 +50,17 @@ export function otel(options: OtelOptions = {}): KeywardFeature<"otel"> {
       bus.subscribe("webhook.backlog", (message) =>
         webhooks.observer.backlog?.((message as { read: (max: number) => Promise<number> }).read),
       );
+      // The metering feature's exports (`@keyward/metering`), as it publishes them.
+      bus.subscribe("metering.exported", (message) => metering.exported(message as MeteringRun));
+      bus.subscribe("metering.backlog", (message) =>
+        metering.backlog(
+          (message as { read: () => Promise<{ sink: string; windows: number }[]> }).read,
+        ),
+      );
+      bus.subscribe("metering.ledger_failed", () => metering.ledgerFailed());
       return {
         close: async () => {
+          metering.close();
           verify.close();
           stores.close();
           webhooks.close();

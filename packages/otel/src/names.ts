@@ -12,6 +12,9 @@ export const instrumentNames = {
   storeBreaker: "keyward.store.breaker",
   webhookDeliveries: "keyward.webhook.deliveries",
   webhookBacklog: "keyward.webhook.backlog",
+  meteringExports: "keyward.metering.exports",
+  meteringBacklog: "keyward.metering.backlog",
+  meteringLedgerFailures: "keyward.metering.ledger_failures",
 } as const;
 
 export const spanNames = {
@@ -30,6 +33,8 @@ export const attributeNames = {
   operation: "keyward.operation",
   /** A webhook attempt's end: delivered, retrying, dead. */
   status: "keyward.status",
+  /** A metering sink's name: stripe, openmeter, cloudevents. */
+  sink: "keyward.sink",
 } as const;
 
 /** The instrumentation scope every meter and tracer is named with. */

@@ -1,0 +1,196 @@
+/**
+ * The metering feature: every served request becomes usage in the ledger (`served-usage.ts`), and
+ * an exporter on every instance (one at a time, by a lease) sends closed windows to the sinks.
+ *
+ * On the instance's event bus (for `@keyward/otel`'s metrics, or the host's own):
+ * | topic                    | message                                                    |
+ * |--------------------------|------------------------------------------------------------|
+ * | `metering.exported`      | `ExportRun`: one run's events acknowledged, retried, set aside, per sink |
+ * | `metering.backlog`       | `{ read() }`, once built: the closed windows waiting, per sink |
+ * | `metering.ledger_failed` | `{}`: a served request whose usage the ledger did not keep |
+ */
+import { randomUUID } from "node:crypto";
+import type { KeywardFeature } from "@keyward/core";
+import { createExporter, type ExportRun } from "./export/exporter.js";
+import { checkAdditions } from "./ledger/check-additions.js";
+import type { Adjustment, UsageLedger } from "./ledger/usage-ledger.js";
+import { type MeteringConfig, resolveMeteringConfig } from "./metering-config.js";
+import { type Reconciliation, reconcile } from "./reconcile.js";
+import { servedUsage } from "./served-usage.js";
+
+export interface MeteringStatus {
+  readonly sinks: readonly {
+    readonly sink: string;
+    /** Closed windows not acknowledged yet (counted up to 10,000). */
+    readonly backlog: number;
+    /** The oldest of them, ISO 8601, or null. */
+    readonly oldestUnexported: string | null;
+    readonly lastError: { readonly message: string; readonly at: string } | null;
+  }[];
+  /** Served requests whose usage the ledger failed to keep, since this instance started. */
+  readonly ledgerFailures: number;
+}
+
+export interface MeteringApi {
+  /**
+   * Adds a host's own usage (`"llm_tokens"`, 1234) to an owner's current window, exported as the
+   * sinks map that meter. Resolves once the ledger holds it.
+   */
+  record(ownerId: string, meter: string, amount: number): Promise<void>;
+  /** One export run now (false when another instance holds the export lease). */
+  exportNow(): Promise<ExportRun[] | false>;
+  status(): Promise<MeteringStatus>;
+  /** Usage that no sink could take (too late, refused, unconfirmed), never dropped in silence. */
+  adjustments(): Promise<Adjustment[]>;
+  /** The ledger against each sink that can report totals, for `YYYY-MM`. */
+  reconcile(period: string): Promise<Reconciliation>;
+  /** The ledger in use. */
+  readonly ledger: UsageLedger;
+}
+
+const backlogCount = 10_000;
+
+/** Throws a `TypeError` naming the option for a malformed `config`. */
+export function metering(config: MeteringConfig = {}): KeywardFeature<"metering", MeteringApi> {
+  const resolved = resolveMeteringConfig(config);
+  const served = servedUsage();
+  const ledgerOf = (store: object): UsageLedger | undefined =>
+    resolved.ledger ?? (store as { ledger?: UsageLedger }).ledger;
+  return {
+    name: "metering",
+    requires: [
+      {
+        has: (store) => ledgerOf(store) !== undefined,
+        missing:
+          "a usage ledger: pass `ledger` to metering() (postgresLedger({ client }), redisLedger({ client }), memoryLedger()), or a store with a `ledger` part",
+      },
+    ],
+    extends: { verify: { spent: [served.spendStep], around: [served.wrapper] } },
+    install({ context, store, bus }) {
+      const ledger = ledgerOf(store)!;
+      const { clock, logger } = context;
+      let ledgerFailures = 0;
+      served.attach({
+        ledger,
+        windowMs: resolved.windowMs,
+        now: () => clock.now(),
+        failed(cause) {
+          ledgerFailures++;
+          bus.publish("metering.ledger_failed", {});
+          context.reportFailure(
+            "metering: the ledger did not keep a served request's usage",
+            cause,
+          );
+        },
+      });
+      const exporter = createExporter({
+        ledger,
+        sinks: resolved.exporters,
+        windowMs: resolved.windowMs,
+        settleMs: resolved.settleMs,
+        clock,
+        random: context.random,
+        holder: randomUUID(),
+        leaseTtlMs: resolved.leaseTtlMs,
+        maxWindowsPerRun: resolved.maxWindowsPerRun,
+        backoff: resolved.backoff,
+        onRun(run) {
+          bus.publish("metering.exported", run);
+        },
+      });
+      const closedBefore = () => clock.now() - resolved.windowMs - resolved.settleMs + 1;
+      const backlogOf = async () =>
+        Promise.all(
+          resolved.exporters.map(async (sink) => {
+            const due = await ledger.due({
+              sink: sink.name,
+              meters: sink.meters,
+              startedBefore: closedBefore(),
+              limit: backlogCount,
+            });
+            return { sink: sink.name, windows: due.length, oldest: due[0]?.windowStart };
+          }),
+        );
+      let lastWarning = Number.NEGATIVE_INFINITY;
+      const warnIfBehind = async () => {
+        const now = clock.now();
+        if (now - lastWarning < resolved.warnAfterMs) return;
+        for (const { sink, oldest } of await backlogOf()) {
+          if (oldest === undefined || now - (oldest + resolved.windowMs) <= resolved.warnAfterMs)
+            continue;
+          lastWarning = now;
+          const error = exporter.lastErrors().get(sink)?.message;
+          logger.warn(
+            `metering: the oldest window not exported to ${sink} started at ${new Date(oldest).toISOString()}${error ? ` (last error: ${error})` : ""}`,
+          );
+        }
+      };
+      const exportNow = async () => {
+        const runs = await exporter.run();
+        await warnIfBehind();
+        return runs;
+      };
+
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let running: Promise<unknown> | undefined;
+      let closed = false;
+      const schedule = () => {
+        if (resolved.exportEveryMs === false || closed || resolved.exporters.length === 0) return;
+        timer = setTimeout(() => {
+          running = exportNow()
+            .catch((cause) => context.reportFailure("metering: an export run failed", cause))
+            .finally(schedule);
+        }, resolved.exportEveryMs);
+        timer.unref?.();
+      };
+      schedule();
+
+      const api: MeteringApi = {
+        ledger,
+        async record(ownerId, meter, amount) {
+          const now = clock.now();
+          const addition = { ownerId, meter, windowStart: now - (now % resolved.windowMs), amount };
+          checkAdditions([addition]);
+          await ledger.add([addition]);
+        },
+        exportNow,
+        async status() {
+          const backlog = await backlogOf();
+          const errors = exporter.lastErrors();
+          return {
+            ledgerFailures,
+            sinks: backlog.map(({ sink, windows, oldest }) => {
+              const error = errors.get(sink);
+              return {
+                sink,
+                backlog: windows,
+                oldestUnexported: oldest === undefined ? null : new Date(oldest).toISOString(),
+                lastError: error
+                  ? { message: error.message, at: new Date(error.at).toISOString() }
+                  : null,
+              };
+            }),
+          };
+        },
+        adjustments: () => ledger.adjustments(),
+        reconcile: (period) => reconcile(ledger, resolved.exporters, period),
+      };
+      return {
+        api,
+        // Once every feature is installed, so `otel()` listed after this one hears it too.
+        ready() {
+          const read = async () =>
+            (await backlogOf()).map(({ sink, windows }) => ({ sink, windows }));
+          bus.publish("metering.backlog", { read });
+        },
+        async close() {
+          closed = true;
+          if (timer !== undefined) clearTimeout(timer);
+          await running;
+          await exporter.release().catch(() => {});
+          for (const sink of resolved.exporters) await sink.close?.();
+        },
+      };
+    },
+  };
+}
