@@ -20,6 +20,7 @@ const coreFeatures = [
   "permissions",
   "recoverable",
   "secret-scanning",
+  "budgets",
 ];
 const featureFolder = `^packages/core/src/(${coreFeatures.join("|")})/`;
 
@@ -62,7 +63,7 @@ module.exports = {
         pathNot: [
           "^packages/$1/src/",
           "^packages/[^/]+/src/index\\.ts$",
-          "^packages/core/src/(toolkit|node-http/index|(agent-tokens|events|imports|lifecycle|openapi|organizations|permissions|recoverable|secret-scanning)/index)\\.ts$",
+          "^packages/core/src/(toolkit|node-http/index|(agent-tokens|budgets|events|imports|lifecycle|openapi|organizations|permissions|recoverable|secret-scanning)/index)\\.ts$",
         ],
       },
     },

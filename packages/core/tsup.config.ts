@@ -12,6 +12,7 @@ export default packageBuild({
     "organizations/index": "src/organizations/index.ts",
     "imports/index": "src/imports/index.ts",
     "recoverable/index": "src/recoverable/index.ts",
+    "budgets/index": "src/budgets/index.ts",
     "permissions/index": "src/permissions/index.ts",
   },
 });

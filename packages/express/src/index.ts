@@ -14,4 +14,5 @@ export {
 export { keywardRouter } from "./keyward-router.js";
 export { keepRawBody } from "./raw-body.js";
 export { type RequireApiKeyOptions, requireApiKey } from "./require-api-key.js";
+export { type KeywardHoldState, type RequireHoldOptions, requireHold } from "./require-hold.js";
 export type { KeywardRequestState, Principal, VerifyResult } from "./types.js";

@@ -12,6 +12,7 @@ export {
 } from "./keyward-errors.js";
 export { type KeywardPluginOptions, keywardPlugin } from "./keyward-plugin.js";
 export { requireApiKey } from "./require-api-key.js";
+export { type KeywardHoldState, type RequireHoldOptions, requireHold } from "./require-hold.js";
 export type {
   KeywardRequestState,
   Principal,

@@ -4,6 +4,7 @@
  * endpoints and nothing else; `withApiKey` guards the host's own routes.
  */
 
+export { settlingStream } from "@keyward/core/budgets";
 /** The helper the guard adds its headers with; `@keyward/core/toolkit` has it for other adapters. */
 export { withHeaders } from "@keyward/core/toolkit";
 export { type KeywardFetchHandler, keywardFetchHandler } from "./keyward-fetch-handler.js";
@@ -13,3 +14,4 @@ export {
   type WithApiKeyOptions,
   withApiKey,
 } from "./with-api-key.js";
+export { type HoldHandler, type WithHoldOptions, withHold } from "./with-hold.js";

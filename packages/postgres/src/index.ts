@@ -19,6 +19,11 @@ export {
   type PostgresJsSql,
   postgresJsClient,
 } from "./drivers/postgres-js.js";
+export {
+  holdTableStatements,
+  type PostgresHoldStoreOptions,
+  postgresHoldStore,
+} from "./holds/postgres-hold-store.js";
 export type { NotificationSource } from "./invalidation/notification-source.js";
 export {
   type PostgresInvalidationChannel,

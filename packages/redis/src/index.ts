@@ -6,6 +6,7 @@
 
 export { type CircuitBreakerOptions, StoreUnavailableError } from "@keyward/core/toolkit";
 export type { IoredisClient, NodeRedisClient, RedisClient } from "./client/redis-client.js";
+export { type RedisHoldStoreOptions, redisHoldStore } from "./holds/redis-hold-store.js";
 export {
   type RedisInvalidationChannel,
   type RedisInvalidationChannelOptions,

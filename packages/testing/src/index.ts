@@ -3,6 +3,7 @@
  * Import it from your vitest test files.
  */
 
+export { type BudgetsSuiteOptions, describeBudgets } from "./budgets/budgets-suite.js";
 export {
   type CheckedReply,
   type ClientAddressSuiteOptions,

@@ -5,7 +5,16 @@
  * Every method runs synchronously inside the object, so each is one atomic step: nothing else runs
  * between its read and its write. The order of listings is core's (`newestKeyFirst`, …).
  */
-import type { KeyRotation, KeyUpdate, Owner, StoredEvent, StoredKey } from "@keyward/core";
+import type {
+  FeatureFieldChanges,
+  FeatureFields,
+  JsonValue,
+  KeyRotation,
+  KeyUpdate,
+  Owner,
+  StoredEvent,
+  StoredKey,
+} from "@keyward/core";
 import { ownerLabel, pageOfExpiringKeys } from "@keyward/core/toolkit";
 import type { SqlStorage } from "./durable-object-state.js";
 
@@ -171,18 +180,16 @@ export function keyTable(sql: SqlStorage, hooks: KeyTableHooks) {
       }
       const previousSecretExpiresAt = rotation.previousSecretExpiresAt ?? null;
       const graceful = previousSecretExpiresAt !== null;
+      const { fields: _replaced, ...kernelFields } = key;
       const rotated: StoredKey = {
-        ...key,
+        ...kernelFields,
         version: key.version + 1,
         secretHash: rotation.secretHash,
         hint: rotation.hint,
         rotatedAt: rotation.rotatedAt,
         previousSecretHash: graceful ? key.secretHash : null,
         previousSecretExpiresAt,
-        // The sealed secret is the current one's, or none (a record that never had one stays so).
-        ...(rotation.sealedSecret != null || key.sealedSecret != null
-          ? { sealedSecret: rotation.sealedSecret ?? null }
-          : {}),
+        ...withFields(key.fields, rotation.fields),
       };
       write(rotated);
       hooks.recordEvents(events);
@@ -207,12 +214,19 @@ export function keyTable(sql: SqlStorage, hooks: KeyTableHooks) {
       const key = byId(id);
       if (!key || key.revokedAt !== null) return null;
       if (expectedVersion != null && key.version !== expectedVersion) return null;
+      const { fields: fieldChanges, ...kernelChanges } = changes;
       const fields: Record<string, unknown> = {};
       // Fields present are set; `{ name: undefined }` (dropped by JSON on the way) changes nothing.
-      for (const [name, value] of Object.entries(changes)) {
+      for (const [name, value] of Object.entries(kernelChanges)) {
         if (value !== undefined) fields[name] = value;
       }
-      const updated = { ...key, ...fields, version: key.version + 1 } as StoredKey;
+      const { fields: _replaced, ...rest } = key;
+      const updated = {
+        ...rest,
+        ...fields,
+        ...withFields(key.fields, fieldChanges),
+        version: key.version + 1,
+      } as StoredKey;
       write(updated);
       hooks.recordEvents(events);
       return updated;
@@ -287,4 +301,21 @@ export function keyTable(sql: SqlStorage, hooks: KeyTableHooks) {
       );
     },
   };
+}
+
+/**
+ * A record's feature fields after `changes` (a value sets, null removes, others are kept), as the
+ * spread of a record: `{ fields }`, or nothing when none are left. The object keeps them inside
+ * the record's JSON without knowing them.
+ */
+function withFields(
+  current: FeatureFields | undefined,
+  changes: FeatureFieldChanges | undefined,
+): { fields?: FeatureFields } {
+  const fields: Record<string, JsonValue> = { ...current };
+  for (const [name, value] of Object.entries(changes ?? {})) {
+    if (value === null) delete fields[name];
+    else if (value !== undefined) fields[name] = value;
+  }
+  return Object.keys(fields).length === 0 ? {} : { fields };
 }

@@ -5,7 +5,7 @@
  * (`resources`, by kind). Its header's `typ` names it, so `verify` knows it from a session JWT
  * by its shape alone.
  */
-import { sha256 } from "@oslojs/crypto/sha2";
+import { sha256Digest } from "../keys/sha256.js";
 
 /** The JOSE header `typ` of every exchanged token. */
 export const tokenType = "keyward-agent+jwt";
@@ -37,7 +37,7 @@ const utf8 = new TextEncoder();
  * by (whoever holds the token can read its claims).
  */
 export function secretMarker(secretHash: string): string {
-  const digest = sha256(utf8.encode(`keyward-agent-token:${secretHash}`)).subarray(0, 12);
+  const digest = sha256Digest(utf8.encode(`keyward-agent-token:${secretHash}`)).subarray(0, 12);
   let binary = "";
   for (const byte of digest) binary += String.fromCharCode(byte);
   return btoa(binary).replaceAll("+", "-").replaceAll("/", "_");

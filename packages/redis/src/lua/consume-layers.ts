@@ -30,7 +30,8 @@
  * then s, the number of layer specs, and the s specs:
  *   "r <algorithm>:<limit>:<windowMs>"                        a rate layer
  *   "q <limit> <day|month>"                                   a quota
- *   "c <cost> <remaining> <grantedAt> [<amount> <period>]"    credits (with a refill)
+ *   "c <cost> <remaining> <grantedAt> [<amount> <period>]"    credits (with a refill); a negative
+ *     cost gives back what an admitted request spent (a settled hold, an adjustment)
  *   "d <cost> …"                                               durable credits, as "c"; a state
  *     not held at all is not started from the grant: the request is refused unchanged, with
  *     retryAfter -1 on that layer, for the caller to seed it from the durable balance and retry
@@ -164,7 +165,7 @@ for i = 1, tonumber(ARGV[4]) do
     specs[i] = { kind = kind, policy = '', limit = tonumber(limit), period = periodKind }
   else
     local cost, remaining, grantedAt, amount, periodKind =
-      string.match(text, '^[cd] (%d+) (%d+) (%d+) ?(%d*) ?(%a*)$')
+      string.match(text, '^[cd] (%-?%d+) (%d+) (%d+) ?(%d*) ?(%a*)$')
     specs[i] = {
       kind = 'c', policy = 'c', cost = tonumber(cost), remaining = tonumber(remaining),
       grantedAt = tonumber(grantedAt), amount = tonumber(amount), period = periodKind,

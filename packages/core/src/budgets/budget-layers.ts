@@ -1,0 +1,106 @@
+/**
+ * Budgets as limit layers: the charge step `budgets()` adds to `verify`'s phase "charge". A budget
+ * is a balance of `limit` per period, spent by each request's `cost`, so it is a credits layer whose
+ * balance is whole again at the start of every period. Being a layer of the key's plan, it is
+ * decided with the rate limits, quota and credits in the store's one atomic step, all-or-nothing,
+ * on every store, with no state of its own:
+ *
+ * - a day or month budget refills (`refill: { amount: limit, period }`), so a refusal carries the
+ *   period's end as its reset and `Retry-After`;
+ * - a week budget is a new grant each UTC week (`grantedAt` = the week's Monday 00:00): the layers
+ *   of the kernel know calendar days and months only.
+ */
+import type { ChargeStep } from "../auth/charge-steps.js";
+import type { Clock } from "../clock.js";
+import type { KeyLimitPlan } from "../limits/resolve-layers.js";
+import type { LimitLayer } from "../limits/types.js";
+import type { StoredKey } from "../storage/key-store.js";
+import { type Budget, type BudgetSource, budgetOf } from "./budget-config.js";
+import { budgetPeriodStart } from "./budget-period.js";
+
+export type CreditsLayer = Extract<LimitLayer, { layer: "credits" }>;
+
+/** Bucket names of the budget layers: never a kernel credits bucket (`credits:<key id>`). */
+export const keyBudgetBucket = (keyId: string) => `budget:key:${keyId}`;
+export const ownerBudgetBucket = (owner: string) => `budget:owner:${owner}`;
+
+export function isBudgetBucket(bucket: string): boolean {
+  return bucket.startsWith("budget:");
+}
+
+export function budgetLayer(
+  bucket: string,
+  budget: Budget,
+  cost: number,
+  now: number,
+): CreditsLayer {
+  if (budget.period === "week") {
+    return {
+      layer: "credits",
+      bucket,
+      cost,
+      remaining: budget.limit,
+      grantedAt: budgetPeriodStart(now, "week"),
+    };
+  }
+  return {
+    layer: "credits",
+    bucket,
+    cost,
+    remaining: budget.limit,
+    grantedAt: 0,
+    refill: { amount: budget.limit, period: budget.period },
+  };
+}
+
+export interface BudgetSources {
+  perKey: BudgetSource;
+  perOwner: BudgetSource;
+}
+
+/**
+ * The charge step. `clock` is read when a request is planned (the instance's, set at install).
+ * For the default cost of 1 the plan with budgets is kept per plan and period, so a key that is not
+ * spending a `cost` gets the same plan object on every request, as the charge phase asks.
+ */
+export function budgetChargeStep(sources: BudgetSources, clock: () => Clock): ChargeStep {
+  const cached = new WeakMap<KeyLimitPlan, { at: string; plan: KeyLimitPlan }>();
+  return {
+    name: "budget",
+    plan(plan, request) {
+      const { key, cost } = request;
+      const keyBudget = budgetOf(sources.perKey, key, "budgets({ perKey })");
+      const ownerBudget = budgetOf(sources.perOwner, key, "budgets({ perOwner })");
+      if (!keyBudget && !ownerBudget) return plan;
+      const now = clock().now();
+      const at = periodsAt(now, keyBudget, ownerBudget);
+      if (cost === 1) {
+        const hit = cached.get(plan);
+        if (hit && hit.at === at) return hit.plan;
+      }
+      const layers: LimitLayer[] = plan.layers
+        ? [...plan.layers]
+        : [{ layer: "key", bucket: `key:${key.id}`, policy: plan.policy }];
+      if (keyBudget) layers.push(budgetLayer(keyBudgetBucket(key.id), keyBudget, cost, now));
+      if (ownerBudget) {
+        layers.push(budgetLayer(ownerBudgetBucket(plan.owner), ownerBudget, cost, now));
+      }
+      const next = { ...plan, layers };
+      if (cost === 1) cached.set(plan, { at, plan: next });
+      return next;
+    },
+  };
+}
+
+/** The periods a plan is valid for, as one string: a new period is a new plan. */
+function periodsAt(now: number, ...budgets: (Budget | undefined)[]): string {
+  return budgets.map((budget) => (budget ? budgetPeriodStart(now, budget.period) : "")).join(":");
+}
+
+/** For a reader of a key's budget: which budget `sources` set for it. */
+export function budgetsOf(sources: BudgetSources, key: StoredKey) {
+  return {
+    key: budgetOf(sources.perKey, key, "budgets({ perKey })"),
+    owner: budgetOf(sources.perOwner, key, "budgets({ perOwner })"),
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * Where a key's budgets stand in the current period: what its holds still hold, what was spent
+ * for good and what is left. Holds are taken from the balance up front, so
+ * `left = limit − spent − held`, and `spent` is read as `limit − left − held`. Read from the store
+ * without changing anything (one layered read and one hold sum).
+ */
+import type { KeywardContext } from "../keyward/context.js";
+import { ownerLimitKey } from "../limits/owner-limit-key.js";
+import type { LimitLayer } from "../limits/types.js";
+import type { Budget } from "./budget-config.js";
+import {
+  type BudgetSources,
+  budgetLayer,
+  budgetsOf,
+  keyBudgetBucket,
+  ownerBudgetBucket,
+} from "./budget-layers.js";
+import { budgetPeriodEnd } from "./budget-period.js";
+import type { HoldStore } from "./hold-store.js";
+
+export interface BudgetStanding extends Budget {
+  held: number;
+  spent: number;
+  left: number;
+  /** When the budget is whole again (epoch ms). */
+  resetsAt: number;
+}
+
+export interface BudgetUsage {
+  keyId: string;
+  /** What the key's holds hold now (from its credits and budgets alike). */
+  held: number;
+  /** The key's own budget; null without one. */
+  key: BudgetStanding | null;
+  /** Its owner's shared budget; null without one. `held` counts this key's holds only. */
+  owner: BudgetStanding | null;
+}
+
+export async function budgetUsage({
+  context,
+  sources,
+  store,
+  keyId,
+}: {
+  context: KeywardContext;
+  sources: BudgetSources;
+  store: HoldStore;
+  keyId: string;
+}): Promise<BudgetUsage | null> {
+  const key = await context.keys.findById(keyId);
+  if (!key) return null;
+  const budgets = budgetsOf(sources, key);
+  const now = context.clock.now();
+  const owner = ownerLimitKey(key);
+  const layers: LimitLayer[] = [];
+  if (budgets.key) layers.push(budgetLayer(keyBudgetBucket(key.id), budgets.key, 0, now));
+  if (budgets.owner) layers.push(budgetLayer(ownerBudgetBucket(owner), budgets.owner, 0, now));
+  const [held, decisions] = await Promise.all([
+    store.heldBy(key.id),
+    layers.length > 0 && context.layeredLimits
+      ? context.layeredLimits.read({ owner, layers, now })
+      : Promise.resolve([]),
+  ]);
+  const standing = (budget: Budget | undefined, index: number): BudgetStanding | null => {
+    if (!budget) return null;
+    const left = decisions[index]?.remaining ?? budget.limit;
+    return {
+      ...budget,
+      held,
+      left,
+      spent: Math.max(0, budget.limit - left - held),
+      resetsAt: budgetPeriodEnd(now, budget.period),
+    };
+  };
+  return {
+    keyId: key.id,
+    held,
+    key: standing(budgets.key, 0),
+    owner: standing(budgets.owner, budgets.key ? 1 : 0),
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * Where holds are kept until they are settled, released or expire. What a hold took is already
+ * spent from its layers (the hold is the charge of an admitted request, made up front); the record
+ * says how much may come back, and from which layers. Every instance must see the same records:
+ * memory for one process, Redis or PostgreSQL for several (`@keyward/redis`'s `redisHoldStore`,
+ * `@keyward/postgres`'s `postgresHoldStore`).
+ *
+ * Contract: `take` is atomic: of any number of calls for one id, on any number of instances, one
+ * answers the hold and removes it, the others answer undefined. That is what makes a hold settled,
+ * released or expired exactly once, whichever comes first.
+ */
+import type { CreditsLayer } from "./budget-layers.js";
+
+export interface StoredHold {
+  /** Random, unguessable: whoever has it can settle the hold. */
+  id: string;
+  keyId: string;
+  /** The key's owner id (a user's or an organization's): whom a meter bills. */
+  ownerId: string;
+  /** The owner the layers are charged to (`ownerLimitKey`). */
+  owner: string;
+  /** What was taken up front. */
+  amount: number;
+  /** The layers it was taken from (credits, budgets), each as charged: `cost` = `amount`. */
+  layers: CreditsLayer[];
+  /** When it was taken (epoch ms): a layer whose period has ended since gets nothing back. */
+  heldAt: number;
+  /** When it is released by itself if not settled (epoch ms). */
+  expiresAt: number;
+}
+
+export interface HoldStore {
+  /** Records a new hold; rejects if one with its id exists (a hold is never silently replaced). */
+  put(hold: StoredHold): Promise<void>;
+  /** Removes the hold and answers it; undefined when it is gone (settled, released, expired). */
+  take(id: string): Promise<StoredHold | undefined>;
+  /** Ids of holds whose `expiresAt` ≤ `now`, at most `limit` of them. */
+  expired(now: number, limit: number): Promise<string[]>;
+  /** What the key's holds still hold, summed: for usage reports. */
+  heldBy(keyId: string): Promise<number>;
+  /** Stops what the store runs itself, if anything. */
+  close?(): Promise<void>;
+}
+
+/** Holds in this process: for one instance, and for tests. */
+export function memoryHoldStore(): HoldStore {
+  const holds = new Map<string, StoredHold>();
+  return {
+    async put(hold) {
+      if (holds.has(hold.id)) throw new Error(`Keyward: hold ${hold.id} exists already`);
+      holds.set(hold.id, structuredClone(hold));
+    },
+    async take(id) {
+      const hold = holds.get(id);
+      holds.delete(id);
+      return hold;
+    },
+    async expired(now, limit) {
+      const ids: string[] = [];
+      for (const hold of holds.values()) {
+        if (ids.length >= limit) break;
+        if (hold.expiresAt <= now) ids.push(hold.id);
+      }
+      return ids;
+    },
+    async heldBy(keyId) {
+      let sum = 0;
+      for (const hold of holds.values()) if (hold.keyId === keyId) sum += hold.amount;
+      return sum;
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Holds of `@keyward/core/budgets` in PostgreSQL, shared by every instance. `take` is one
+ * `DELETE … RETURNING`: of concurrent takes of one hold, on any instances, exactly one gets the
+ * row, so a settle racing a release or the TTL sweep ends it exactly once.
+ *
+ * The table holds only holds in flight (a few minutes each), so it is the store's own: created on
+ * first use (`CREATE TABLE IF NOT EXISTS`), outside the numbered migrations of the keys' schema. A
+ * host that runs its schema itself runs `holdTableStatements(table)` instead and passes
+ * `createTable: false`.
+ */
+import type { HoldStore, StoredHold } from "@keyward/core/budgets";
+import type { PostgresClient } from "../client.js";
+import { queryRows } from "../client.js";
+
+export interface PostgresHoldStoreOptions {
+  client: PostgresClient;
+  /** The table, schema-qualified if need be; default "keyward_holds". */
+  table?: string;
+  /** Whether to create the table on first use; default true. */
+  createTable?: boolean;
+}
+
+const identifier = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+
+export function holdTableStatements(table = "keyward_holds"): string[] {
+  if (!identifier.test(table)) {
+    throw new TypeError(
+      `postgresHoldStore: table must be an identifier (schema.table), got ${table}`,
+    );
+  }
+  const index = `${table.replace(".", "_")}_expires_at`;
+  return [
+    `CREATE TABLE IF NOT EXISTS ${table} (
+      id text COLLATE "C" PRIMARY KEY,
+      key_id text COLLATE "C" NOT NULL,
+      amount bigint NOT NULL CHECK (amount >= 0),
+      expires_at bigint NOT NULL,
+      hold jsonb NOT NULL
+    )`,
+    `CREATE INDEX IF NOT EXISTS ${index.split(".").at(-1)} ON ${table} (expires_at)`,
+  ];
+}
+
+interface HoldRow {
+  hold: StoredHold | string;
+}
+
+export function postgresHoldStore({
+  client,
+  table = "keyward_holds",
+  createTable = true,
+}: PostgresHoldStoreOptions): HoldStore {
+  if (typeof client?.query !== "function") {
+    throw new TypeError("postgresHoldStore needs a `client` with query(text, params)");
+  }
+  const statements = holdTableStatements(table);
+  let created: Promise<void> | undefined;
+  const ready = () => {
+    if (!createTable) return Promise.resolve();
+    created ??= (async () => {
+      for (const statement of statements) await client.query(statement);
+    })().catch((error) => {
+      created = undefined;
+      throw error;
+    });
+    return created;
+  };
+  const parse = (row: HoldRow): StoredHold =>
+    typeof row.hold === "string" ? (JSON.parse(row.hold) as StoredHold) : row.hold;
+
+  return {
+    async put(hold) {
+      await ready();
+      await client.query(
+        `INSERT INTO ${table} (id, key_id, amount, expires_at, hold) VALUES ($1, $2, $3, $4, $5::jsonb)`,
+        [hold.id, hold.keyId, hold.amount, hold.expiresAt, JSON.stringify(hold)],
+      );
+    },
+    async take(id) {
+      await ready();
+      const rows = await queryRows<HoldRow>(
+        client,
+        `DELETE FROM ${table} WHERE id = $1 RETURNING hold`,
+        [id],
+      );
+      return rows[0] ? parse(rows[0]) : undefined;
+    },
+    async expired(now, limit) {
+      await ready();
+      const rows = await queryRows<{ id: string }>(
+        client,
+        `SELECT id FROM ${table} WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2`,
+        [now, limit],
+      );
+      return rows.map((row) => row.id);
+    },
+    async heldBy(keyId) {
+      await ready();
+      const rows = await queryRows<{ held: string | number | null }>(
+        client,
+        `SELECT sum(amount) AS held FROM ${table} WHERE key_id = $1`,
+        [keyId],
+      );
+      return Number(rows[0]?.held ?? 0);
+    },
+  };
+}

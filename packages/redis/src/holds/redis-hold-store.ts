@@ -1,0 +1,86 @@
+/**
+ * Holds of `@keyward/core/budgets` in Redis, shared by every instance: each operation is one Lua
+ * script, so taking a hold (`take`) is atomic across any number of instances, and a settle racing a
+ * release or the TTL sweep on another instance ends it exactly once.
+ *
+ * | key | holds |
+ * |---|---|
+ * | `<prefix>{holds}:record` | hold id → the hold as JSON (a hash) |
+ * | `<prefix>{holds}:expiry` | hold ids scored by `expiresAt` (a sorted set) |
+ * | `<prefix>{holds}:held` | key id → what its holds hold (a hash) |
+ *
+ * All three carry one hash tag, so on a cluster the scripts run on one node. A hold has no Redis
+ * TTL: an expired hold must be given back by the sweep, not forgotten.
+ */
+import type { HoldStore, StoredHold } from "@keyward/core/budgets";
+import { redisConnection } from "../client/connect.js";
+import { luaScript } from "../client/lua-script.js";
+import type { RedisClient } from "../client/redis-client.js";
+
+const putScript = luaScript(
+  "hold-put",
+  `
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+redis.call('HINCRBY', KEYS[3], ARGV[4], ARGV[5])
+return 1
+`,
+);
+
+const takeScript = luaScript(
+  "hold-take",
+  `
+local record = redis.call('HGET', KEYS[1], ARGV[1])
+if not record then return false end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+local hold = cjson.decode(record)
+if redis.call('HINCRBY', KEYS[3], hold.keyId, -hold.amount) <= 0 then
+  redis.call('HDEL', KEYS[3], hold.keyId)
+end
+return record
+`,
+);
+
+const expiredScript = luaScript(
+  "hold-expired",
+  `return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])`,
+);
+
+const heldScript = luaScript("hold-held", `return redis.call('HGET', KEYS[1], ARGV[1])`);
+
+export interface RedisHoldStoreOptions {
+  /** The client the store was given (or another one on the same Redis). */
+  client: RedisClient;
+  /** Prefix of every key, as `redisStore({ prefix })`; default "keyward:". */
+  prefix?: string;
+}
+
+export function redisHoldStore({ client, prefix = "keyward:" }: RedisHoldStoreOptions): HoldStore {
+  const connection = redisConnection(client);
+  const record = `${prefix}{holds}:record`;
+  const expiry = `${prefix}{holds}:expiry`;
+  const held = `${prefix}{holds}:held`;
+  return {
+    async put(hold: StoredHold) {
+      const written = await connection.run(
+        putScript,
+        [record, expiry, held],
+        [hold.id, JSON.stringify(hold), String(hold.expiresAt), hold.keyId, String(hold.amount)],
+      );
+      if (Number(written) !== 1) throw new Error(`Keyward: hold ${hold.id} exists already`);
+    },
+    async take(id) {
+      const taken = await connection.run(takeScript, [record, expiry, held], [id]);
+      return typeof taken === "string" ? (JSON.parse(taken) as StoredHold) : undefined;
+    },
+    async expired(now, limit) {
+      const ids = await connection.run(expiredScript, [expiry], [String(now), String(limit)]);
+      return Array.isArray(ids) ? ids.map(String) : [];
+    },
+    async heldBy(keyId) {
+      const sum = await connection.run(heldScript, [held], [keyId]);
+      return sum === null || sum === undefined ? 0 : Number(sum);
+    },
+  };
+}
