@@ -41,6 +41,22 @@ export function holdTableStatements(table = "keyward_holds"): string[] {
   ];
 }
 
+/**
+ * Runs a `CREATE … IF NOT EXISTS`. Two instances starting at once may both find the table missing:
+ * PostgreSQL then refuses the later with a unique violation in its catalogue (23505, on
+ * pg_type's name index) or "already exists" (42P07, 42710) once the first committed. Run again,
+ * the statement finds what the other created and does nothing.
+ */
+async function createOnce(client: PostgresClient, statement: string): Promise<void> {
+  try {
+    await client.query(statement);
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code !== "23505" && code !== "42P07" && code !== "42710") throw error;
+    await client.query(statement);
+  }
+}
+
 interface HoldRow {
   hold: StoredHold | string;
 }
@@ -58,7 +74,7 @@ export function postgresHoldStore({
   const ready = () => {
     if (!createTable) return Promise.resolve();
     created ??= (async () => {
-      for (const statement of statements) await client.query(statement);
+      for (const statement of statements) await createOnce(client, statement);
     })().catch((error) => {
       created = undefined;
       throw error;
