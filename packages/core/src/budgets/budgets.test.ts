@@ -145,6 +145,45 @@ describe("reserve, settle, release on the memory store", () => {
   });
 });
 
+describe("reserve is the instance's own verify", () => {
+  it("is heard by an `around` observer listed before budgets, as every verification is", async () => {
+    const heard: (string | undefined)[] = [];
+    const observer: KeywardFeature<"observer"> = {
+      name: "observer",
+      extends: {
+        verify: {
+          around: [
+            (inner) => (authorization, options) => {
+              heard.push(options?.route);
+              return inner(authorization, options);
+            },
+          ],
+        },
+      },
+      install: () => ({}),
+    };
+    const keyward = createKeyward({
+      store: memoryStore(),
+      scopes,
+      tiers: { free: { rateLimit: { limit: 100, window: "1m" } } },
+      clock: manualClock(start),
+      jwt: false,
+      logger: false,
+      features: [observer, budgets({ sweepInterval: false })],
+    });
+    const { key } = await keyward.keys.create({
+      ownerId: "alice",
+      accountTier: "free",
+      name: "agent",
+      scopes: ["completions:write"],
+      tier: "free",
+    });
+    const reserved = await keyward.budgets.reserve(`Bearer ${key}`, { route, cost: 3 });
+    expect(reserved.ok).toBe(true);
+    expect(heard).toEqual([route]);
+  });
+});
+
 describe("budgets by period on the memory store", () => {
   it("a per-key day budget is checked with the other layers, refuses past its limit and rolls at UTC midnight", async () => {
     const { reserve, keyward, id, clock } = await setup({ perKey: { limit: 100, period: "day" } });

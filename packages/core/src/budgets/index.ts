@@ -13,8 +13,8 @@
  * const reserved = await keyward.budgets.reserve(header, { scopes: ["completions:write"], route: "POST /completions", cost: 4096 });
  * if (reserved.ok) { …; await reserved.hold.settle(1234); }
  */
+import type { PendingVerify } from "../auth/pending-verify.js";
 import type { VerifyOptions } from "../auth/principal.js";
-import type { VerifyFunction } from "../auth/verify-wrappers.js";
 import { periodicTask } from "../background/periodic-task.js";
 import type { EventBus } from "../bus/event-bus.js";
 import type { Clock } from "../clock.js";
@@ -127,7 +127,7 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
 
   // Set when the kernel is built: the instance's clock, its limiter and its verify.
   let context: KeywardContext | undefined;
-  let verify: VerifyFunction | undefined;
+  let verify: PendingVerify | undefined;
   let bus: EventBus | undefined;
   const clock = (): Clock => context!.clock;
   let report = (_message: string, _cause: unknown) => {};
@@ -223,19 +223,14 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
                 ),
               ]
             : [],
-        // Keeps the instance's verify for `reserve`: returned unchanged, so it decides as before.
-        around: [
-          (inner, reportFailure) => {
-            verify = inner;
-            report = reportFailure;
-            return inner;
-          },
-        ],
       },
     },
     install(kernel) {
       context = kernel.context;
       bus = kernel.bus;
+      // `reserve` is the instance's own verify, every phase (observers included), with `cost`.
+      verify = kernel.verify;
+      report = kernel.context.reportFailure;
       return {
         api,
         async close() {

@@ -71,10 +71,10 @@ export interface FeatureKernel {
    */
   readonly bus: EventBus;
   /**
-   * The instance's `verify`, every phase included, for a feature whose own routes take an API key
-   * as the host's routes do (checked, rate-limited and counted as the key): the agent-token
-   * exchange (`POST {basePath}/tokens`) and a protected resource's guard. Decided without a promise
-   * when no I/O was needed.
+   * The instance's `verify`, every phase included (its `around` observers too), for a feature that
+   * checks, limits and counts an API key as the host's routes do: agent tokens' exchange
+   * (`POST {basePath}/tokens`) and a protected resource's guard, and budgets' `reserve` (`verify`
+   * with the hold as `cost`). Decided without a promise when no I/O was needed.
    */
   readonly verify: PendingVerify;
   /**
