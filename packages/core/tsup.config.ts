@@ -13,6 +13,7 @@ export default packageBuild({
     "imports/index": "src/imports/index.ts",
     "recoverable/index": "src/recoverable/index.ts",
     "budgets/index": "src/budgets/index.ts",
+    "agent-tokens/index": "src/agent-tokens/index.ts",
     "permissions/index": "src/permissions/index.ts",
   },
 });
