@@ -158,6 +158,40 @@ const pageSetup: Record<
     aliases?: Record<string, string>;
   }
 > = {
+  "docs/agents.md": {
+    given: {
+      token: "declare const token: string;",
+      signingKeys:
+        'declare const signingKeys: import("@keyward/core/agent-tokens").SigningKeysConfig;',
+    },
+  },
+  "docs/budgets.md": {
+    given: {
+      client: 'declare const client: import("ioredis").Redis;',
+      app: "declare const app: { post(path: string, handler: (request: Request) => Promise<Response>): void };",
+      keyward:
+        'declare const keyward: import("@keyward/core").Keyward & { budgets: import("@keyward/core/budgets").BudgetsApi };',
+      callModel: "declare function callModel(input: unknown): Promise<Response>;",
+      tapUsage:
+        "declare function tapUsage(body: ReadableStream<Uint8Array> | null, onUsage: (usage: { completion_tokens: number }) => void): ReadableStream<Uint8Array>;",
+      budgets: 'import { budgets } from "@keyward/core/budgets";',
+      metering: 'import { metering } from "@keyward/metering";',
+      ledger: 'declare const ledger: import("@keyward/metering").MeteringConfig["ledger"];',
+      exporters:
+        'declare const exporters: import("@keyward/metering").MeteringConfig["exporters"];',
+    },
+  },
+  "docs/cloudflare.md": {
+    given: {
+      cloudflareStore: 'import { cloudflareStore } from "@keyward/cloudflare";',
+      env: 'declare const env: { KEYWARD: import("@keyward/cloudflare").ObjectNamespace };',
+    },
+    modules: {
+      "./src/app": `export declare function createApp(keyward: import("@keyward/core").Keyward): (request: Request) => Promise<Response>;
+export declare const scopes: import("@keyward/core").KeywardConfig["scopes"];
+export declare const tiers: import("@keyward/core").KeywardConfig["tiers"];`,
+    },
+  },
   "docs/concepts.md": {
     given: {
       scopes: "declare const scopes: string[];",
@@ -197,7 +231,22 @@ const pageSetup: Record<
   "docs/getting-started-nextjs.md": {
     given: { getKeyward: 'import { getKeyward } from "@/lib/keyward";' },
   },
-  "docs/getting-started-workers.md": { aliases: { "./app.js": "src/index.ts" } },
+  "docs/getting-started-workers.md": {
+    aliases: { "./app.js": "src/index.ts" },
+    given: {
+      CloudflareStore: 'import type { CloudflareStore } from "@keyward/cloudflare";',
+      cloudflareStore: 'import { cloudflareStore } from "@keyward/cloudflare";',
+      createApp:
+        'declare function createApp(keyward: import("@keyward/core").Keyward): (request: Request) => Promise<Response>;',
+      Env: 'interface Env { JWT_SECRET: string; KEYWARD: import("@keyward/cloudflare").ObjectNamespace }',
+    },
+  },
+  "packages/cloudflare/README.md": {
+    given: {
+      createApp:
+        'declare function createApp(keyward: import("@keyward/core").Keyward): (request: Request) => Promise<Response>;',
+    },
+  },
   "docs/key-format.md": { given: { token: "declare const token: string;" } },
   "docs/limits.md": {
     given: {

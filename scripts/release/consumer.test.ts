@@ -55,11 +55,13 @@ describe("the packed packages, installed with npm in a fresh project", () => {
     const license = readFileSync(path.join(root, "LICENSE"), "utf8");
     expect(packed.map((entry) => entry.name)).toEqual([
       "@keyward/cli",
+      "@keyward/cloudflare",
       "@keyward/core",
       "@keyward/express",
       "@keyward/fastify",
       "@keyward/fetch",
       "@keyward/hono",
+      "@keyward/metering",
       "@keyward/otel",
       "@keyward/postgres",
       "@keyward/redis",
