@@ -6,6 +6,7 @@
  * guarded as an OAuth protected resource (`demoMcp`), its metadata at the well-known paths.
  */
 import type { Keyward } from "@keyward/core";
+import type { BudgetsApi } from "@keyward/core/budgets";
 import { toFetchRequest } from "@keyward/core/node-http";
 import {
   answerMcp,
@@ -27,6 +28,7 @@ import {
   requireApiKey,
 } from "@keyward/express";
 import express, { type Express, type Request, type Response } from "express";
+import { addCompletions } from "./completions.js";
 
 type ProfileParams = { slug: string };
 
@@ -34,7 +36,10 @@ type ProfileParams = { slug: string };
 const resource = (req: Request) => profileResource(String(req.params.slug));
 
 /** `mcp.listening(port)` must be called once the server listens (the resource names the port). */
-export function createApp(keyward: Keyward, mcp: DemoMcp = demoMcp(keyward)): Express {
+export function createApp(
+  keyward: Keyward & { budgets: BudgetsApi },
+  mcp: DemoMcp = demoMcp(keyward),
+): Express {
   const app = express();
   app.disable("x-powered-by");
   app.use(keywardRouter(keyward));
@@ -55,6 +60,9 @@ export function createApp(keyward: Keyward, mcp: DemoMcp = demoMcp(keyward)): Ex
         .catch(next);
     },
   );
+
+  // POST /api/v1/completions (demo contract v0.4): reserve, stream, settle.
+  addCompletions(app, keyward);
 
   app.get(
     PROFILE_ROUTE,

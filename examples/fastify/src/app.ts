@@ -7,6 +7,7 @@
  * server guarded as an OAuth protected resource (`demoMcp`), its metadata at the well-known paths.
  */
 import type { Keyward } from "@keyward/core";
+import type { BudgetsApi } from "@keyward/core/budgets";
 import { toFetchRequest } from "@keyward/core/node-http";
 import {
   answerMcp,
@@ -29,6 +30,7 @@ import {
   requireApiKey,
 } from "@keyward/fastify";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { addCompletions } from "./completions.js";
 
 /** What a profile route is about: a key limited to some profiles gets 403 for the others. */
 const resource = (request: FastifyRequest) =>
@@ -36,7 +38,7 @@ const resource = (request: FastifyRequest) =>
 
 /** `mcp.listening(port)` must be called once the server listens (the resource names the port). */
 export async function createApp(
-  keyward: Keyward,
+  keyward: Keyward & { budgets: BudgetsApi },
   timeouts: NodeServerTimeouts,
   mcp: DemoMcp = demoMcp(keyward),
 ): Promise<FastifyInstance> {
@@ -64,6 +66,8 @@ export async function createApp(
     { preHandler: app.requireApiKey({ scopes: PROFILE_ROUTES.update.scopes, resource }) },
     async (request) => updateProfile(request.params.slug, request.keyward!.principal),
   );
+  // POST /api/v1/completions (demo contract v0.4): reserve, stream, settle.
+  addCompletions(app, keyward);
   for (const path of MCP_METADATA_PATHS) {
     app.get(path, async (_request, reply) => sendFetchResponse(reply, mcp.metadataResponse()));
   }

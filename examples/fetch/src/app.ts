@@ -6,6 +6,7 @@
  * protected resource (`demoMcp`), its metadata at the well-known paths.
  */
 import type { Keyward } from "@keyward/core";
+import type { BudgetsApi } from "@keyward/core/budgets";
 import {
   answerMcp,
   type DemoMcp,
@@ -21,6 +22,7 @@ import {
 } from "@keyward/example-demo";
 import { keywardFetchHandler, withApiKey } from "@keyward/fetch";
 import type { ServerRequest } from "srvx";
+import { completionsRoute } from "./completions.js";
 
 const profilePattern = /^\/api\/v1\/profiles\/([^/]+)\/?$/;
 /** The socket's address (srvx trusts no proxy header unless told to): what floods are counted by. */
@@ -31,10 +33,12 @@ const resource = (request: Request) => profileResource(slugOf(request)!);
 
 /** `mcp.listening(port)` must be called once the server listens (the resource names the port). */
 export function createApp(
-  keyward: Keyward,
+  keyward: Keyward & { budgets: BudgetsApi },
   mcp: DemoMcp = demoMcp(keyward),
 ): (request: Request) => Promise<Response> {
   const keyManagement = keywardFetchHandler(keyward);
+  // POST /api/v1/completions (demo contract v0.4): reserve, stream, settle.
+  const completions = completionsRoute(keyward, clientIp);
   const metadataPaths = new Set<string>(MCP_METADATA_PATHS);
   const answerMcpRoute = withApiKey(
     mcp.guard,
@@ -58,6 +62,8 @@ export function createApp(
     const { pathname } = new URL(request.url);
     if (pathname === MCP_PATH) return answerMcpRoute(request);
     if (metadataPaths.has(pathname) && request.method === "GET") return mcp.metadataResponse();
+    const completion = await completions(request);
+    if (completion) return completion;
     if (slugOf(request) === null) return problem(404, "route_not_found", "Not Found");
     if (request.method === "GET" || request.method === "HEAD") return read(request);
     if (request.method === "PUT") return update(request);

@@ -7,6 +7,7 @@
  */
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Keyward } from "@keyward/core";
+import type { BudgetsApi } from "@keyward/core/budgets";
 import {
   answerMcp,
   type DemoMcp,
@@ -22,12 +23,16 @@ import {
 } from "@keyward/example-demo";
 import { type KeywardEnv, keyward, requireApiKey } from "@keyward/hono";
 import { type Context, Hono } from "hono";
+import { addCompletions } from "./completions.js";
 
 /** What a profile route is about: a key limited to some profiles gets 403 for the others. */
 const resource = (c: Context) => profileResource(c.req.param("slug") ?? "");
 
 /** `mcp.listening(port)` must be called once the server listens (the resource names the port). */
-export function createApp(instance: Keyward, mcp: DemoMcp = demoMcp(instance)): Hono<KeywardEnv> {
+export function createApp(
+  instance: Keyward & { budgets: BudgetsApi },
+  mcp: DemoMcp = demoMcp(instance),
+): Hono<KeywardEnv> {
   const app = new Hono<KeywardEnv>();
   app.use(keyward(instance, { getConnInfo }));
 
@@ -37,6 +42,9 @@ export function createApp(instance: Keyward, mcp: DemoMcp = demoMcp(instance)): 
     requireApiKey(mcp.guard, { scopes: [...MCP_SCOPES], accept: "api-key", getConnInfo }),
     (c) => answerMcp(c.req.raw, c.get("keyward").principal),
   );
+
+  // POST /api/v1/completions (demo contract v0.4): reserve, stream, settle.
+  addCompletions(app, instance, (c) => getConnInfo(c).remote.address);
 
   // Hono hands a slug whose %-escape does not decode to the route as written ("%zz"); like the other
   // examples, such a URL names no profile.

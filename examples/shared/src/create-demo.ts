@@ -1,5 +1,6 @@
 import { createKeyward, type FeatureApis, type Keyward, type KeywardConfig } from "@keyward/core";
 import { agentTokens } from "@keyward/core/agent-tokens";
+import type { HoldStore } from "@keyward/core/budgets";
 import { events } from "@keyward/core/events";
 import { imports } from "@keyward/core/imports";
 import { lifecycle } from "@keyward/core/lifecycle";
@@ -18,6 +19,8 @@ import {
   demoTiers,
 } from "@keyward/testing/demo-contract";
 import type { MeterProvider } from "@opentelemetry/api";
+import { COMPLETIONS_SCOPE_DESCRIPTIONS } from "./completions/completions-contract.js";
+import { demoBudgets } from "./completions/demo-budgets.js";
 import { type DemoConfig, type Environment, loadDemoConfig, processEnvironment } from "./config.js";
 import { createDemoMetrics, type DemoMetrics } from "./metrics/demo-metrics.js";
 import { openDemoStore } from "./store.js";
@@ -48,7 +51,11 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
   const metrics = createDemoMetrics({ token: config.metricsToken });
   const keyward = createKeyward({
     store: store.storage,
-    ...demoKeywardOptions(config, { meterProvider: metrics.meterProvider }),
+    ...demoKeywardOptions(
+      config,
+      { meterProvider: metrics.meterProvider },
+      store.holds ? { holds: store.holds } : {},
+    ),
   });
   return { config, keyward, storage: store.description, metrics };
 }
@@ -61,11 +68,13 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
 export function demoKeywardOptions(
   config: DemoConfig,
   observability: DemoObservability = {},
+  parts: DemoStoreParts = {},
 ): Omit<KeywardConfig<DemoFeatures>, "store"> & { features: DemoFeatures } {
   return {
-    scopes: DEMO_SCOPE_DESCRIPTIONS,
+    // The contract's four scopes, and `completions:write` for POST /api/v1/completions (v0.4).
+    scopes: { ...DEMO_SCOPE_DESCRIPTIONS, ...COMPLETIONS_SCOPE_DESCRIPTIONS },
     tiers: demoTiers(config.tierLimits, { ownerLimits: config.ownerLimits, quotas: config.quotas }),
-    features: demoFeatures(config, observability),
+    features: demoFeatures(config, observability, parts),
     jwt: { secret: config.jwtSecret },
     // 500s answer without internals; this is where their causes go.
     onError: (error) => console.error("keyward:", error),
@@ -79,8 +88,18 @@ export interface DemoObservability {
   meterProvider?: MeterProvider;
 }
 
+/** Store parts a feature keeps its own state in, when the demo's store has them. */
+export interface DemoStoreParts {
+  /** `budgets()`' holds (Redis's with `REDIS_URL`); default this process's memory. */
+  holds?: HoldStore;
+}
+
 /** The features the demo lists: all of them. */
-export function demoFeatures(config: DemoConfig, observability: DemoObservability = {}) {
+export function demoFeatures(
+  config: DemoConfig,
+  observability: DemoObservability = {},
+  parts: DemoStoreParts = {},
+) {
   return [
     // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports revoke the keys they
     // name (docs/leaked-keys.md); the signing keys come from GitHub unless
@@ -134,6 +153,9 @@ export function demoFeatures(config: DemoConfig, observability: DemoObservabilit
     // such tokens for its own resource (docs/agents.md). The signing key is made at start: the
     // tokens live as long as the process, and one instance verifies them.
     agentTokens(),
+    // POST /api/v1/completions reserves `max_tokens` from the key's credits and settles what it
+    // streamed (examples/*/src/completions.ts, docs/budgets.md).
+    demoBudgets(parts.holds),
   ] as const;
 }
 

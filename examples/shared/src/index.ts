@@ -31,6 +31,21 @@ export {
   walkthroughStart,
 } from "./banner.js";
 export {
+  CHUNK_INTERVAL_MS,
+  COMPLETION_STREAM_HEADERS,
+  COMPLETIONS_PATH,
+  COMPLETIONS_ROUTE,
+  COMPLETIONS_SCOPE_DESCRIPTIONS,
+  COMPLETIONS_SCOPES,
+  type CompletionRequest,
+  completionChunk,
+  completionChunks,
+  parseCompletionRequest,
+  tokensToReserve,
+} from "./completions/completions-contract.js";
+export { demoBudgets } from "./completions/demo-budgets.js";
+export { writeCompletionStream } from "./completions/node-completion-stream.js";
+export {
   type DemoConfig,
   defaultHeadersTimeoutMs,
   defaultRequestTimeoutMs,
@@ -44,6 +59,7 @@ export {
   createDemo,
   type Demo,
   type DemoKeyward,
+  type DemoStoreParts,
   demoFeatures,
   demoKeywardOptions,
   exitOnStartupError,

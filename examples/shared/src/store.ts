@@ -13,6 +13,7 @@
  * Usage follows the rate limits on Redis: its rate-limit script counts usage in the same round trip.
  */
 import { combineStores, type KeywardStore, memoryStore } from "@keyward/core";
+import type { HoldStore } from "@keyward/core/budgets";
 import type { DemoConfig } from "./config.js";
 import { describeFailure, failureReporter } from "./failure-messages.js";
 
@@ -21,6 +22,8 @@ export interface DemoStore {
   storage: KeywardStore;
   /** Which backend holds what, for the banner. */
   description: string;
+  /** Where `budgets()` keeps its holds, beside the limits: Redis when it is set, else memory. */
+  holds?: HoldStore;
 }
 
 interface Opened<T> {
@@ -69,7 +72,7 @@ export async function openDemoStore(
       : postgres
         ? "keys and usage in PostgreSQL, rate limits in memory (per instance)"
         : "keys, usage and rate limits in Redis";
-  return { storage, description };
+  return { storage, description, ...(redis ? { holds: redis.holds } : {}) };
 }
 
 interface PoolConstructor {
@@ -125,7 +128,7 @@ async function openPostgres(connectionString: string) {
 }
 
 async function openRedis(url: string, withKeys: boolean) {
-  const [{ Redis }, { redisStore }] = await Promise.all([
+  const [{ Redis }, { redisHoldStore, redisStore }] = await Promise.all([
     import("ioredis"),
     import("@keyward/redis"),
   ]);
@@ -148,8 +151,9 @@ async function openRedis(url: string, withKeys: boolean) {
   }
   return {
     store: redisStore({ client, keys: withKeys, onError: failureReporter("Redis") }),
+    holds: redisHoldStore({ client }),
     end: async () => {
       await client.quit().catch(() => client.disconnect());
     },
-  } satisfies Opened<unknown>;
+  } satisfies Opened<unknown> & { holds: HoldStore };
 }

@@ -16,9 +16,13 @@ import {
   describePolicyConformance,
   forwardTo,
 } from "@keyward/testing";
-import { DEMO_SCOPE_DESCRIPTIONS } from "@keyward/testing/demo-contract";
+import { DEMO_SCOPE_DESCRIPTIONS, DEMO_SCOPES } from "@keyward/testing/demo-contract";
 import { jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  COMPLETIONS_SCOPE_DESCRIPTIONS,
+  COMPLETIONS_SCOPES,
+} from "../src/completions/completions-contract.js";
 import { developmentJwtSecret, loadDemoConfig } from "../src/config.js";
 import { demoKeywardOptions } from "../src/create-demo.js";
 import { mintToken } from "../src/token.js";
@@ -76,12 +80,13 @@ export function describeDemoContract(
         expect(server.walkthrough()).toContain(`BASE=${server.url}`);
       });
 
-      it("lists the four demo scopes with their descriptions", async () => {
+      it("lists the four demo scopes and completions:write (v0.4) with their descriptions", async () => {
         const user = await client().user("pro");
         const reply = await client().send("GET", "/api/v1/api-keys/scopes", user.token);
         expect(reply.status).toBe(200);
+        const scopes = { ...DEMO_SCOPE_DESCRIPTIONS, ...COMPLETIONS_SCOPE_DESCRIPTIONS };
         expect(reply.body.data).toEqual(
-          Object.entries(DEMO_SCOPE_DESCRIPTIONS).map(([scope, description]) => ({
+          Object.entries(scopes).map(([scope, description]) => ({
             name: scope,
             description,
           })),
@@ -238,6 +243,12 @@ export function describeDemoContract(
         ...DEMO_CONTRACT_CHECKS,
         // Every answer must match the document the demo serves (Demo contract, v0.2).
         openapi: demoDocument,
+        // The contract's scopes and the v0.4 demo's `completions:write`.
+        scopes: {
+          read: "profile:read",
+          write: "profile:write",
+          all: [...DEMO_SCOPES, ...COMPLETIONS_SCOPES],
+        },
       });
     });
 

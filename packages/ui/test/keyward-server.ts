@@ -11,6 +11,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createKeyward, type Keyward, memoryStore } from "@keyward/core";
+import type { BudgetsApi } from "@keyward/core/budgets";
 import { toFetchRequest } from "@keyward/core/node-http";
 import { createApp } from "../../../examples/fetch/src/app.js";
 import {
@@ -35,7 +36,7 @@ export interface KeywardServer {
 
 /** Keyward as the demo configures it (every v0.2 feature on), on a store in memory. */
 export function demoConfiguredKeyward(): {
-  keyward: Keyward;
+  keyward: Keyward & { budgets: BudgetsApi };
   config: ReturnType<typeof loadDemoConfig>;
 } {
   const config = loadDemoConfig({ PORT: "0" });

@@ -275,7 +275,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {unknown} */
-        Scope: "profile:read" | "profile:write" | "org:read" | "org:write";
+        Scope: "profile:read" | "profile:write" | "org:read" | "org:write" | "completions:write";
         /** @enum {unknown} */
         Tier: "free" | "pro" | "enterprise";
         CreateKeyBody: {
@@ -336,7 +336,7 @@ export interface components {
             lastUsedAt: string | null;
             name: string;
             revokedAt: string | null;
-            scopes: ("org:read" | "org:write" | "profile:read" | "profile:write")[];
+            scopes: ("completions:write" | "org:read" | "org:write" | "profile:read" | "profile:write")[];
             /** @enum {unknown} */
             status: "active" | "disabled" | "expired" | "revoked";
             /** @enum {unknown} */
@@ -381,7 +381,7 @@ export interface components {
             lastUsedAt: string | null;
             name: string;
             revokedAt: string | null;
-            scopes: ("org:read" | "org:write" | "profile:read" | "profile:write")[];
+            scopes: ("completions:write" | "org:read" | "org:write" | "profile:read" | "profile:write")[];
             /** @enum {unknown} */
             status: "active" | "disabled" | "expired" | "revoked";
             /** @enum {unknown} */
@@ -425,7 +425,7 @@ export interface components {
                 lastUsedAt: string | null;
                 name: string;
                 revokedAt: string | null;
-                scopes: ("org:read" | "org:write" | "profile:read" | "profile:write")[];
+                scopes: ("completions:write" | "org:read" | "org:write" | "profile:read" | "profile:write")[];
                 /** @enum {unknown} */
                 status: "active" | "disabled" | "expired" | "revoked";
                 /** @enum {unknown} */
@@ -470,7 +470,7 @@ export interface components {
                 lastUsedAt: string | null;
                 name: string;
                 revokedAt: string | null;
-                scopes: ("org:read" | "org:write" | "profile:read" | "profile:write")[];
+                scopes: ("completions:write" | "org:read" | "org:write" | "profile:read" | "profile:write")[];
                 /** @enum {unknown} */
                 status: "active" | "disabled" | "expired" | "revoked";
                 /** @enum {unknown} */
@@ -517,7 +517,7 @@ export interface components {
             data: {
                 description: string;
                 /** @enum {unknown} */
-                name: "org:read" | "org:write" | "profile:read" | "profile:write";
+                name: "completions:write" | "org:read" | "org:write" | "profile:read" | "profile:write";
             }[];
         };
         UsageReport: {
@@ -2495,7 +2495,7 @@ export interface operations {
                     /** @description The resource the token is for: its `aud` */
                     audience: string;
                     /** @description Default: the key's */
-                    scopes?: ("profile:read" | "profile:write" | "org:read" | "org:write")[];
+                    scopes?: ("profile:read" | "profile:write" | "org:read" | "org:write" | "completions:write")[];
                     /** @description By kind; within the key's own */
                     resources?: {
                         [key: string]: string[];
