@@ -286,6 +286,12 @@ export interface components {
             tier: components["schemas"]["Tier"];
             /** @description The addresses and ranges the key may be used from (1–100, every bad entry reported at once); requests from elsewhere are refused with 403 `ip_not_allowed`. Omitted: anywhere. */
             allowedIps?: string[];
+            /** @description The key's own budget: at most `limit` spent (in the unit of `cost`) per UTC `period` (weeks start on Monday), beside any budget the operator configures; a request that would pass it is refused with 429. Omitted: none of its own. */
+            budget?: {
+                limit: number;
+                /** @enum {string} */
+                period: "day" | "week" | "month";
+            };
             /**
              * @description The environment the key is for; its secret gets that environment's prefix. Omitted: the first configured.
              * @enum {string}
@@ -307,6 +313,12 @@ export interface components {
         UpdateKeyBody: {
             /** @description Replaces the addresses and ranges the key may be used from (1–100); null removes the allowlist. */
             allowedIps?: string[] | null;
+            /** @description Replaces the key's own budget; null removes it. */
+            budget?: {
+                limit: number;
+                /** @enum {string} */
+                period: "day" | "week" | "month";
+            } | null;
             /** @description false disables the key (it is refused until enabled again); true enables it. */
             enabled?: boolean;
             /** @description Replaces the key's metadata; null removes it. */
@@ -343,6 +355,11 @@ export interface components {
             tier: "enterprise" | "free" | "pro";
             /** @description The IPv4/IPv6 addresses and CIDR ranges the key may be used from, in canonical form; present only when it has an allowlist */
             allowedIps?: string[];
+            /** @description The key's own budget, when it has one */
+            budget?: {
+                limit: number;
+                period: string;
+            };
             /** @description The member who created the organization's key */
             createdBy?: string;
             /** @description The key's environment; present only on a key outside the default environment (the first configured) */
@@ -388,6 +405,11 @@ export interface components {
             tier: "enterprise" | "free" | "pro";
             /** @description The IPv4/IPv6 addresses and CIDR ranges the key may be used from, in canonical form; present only when it has an allowlist */
             allowedIps?: string[];
+            /** @description The key's own budget, when it has one */
+            budget?: {
+                limit: number;
+                period: string;
+            };
             /** @description The member who created the organization's key */
             createdBy?: string;
             /** @description The key's environment; present only on a key outside the default environment (the first configured) */
@@ -432,6 +454,11 @@ export interface components {
                 tier: "enterprise" | "free" | "pro";
                 /** @description The IPv4/IPv6 addresses and CIDR ranges the key may be used from, in canonical form; present only when it has an allowlist */
                 allowedIps?: string[];
+                /** @description The key's own budget, when it has one */
+                budget?: {
+                    limit: number;
+                    period: string;
+                };
                 /** @description The member who created the organization's key */
                 createdBy?: string;
                 /** @description The key's environment; present only on a key outside the default environment (the first configured) */
@@ -477,6 +504,11 @@ export interface components {
                 tier: "enterprise" | "free" | "pro";
                 /** @description The IPv4/IPv6 addresses and CIDR ranges the key may be used from, in canonical form; present only when it has an allowlist */
                 allowedIps?: string[];
+                /** @description The key's own budget, when it has one */
+                budget?: {
+                    limit: number;
+                    period: string;
+                };
                 /** @description The member who created the organization's key */
                 createdBy?: string;
                 /** @description The key's environment; present only on a key outside the default environment (the first configured) */
@@ -719,6 +751,10 @@ export interface components {
             data: {
                 changes: {
                     allowedIps?: string[] | null;
+                    budget?: {
+                        limit: number;
+                        period: string;
+                    } | null;
                     /** @description The key's new per-key limits; null when cleared */
                     limits?: {
                         /** @description Credits as granted */
@@ -845,6 +881,11 @@ export interface components {
                 tier: string;
                 /** @description The key's IP allowlist, when created with one */
                 allowedIps?: string[];
+                /** @description The key's own budget, when it was set */
+                budget?: {
+                    limit: number;
+                    period: string;
+                };
                 /** @description The key's environment, with environments configured */
                 environment?: string;
                 /** @description The key's metadata, as set */
@@ -1248,6 +1289,10 @@ export interface components {
                 data: {
                     changes: {
                         allowedIps?: string[] | null;
+                        budget?: {
+                            limit: number;
+                            period: string;
+                        } | null;
                         /** @description The key's new per-key limits; null when cleared */
                         limits?: {
                             /** @description Credits as granted */
@@ -1374,6 +1419,11 @@ export interface components {
                     tier: string;
                     /** @description The key's IP allowlist, when created with one */
                     allowedIps?: string[];
+                    /** @description The key's own budget, when it was set */
+                    budget?: {
+                        limit: number;
+                        period: string;
+                    };
                     /** @description The key's environment, with environments configured */
                     environment?: string;
                     /** @description The key's metadata, as set */

@@ -10,7 +10,7 @@ import { isBudgetBucket } from "./budget-layers.js";
 
 export interface BudgetEvent {
   type: "budget.threshold" | "budget.exhausted";
-  /** Whose budget: the key's own, or its owner's shared one. */
+  /** Whose budget: the key's (configured, or its own `budget` field), or its owner's shared one. */
   scope: "key" | "owner";
   keyId: string;
   owner: string;
@@ -38,7 +38,7 @@ export function budgetEventsStep(
         const limit = decision.limit;
         const after = decision.remaining;
         const before = after + layer.cost;
-        const scope = layer.bucket.startsWith("budget:key:") ? "key" : "owner";
+        const scope = layer.bucket.startsWith("budget:owner:") ? "owner" : "key";
         const tell = (type: BudgetEvent["type"], percent: number) => {
           try {
             onEvent({

@@ -16,6 +16,7 @@ import type { KeyLimitPlan } from "../limits/resolve-layers.js";
 import type { LimitLayer } from "../limits/types.js";
 import type { StoredKey } from "../storage/key-store.js";
 import { type Budget, type BudgetSource, budgetOf } from "./budget-config.js";
+import { ownBudgetOf } from "./budget-field.js";
 import { budgetPeriodStart } from "./budget-period.js";
 
 export type CreditsLayer = Extract<LimitLayer, { layer: "credits" }>;
@@ -23,6 +24,8 @@ export type CreditsLayer = Extract<LimitLayer, { layer: "credits" }>;
 /** Bucket names of the budget layers: never a kernel credits bucket (`credits:<key id>`). */
 export const keyBudgetBucket = (keyId: string) => `budget:key:${keyId}`;
 export const ownerBudgetBucket = (owner: string) => `budget:owner:${owner}`;
+/** The key's own budget (its `budget` field): a layer beside the configured one, never it. */
+export const ownBudgetBucket = (keyId: string) => `budget:own:${keyId}`;
 
 export function isBudgetBucket(bucket: string): boolean {
   return bucket.startsWith("budget:");
@@ -71,9 +74,10 @@ export function budgetChargeStep(sources: BudgetSources, clock: () => Clock): Ch
       const { key, cost } = request;
       const keyBudget = budgetOf(sources.perKey, key, "budgets({ perKey })");
       const ownerBudget = budgetOf(sources.perOwner, key, "budgets({ perOwner })");
-      if (!keyBudget && !ownerBudget) return plan;
+      const ownBudget = ownBudgetOf(key);
+      if (!keyBudget && !ownerBudget && !ownBudget) return plan;
       const now = clock().now();
-      const at = periodsAt(now, keyBudget, ownerBudget);
+      const at = periodsAt(now, keyBudget, ownerBudget, ownBudget);
       if (cost === 1) {
         const hit = cached.get(plan);
         if (hit && hit.at === at) return hit.plan;
@@ -82,6 +86,7 @@ export function budgetChargeStep(sources: BudgetSources, clock: () => Clock): Ch
         ? [...plan.layers]
         : [{ layer: "key", bucket: `key:${key.id}`, policy: plan.policy }];
       if (keyBudget) layers.push(budgetLayer(keyBudgetBucket(key.id), keyBudget, cost, now));
+      if (ownBudget) layers.push(budgetLayer(ownBudgetBucket(key.id), ownBudget, cost, now));
       if (ownerBudget) {
         layers.push(budgetLayer(ownerBudgetBucket(plan.owner), ownerBudget, cost, now));
       }
@@ -101,6 +106,7 @@ function periodsAt(now: number, ...budgets: (Budget | undefined)[]): string {
 export function budgetsOf(sources: BudgetSources, key: StoredKey) {
   return {
     key: budgetOf(sources.perKey, key, "budgets({ perKey })"),
+    own: ownBudgetOf(key),
     owner: budgetOf(sources.perOwner, key, "budgets({ perOwner })"),
   };
 }

@@ -13,6 +13,7 @@ import {
   budgetLayer,
   budgetsOf,
   keyBudgetBucket,
+  ownBudgetBucket,
   ownerBudgetBucket,
 } from "./budget-layers.js";
 import { budgetPeriodEnd } from "./budget-period.js";
@@ -30,8 +31,10 @@ export interface BudgetUsage {
   keyId: string;
   /** What the key's holds hold now (from its credits and budgets alike). */
   held: number;
-  /** The key's own budget; null without one. */
+  /** The key's budget as configured (`perKey`); null without one. */
   key: BudgetStanding | null;
+  /** The key's own budget, its `budget` field; null without one. */
+  own: BudgetStanding | null;
   /** Its owner's shared budget; null without one. `held` counts this key's holds only. */
   owner: BudgetStanding | null;
 }
@@ -53,15 +56,20 @@ export async function budgetUsage({
   const now = context.clock.now();
   const owner = ownerLimitKey(key);
   const layers: LimitLayer[] = [];
-  if (budgets.key) layers.push(budgetLayer(keyBudgetBucket(key.id), budgets.key, 0, now));
-  if (budgets.owner) layers.push(budgetLayer(ownerBudgetBucket(owner), budgets.owner, 0, now));
+  const indexOf: Partial<Record<"key" | "own" | "owner", number>> = {};
+  const add = (which: "key" | "own" | "owner", layer: LimitLayer) => {
+    indexOf[which] = layers.push(layer) - 1;
+  };
+  if (budgets.key) add("key", budgetLayer(keyBudgetBucket(key.id), budgets.key, 0, now));
+  if (budgets.own) add("own", budgetLayer(ownBudgetBucket(key.id), budgets.own, 0, now));
+  if (budgets.owner) add("owner", budgetLayer(ownerBudgetBucket(owner), budgets.owner, 0, now));
   const [held, decisions] = await Promise.all([
     store.heldBy(key.id),
     layers.length > 0 && context.layeredLimits
       ? context.layeredLimits.read({ owner, layers, now })
       : Promise.resolve([]),
   ]);
-  const standing = (budget: Budget | undefined, index: number): BudgetStanding | null => {
+  const standing = (budget: Budget | undefined, index = -1): BudgetStanding | null => {
     if (!budget) return null;
     const left = decisions[index]?.remaining ?? budget.limit;
     return {
@@ -75,7 +83,8 @@ export async function budgetUsage({
   return {
     keyId: key.id,
     held,
-    key: standing(budgets.key, 0),
-    owner: standing(budgets.owner, budgets.key ? 1 : 0),
+    key: standing(budgets.key, indexOf.key),
+    own: standing(budgets.own, indexOf.own),
+    owner: standing(budgets.owner, indexOf.owner),
   };
 }

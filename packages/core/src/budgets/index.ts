@@ -24,6 +24,7 @@ import type { KeyLimitPlan } from "../limits/resolve-layers.js";
 import { parseDuration } from "../rate-limit/duration.js";
 import { type BudgetSource, checkBudgetSource } from "./budget-config.js";
 import { type BudgetEvent, budgetEventsStep } from "./budget-events.js";
+import { budgetField } from "./budget-field.js";
 import { budgetChargeStep, type CreditsLayer } from "./budget-layers.js";
 import { type BudgetUsage, budgetUsage } from "./budget-usage.js";
 import { type HoldStore, memoryHoldStore } from "./hold-store.js";
@@ -209,21 +210,21 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
             },
           },
         ],
-        // Heard on the instance's bus (`budget.*`) and by `onEvent`: only when a budget is set.
-        spent:
-          sources.perKey || sources.perOwner
-            ? [
-                budgetEventsStep(
-                  thresholds,
-                  (event) => {
-                    bus?.publish(event.type, event);
-                    config.onEvent?.(event);
-                  },
-                  (message, cause) => report(message, cause),
-                ),
-              ]
-            : [],
+        // Heard on the instance's bus (`budget.*`) and by `onEvent`, for the configured budgets
+        // and a key's own (its `budget` field) alike.
+        spent: [
+          budgetEventsStep(
+            thresholds,
+            (event) => {
+              bus?.publish(event.type, event);
+              config.onEvent?.(event);
+            },
+            (message, cause) => report(message, cause),
+          ),
+        ],
       },
+      // `budget: { limit, period }` on create and update: a key's own budget (budget-field.ts).
+      fields: [budgetField],
     },
     install(kernel) {
       context = kernel.context;
