@@ -4,7 +4,9 @@
  * object; rate limits, quotas and credits to the owner's object (or the key's, `limitObjects:
  * "key"`), each call one atomic step there, so limits are exact across isolates and locations.
  * Verification reads key records from the isolate's cache (`store/key-cache.ts`) and names the
- * record's version in its limit call, which the limit object refuses when the key changed since.
+ * record's version in its limit call, which the limit object refuses when the key changed since:
+ * the store then rejects with core's `KeyChangedError` and the current record, and `verify` checks
+ * and charges the request again with it (revoked: 401; scopes narrowed: 403; renamed: admitted).
  */
 import {
   type Clock,
@@ -19,7 +21,7 @@ import {
   type UsageStore,
   type WebhookOutbox,
 } from "@keyward/core";
-import { parseBucket } from "@keyward/core/toolkit";
+import { KeyChangedError, parseBucket } from "@keyward/core/toolkit";
 import type { LimitAnswer, VersionCheck } from "../object/limit-table.js";
 import { callObject, type ObjectNamespace } from "../protocol/object-call.js";
 import {
@@ -29,7 +31,6 @@ import {
   ownerObjectName,
 } from "../protocol/object-names.js";
 import { keyCache } from "./key-cache.js";
-import { staleKeyError } from "./stale-key.js";
 
 /** Core names a key's credits bucket `credits:<key id>` (`limits/resolve-layers.ts`). */
 const creditsBucketPrefix = "credits:";
@@ -59,7 +60,7 @@ export interface CloudflareStoreOptions {
   cacheTtlMs?: number;
   /** Most key records cached per isolate. Default 10,000. */
   maxCachedKeys?: number;
-  /** The clock of the cache's expiry and of stale refusals; default the system clock. */
+  /** The clock of the cache's expiry; default the system clock. */
   clock?: Clock;
 }
 
@@ -183,13 +184,15 @@ export function cloudflareStore(options: CloudflareStoreOptions): CloudflareStor
     return known === undefined || known.version === 0 ? null : { keyId, version: known.version };
   };
 
-  /** The decision of a limit call, or the error of one refused as stale (`store/stale-key.ts`). */
+  /**
+   * The decision of a limit call; for one refused as stale (nothing spent), core's
+   * `KeyChangedError` with the key's current record, which `verify` checks the request with again.
+   */
   const decided = async <T>(answer: LimitAnswer<T>, keyId: string | undefined): Promise<T> => {
     if ("decision" in answer) return answer.decision;
-    const stale = keyId === undefined ? undefined : cache.known(keyId)?.record;
-    if (keyId !== undefined) cache.forget(keyId);
-    const fresh = keyId === undefined ? null : await keys.findById(keyId);
-    throw staleKeyError(stale, fresh, clock.now());
+    if (keyId === undefined) throw new Error("KeywardObject: a call about no key refused as stale");
+    cache.forget(keyId);
+    throw new KeyChangedError(await keys.findById(keyId));
   };
 
   const rateLimits: RateLimitStore = {

@@ -3,8 +3,9 @@
  * - `POST /run` `{ prefix, now, tiers, keys, requests, inFlight }`: a Keyward of its own on
  *   `cloudflareStore`, on a clock set to `now`, sends `requests` verifications, `inFlight` at a time,
  *   spread over `keys`, and answers how many each got admitted and why the others were refused;
- * - `POST /verify` `{ prefix, secret }`: one verification by this isolate's long-lived Keyward for
- *   `prefix` (its key cache stays warm between requests, as a busy Worker's does).
+ * - `POST /verify` `{ prefix, secret, scopes? }`: one verification by this isolate's long-lived
+ *   Keyward for `prefix` (its key cache stays warm between requests, as a busy Worker's does),
+ *   answered with the key's name when admitted, the error's code and detail when not.
  */
 import { createKeyward, type Keyward, type KeywardConfig, manualClock } from "@keyward/core";
 import { cloudflareStore, type ObjectNamespace } from "../../src/index.js";
@@ -90,7 +91,11 @@ export default {
     if (path === "/run")
       return Response.json(await run(env.KEYWARD, (await request.json()) as RunJob));
     if (path === "/verify") {
-      const { prefix, secret } = (await request.json()) as { prefix: string; secret: string };
+      const { prefix, secret, scopes } = (await request.json()) as {
+        prefix: string;
+        secret: string;
+        scopes?: string[];
+      };
       let keyward = verifiers.get(prefix);
       if (keyward === undefined) {
         keyward = keywardFor(env.KEYWARD, prefix, {
@@ -98,11 +103,15 @@ export default {
         });
         verifiers.set(prefix, keyward);
       }
-      const result = await keyward.verify(`Bearer ${secret}`, { route: "GET /p" });
+      const result = await keyward.verify(`Bearer ${secret}`, {
+        route: "GET /p",
+        ...(scopes ? { scopes } : {}),
+      });
+      if (!result.ok) {
+        return Response.json({ ok: false, detail: result.error.detail, code: result.error.code });
+      }
       return Response.json(
-        result.ok
-          ? { ok: true }
-          : { ok: false, detail: result.error.detail, code: result.error.code },
+        result.principal.kind === "key" ? { ok: true, name: result.principal.name } : { ok: true },
       );
     }
     return new Response("not found", { status: 404 });
