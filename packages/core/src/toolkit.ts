@@ -107,6 +107,7 @@ export { createScopeRegistry, type ScopeRegistry } from "./scopes/scope-registry
 export { compareCodeUnits } from "./storage/code-unit-order.js";
 export { pageOfExpiringKeys, soonestExpiryFirst } from "./storage/expiring-order.js";
 export { frozenKey } from "./storage/frozen-key.js";
+export { KeyChangedError } from "./storage/key-changed-error.js";
 export { newestKeyFirst, pageOfKeys } from "./storage/key-order.js";
 export {
   addressTimeOf,

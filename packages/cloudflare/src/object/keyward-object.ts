@@ -26,6 +26,8 @@ import {
 } from "../protocol/object-call.js";
 import type { DurableObjectState } from "./durable-object-state.js";
 import { eventTable, eventTableSchema } from "./event-table.js";
+import { holdExpiry } from "./hold-expiry.js";
+import { holdTable, holdTableSchema } from "./hold-table.js";
 import { keyTable, keyTableSchema } from "./key-table.js";
 import { limitTable, limitTableSchema } from "./limit-table.js";
 import { usageTable, usageTableSchema } from "./usage-table.js";
@@ -49,6 +51,7 @@ export class KeywardObject {
   readonly #env: Record<string, unknown>;
   readonly #methods: Record<string, Method>;
   readonly #pushes: ReturnType<typeof versionPushes>;
+  readonly #holdExpiry: ReturnType<typeof holdExpiry>;
   #retryMs = retryMs.first;
   /** The prefix last written to `meta`, so that a call writes it only when it changes. */
   #knownPrefix: string | undefined;
@@ -63,7 +66,8 @@ export class KeywardObject {
         eventTableSchema +
         usageTableSchema +
         limitTableSchema +
-        versionPushSchema,
+        versionPushSchema +
+        holdTableSchema,
     );
     const pushes = versionPushes(sql);
     this.#pushes = pushes;
@@ -77,6 +81,8 @@ export class KeywardObject {
     });
     const usage = usageTable(sql);
     const limits = limitTable(sql);
+    const holds = holdTable(sql);
+    this.#holdExpiry = holdExpiry(holds, state.storage);
     const prefixed = <T extends object>(name: string, table: T) =>
       Object.fromEntries(Object.entries(table).map(([method, fn]) => [`${name}.${method}`, fn]));
     this.#methods = {
@@ -91,6 +97,12 @@ export class KeywardObject {
       }),
       ...prefixed("usage", usage),
       ...prefixed("limits", limits),
+      ...prefixed("holds", {
+        put: holds.put,
+        take: holds.take,
+        expired: holds.expired,
+        heldBy: holds.heldBy,
+      }),
       dump: () => dumpTables(state),
     } as Record<string, Method>;
   }
@@ -151,12 +163,19 @@ export class KeywardObject {
       return objectRefusal(error instanceof Error ? error.message : String(error));
     }
     if (this.#pushes.pending()) await this.#deliverPushes();
+    // A hold put with its alarm asked for (`releaseHoldsAtTtl`): wake no later than it expires.
+    if (call.method === "holds.put" && call.args[1] === true) await this.#holdExpiry.schedule();
     return objectAnswer(result);
   }
 
-  /** Retries the pushes that could not be delivered, with a growing delay while they fail. */
+  /**
+   * Retries the pushes that could not be delivered, with a growing delay while they fail; releases
+   * the holds past their TTL (`hold-expiry.ts`), and wakes again for the next.
+   */
   async alarm(): Promise<void> {
-    await this.#deliverPushes();
+    if (this.#pushes.pending()) await this.#deliverPushes();
+    await this.#holdExpiry.release(this.#namespace(), this.#prefix(), Date.now());
+    await this.#holdExpiry.schedule();
   }
 
   async #deliverPushes(): Promise<void> {

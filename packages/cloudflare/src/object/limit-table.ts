@@ -17,6 +17,7 @@ import type {
   RateLimitPolicy,
 } from "@keyward/core";
 import { type LayerStep, stepLayer, stepRateLimit } from "@keyward/core/toolkit";
+import type { WhereHeldAnswer } from "../protocol/where-held.js";
 import type { SqlStorage } from "./durable-object-state.js";
 
 export const limitTableSchema = `
@@ -96,6 +97,13 @@ export function limitTable(sql: SqlStorage) {
     return known === undefined || known.version <= check.version;
   };
 
+  /** Whether this object has counted any of the layers (a row, expired or not, for its bucket). */
+  const holdsAny = (layers: readonly LimitLayer[]) =>
+    layers.some(
+      (layer) =>
+        sql.exec("SELECT 1 FROM limit_state WHERE bucket = ?", layer.bucket).toArray().length > 0,
+    );
+
   const stepAll = (layers: readonly LimitLayer[], now: number, spend: boolean): LayeredDecision => {
     const steps: LayerStep[] = [];
     let allowed = true;
@@ -136,11 +144,33 @@ export function limitTable(sql: SqlStorage) {
       return { decision: stepAll(layers, now, true) };
     },
 
-    readLayers(layers: readonly LimitLayer[], now: number): LayerDecision[] {
-      return layers.map(
-        (layer) =>
-          stepLayer(read(layer.bucket, layerPolicy(layer), now), now, layer, false).decision,
-      );
+    /**
+     * Budgets' give-back (credits layers with a negative cost), where the hold was charged
+     * (`protocol/where-held.ts`). No version check: giving back what a request held admits
+     * nothing, and must not be lost to a change of the key since.
+     */
+    giveBack(
+      layers: readonly LimitLayer[],
+      now: number,
+      whereHeld: boolean,
+    ): WhereHeldAnswer<LayeredDecision> {
+      if (whereHeld && !holdsAny(layers)) return { elsewhere: true };
+      return { decision: stepAll(layers, now, true) };
+    },
+
+    /** The layers' state, read only; with `whereHeld`, only if this object holds any of it. */
+    readLayers(
+      layers: readonly LimitLayer[],
+      now: number,
+      whereHeld = false,
+    ): WhereHeldAnswer<LayerDecision[]> {
+      if (whereHeld && !holdsAny(layers)) return { elsewhere: true };
+      return {
+        decision: layers.map(
+          (layer) =>
+            stepLayer(read(layer.bucket, layerPolicy(layer), now), now, layer, false).decision,
+        ),
+      };
     },
 
     /** Keeps the highest version told of each key: pushes may arrive in any order. */

@@ -4,7 +4,9 @@
  * object; rate limits, quotas and credits to the owner's object (or the key's, `limitObjects:
  * "key"`), each call one atomic step there, so limits are exact across isolates and locations.
  * Verification reads key records from the isolate's cache (`store/key-cache.ts`) and names the
- * record's version in its limit call, which the limit object refuses when the key changed since.
+ * record's version in its limit call, which the limit object refuses when the key changed since:
+ * the store then rejects with core's `KeyChangedError` and the current record, and `verify` checks
+ * and charges the request again with it (revoked: 401; scopes narrowed: 403; renamed: admitted).
  */
 import {
   type Clock,
@@ -19,7 +21,8 @@ import {
   type UsageStore,
   type WebhookOutbox,
 } from "@keyward/core";
-import { parseBucket } from "@keyward/core/toolkit";
+import type { HoldStore } from "@keyward/core/budgets";
+import { KeyChangedError, parseBucket } from "@keyward/core/toolkit";
 import type { LimitAnswer, VersionCheck } from "../object/limit-table.js";
 import { callObject, type ObjectNamespace } from "../protocol/object-call.js";
 import {
@@ -28,11 +31,14 @@ import {
   keysObjectName,
   ownerObjectName,
 } from "../protocol/object-names.js";
+import { callWhereHeld, isGiveBack } from "../protocol/where-held.js";
+import { cloudflareHoldStore } from "./cloudflare-hold-store.js";
 import { keyCache } from "./key-cache.js";
-import { staleKeyError } from "./stale-key.js";
 
 /** Core names a key's credits bucket `credits:<key id>` (`limits/resolve-layers.ts`). */
 const creditsBucketPrefix = "credits:";
+/** Budgets name a key's own budget `budget:key:<key id>` (`budgets/budget-layers.ts`). */
+const keyBudgetBucketPrefix = "budget:key:";
 
 export interface CloudflareStoreOptions {
   /** The Durable Object namespace bound to `KeywardObject` (`env.KEYWARD`). */
@@ -59,8 +65,14 @@ export interface CloudflareStoreOptions {
   cacheTtlMs?: number;
   /** Most key records cached per isolate. Default 10,000. */
   maxCachedKeys?: number;
-  /** The clock of the cache's expiry and of stale refusals; default the system clock. */
+  /** The clock of the cache's expiry; default the system clock. */
   clock?: Clock;
+  /**
+   * Whether the `holds` object releases each of budgets' holds at its TTL from its alarm, by the
+   * system clock (default true). Off only for a Keyward on a clock of its own (a test's manual
+   * clock), whose holds' `expiresAt` the system clock would misread; its sweep releases them.
+   */
+  releaseHoldsAtTtl?: boolean;
 }
 
 export interface CloudflareStore extends KeywardStore, StoreParts {
@@ -69,6 +81,11 @@ export interface CloudflareStore extends KeywardStore, StoreParts {
   rateLimits: RateLimitStore;
   events: EventLog;
   outbox: WebhookOutbox;
+  /**
+   * Budgets' holds, shared by every isolate: `budgets({ holds: store.holds })`. Each hold is
+   * released at its TTL by the `holds` object's alarm (docs/cloudflare.md).
+   */
+  holds: HoldStore;
   /** Every row the `keys` object and the named limit objects hold, for tests that check storage. */
   dump(limitObjects?: readonly string[]): Promise<Record<string, unknown>>;
   close(): Promise<void>;
@@ -183,13 +200,20 @@ export function cloudflareStore(options: CloudflareStoreOptions): CloudflareStor
     return known === undefined || known.version === 0 ? null : { keyId, version: known.version };
   };
 
-  /** The decision of a limit call, or the error of one refused as stale (`store/stale-key.ts`). */
+  /**
+   * The decision of a limit call; for one refused as stale (nothing spent), core's
+   * `KeyChangedError` with the key's current record, which `verify` checks the request with again.
+   */
   const decided = async <T>(answer: LimitAnswer<T>, keyId: string | undefined): Promise<T> => {
     if ("decision" in answer) return answer.decision;
-    const stale = keyId === undefined ? undefined : cache.known(keyId)?.record;
-    if (keyId !== undefined) cache.forget(keyId);
-    const fresh = keyId === undefined ? null : await keys.findById(keyId);
-    throw staleKeyError(stale, fresh, clock.now());
+    if (keyId === undefined) throw new Error("KeywardObject: a call about no key refused as stale");
+    cache.forget(keyId);
+    throw new KeyChangedError(await keys.findById(keyId));
+  };
+
+  const decidedRead = <T>(answer: { decision: T } | { elsewhere: true }): T => {
+    if (!("decision" in answer)) throw new Error("KeywardObject: a read was not answered");
+    return answer.decision;
   };
 
   const rateLimits: RateLimitStore = {
@@ -217,6 +241,9 @@ export function cloudflareStore(options: CloudflareStoreOptions): CloudflareStor
     },
     async consumeLayers({ owner, layers, now }) {
       const keyId = keyIdOf(layers);
+      if (isGiveBack(layers)) {
+        return callWhereHeld(call, whereHeld(owner, keyId), "limits.giveBack", layers, now);
+      }
       const object = limitObjectOf(owner, keyId, layers);
       const check = keyId === undefined ? null : checkOf(keyId);
       const answer = await call<
@@ -225,13 +252,25 @@ export function cloudflareStore(options: CloudflareStoreOptions): CloudflareStor
       return decided(answer, keyId);
     },
     async readLayers({ owner, layers, now }) {
-      return call(limitObjectOf(owner, keyIdOf(layers), layers), "limits.readLayers", layers, now);
+      const keyId = keyIdOf(layers);
+      // A read of a key's rate limit goes where its requests go; one of its allowances only (a
+      // usage report) where they were counted.
+      if (layers.some((layer) => layer.layer === "key")) {
+        const object = limitObjectOf(owner, keyId, layers);
+        return decidedRead(await call(object, "limits.readLayers", layers, now));
+      }
+      return callWhereHeld(call, whereHeld(owner, keyId), "limits.readLayers", layers, now);
     },
   };
 
+  /** Where a call without the key's own rate limit may be counted (`protocol/where-held.ts`). */
+  function whereHeld(owner: string, keyId: string | undefined) {
+    return { prefix, owner, keyId: limitObjects === "key" ? keyId : undefined };
+  }
+
   /**
-   * Whose key a request's layers are about: the key layer's (`key:<id>`), or, in a usage report that
-   * reads only the allowances, the credits layer's (`credits:<id>`).
+   * Whose key a request's layers are about: the key layer's (`key:<id>`), or, in a usage report or
+   * a give-back without one, a credits layer's (`credits:<id>`, budgets' `budget:key:<id>`).
    */
   function keyIdOf(layers: readonly LimitLayer[]): string | undefined {
     for (const layer of layers) {
@@ -239,8 +278,13 @@ export function cloudflareStore(options: CloudflareStoreOptions): CloudflareStor
         const parsed = parseBucket(layer.bucket);
         if (parsed?.kind === "key") return parsed.keyId;
       }
-      if (layer.layer === "credits" && layer.bucket.startsWith(creditsBucketPrefix)) {
-        return layer.bucket.slice(creditsBucketPrefix.length);
+      if (layer.layer === "credits") {
+        if (layer.bucket.startsWith(creditsBucketPrefix)) {
+          return layer.bucket.slice(creditsBucketPrefix.length);
+        }
+        if (layer.bucket.startsWith(keyBudgetBucketPrefix)) {
+          return layer.bucket.slice(keyBudgetBucketPrefix.length);
+        }
       }
     }
     return undefined;
@@ -248,16 +292,21 @@ export function cloudflareStore(options: CloudflareStoreOptions): CloudflareStor
 
   /**
    * The object a request's layers are applied in: the owner's, unless limits are kept per key and
-   * no layer is shared by the owner (an owner rate limit, a quota).
+   * every layer is the key's own (its rate limit, its credits, its budget); a layer the owner's
+   * keys share (an owner rate limit, a quota, an owner budget) must be counted in one place.
    */
   function limitObjectOf(
     owner: string,
     keyId: string | undefined,
-    layers: readonly { layer: string }[],
+    layers: readonly LimitLayer[],
   ): string {
-    const shared = layers.some((layer) => layer.layer === "owner" || layer.layer === "quota");
-    if (limitObjects === "key" && keyId !== undefined && !shared) {
-      return keyObjectName(prefix, keyId);
+    if (limitObjects === "key" && keyId !== undefined) {
+      const own = (layer: LimitLayer) =>
+        layer.layer === "key" ||
+        (layer.layer === "credits" &&
+          (layer.bucket === `${creditsBucketPrefix}${keyId}` ||
+            layer.bucket === `${keyBudgetBucketPrefix}${keyId}`));
+      if (layers.every(own)) return keyObjectName(prefix, keyId);
     }
     return ownerObjectName(prefix, owner);
   }
@@ -297,6 +346,7 @@ export function cloudflareStore(options: CloudflareStoreOptions): CloudflareStor
     rateLimits,
     events,
     outbox,
+    holds: cloudflareHoldStore(call, prefix, options.releaseHoldsAtTtl ?? true),
     async dump(limitObjectNames = []) {
       const dumped: Record<string, unknown> = { [keysObject]: await onKeys("dump") };
       for (const name of limitObjectNames) dumped[name] = await call(name, "dump");

@@ -3,10 +3,12 @@
  * - `POST /run` `{ prefix, now, tiers, keys, requests, inFlight }`: a Keyward of its own on
  *   `cloudflareStore`, on a clock set to `now`, sends `requests` verifications, `inFlight` at a time,
  *   spread over `keys`, and answers how many each got admitted and why the others were refused;
- * - `POST /verify` `{ prefix, secret }`: one verification by this isolate's long-lived Keyward for
- *   `prefix` (its key cache stays warm between requests, as a busy Worker's does).
+ * - `POST /verify` `{ prefix, secret, scopes? }`: one verification by this isolate's long-lived
+ *   Keyward for `prefix` (its key cache stays warm between requests, as a busy Worker's does),
+ *   answered with the key's name when admitted, the error's code and detail when not.
  */
 import { createKeyward, type Keyward, type KeywardConfig, manualClock } from "@keyward/core";
+import { budgets } from "@keyward/core/budgets";
 import { cloudflareStore, type ObjectNamespace } from "../../src/index.js";
 
 export interface RunJob {
@@ -21,6 +23,34 @@ export interface RunJob {
 
 export interface RunResult {
   admitted: number[];
+  refusals: Record<string, number>;
+}
+
+/**
+ * `POST /reserve`: `requests` reservations of `cost`, `inFlight` at a time, spread over `keys`,
+ * each admitted one settled with `spend` (or left to its TTL with `settle: false`), on a Keyward
+ * with `budgets()` whose holds are the store's `holds` object.
+ */
+export interface ReserveJob {
+  prefix: string;
+  limitObjects: "owner" | "key";
+  tiers: KeywardConfig["tiers"];
+  budget?: {
+    perKey?: { limit: number; period: "day" };
+    perOwner?: { limit: number; period: "day" };
+  };
+  keys: string[];
+  requests: number;
+  inFlight: number;
+  cost: number;
+  spend: number;
+  settle: boolean;
+  holdTtl?: string;
+}
+
+export interface ReserveResult {
+  admitted: number[];
+  spent: number;
   refusals: Record<string, number>;
 }
 
@@ -67,6 +97,52 @@ async function run(namespace: ObjectNamespace, job: RunJob): Promise<RunResult> 
   return { admitted, refusals };
 }
 
+async function reserve(namespace: ObjectNamespace, job: ReserveJob): Promise<ReserveResult> {
+  const store = cloudflareStore({ namespace, prefix: job.prefix, limitObjects: job.limitObjects });
+  const keyward = createKeyward({
+    store,
+    scopes,
+    tiers: job.tiers,
+    jwt: false,
+    logger: false,
+    features: [
+      budgets({
+        ...job.budget,
+        holds: store.holds,
+        sweepInterval: false,
+        ...(job.holdTtl ? { holdTtl: job.holdTtl } : {}),
+      }),
+    ],
+  });
+  const admitted = job.keys.map(() => 0);
+  const refusals: Record<string, number> = {};
+  let spent = 0;
+  let sent = 0;
+  const lane = async () => {
+    while (sent < job.requests) {
+      const index = sent % job.keys.length;
+      sent += 1;
+      const result = await keyward.budgets.reserve(`Bearer ${job.keys[index]}`, {
+        route: "POST /c",
+        cost: job.cost,
+      });
+      if (!result.ok) {
+        const detail = String(result.error.detail);
+        refusals[detail] = (refusals[detail] ?? 0) + 1;
+        continue;
+      }
+      admitted[index]! += 1;
+      if (!job.settle) continue;
+      const outcome = await result.hold.settle(job.spend);
+      if (!outcome.done) throw new Error("a hold settled once was gone");
+      spent += outcome.spent;
+    }
+  };
+  await Promise.all(Array.from({ length: job.inFlight }, lane));
+  await keyward.close();
+  return { admitted, spent, refusals };
+}
+
 /**
  * `POST /object/<method>` with the object's name in `x-keyward-object`: the call handed on to that
  * object through this Worker's binding, as it came. What the tests' store in Node calls through
@@ -89,8 +165,14 @@ export default {
     if (path.startsWith("/object/")) return forward(request, env.KEYWARD);
     if (path === "/run")
       return Response.json(await run(env.KEYWARD, (await request.json()) as RunJob));
+    if (path === "/reserve")
+      return Response.json(await reserve(env.KEYWARD, (await request.json()) as ReserveJob));
     if (path === "/verify") {
-      const { prefix, secret } = (await request.json()) as { prefix: string; secret: string };
+      const { prefix, secret, scopes } = (await request.json()) as {
+        prefix: string;
+        secret: string;
+        scopes?: string[];
+      };
       let keyward = verifiers.get(prefix);
       if (keyward === undefined) {
         keyward = keywardFor(env.KEYWARD, prefix, {
@@ -98,11 +180,15 @@ export default {
         });
         verifiers.set(prefix, keyward);
       }
-      const result = await keyward.verify(`Bearer ${secret}`, { route: "GET /p" });
+      const result = await keyward.verify(`Bearer ${secret}`, {
+        route: "GET /p",
+        ...(scopes ? { scopes } : {}),
+      });
+      if (!result.ok) {
+        return Response.json({ ok: false, detail: result.error.detail, code: result.error.code });
+      }
       return Response.json(
-        result.ok
-          ? { ok: true }
-          : { ok: false, detail: result.error.detail, code: result.error.code },
+        result.principal.kind === "key" ? { ok: true, name: result.principal.name } : { ok: true },
       );
     }
     return new Response("not found", { status: 404 });

@@ -11,7 +11,9 @@
  *    listed resolver that accepts the token;
  * 3. check: the secret a graceful rotation replaced, revoked, expired, disabled; then the kernel's
  *    key checks and the features' (`kernel-checks.ts`, `key-checks.ts`): the first refusal wins;
- * 4. charge: the limit layers (`key-charge.ts`), the use counted; spent: the spend steps told;
+ * 4. charge: the limit layers (`key-charge.ts`), the use counted; spent: the spend steps told; a
+ *    store that finds the key changed since its record was read (`KeyChangedError`) spends
+ *    nothing, and steps 3 and 4 run once more with the record as it is now;
  * 5. the scopes and the principal (`key-principal.ts`);
  *
  * and around all of it the observers (`verify-wrappers.ts`).
@@ -22,6 +24,7 @@
  * store that does I/O continues the same steps once its promise settles (`continueWith`).
  */
 import type { KeywardContext } from "../keyward/context.js";
+import { KeyChangedError } from "../storage/key-changed-error.js";
 import type { StoredKey } from "../storage/key-store.js";
 import { readBearer } from "./bearer.js";
 import { keyChecksOf } from "./kernel-checks.js";
@@ -31,7 +34,7 @@ import { firstRefusal, type KeyCheckKit } from "./key-checks.js";
 import { keyLookup } from "./key-lookup.js";
 import { keyAdmission } from "./key-principal.js";
 import { isRefusal, type KeyResolver, type ResolveKit } from "./key-resolvers.js";
-import type { Pending } from "./pending-verify.js";
+import { isPromise, type Pending } from "./pending-verify.js";
 import type { VerifyOptions, VerifyResult } from "./principal.js";
 import type { SpendKit } from "./spend-steps.js";
 import { continuation } from "./verify-continuation.js";
@@ -55,6 +58,11 @@ export function createVerify(
 ): VerifyFunction {
   const toFailure = failureOf(ctx.reportFailure);
   const continueWith = continuation(toFailure);
+  // The charge's: a store's `KeyChangedError` is not a failure yet, `admitKey` checks again.
+  const chargeContinueWith = continuation((error) => {
+    if (error instanceof KeyChangedError) throw error;
+    return toFailure(error);
+  });
   const warnings = verifyWarnings(ctx);
   const users = userVerification(ctx, warnings, toFailure);
   const lookUp = keyLookup(ctx);
@@ -63,7 +71,7 @@ export function createVerify(
   const charge = keyCharge(ctx, {
     phases,
     admission: keyAdmission(ctx, warnings),
-    continueWith,
+    continueWith: chargeContinueWith,
     spendKit,
   });
   const resolvers = phases.resolve;
@@ -175,11 +183,15 @@ export function createVerify(
     }
   };
 
-  /** Step 3, check: the found key (or null) live and let on by every check; then step 4. */
+  /**
+   * Step 3, check: the found key (or null) live and let on by every check; then step 4, once more
+   * with the current record when the store found the key changed (`again`: not yet done).
+   */
   const admitKey = (
     key: StoredKey | null,
     secretHash: string,
     options: VerifyOptions,
+    again = true,
   ): Pending<VerifyResult> => {
     if (!key) return failure("invalid_api_key", "Invalid API key");
     const now = ctx.clock.now();
@@ -199,7 +211,28 @@ export function createVerify(
     // The key runs at its own tier capped at its owner's current one (a downgrade applies).
     const tier = ctx.tiers.effective(key.tier, key.ownerTier);
     const attempt: KeyAttempt = { key, options, tier, now, cost: options.cost ?? 1 };
-    return charge(attempt);
+    const charged = charge(attempt);
+    if (!isPromise(charged)) return charged;
+    return charged.catch((error: unknown) =>
+      again && error instanceof KeyChangedError
+        ? admitCurrent(error.current, secretHash, options)
+        : toFailure(error),
+    );
+  };
+
+  /**
+   * The record a store found current, checked and charged as the found key was: if the token is
+   * still its secret (a rotation may have replaced it), and at most once more.
+   */
+  const admitCurrent = (
+    current: StoredKey | null,
+    secretHash: string,
+    options: VerifyOptions,
+  ): Pending<VerifyResult> => {
+    const found =
+      current !== null &&
+      (current.secretHash === secretHash || current.previousSecretHash === secretHash);
+    return admitKey(found ? current : null, secretHash, options, false);
   };
 
   return wrapVerify(verify, phases.around, ctx.reportFailure);

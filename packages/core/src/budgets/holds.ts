@@ -90,13 +90,22 @@ export function checkAmount(value: unknown, what: string): number {
   return value;
 }
 
+/**
+ * The layers a give-back of `amount` from `hold` steps, each with cost `-amount`: those still in
+ * the period and grant the hold was taken in. For a store that gives holds back itself (a Durable
+ * Object's alarm at the hold's TTL), the same rule as `settle` and `release`.
+ */
+export function giveBackLayers(hold: StoredHold, amount: number, now: number): CreditsLayer[] {
+  if (amount <= 0) return [];
+  return hold.layers
+    .filter((layer) => samePeriod(layer, hold.heldAt, now))
+    .map((layer) => ({ ...layer, cost: -amount }));
+}
+
 export function holdsOf(parts: HoldParts) {
   /** Gives `amount` back to the layers of `hold` still in the period and grant it was taken in. */
   const giveBack = async (hold: StoredHold, amount: number, now: number) => {
-    if (amount <= 0) return;
-    const layers = hold.layers
-      .filter((layer) => samePeriod(layer, hold.heldAt, now))
-      .map((layer) => ({ ...layer, cost: -amount }));
+    const layers = giveBackLayers(hold, amount, now);
     if (layers.length === 0) return;
     const limiter = parts.limiter();
     if (!limiter) throw new TypeError("Keyward: budgets need a store that applies layered limits");

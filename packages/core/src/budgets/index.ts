@@ -42,7 +42,13 @@ export type { BudgetPeriod } from "./budget-period.js";
 export { budgetPeriodEnd, budgetPeriodStart } from "./budget-period.js";
 export type { BudgetUsage } from "./budget-usage.js";
 export { type HoldStore, memoryHoldStore, type StoredHold } from "./hold-store.js";
-export type { Hold, HoldOutcome, ReserveResult, SettledHold } from "./holds.js";
+export {
+  giveBackLayers,
+  type Hold,
+  type HoldOutcome,
+  type ReserveResult,
+  type SettledHold,
+} from "./holds.js";
 export { type SettlingStreamOptions, settlingStream } from "./settling-stream.js";
 
 export interface BudgetsConfig {

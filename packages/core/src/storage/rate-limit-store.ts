@@ -30,6 +30,10 @@ export interface UsageHit {
  * - A store that sets `recordsUsage` counts `usage` (one request, allowed or not) in the same
  *   atomic call, so a verified request costs one round trip; Keyward then does not buffer that
  *   request's usage itself. Other stores ignore `usage`.
+ * - A store that can tell, at its limit step, that the key record a request was verified with has
+ *   changed since (a cache other instances' changes do not reach) spends nothing and rejects
+ *   `consume` / `consumeLayers` with a `KeyChangedError` carrying the current record: `verify`
+ *   checks and charges the request once more with it (`storage/key-changed-error.ts`).
  */
 export interface RateLimitStore {
   consume(
