@@ -57,8 +57,11 @@ export type {
   FeatureApis,
   FeatureEndpoint,
   FeatureKernel,
+  FeatureLimits,
+  FeatureLog,
   FeatureParts,
   FeatureRoute,
+  KeyModel,
   KeywardFeature,
   StoreRequirement,
 } from "./features/feature.js";
@@ -73,7 +76,7 @@ export type {
   PathItemObject,
   ResponseObject,
 } from "./features/openapi-types.js";
-export type { EndpointHandler, RouteContext } from "./http/routes/route-context.js";
+export type { EndpointRequest, FeatureEndpointHandler } from "./http/routes/route-context.js";
 export type { KeyField } from "./keys/key-field.js";
 export type {
   CheckedMembership,
