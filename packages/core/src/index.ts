@@ -65,7 +65,7 @@ export type {
   KeywardFeature,
   StoreRequirement,
 } from "./features/feature.js";
-export type { EventsKernel, KernelExtensions } from "./features/kernel-extensions.js";
+export type { JournalKernel, KernelExtensions } from "./features/kernel-extensions.js";
 export type { InstanceDescription, PathBuilder } from "./features/openapi-contribution.js";
 export type {
   HeaderObject,

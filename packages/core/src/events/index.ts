@@ -41,7 +41,7 @@ export function events(config: EventsConfig = {}): KeywardFeature<"events", Even
     name: "events",
     requires: typeof config.expiring === "object" ? [writesEvents, listsExpiring] : [writesEvents],
     extends: {
-      events: (kernel) => eventsRuntime(config, kernel.log, kernel),
+      journal: (kernel) => eventsRuntime(config, kernel.log, kernel),
       verify: { spent: [usageEventsStep] },
     },
     install: ({ events, keys }) => {

@@ -166,7 +166,7 @@ export function createKeyward<
     assertEnvironment(environment) {
       if (!environments.has(environment)) {
         throw new TypeError(
-          `Keyward: ${JSON.stringify(environment)} is not a configured environment; configured: ${environments.names.join(", ")}. Add it to \`environments\` or fix the guard.`,
+          `Keyward: ${JSON.stringify(environment)} is not a configured environment; configured: ${environments.names.join(", ")}. Add it to \`keys.environments\` or fix the guard.`,
         );
       }
     },

@@ -12,7 +12,7 @@ import { KeywardError } from "../errors/keyward-error.js";
 import type { KernelExtensions } from "../features/kernel-extensions.js";
 import { createSecretHasher } from "../keys/hash.js";
 import type { KeyField } from "../keys/key-field.js";
-import { mergeWriteHooks } from "../keys/write-hooks.js";
+import { maxRotationGrace, mergeWriteHooks } from "../keys/write-hooks.js";
 import { layeredLimiter } from "../limits/layered-limiter.js";
 import { warnOnce } from "../logging/warn-once.js";
 import { cryptoRandom } from "../random.js";
@@ -66,14 +66,14 @@ export function instanceContext(
     : async () => {
         throw new KeywardError("invalid_token", "JWT authentication is not configured");
       };
-  const { environments, format } = instanceKeyFormat(config, extensions, random);
+  const { environments, format } = instanceKeyFormat(config, random);
   const { usageRecorder, retention } = instanceUsage(config, clock, reportFailure);
 
   const bus = eventBus(reportFailure);
-  // The events feature's `requires` made sure the store writes events.
+  // The journal's feature (`events()`) `requires` a store that writes events.
   const events =
-    extensions.events && config.store.events
-      ? extensions.events({
+    extensions.journal && config.store.events
+      ? extensions.journal({
           log: config.store.events,
           fields: keyFields,
           bus,
@@ -83,6 +83,8 @@ export function instanceContext(
           reportFailure,
         })
       : undefined;
+  const writes = mergeWriteHooks([extensions.writes]);
+  const maxGrace = maxRotationGrace(writes.beforeRotate);
   const context: KeywardContext = {
     keys: config.store.keys,
     usage: config.store.usage,
@@ -105,25 +107,25 @@ export function instanceContext(
       scopes,
       tiers,
       clock,
-      organizations: extensions.organizations !== undefined,
+      organizations: extensions.access !== undefined,
       environments: environments.configured ? environments.names : undefined,
       fields: keyFields,
     }),
     updateKeyBody: updateKeyBodySchema(keyFieldSchemas({ scopes, tiers, clock }), keyFields),
     keyFields,
-    writes: mergeWriteHooks([extensions.writes]),
+    writes,
     writeKit: { keys: config.store.keys, clock },
-    gracefulRotation: extensions.gracefulRotation && {
-      maxGracePeriodSeconds: extensions.gracefulRotation.maxGracePeriodSeconds,
-      body: rotateKeyBodySchema(extensions.gracefulRotation.maxGracePeriodSeconds),
-    },
+    gracefulRotation:
+      maxGrace === undefined
+        ? undefined
+        : { maxGracePeriodSeconds: maxGrace, body: rotateKeyBodySchema(maxGrace) },
     verifyJwt,
     ...(config.session ? { session: config.session } : {}),
     trustedOrigins: new Set(config.http?.trustedOrigins ?? []),
     accountTier: config.accountTier ?? ((claims) => claims.tier),
     usageRecorder,
     ...(retention ? { usageRetention: retention } : {}),
-    organizations: extensions.organizations?.({ tiers, scopes }),
+    organizations: extensions.access?.({ tiers, scopes }),
     ietfRateLimitHeaders: config.http?.rateLimitHeaders?.ietf ?? false,
     logger,
     warnOnce: warnOnce(logger),
