@@ -54,7 +54,13 @@ type FeatureFactory = (options?: unknown) => unknown;
 function pathFeatures(entry: (name: string) => FeatureFactory, withOtel = true): unknown[] {
   return [
     entry("organizations")({ memberships: () => [] }),
-    entry("lifecycle")({ environments, gracefulRotation: true }),
+    // This tree takes the environments in `keys.environments` (guardCall); a baseline from before
+    // that, in lifecycle(): given both, each reads its own.
+    entry("lifecycle")(
+      entry === currentEntry
+        ? { gracefulRotation: true }
+        : { environments, gracefulRotation: true },
+    ),
     entry("events")({ pruneIntervalMs: false, expiring: false }),
     entry("imports")({ prefixes: ["ba_"] }),
     ...(withOtel ? [otel({ meterProvider })] : []),
@@ -85,6 +91,7 @@ async function guardCall(
     store: (make === createKeyward ? memoryStore : baseline.memoryStore)(),
     scopes,
     tiers: { free: unlimited },
+    ...(make === createKeyward && features.length > 0 ? { keys: { environments } } : {}),
     logger: false,
     features: features as KeywardFeature<string, unknown>[],
   } as Parameters<typeof createKeyward>[0]);
@@ -116,11 +123,8 @@ async function guardCall(
   return { call, authorization };
 }
 
-const after = await guardCall(
-  createKeyward,
-  pathFeatures((name) => current[name]!),
-  routeWithMethod,
-);
+const currentEntry = (name: string) => current[name]!;
+const after = await guardCall(createKeyward, pathFeatures(currentEntry), routeWithMethod);
 const before = await guardCall(
   baseline.createKeyward as typeof createKeyward,
   pathFeatures((name) => baselineEntries[name]!),
@@ -129,7 +133,7 @@ const before = await guardCall(
 // This tree without `otel()`: what the observer of every verification costs, in the same run.
 const afterNoOtel = await guardCall(
   createKeyward,
-  pathFeatures((name) => current[name]!, false),
+  pathFeatures(currentEntry, false),
   routeWithMethod,
 );
 // Both trees with no feature listed: the kernel's path alone.

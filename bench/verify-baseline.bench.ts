@@ -40,7 +40,7 @@ const environments = { live: "sk_live_", test: "sk_test_" };
 /** Every feature, as this tree lists them. */
 const everyFeature: KeywardFeature<string, unknown>[] = [
   organizations({ memberships }),
-  lifecycle({ gracefulRotation: true, environments }),
+  lifecycle({ gracefulRotation: true }),
   events({ pruneIntervalMs: false, expiring: false }),
   openapi(),
 ];
@@ -88,7 +88,10 @@ const baselineMake = baseline.createKeyward as typeof createKeyward;
 const baselineStore = () => baseline.memoryStore() as ReturnType<typeof memoryStore>;
 const current = await prepare(createKeyward, memoryStore());
 const before = await prepare(baselineMake, baselineStore());
-const currentEvery = await prepare(createKeyward, memoryStore(), { features: everyFeature });
+const currentEvery = await prepare(createKeyward, memoryStore(), {
+  features: everyFeature,
+  keys: { environments },
+});
 const beforeEvery = await prepare(baselineMake, baselineStore(), await baselineEveryFeature());
 const commit = baseline.commit.slice(0, 7);
 

@@ -75,6 +75,8 @@ export function demoKeywardOptions(
     scopes: { ...DEMO_SCOPE_DESCRIPTIONS, ...COMPLETIONS_SCOPE_DESCRIPTIONS },
     tiers: demoTiers(config.tierLimits, { ownerLimits: config.ownerLimits, quotas: config.quotas }),
     features: demoFeatures(config, observability, parts),
+    // Keys are live (`sk_live_`) unless created with "environment": "test" (`sk_test_`).
+    keys: { environments: { ...DEMO_ENVIRONMENTS } },
     jwt: { secret: config.jwtSecret },
     // 500s answer without internals; this is where their causes go.
     onError: (error) => console.error("keyward:", error),
@@ -109,8 +111,6 @@ export function demoFeatures(
     // A `developer` may manage keys but grant only the profile scopes (v0.3).
     organizations({ memberships: demoMemberships, roles: DEMO_ORGANIZATION_ROLES }),
     lifecycle({
-      // Keys are live (`sk_live_`) unless created with "environment": "test" (`sk_test_`).
-      environments: { ...DEMO_ENVIRONMENTS },
       // Rotation with `gracePeriodSeconds`: the old secret keeps working up to 7 days.
       gracefulRotation: true,
       // PATCH /api/v1/api-keys/{key_id} (on by default): rename, metadata, disable and enable,

@@ -38,13 +38,15 @@ function createHonoApp(env: WorkerEnvironment): Hono<KeywardEnv> {
     scopes: DEMO_SCOPE_DESCRIPTIONS,
     tiers: demoTiers(config.tierLimits),
     jwt: { secret: config.jwtSecret },
+    // The demo contract's environments, live and test.
+    keys: { environments: { ...DEMO_ENVIRONMENTS } },
     features: [
-      // The demo contract (`@keyward/testing/demo-contract`): organizations from the `orgs` claim; PATCH on keys, environments
-      // live and test, rotation with `gracePeriodSeconds` (the old secret keeps working up to 7
+      // The demo contract (`@keyward/testing/demo-contract`): organizations from the `orgs` claim; PATCH on keys,
+      // rotation with `gracePeriodSeconds` (the old secret keeps working up to 7
       // days); the audit log at GET /api/v1/api-keys/{key_id}/events (pruned on a timer set on
       // first use).
       organizations({ memberships: demoMemberships, roles: DEMO_ORGANIZATION_ROLES }),
-      lifecycle({ environments: { ...DEMO_ENVIRONMENTS }, gracefulRotation: true }),
+      lifecycle({ gracefulRotation: true }),
       events(),
       // Resource-limited keys: the profile routes pass `resource: { profile: slug }`; the last
       // client address of each key (CF-Connecting-IP, as the Fetch adapter reads it on Workers).

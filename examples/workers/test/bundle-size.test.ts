@@ -27,10 +27,11 @@ const keyward = createKeyward({
   scopes: { "profile:read": "Read" },
   tiers: { free: { rateLimit: { limit: 60, window: "1m" } } },
   jwt: { secret: "a-secret-of-at-least-thirty-two-bytes!" },
+  ${everyFeature ? `keys: { environments: { live: "sk_live_", test: "sk_test_" } },` : ""}
   ${
     everyFeature
       ? `features: [events(), organizations({ memberships: () => [] }),
-    lifecycle({ gracefulRotation: true, environments: { live: "sk_live_", test: "sk_test_" } }),
+    lifecycle({ gracefulRotation: true }),
     openapi({ serve: true }), secretScanning(), webhooks({ endpoints: [] })],`
       : ""
   }

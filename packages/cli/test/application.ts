@@ -181,7 +181,7 @@ export async function openApplication(options: ApplicationOptions): Promise<Appl
 export function applicationFeatures(options: ApplicationOptions) {
   return [
     organizations({ memberships: () => [] }),
-    lifecycle({ environments: { ...environments }, gracefulRotation: true }),
+    lifecycle({ gracefulRotation: true }),
     events(),
     imports(),
     permissions({ recordAddress: true }),
@@ -205,6 +205,7 @@ export function keywardOptions(options: ApplicationOptions) {
     tiers: { ...tiers },
     jwt: false,
     logger: false,
+    keys: { environments: { ...environments } },
     features: applicationFeatures(options),
   } satisfies Omit<KeywardConfig, "store">;
 }

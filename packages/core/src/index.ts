@@ -57,12 +57,15 @@ export type {
   FeatureApis,
   FeatureEndpoint,
   FeatureKernel,
+  FeatureLimits,
+  FeatureLog,
   FeatureParts,
   FeatureRoute,
+  KeyModel,
   KeywardFeature,
   StoreRequirement,
 } from "./features/feature.js";
-export type { EventsKernel, KernelExtensions } from "./features/kernel-extensions.js";
+export type { JournalKernel, KernelExtensions } from "./features/kernel-extensions.js";
 export type { InstanceDescription, PathBuilder } from "./features/openapi-contribution.js";
 export type {
   HeaderObject,
@@ -73,7 +76,7 @@ export type {
   PathItemObject,
   ResponseObject,
 } from "./features/openapi-types.js";
-export type { EndpointHandler, RouteContext } from "./http/routes/route-context.js";
+export type { EndpointRequest, FeatureEndpointHandler } from "./http/routes/route-context.js";
 export type { KeyField } from "./keys/key-field.js";
 export type {
   CheckedMembership,

@@ -61,7 +61,6 @@ export {
 } from "./keys/hash.js";
 export { isKeyId } from "./keys/key-id.js";
 export { isOwnedBy, ownerLabel, ownerOfKey, toOwner, userOwner } from "./keys/owner.js";
-export type { KeywardContext } from "./keyward/context.js";
 export { periodEnd, periodStart } from "./limits/calendar-period.js";
 export {
   type CreditCheckpoints,

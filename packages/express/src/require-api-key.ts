@@ -28,7 +28,7 @@ export interface RequireApiKeyOptions {
    */
   cost?: number;
   /**
-   * Only keys of this environment pass (`lifecycle({ environments })`, e.g. `"live"`); a key of
+   * Only keys of this environment pass (`keys.environments`, e.g. `"live"`); a key of
    * another is refused with 401 before any lookup. Default: every environment. An environment
    * that is not configured throws when the guard is created.
    */

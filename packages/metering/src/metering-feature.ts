@@ -66,9 +66,9 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
       },
     ],
     extends: { verify: { spent: [served.spendStep], around: [served.wrapper] } },
-    install({ context, store, bus }) {
+    install({ clock, random, log, store, bus }) {
       const ledger = ledgerOf(store)!;
-      const { clock, logger } = context;
+      const { logger } = log;
       let ledgerFailures = 0;
       served.attach({
         ledger,
@@ -77,10 +77,7 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
         failed(cause) {
           ledgerFailures++;
           bus.publish("metering.ledger_failed", {});
-          context.reportFailure(
-            "metering: the ledger did not keep a served request's usage",
-            cause,
-          );
+          log.reportFailure("metering: the ledger did not keep a served request's usage", cause);
         },
       });
       const exporter = createExporter({
@@ -89,7 +86,7 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
         windowMs: resolved.windowMs,
         settleMs: resolved.settleMs,
         clock,
-        random: context.random,
+        random,
         holder: randomUUID(),
         leaseTtlMs: resolved.leaseTtlMs,
         maxWindowsPerRun: resolved.maxWindowsPerRun,
@@ -138,7 +135,7 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
         if (resolved.exportEveryMs === false || closed || resolved.exporters.length === 0) return;
         timer = setTimeout(() => {
           running = exportNow()
-            .catch((cause) => context.reportFailure("metering: an export run failed", cause))
+            .catch((cause) => log.reportFailure("metering: an export run failed", cause))
             .finally(schedule);
         }, resolved.exportEveryMs);
         timer.unref?.();

@@ -107,7 +107,8 @@ describe.skipIf(!redisAvailable)("a Redis database the previous release wrote", 
       scopes: { "profile:read": "Read" },
       tiers: { pro: { rateLimit: { limit: 10, window: "1m" } } },
       jwt: false,
-      features: [lifecycle({ environments: { test: "sk_test_", live: "sk_live_" } })],
+      keys: { environments: { test: "sk_test_", live: "sk_live_" } },
+      features: [lifecycle()],
     });
     const [listed] = await keyward.keys.list("bob");
     expect(listed).toMatchObject({ id, environment: "live" });

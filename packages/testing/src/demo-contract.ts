@@ -89,15 +89,15 @@ export interface DemoKeywardOptions<
 
 /**
  * The features of the demo contract: organizations from the `orgs` claim, `lifecycle()` (PATCH,
- * the `live` and `test` environments, graceful rotation), the audit log, the OpenAPI document,
+ * graceful rotation), the audit log, the OpenAPI document,
  * resource-limited keys and the last client address (`permissions({ recordAddress: true })`).
  */
 export function demoFeatures(options: Pick<DemoKeywardOptions, "openapi" | "permissions"> = {}) {
   return [
     organizations({ memberships: demoMemberships, roles: DEMO_ORGANIZATION_ROLES }),
-    // PATCH on keys (on by default), environments live and test, and rotation with
-    // `gracePeriodSeconds`, up to the default maximum of 7 days.
-    lifecycle({ environments: { ...DEMO_ENVIRONMENTS }, gracefulRotation: true }),
+    // PATCH on keys (on by default), and rotation with `gracePeriodSeconds`, up to the default
+    // maximum of 7 days.
+    lifecycle({ gracefulRotation: true }),
     // The audit log, `GET {basePath}/{key_id}/events`, with the default retention.
     events(),
     // Describes the host routes in `keyward.openapi()`; serving stays off, as in v0.1.
@@ -132,6 +132,8 @@ export function demoKeywardConfig<
   return {
     scopes: { ...DEMO_SCOPE_DESCRIPTIONS },
     tiers: demoTiers(),
+    // The environments live and test, each with its prefix.
+    keys: { environments: { ...DEMO_ENVIRONMENTS } },
     jwt: { secret: jwtSecret },
     features,
   };

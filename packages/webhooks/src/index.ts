@@ -41,15 +41,14 @@ export function webhooks(config: WebhooksConfig): KeywardFeature<"webhooks", Web
           "a store with a webhook outbox (its `outbox` part, from the same store as `keys`): memoryStore(), postgresStore() or redisStore({ keys: true })",
       },
     ],
-    install({ context, store, bus }) {
-      const events = context.events;
+    install({ events, store, bus, clock, random, log }) {
       const outbox = webhookOutboxOf(store);
       // `requiresFeatures` and `requires` made sure both exist.
       if (!events || !outbox) throw new Error("unreachable: webhooks without events");
       const deliverer = webhookDeliverer(config, outbox, {
-        clock: context.clock,
-        random: context.random,
-        reportFailure: context.reportFailure,
+        clock,
+        random,
+        reportFailure: log.reportFailure,
         // Whoever watches deliveries (`@keyward/otel`) hears each attempt's end on the bus.
         onAttempt: (status: WebhookAttemptStatus) => bus.publish("webhook.attempted", { status }),
       });
@@ -66,7 +65,7 @@ export function webhooks(config: WebhooksConfig): KeywardFeature<"webhooks", Web
       return {
         // Once every feature is installed, so a watcher listed after this one hears it too.
         ready: () => bus.publish("webhook.backlog", { read: pending }),
-        api: createWebhooksApi({ deliverer, outbox, now: () => context.clock.now() }),
+        api: createWebhooksApi({ deliverer, outbox, now: () => clock.now() }),
         close: () => {
           for (const stop of unsubscribe) stop();
           return deliverer.close();

@@ -8,13 +8,13 @@
  * @example
  * createKeyward({ store, scopes, tiers, jwt, features: [usageExport()] });
  */
-import type { EndpointHandler, KeywardFeature, PathBuilder } from "@keyward/core";
+import type { FeatureEndpointHandler, KeywardFeature, PathBuilder } from "@keyward/core";
 import { usageCsv } from "./usage-csv.js";
 
 const path = "/{key_id}/usage.csv";
 
 /** Answers the signed-in caller: the kernel checked the session; `forCaller` checks the key. */
-const exportUsage: EndpointHandler = async ({ user, keyId, keys, headers }) => {
+const exportUsage: FeatureEndpointHandler = async ({ user, keyId, keys, headers }) => {
   // 404 for an unknown key, 403 for someone else's: the usage endpoint's own checks.
   const usage = await keys.forCaller.usage(user, keyId);
   return new Response(usageCsv(usage.daily), {

@@ -7,7 +7,7 @@
  */
 import { readBearer } from "../auth/bearer.js";
 import { KeywardError } from "../errors/keyward-error.js";
-import type { FeatureKernel } from "../features/feature.js";
+import type { FeatureKernel } from "../features/feature-kernel.js";
 import { isMissingBody, readJsonBody } from "../http/read-json-body.js";
 import type { KeyResourceLimits } from "../keys/key-resources.js";
 import type { StoredKey } from "../storage/key-store.js";
@@ -32,7 +32,7 @@ export function exchangeRoute(
   issuer: TokenIssuer,
   settings: ExchangeSettings,
 ): (request: Request) => Promise<Response> {
-  const { context } = kernel;
+  const { keyModel, store } = kernel;
   const route = `POST ${kernel.basePath}${tokensSubpath}`;
   return async (request) => {
     // A CORS preflight, answered as the kernel's router answers one: what the route takes.
@@ -55,15 +55,15 @@ export function exchangeRoute(
     const body = await readJsonBody(request, bodyLimit);
     const wanted = readExchangeBody(
       isMissingBody(body) ? undefined : body,
-      context.scopes,
+      keyModel.scopes,
       settings.maxTtlSeconds,
     );
     if (Array.isArray(wanted)) throw new KeywardError("validation_failed", wanted);
 
     const verified = await kernel.verify(authorization, { accept: "api-key", route });
     if (!verified.ok) return verified.error.toResponse(verified.headers);
-    const hash = context.hasher.hash(bearer!);
-    const key = context.keys.peek?.(hash) ?? (await context.keys.findByHash(hash));
+    const hash = keyModel.hasher.hash(bearer!);
+    const key = store.keys.peek?.(hash) ?? (await store.keys.findByHash(hash));
     if (key === null || key.secretHash !== hash) {
       // Found by the secret a graceful rotation replaced: its tokens would die with it at once.
       throw new KeywardError(

@@ -97,9 +97,9 @@ export function agentTokens(config: AgentTokensConfig = {}): KeywardFeature<"age
     name: "agentTokens",
     extends: { verify: { resolve: [resolver] } },
     install: (kernel) => {
-      const { context } = kernel;
-      parts = { ring, issuer, clock: context.clock, findById: (id) => context.keys.findById(id) };
-      const issue = tokenIssuer(ring, issuer, context.clock);
+      const { clock, store } = kernel;
+      parts = { ring, issuer, clock, findById: (id) => store.keys.findById(id) };
+      const issue = tokenIssuer(ring, issuer, clock);
       const maxTtlSeconds = Math.floor(maxTtlMs / 1000);
       return {
         routes: [
@@ -113,7 +113,7 @@ export function agentTokens(config: AgentTokensConfig = {}): KeywardFeature<"age
                 try {
                   config.onIssued?.(token);
                 } catch (error) {
-                  context.reportFailure("agentTokens: the onIssued hook failed", error);
+                  kernel.log.reportFailure("agentTokens: the onIssued hook failed", error);
                 }
               },
             }),

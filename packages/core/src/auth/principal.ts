@@ -98,7 +98,7 @@ export interface VerifyOptions {
    */
   cost?: number;
   /**
-   * Only keys of this environment (`lifecycle({ environments })`) pass; a key of another is refused
+   * Only keys of this environment (`keys.environments`) pass; a key of another is refused
    * with 401 `invalid_api_key`, before any lookup. Default: every environment. Sessions ignore it.
    */
   environment?: string | undefined;

@@ -4,7 +4,7 @@
  * `left = limit − spent − held`, and `spent` is read as `limit − left − held`. Read from the store
  * without changing anything (one layered read and one hold sum).
  */
-import type { KeywardContext } from "../keyward/context.js";
+import type { FeatureKernel } from "../features/feature-kernel.js";
 import { ownerLimitKey } from "../limits/owner-limit-key.js";
 import type { LimitLayer } from "../limits/types.js";
 import type { Budget } from "./budget-config.js";
@@ -40,20 +40,20 @@ export interface BudgetUsage {
 }
 
 export async function budgetUsage({
-  context,
+  kernel,
   sources,
   store,
   keyId,
 }: {
-  context: KeywardContext;
+  kernel: FeatureKernel;
   sources: BudgetSources;
   store: HoldStore;
   keyId: string;
 }): Promise<BudgetUsage | null> {
-  const key = await context.keys.findById(keyId);
+  const key = await kernel.store.keys.findById(keyId);
   if (!key) return null;
   const budgets = budgetsOf(sources, key);
-  const now = context.clock.now();
+  const now = kernel.clock.now();
   const owner = ownerLimitKey(key);
   const layers: LimitLayer[] = [];
   const indexOf: Partial<Record<"key" | "own" | "owner", number>> = {};
@@ -65,8 +65,8 @@ export async function budgetUsage({
   if (budgets.owner) add("owner", budgetLayer(ownerBudgetBucket(owner), budgets.owner, 0, now));
   const [held, decisions] = await Promise.all([
     store.heldBy(key.id),
-    layers.length > 0 && context.layeredLimits
-      ? context.layeredLimits.read({ owner, layers, now })
+    layers.length > 0 && kernel.limits.layered
+      ? kernel.limits.layered.read({ owner, layers, now })
       : Promise.resolve([]),
   ]);
   const standing = (budget: Budget | undefined, index = -1): BudgetStanding | null => {

@@ -19,7 +19,7 @@ import { periodicTask } from "../background/periodic-task.js";
 import type { EventBus } from "../bus/event-bus.js";
 import type { Clock } from "../clock.js";
 import type { KeywardFeature } from "../features/feature.js";
-import type { KeywardContext } from "../keyward/context.js";
+import type { FeatureKernel } from "../features/feature-kernel.js";
 import type { KeyLimitPlan } from "../limits/resolve-layers.js";
 import { parseDuration } from "../rate-limit/duration.js";
 import { type BudgetSource, checkBudgetSource } from "./budget-config.js";
@@ -133,10 +133,10 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
   const store = config.holds ?? memoryHoldStore();
 
   // Set when the kernel is built: the instance's clock, its limiter and its verify.
-  let context: KeywardContext | undefined;
+  let kernel: FeatureKernel | undefined;
   let verify: PendingVerify | undefined;
   let bus: EventBus | undefined;
-  const clock = (): Clock => context!.clock;
+  const clock = (): Clock => kernel!.clock;
   let report = (_message: string, _cause: unknown) => {};
 
   // The plan each reservation was charged with, by its options object (one per call).
@@ -145,7 +145,7 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
 
   const holds = holdsOf({
     store,
-    limiter: () => context?.layeredLimits,
+    limiter: () => kernel?.limits.layered,
     clock,
     ttlMs,
     newId: () => `hold_${crypto.randomUUID()}`,
@@ -169,7 +169,7 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
         throw new TypeError("Keyward: reserve(authorization, { scopes, route, cost })");
       }
       const cost = checkAmount(options.cost, "reserve's `cost`");
-      if (!verify || !context) throw new TypeError("Keyward: budgets() is not installed");
+      if (!verify || !kernel) throw new TypeError("Keyward: budgets() is not installed");
       sweep.start();
       // A fresh object: the charge step knows this call by it.
       const ask: VerifyOptions & { accept: "api-key" } = { ...options, cost, accept: "api-key" };
@@ -197,8 +197,8 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
     release: async (holdId) => holds.release(checkId(holdId)),
     releaseExpired: () => holds.releaseExpired(),
     async usage(keyId) {
-      if (!context) throw new TypeError("Keyward: budgets() is not installed");
-      return budgetUsage({ context, sources, store, keyId: checkId(keyId, "keyId") });
+      if (!kernel) throw new TypeError("Keyward: budgets() is not installed");
+      return budgetUsage({ kernel, sources, store, keyId: checkId(keyId, "keyId") });
     },
   };
 
@@ -232,12 +232,12 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
       // `budget: { limit, period }` on create and update: a key's own budget (budget-field.ts).
       fields: [budgetField],
     },
-    install(kernel) {
-      context = kernel.context;
-      bus = kernel.bus;
+    install(installed) {
+      kernel = installed;
+      bus = installed.bus;
       // `reserve` is the instance's own verify, every phase (observers included), with `cost`.
-      verify = kernel.verify;
-      report = kernel.context.reportFailure;
+      verify = installed.verify;
+      report = installed.log.reportFailure;
       return {
         api,
         async close() {

@@ -16,7 +16,8 @@ const withEnvironments = (extra: Partial<Parameters<typeof createKeyward>[0]> = 
     scopes,
     tiers,
     jwt: { secret },
-    features: [lifecycle({ environments })],
+    keys: { environments },
+    features: [lifecycle()],
     ...extra,
   });
   return { keyward, store };
@@ -177,7 +178,7 @@ describe("environments: without them (a v0.1 configuration)", () => {
       scopes,
       tiers,
       jwt: { secret },
-      features: [lifecycle({ environments: { test: "sk_test_", live: "sk_live_" } })],
+      keys: { environments: { test: "sk_test_", live: "sk_live_" } },
     });
     expect((await after.keys.list("alice"))[0]!.environment).toBe("live");
     const result = await after.verify(`Bearer ${old.key}`, { environment: "live" });
@@ -196,27 +197,33 @@ describe("environments: configuration", () => {
         scopes,
         tiers,
         jwt: false,
-        ...(prefix === undefined ? {} : { keys: { prefix } }),
-        ...(environments === undefined
-          ? {}
-          : { features: [lifecycle({ environments: environments as Record<string, string> })] }),
+        keys: {
+          ...(prefix === undefined ? {} : { prefix }),
+          ...(environments === undefined
+            ? {}
+            : { environments: environments as Record<string, string> }),
+        },
       });
 
   it.each([
     [
       { environments: { live: "sk_", test: "sk_test_" } },
-      /`environments`: .*"sk_" starts "sk_test_"/,
+      /`keys.environments`: .*"sk_" starts "sk_test_"/,
     ],
     [{ environments: { live: "sk_live_", test: "sk_live_" } }, /listed twice/],
     [{ environments: { live: "sk_live_" }, prefix: "sk_live_" }, /not both/],
     [{ environments: {} }, /at least one environment/],
     [{ environments: ["sk_live_"] }, /must be an object of name → key prefix/],
     [{ environments: { Live: "sk_live_" } }, /environment name "Live"/],
-    [{ environments: { live: 7 } }, /`environments.live` must be a key prefix/],
-    [{ environments: { live: "SK-LIVE" } }, /`environments`: Invalid key prefix "SK-LIVE"/],
+    [{ environments: { live: 7 } }, /`keys.environments.live` must be a key prefix/],
+    [{ environments: { live: "SK-LIVE" } }, /`keys.environments`: Invalid key prefix "SK-LIVE"/],
     [{ prefix: "Bad Prefix" }, /`keys.prefix`: Invalid key prefix/],
   ])("refuses %j at start", (extra, message) => {
     expect(build(extra)).toThrow(message);
+  });
+
+  it("refuses environments given to lifecycle(), naming where they go now", () => {
+    expect(() => lifecycle({ environments } as never)).toThrow(/`keys.environments`/);
   });
 });
 

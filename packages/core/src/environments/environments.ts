@@ -36,7 +36,7 @@ export interface Environments {
 }
 
 /**
- * @param environments `lifecycle({ environments })`: name → prefix, the default first
+ * @param environments `keys.environments`: name → prefix, the default first
  * @param keyPrefix `keys.prefix`, the one environment's prefix when there is no list
  */
 export function createEnvironments(
@@ -78,13 +78,13 @@ export function checkEnvironmentsOption(environments: unknown): void {
   if (environments === undefined) return;
   if (typeof environments !== "object" || environments === null || Array.isArray(environments)) {
     throw new TypeError(
-      'Keyward: `environments` must be an object of name → key prefix, like { live: "sk_live_", test: "sk_test_" }',
+      'Keyward: `keys.environments` must be an object of name → key prefix, like { live: "sk_live_", test: "sk_test_" }',
     );
   }
   const entries = Object.entries(environments);
   if (entries.length === 0) {
     throw new TypeError(
-      'Keyward: `environments` needs at least one environment, like { live: "sk_live_" }',
+      'Keyward: `keys.environments` needs at least one environment, like { live: "sk_live_" }',
     );
   }
   for (const [name, prefix] of entries) {
@@ -95,7 +95,7 @@ export function checkEnvironmentsOption(environments: unknown): void {
     }
     if (typeof prefix !== "string") {
       throw new TypeError(
-        `Keyward: \`environments.${name}\` must be a key prefix string like "sk_${name}_"`,
+        `Keyward: \`keys.environments.${name}\` must be a key prefix string like "sk_${name}_"`,
       );
     }
   }

@@ -19,7 +19,13 @@ const day = 24 * 60 * 60 * 1000;
 const scopes = { "profile:read": "Read profiles", "profile:write": "Edit profiles" };
 const tiers = { free: { rateLimit: { limit: 60, window: "1m" } } };
 
-function setup(options: { events?: EventsConfig; lifecycle?: LifecycleConfig } = {}) {
+function setup(
+  options: {
+    events?: EventsConfig;
+    lifecycle?: LifecycleConfig;
+    environments?: Record<string, string>;
+  } = {},
+) {
   const clock = manualClock(start);
   const store = memoryStore();
   const errors: string[] = [];
@@ -30,6 +36,7 @@ function setup(options: { events?: EventsConfig; lifecycle?: LifecycleConfig } =
     clock,
     jwt: false,
     logger: { error: (message) => void errors.push(message), warn() {} },
+    ...(options.environments ? { keys: { environments: options.environments } } : {}),
     features: [
       events(options.events ?? { pruneIntervalMs: false }),
       ...(options.lifecycle ? [lifecycle(options.lifecycle)] : []),
@@ -136,7 +143,8 @@ describe("events written with key changes", () => {
 
   it("records a key's environment and allowlist when created, and allowlist changes as updates", async () => {
     const { clock, keyward } = setup({
-      lifecycle: { environments: { live: "sk_live_", test: "sk_test_" } },
+      lifecycle: {},
+      environments: { live: "sk_live_", test: "sk_test_" },
     });
     const key = await keyward.keys.create({
       ownerId: "alice",

@@ -41,12 +41,12 @@ export function events(config: EventsConfig = {}): KeywardFeature<"events", Even
     name: "events",
     requires: typeof config.expiring === "object" ? [writesEvents, listsExpiring] : [writesEvents],
     extends: {
-      events: (kernel) => eventsRuntime(config, kernel.log, kernel),
+      journal: (kernel) => eventsRuntime(config, kernel.log, kernel),
       verify: { spent: [usageEventsStep] },
     },
-    install: ({ context, keys }) => {
+    install: ({ events, keys }) => {
       // The recorder `extends` built for this instance, before any feature was installed.
-      const api = createEventsApi(context.events as EventsRuntime, keys);
+      const api = createEventsApi(events as EventsRuntime, keys);
       return {
         api,
         endpoints: [{ path: "/{key_id}/events", method: "GET", handle: keyEventsEndpoint(api) }],

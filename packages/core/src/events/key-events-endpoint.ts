@@ -1,5 +1,5 @@
 import { jsonResponse } from "../http/json-response.js";
-import type { EndpointHandler } from "../http/routes/route-context.js";
+import type { FeatureEndpointHandler } from "../http/routes/route-context.js";
 import type { InternalEventsApi } from "./events-api.js";
 
 /**
@@ -8,7 +8,7 @@ import type { InternalEventsApi } from "./events-api.js";
  * comma-separated) to keep only some types. Who may read the key's usage may read its events.
  */
 export const keyEventsEndpoint =
-  (events: InternalEventsApi): EndpointHandler =>
+  (events: InternalEventsApi): FeatureEndpointHandler =>
   async ({ request, user, keyId, headers }) => {
     const query = new URL(request.url).searchParams;
     const types = query

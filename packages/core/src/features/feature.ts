@@ -13,14 +13,13 @@
  * a mistake fails at start as every kernel option does, and names the store parts it needs in
  * `requires`, checked by `createKeyward` with a message naming what is missing.
  */
-import type { InternalKeysApi } from "../api/keys-api.js";
-import type { PendingVerify } from "../auth/pending-verify.js";
-import type { EventBus } from "../bus/event-bus.js";
-import type { EndpointHandler } from "../http/routes/route-context.js";
-import type { KeywardContext } from "../keyward/context.js";
+import type { FeatureEndpointHandler } from "../http/routes/route-context.js";
 import type { KeywardStore } from "../storage/index.js";
+import type { FeatureKernel } from "./feature-kernel.js";
 import type { KernelExtensions } from "./kernel-extensions.js";
-import type { InstanceDescription, PathBuilder } from "./openapi-contribution.js";
+import type { PathBuilder } from "./openapi-contribution.js";
+
+export type { FeatureKernel, FeatureLimits, FeatureLog, KeyModel } from "./feature-kernel.js";
 
 /**
  * A feature, as a host lists it. `Name` keys its API on the instance (`keyward[name]`), typed from
@@ -53,35 +52,6 @@ export interface StoreRequirement {
   has(store: KeywardStore): boolean;
   /** What is missing and how to get it, e.g. "a key store that keeps events (`keys.events`)". */
   missing: string;
-}
-
-/** What the kernel offers a feature. */
-export interface FeatureKernel {
-  /** The instance's resolved configuration and its stores, clock, hasher and failure reporting. */
-  readonly context: KeywardContext;
-  /** Normalised: starts with "/", no trailing slash. */
-  readonly basePath: string;
-  /** The store the instance was given, with every part (`events`, `outbox`…) it has. */
-  readonly store: KeywardStore;
-  /** Key management as the kernel runs it, with its ownership and permission checks. */
-  readonly keys: InternalKeysApi;
-  /**
-   * The instance's event bus (`bus/event-bus.ts`): publish what the feature does, subscribe to
-   * what others publish (`key.*` and `usage.*` events once committed, `webhook.*`…).
-   */
-  readonly bus: EventBus;
-  /**
-   * The instance's `verify`, every phase included (its `around` observers too), for a feature that
-   * checks, limits and counts an API key as the host's routes do: agent tokens' exchange
-   * (`POST {basePath}/tokens`) and a protected resource's guard, and budgets' `reserve` (`verify`
-   * with the hold as `cost`). Decided without a promise when no I/O was needed.
-   */
-  readonly verify: PendingVerify;
-  /**
-   * The instance as an OpenAPI document describes it, and every listed feature's paths; for the
-   * `openapi()` feature. Call it once the instance is built (not during `install`).
-   */
-  describe(): { instance: InstanceDescription; featurePaths: readonly PathBuilder[] };
 }
 
 /** What a feature contributes. Every part is optional. */
@@ -120,7 +90,7 @@ export interface FeatureEndpoint {
   /** A key's own path or one below it: `/{key_id}`, `/{key_id}/events`. */
   path: "/{key_id}" | `/{key_id}/${string}`;
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-  handle: EndpointHandler;
+  handle: FeatureEndpointHandler;
 }
 
 /** The API each listed feature puts on the instance, keyed by the feature's name. */

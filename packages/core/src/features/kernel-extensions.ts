@@ -1,7 +1,10 @@
 /**
  * The kernel's named extension points: the places where a feature changes how the kernel itself
  * works, rather than adding beside it. A feature fills them in `KeywardFeature.extends`; they are
- * read once, before the kernel is built, and each may be filled by one feature only.
+ * read once, before the kernel is built. Each is named after what the kernel does, never after a
+ * feature: what only one feature needs stays in that feature's own configuration. `verify`,
+ * `fields` and `writes` are lists every listed feature adds to; `access` and `journal` are filled
+ * by one feature at most.
  */
 import { mergeVerifyPhases, type VerifyPhases } from "../auth/verify-phases.js";
 import type { EventBus } from "../bus/event-bus.js";
@@ -18,29 +21,6 @@ import type { TierLadder } from "../tiers/tier-ladder.js";
 
 export interface KernelExtensions {
   /**
-   * Key prefixes by environment name, the default first, in place of the single `keys.prefix`
-   * (`lifecycle({ environments })`).
-   */
-  environments?: Readonly<Record<string, string>>;
-  /**
-   * The fields the feature adds to a key (`keys/key-field.ts`): taken from the create and update
-   * bodies, kept in the stored key's `fields`, shown on records and in events, described in the
-   * OpenAPI document. A list; two features may not declare one name.
-   */
-  fields?: readonly KeyField[];
-  /** Who may act on organizations' keys (`organizations()`). */
-  organizations?: (kernel: { tiers: TierLadder; scopes: ScopeRegistry }) => OrganizationAccess;
-  /** The longest grace a rotation may give, in seconds (`lifecycle({ gracefulRotation })`). */
-  gracefulRotation?: { maxGracePeriodSeconds: number };
-  /**
-   * What the feature does before the kernel writes a key (`keys/write-hooks.ts`): `beforeCreate`,
-   * `beforeRotate`, `beforeUpdate`, each a list run in the order the features are listed (a
-   * lifetime cap, a limit on keys per owner, the sealing of each new secret).
-   */
-  writes?: WriteHooks;
-  /** The events written with each key change (`events()`). */
-  events?: (kernel: EventsKernel) => EventRecorder;
-  /**
    * Steps in `verify`'s phases (`auth/verify-phases.ts`): `resolve` (tokens in other formats →
    * stored keys), `check` (refusals of a found key: allowlists, resources…), `charge` (limit
    * layers), `spent` (after a request was admitted and charged: usage events, the last address…)
@@ -48,10 +28,36 @@ export interface KernelExtensions {
    * the order the features are listed.
    */
   verify?: Partial<VerifyPhases>;
+  /**
+   * The fields the feature adds to a key (`keys/key-field.ts`): taken from the create and update
+   * bodies, kept in the stored key's `fields`, shown on records and in events, described in the
+   * OpenAPI document. A list; two features may not declare one name.
+   */
+  fields?: readonly KeyField[];
+  /**
+   * What the feature does before the kernel writes a key (`keys/write-hooks.ts`): `beforeCreate`,
+   * `beforeRotate`, `beforeUpdate`, each a list run in the order the features are listed (a
+   * lifetime cap, a limit on keys per owner, the sealing of each new secret, the grace a rotation
+   * may give the secret it replaces).
+   */
+  writes?: WriteHooks;
+  /**
+   * Who may act on keys the signed-in user does not own (`keys/organization-access.ts`): asked for
+   * every key of another owner and every call naming one. Unfilled, nobody may.
+   */
+  access?: (kernel: { tiers: TierLadder; scopes: ScopeRegistry }) => OrganizationAccess;
+  /**
+   * The event journal (`event-model/event-recorder.ts`): builds each key change's events, which
+   * the key store writes in the change's own atomic step, and writes events of their own
+   * (`append`); the kernel publishes each committed event on its bus. Unfilled, changes are
+   * written with no event, and features that write events (reveals, leaks, imports, scans,
+   * usage thresholds) write none.
+   */
+  journal?: (kernel: JournalKernel) => EventRecorder;
 }
 
-/** What the kernel gives the events extension. */
-export interface EventsKernel {
+/** What the kernel gives the journal. */
+export interface JournalKernel {
   log: EventLog;
   /** The listed features' key fields: those with an event schema are written in events. */
   fields: readonly KeyField[];

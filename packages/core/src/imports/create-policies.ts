@@ -12,8 +12,8 @@
  * - its owner stays within `maxKeysPerOwner`.
  */
 import type { ValidationIssue } from "../errors/validation-issue.js";
+import type { FeatureKernel } from "../features/feature-kernel.js";
 import type { Owner } from "../keys/owner.js";
-import type { KeywardContext } from "../keyward/context.js";
 import type { StoredKey } from "../storage/key-store.js";
 import type { CheckedImportRecord } from "./import-record.js";
 
@@ -50,7 +50,7 @@ async function eachLimited<T, R>(items: readonly T[], run: (item: T) => Promise<
 const ownerKey = (owner: Owner) => `${owner.type}\u0000${owner.id}`;
 
 export async function applyCreatePolicies(
-  ctx: KeywardContext,
+  ctx: FeatureKernel,
   prepared: readonly PreparedImport[],
   now: number,
 ): Promise<PolicyOutcome> {
@@ -62,11 +62,13 @@ export async function applyCreatePolicies(
   };
 
   // Already stored (an earlier run): left as they are, no rule applied again.
-  const stored = await eachLimited(prepared, (entry) => ctx.keys.findById(entry.key.id));
+  const stored = await eachLimited(prepared, (entry) => ctx.store.keys.findById(entry.key.id));
   const fresh = prepared.filter((_, i) => stored[i] === null);
 
   // Secrets another key answers to.
-  const holders = await eachLimited(fresh, (entry) => ctx.keys.findByHash(entry.key.secretHash));
+  const holders = await eachLimited(fresh, (entry) =>
+    ctx.store.keys.findByHash(entry.key.secretHash),
+  );
   fresh.forEach((entry, i) => {
     const holder = holders[i];
     if (holder && holder.id !== entry.key.id) {
@@ -88,7 +90,7 @@ export async function applyCreatePolicies(
   }
   const groups = [...byOwner.values()];
   const newest = await eachLimited(groups, async ({ owner }) => {
-    const [key] = await ctx.keys.listByOwner(owner, { limit: 1 });
+    const [key] = await ctx.store.keys.listByOwner(owner, { limit: 1 });
     return key;
   });
   const accountTiers: PolicyOutcome["accountTiers"] = [];
@@ -107,7 +109,7 @@ export async function applyCreatePolicies(
       return;
     }
     const recorded = newest[i];
-    const accountTier = ctx.tiers.resolveAccountTier(
+    const accountTier = ctx.keyModel.tiers.resolveAccountTier(
       stated[0] ??
         (recorded
           ? (recorded.ownerTier ?? undefined)
@@ -122,7 +124,7 @@ export async function applyCreatePolicies(
     }
     for (const entry of entries) {
       entry.key.ownerTier = accountTier;
-      if (!ctx.tiers.allows(accountTier, entry.key.tier)) {
+      if (!ctx.keyModel.tiers.allows(accountTier, entry.key.tier)) {
         refuse(entry.index, {
           loc: ["tier"],
           msg: `Value error, tier '${entry.key.tier}' is above the owner's account tier '${accountTier}'${stated[0] === undefined ? " (give the record's accountTier to state another)" : ""}`,
@@ -133,7 +135,9 @@ export async function applyCreatePolicies(
   });
 
   // The rules the listed features' create hooks enforce, applied to the batch as a whole.
-  const policies = ctx.writes.beforeCreate.flatMap((hook) => (hook.policy ? [hook.policy] : []));
+  const policies = ctx.keyModel.writes.beforeCreate.flatMap((hook) =>
+    hook.policy ? [hook.policy] : [],
+  );
   const caps = policies.flatMap((policy) => (policy.maxLifetime ? [policy.maxLifetime] : []));
   const lifetimeOf = (key: { tier: string; owner: Owner }): number | undefined => {
     const each = caps.map((cap) => cap(key)).filter((ms): ms is number => ms !== undefined);
@@ -164,9 +168,9 @@ export async function applyCreatePolicies(
   const max = maxLiveKeys;
   if (max !== undefined) {
     const live = await eachLimited(groups, async ({ owner }) =>
-      ctx.keys.countLiveByOwner
-        ? ctx.keys.countLiveByOwner(owner, now)
-        : (await ctx.keys.listByOwner(owner)).filter(
+      ctx.store.keys.countLiveByOwner
+        ? ctx.store.keys.countLiveByOwner(owner, now)
+        : (await ctx.store.keys.listByOwner(owner)).filter(
             (key) => key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now),
           ).length,
     );
@@ -199,10 +203,11 @@ export async function applyCreatePolicies(
 }
 
 /** The highest of `names` on the ladder. */
-function highestTier(ctx: KeywardContext, names: readonly string[]): string | undefined {
+function highestTier(ctx: FeatureKernel, names: readonly string[]): string | undefined {
   let best: string | undefined;
   for (const name of names) {
-    if (best === undefined || ctx.tiers.rank(name) > ctx.tiers.rank(best)) best = name;
+    if (best === undefined || ctx.keyModel.tiers.rank(name) > ctx.keyModel.tiers.rank(best))
+      best = name;
   }
   return best;
 }

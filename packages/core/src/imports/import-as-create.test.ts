@@ -40,11 +40,11 @@ function setup(
     jwt: false,
     clock,
     logger: false,
+    keys: { environments: { live: "sk_live_", test: "sk_test_" } },
     features: [
       imports(options.importPrefixes ? { prefixes: options.importPrefixes } : {}),
       permissions(options.maxLifetime ? { maxLifetime: options.maxLifetime } : {}),
       lifecycle({
-        environments: { live: "sk_live_", test: "sk_test_" },
         gracefulRotation: true,
         ...(options.maxKeysPerOwner ? { maxKeysPerOwner: options.maxKeysPerOwner } : {}),
       }),

@@ -9,8 +9,8 @@
  */
 import type { ValidationIssue } from "../errors/validation-issue.js";
 import { operatorActor, systemActor } from "../event-model/event-actor.js";
+import type { FeatureKernel } from "../features/feature-kernel.js";
 import type { Owner } from "../keys/owner.js";
-import type { KeywardContext } from "../keyward/context.js";
 import { applyCreatePolicies, type PreparedImport } from "./create-policies.js";
 import { checkImportRecord, type ImportRecordSchema } from "./import-record.js";
 import { importedKey } from "./imported-key.js";
@@ -60,7 +60,7 @@ export interface ImportCheck {
 }
 
 export function createImportKeys(
-  ctx: KeywardContext,
+  ctx: FeatureKernel,
   schema: ImportRecordSchema,
   legacy: LegacyHashers,
   verifiable: VerifiableCheck,
@@ -86,7 +86,7 @@ export function createImportKeys(
         (skipUnverifiable ? skipped : refused).push({ index, issues: [unverifiable] });
         return;
       }
-      if (record.credits && !ctx.layeredLimits) {
+      if (record.credits && !ctx.limits.layered) {
         refused.push({
           index,
           issues: [
@@ -100,10 +100,10 @@ export function createImportKeys(
         return;
       }
       const key = importedKey(record, {
-        keyward: ctx.hasher,
+        keyward: ctx.keyModel.hasher,
         legacy,
-        format: ctx.format,
-        environments: ctx.environments,
+        format: ctx.keyModel.format,
+        environments: ctx.keyModel.environments,
         now,
       });
       const earlier = placeOfId.get(key.id);
@@ -159,8 +159,9 @@ export function createImportKeys(
       };
     }
     const keys = outcome.fresh.map((entry) => entry.key);
-    const created = keys.length === 0 ? [] : await ctx.keys.importKeys!(keys);
-    for (const { owner, tier } of outcome.accountTiers) await ctx.accountTiers.record(owner, tier);
+    const created = keys.length === 0 ? [] : await ctx.store.keys.importKeys!(keys);
+    for (const { owner, tier } of outcome.accountTiers)
+      await ctx.limits.accountTiers.record(owner, tier);
     const events = ctx.events;
     if (events && created.length > 0) {
       const actor = options.actor === "system" ? systemActor : operatorActor;

@@ -68,15 +68,16 @@ export function imports(config: ImportsConfig = {}): KeywardFeature<"imports", I
       verify: { resolve: [lookup] },
       fields: [importedLastUseField],
     },
-    install: ({ context }) => {
+    install: (kernel) => {
+      const { keyModel, clock } = kernel;
       const schema = importRecordSchema({
-        scopes: context.scopes,
-        tiers: context.tiers,
+        scopes: keyModel.scopes,
+        tiers: keyModel.tiers,
         peppers: new Set(Object.keys(config.peppers ?? {})),
-        now: () => context.clock.now(),
+        now: () => clock.now(),
       });
-      const verifiable = { format: context.format, lookup, prefixes: config.prefixes };
-      return { api: createImportKeys(context, schema, hashers, verifiable) };
+      const verifiable = { format: keyModel.format, lookup, prefixes: config.prefixes };
+      return { api: createImportKeys(kernel, schema, hashers, verifiable) };
     },
   };
 }

@@ -73,8 +73,15 @@ export interface RotateDraft {
 
 export interface BeforeRotate {
   readonly name: string;
+  /**
+   * Lets a rotation keep the secret it replaces working for a while: the rotate body's (and
+   * `keys.rotate`'s) `gracePeriodSeconds` is taken, up to `maxSeconds`, only when a listed hook
+   * allows a grace; with several, the smallest maximum holds. Without any, a rotation cuts the
+   * old secret off at once and the body is not read.
+   */
+  readonly grace?: { readonly maxSeconds: number };
   /** The feature fields written with the rotation (a value sets, null removes). */
-  run(
+  run?(
     draft: RotateDraft,
     kit: WriteHookKit,
   ): FeatureFieldChanges | undefined | Promise<FeatureFieldChanges | undefined>;
@@ -104,4 +111,10 @@ export function mergeWriteHooks(all: readonly (WriteHooks | undefined)[]): Requi
     beforeRotate: all.flatMap((hooks) => hooks?.beforeRotate ?? []),
     beforeUpdate: all.flatMap((hooks) => hooks?.beforeUpdate ?? []),
   };
+}
+
+/** The longest grace the listed rotate hooks allow, in seconds; undefined when none allows one. */
+export function maxRotationGrace(hooks: readonly BeforeRotate[]): number | undefined {
+  const allowed = hooks.flatMap((hook) => (hook.grace ? [hook.grace.maxSeconds] : []));
+  return allowed.length === 0 ? undefined : Math.min(...allowed);
 }

@@ -4,6 +4,7 @@
  * some later request. Each part's own factory checks its details (scope names, rate limits, JWT
  * keys); this file catches what those cannot see: the wrong kind of value for an option.
  */
+import { checkEnvironmentsOption } from "../environments/environments.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import { checkUsageConfig } from "../usage/usage-config.js";
 import type { KeywardConfig } from "./config.js";
@@ -152,8 +153,9 @@ function checkHttp(http: unknown): void {
 function checkKeys(keys: unknown): void {
   if (keys === undefined) return;
   if (typeof keys !== "object" || keys === null || Array.isArray(keys)) {
-    throw new TypeError("Keyward: `keys` must be an object like { prefix, pepper }");
+    throw new TypeError("Keyward: `keys` must be an object like { prefix, pepper, environments }");
   }
-  const { pepper } = keys as NonNullable<KeywardConfig["keys"]>;
+  const { pepper, environments } = keys as NonNullable<KeywardConfig["keys"]>;
   if (pepper !== undefined) checkPepper(pepper);
+  checkEnvironmentsOption(environments);
 }

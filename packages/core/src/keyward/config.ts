@@ -96,9 +96,17 @@ export interface KeywardConfig<
 export interface KeysConfig {
   /**
    * Key prefix; default `sk_live_`. Use e.g. `sk_test_` for a separate test instance, or
-   * `lifecycle({ environments })` for several prefixes in one instance.
+   * `environments` for several prefixes in one instance.
    */
   prefix?: string;
+  /**
+   * Several environments in one instance, each with its key prefix, the default first:
+   * `{ live: "sk_live_", test: "sk_test_" }`. Keys are created in one (`"environment"` on create),
+   * records and principals name it, and `verify(…, { environment })` refuses keys of the others.
+   * No prefix may start another. Without it, one environment, `live`, with `prefix`. Not with
+   * `prefix`.
+   */
+  environments?: Record<string, string>;
   /**
    * A server-side secret of at least 32 bytes mixed into every key hash (HMAC-SHA-256). With a
    * pepper, a stolen database alone cannot confirm a guessed key. Changing it invalidates every key.

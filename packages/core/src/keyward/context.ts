@@ -56,8 +56,8 @@ export interface KeywardContext {
   usageRetention?: UsageRetention;
   /**
    * The longest grace a rotation may give, in seconds, and the rotate body's schema for it;
-   * undefined without `lifecycle({ gracefulRotation })` (the body is ignored, `keys.rotate`
-   * refuses a grace).
+   * undefined when no rotate hook allows a grace (`BeforeRotate.grace`: the body is ignored,
+   * `keys.rotate` refuses a grace).
    */
   gracefulRotation:
     | { maxGracePeriodSeconds: number; body: ReturnType<typeof rotateKeyBodySchema> }
@@ -70,7 +70,7 @@ export interface KeywardContext {
   writes: Required<WriteHooks>;
   /** What the write hooks are given of the instance. */
   writeKit: WriteHookKit;
-  /** Who may act on organizations' keys; undefined without `organizations()`. */
+  /** Who may act on organizations' keys (`extends.access`); undefined without `organizations()`. */
   organizations: OrganizationAccess | undefined;
   ietfRateLimitHeaders: boolean;
   logger: KeywardLogger;
@@ -78,7 +78,7 @@ export interface KeywardContext {
   warnOnce: WarnOnce;
   /** Reports a failure Keyward answered for: to `logger.error` and to the `onError` hook. */
   reportFailure(message: string, cause: unknown, request?: Request): void;
-  /** Events of key changes; undefined without `events()` (then none is built). */
+  /** The event journal (`extends.journal`); undefined without `events()` (then none is built). */
   events: EventRecorder | undefined;
   /** Lookups of unknown keys per client address; undefined when `failedLookups: false`. */
   failedLookups: FailedLookupLimiter | undefined;

@@ -1,8 +1,7 @@
 /**
  * `@keyward/core/lifecycle`: what happens to a key between its creation and its revocation, as a
  * feature module: `PATCH {basePath}/{key_id}` (rename, metadata, disable and enable, IP allowlist,
- * narrowing scopes), graceful rotation, several environments with their prefixes, and a cap on the
- * keys an owner may hold. See docs/lifecycle.md.
+ * narrowing scopes), graceful rotation, and a cap on the keys an owner may hold. See docs/lifecycle.md.
  *
  * @example
  * import { lifecycle } from "@keyward/core/lifecycle";
@@ -25,7 +24,7 @@ export type { LifecycleConfig } from "./lifecycle-config.js";
 /** Throws a `TypeError` naming the field for a malformed `config`. */
 export function lifecycle(config: LifecycleConfig = {}): KeywardFeature<"lifecycle"> {
   checkLifecycleConfig(config);
-  const { gracefulRotation, maxKeysPerOwner, environments } = config;
+  const { gracefulRotation, maxKeysPerOwner } = config;
   const maxGrace =
     gracefulRotation === undefined || gracefulRotation === false
       ? undefined
@@ -37,13 +36,15 @@ export function lifecycle(config: LifecycleConfig = {}): KeywardFeature<"lifecyc
     extends: {
       fields: [allowedIpsField],
       verify: { check: [allowlistCheck] },
-      ...(environments === undefined ? {} : { environments }),
-      ...(maxGrace === undefined ? {} : { gracefulRotation: { maxGracePeriodSeconds: maxGrace } }),
-      ...(maxKeysPerOwner === false
-        ? {}
-        : {
-            writes: { beforeCreate: [keyLimitHook(maxKeysPerOwner ?? defaultMaxKeysPerOwner)] },
-          }),
+      writes: {
+        beforeCreate:
+          maxKeysPerOwner === false
+            ? []
+            : [keyLimitHook(maxKeysPerOwner ?? defaultMaxKeysPerOwner)],
+        // Graceful rotation: the rotate body's `gracePeriodSeconds`, up to the maximum.
+        beforeRotate:
+          maxGrace === undefined ? [] : [{ name: "grace", grace: { maxSeconds: maxGrace } }],
+      },
     },
     install: () => ({
       endpoints:

@@ -1,4 +1,3 @@
-import { checkEnvironmentsOption } from "../environments/environments.js";
 import { kindOf } from "../keyward/kind-of.js";
 
 /** What `lifecycle()` takes. Every field is optional. */
@@ -25,13 +24,6 @@ export interface LifecycleConfig {
    * no limit.
    */
   maxKeysPerOwner?: number | false;
-  /**
-   * Several environments in one instance, each with its key prefix, the default first:
-   * `{ live: "sk_live_", test: "sk_test_" }`. Keys are created in one (`"environment"` on create),
-   * records and principals name it, and `verify(…, { environment })` refuses keys of the others.
-   * No prefix may start another. Without it, one environment, `live`, with `keys.prefix`.
-   */
-  environments?: Record<string, string>;
 }
 
 /** Seven days: long enough for a weekly deploy train to pick up a new secret. */
@@ -45,7 +37,13 @@ export function checkLifecycleConfig(config: unknown): void {
       "Keyward: lifecycle() takes an object like { gracefulRotation: true, maxKeysPerOwner: 100 }",
     );
   }
-  const { updates, gracefulRotation, maxKeysPerOwner, environments } = config as LifecycleConfig;
+  const { updates, gracefulRotation, maxKeysPerOwner } = config as LifecycleConfig;
+  if ("environments" in config) {
+    // The kernel does all an environment's work; only the list was ever lifecycle's.
+    throw new TypeError(
+      "Keyward: environments are configured in `keys.environments` (createKeyward's `keys`), not in lifecycle()",
+    );
+  }
   if (updates !== undefined && typeof updates !== "boolean") {
     throw new TypeError(`Keyward: \`lifecycle.updates\` must be a boolean, got ${kindOf(updates)}`);
   }
@@ -59,7 +57,6 @@ export function checkLifecycleConfig(config: unknown): void {
       `Keyward: \`maxKeysPerOwner\` must be a positive whole number or false, got ${kindOf(maxKeysPerOwner)}`,
     );
   }
-  checkEnvironmentsOption(environments);
 }
 
 function checkGracefulRotation(option: LifecycleConfig["gracefulRotation"]): void {

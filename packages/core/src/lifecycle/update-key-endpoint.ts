@@ -2,13 +2,13 @@ import { KeywardError } from "../errors/keyward-error.js";
 import { ifMatchPrecondition, keyEntityTag } from "../http/entity-tag.js";
 import { jsonResponse } from "../http/json-response.js";
 import { isMissingBody, readJsonBody } from "../http/read-json-body.js";
-import type { EndpointHandler } from "../http/routes/route-context.js";
+import type { FeatureEndpointHandler } from "../http/routes/route-context.js";
 
 /**
  * `PATCH /api-keys/{key_id}` (with `lifecycle()` listed) → 200 with the updated record and its `ETag`.
  * With `If-Match`, the change applies only to the version its tags name: 412 otherwise.
  */
-export const updateKeyEndpoint: EndpointHandler = async ({
+export const updateKeyEndpoint: FeatureEndpointHandler = async ({
   request,
   user,
   keyId,

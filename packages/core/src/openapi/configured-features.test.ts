@@ -9,7 +9,16 @@ const members = organizations({ memberships: () => [] });
 
 /** The document of an instance listing `features` besides openapi(). */
 function documentWith(...features: KeywardFeature<string, unknown>[]) {
+  return documentOf({}, ...features);
+}
+
+/** The document of an instance with these kernel options (`keys`) and features. */
+function documentOf(
+  kernel: { keys?: { environments: Record<string, string> } },
+  ...features: KeywardFeature<string, unknown>[]
+) {
   const keyward = createKeyward({
+    ...kernel,
     store: memoryStore(),
     scopes: { "profile:read": "Read profiles" },
     tiers: { free: { rateLimit: { limit: 60, window: "1m" } } },
@@ -203,13 +212,13 @@ describe("keyward.openapi() with environments and IP allowlists", () => {
 
   it("is a valid OpenAPI 3.1 document with environments", async () => {
     const result = await new Validator().validate(
-      documentWith(lifecycle({ environments })) as never,
+      documentOf({ keys: { environments } }, lifecycle()) as never,
     );
     expect(result.errors).toBeUndefined();
   });
 
   it("names the environments on create, and every prefix in the secret's pattern and the scheme", () => {
-    const document = documentWith(lifecycle({ environments, updates: false }));
+    const document = documentOf({ keys: { environments } }, lifecycle({ updates: false }));
     expect(schema(document, "CreateKeyBody").properties.environment).toMatchObject({
       type: "string",
       enum: ["live", "test"],

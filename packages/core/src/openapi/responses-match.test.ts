@@ -28,16 +28,14 @@ function instance() {
       pro: { rateLimit: { limit: 600, window: "1m" } },
     },
     jwt: { secret },
+    keys: { environments: { live: "sk_live_", test: "sk_test_" } },
     logger: false,
     features: [
       openapi(),
       organizations({
         memberships: (claims) => (claims.sub === "user_1" ? [{ id: "org_1", role: "owner" }] : []),
       }),
-      lifecycle({
-        gracefulRotation: true,
-        environments: { live: "sk_live_", test: "sk_test_" },
-      }),
+      lifecycle({ gracefulRotation: true }),
       events(),
       permissions({ recordAddress: true }),
     ],

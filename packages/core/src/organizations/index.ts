@@ -27,7 +27,7 @@ export function organizations(config: OrganizationsConfig): KeywardFeature<"orga
   checkOrganizationsConfig(config);
   return {
     name: "organizations",
-    extends: { organizations: ({ tiers, scopes }) => organizationAccess(config, tiers, scopes) },
+    extends: { access: ({ tiers, scopes }) => organizationAccess(config, tiers, scopes) },
     install: () => ({}),
   };
 }

@@ -11,8 +11,8 @@ import { isoTime } from "../api/key-record.js";
 import { type CommitChange, changeCommitter } from "../api/keys/commit-change.js";
 import { systemActor } from "../event-model/event-actor.js";
 import { generateEventId } from "../event-model/event-id.js";
+import type { FeatureKernel } from "../features/feature-kernel.js";
 import type { KeyLifetimePolicy } from "../keys/key-lifetime.js";
-import type { KeywardContext } from "../keyward/context.js";
 import type { StoredKey } from "../storage/key-store.js";
 
 /** Keys read per store call. */
@@ -31,7 +31,7 @@ export function inactiveOnceKey(keyId: string, lastActivity: number): string {
 }
 
 export function inactivityScan(
-  ctx: KeywardContext,
+  ctx: FeatureKernel,
   options: {
     /** How long a key may go unused, by tier and owner; undefined: never disabled. */
     unusedFor: KeyLifetimePolicy;
@@ -39,7 +39,7 @@ export function inactivityScan(
     warnMs: number;
   },
 ): () => Promise<InactivityScanResult> {
-  const commit: CommitChange = changeCommitter(ctx);
+  const commit: CommitChange = changeCommitter({ keys: ctx.store.keys, events: ctx.events });
 
   /**
    * The last sign of life: the latest of the last use, the last rotation, the last time the key
@@ -77,7 +77,7 @@ export function inactivityScan(
       (key) => key.disabledAt === null && (key.expiresAt === null || key.expiresAt > now),
     );
     if (candidates.length === 0) return;
-    const lastUsed = await ctx.usage.lastUsed(candidates.map((key) => key.id));
+    const lastUsed = await ctx.store.usage.lastUsed(candidates.map((key) => key.id));
     for (const key of candidates) {
       const limit = options.unusedFor({
         tier: key.tier,
@@ -99,15 +99,15 @@ export function inactivityScan(
   };
 
   return async () => {
-    const listLive = ctx.keys.listLive;
+    const listLive = ctx.store.keys.listLive;
     if (!listLive) return { disabled: 0, warned: 0 };
     // This instance's buffered uses first: a key used a moment ago is not unused.
-    await ctx.usageRecorder.flush();
+    await ctx.limits.usage.flush();
     const result: InactivityScanResult = { disabled: 0, warned: 0 };
     let after: string | undefined;
     for (;;) {
       const page = await listLive.call(
-        ctx.keys,
+        ctx.store.keys,
         after === undefined ? { limit: pageSize } : { limit: pageSize, after },
       );
       await scanPage(page, result);

@@ -71,14 +71,14 @@ export function permissions(
           : {}),
       },
     },
-    install: ({ context }) => {
+    install: (kernel) => {
       if (unusedFor === undefined) {
         return { api: { scanInactive: async () => ({ disabled: 0, warned: 0 }) } };
       }
       const scan = periodicTask({
-        task: inactivityScan(context, { unusedFor, warnMs }),
+        task: inactivityScan(kernel, { unusedFor, warnMs }),
         intervalMs,
-        onError: (error) => context.reportFailure("scanning for unused keys failed", error),
+        onError: (error) => kernel.log.reportFailure("scanning for unused keys failed", error),
       });
       scan.start();
       return { api: { scanInactive: () => scan.run() }, close: async () => scan.close() };

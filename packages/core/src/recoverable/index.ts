@@ -44,6 +44,9 @@ export function recoverable(config: RecoverableConfig): KeywardFeature<"recovera
   return {
     name: "recoverable",
     extends: { fields: [sealedSecretField], writes: sealingHooks(ring) },
-    install: () => ({ endpoints: [revealEndpoint(ring, maxSessionAgeMs)], openapi: [revealPath] }),
+    install: (kernel) => ({
+      endpoints: [revealEndpoint(kernel, ring, maxSessionAgeMs)],
+      openapi: [revealPath],
+    }),
   };
 }

@@ -10,17 +10,23 @@
 import { KeywardError } from "../errors/keyward-error.js";
 import { userActor } from "../event-model/event-actor.js";
 import type { FeatureEndpoint } from "../features/feature.js";
+import type { FeatureKernel } from "../features/feature-kernel.js";
 import type { KeyRing } from "./key-ring.js";
 
 /** How far ahead of this clock a session's `iat` may be (the signer's clock running fast). */
 const issuedAtSkewMs = 5_000;
 
-export function revealEndpoint(ring: KeyRing, maxSessionAgeMs: number): FeatureEndpoint {
+export function revealEndpoint(
+  kernel: FeatureKernel,
+  ring: KeyRing,
+  maxSessionAgeMs: number,
+): FeatureEndpoint {
+  const { clock, keyModel } = kernel;
   return {
     path: "/{key_id}/reveal",
     method: "POST",
-    handle: async ({ user, keyId, keys, context, headers }) => {
-      const now = context.clock.now();
+    handle: async ({ user, keyId, keys, headers }) => {
+      const now = clock.now();
       const issuedAt = user.claims.iat;
       // A sign-in dated in the future is no recent sign-in: taken as one, a token minted with a
       // far `iat` would reveal for as long as it is valid.
@@ -42,15 +48,14 @@ export function revealEndpoint(ring: KeyRing, maxSessionAgeMs: number): FeatureE
       const sealed = key.fields?.sealedSecret;
       const secret = typeof sealed === "string" ? await ring.open(sealed, key.id) : null;
       // Opened, and the key's current secret (a sealed text is replaced with every rotation).
-      if (secret === null || context.hasher.hash(secret) !== key.secretHash) {
+      if (secret === null || keyModel.hasher.hash(secret) !== key.secretHash) {
         throw new KeywardError(
           "secret_not_recoverable",
           "This key's secret was not kept recoverable; rotate it to get a new one",
         );
       }
-      await context.events?.append([
-        { event: context.events.build.revealed(key, now, userActor(user)) },
-      ]);
+      const events = kernel.events;
+      await events?.append([{ event: events.build.revealed(key, now, userActor(user)) }]);
       return new Response(JSON.stringify({ id: key.id, hint: key.hint, key: secret }), {
         status: 200,
         headers: { ...headers, "content-type": "application/json", "cache-control": "no-store" },

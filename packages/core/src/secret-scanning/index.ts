@@ -27,9 +27,9 @@ export function secretScanning(
   const resolved = resolveSecretScanning(config);
   return {
     name: "secretScanning",
-    install: ({ context }) => ({
+    install: (kernel) => ({
       routes: [
-        { subpath: secretScanningSubpath, handle: secretScanningEndpoint(context, resolved) },
+        { subpath: secretScanningSubpath, handle: secretScanningEndpoint(kernel, resolved) },
       ],
       openapi: [secretScanningPath],
     }),

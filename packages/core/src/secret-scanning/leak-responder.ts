@@ -9,8 +9,8 @@
 import { isoTime } from "../api/key-record.js";
 import type { EventDataByType } from "../event-model/event.js";
 import { githubScannerActor } from "../event-model/event-actor.js";
+import type { FeatureKernel } from "../features/feature-kernel.js";
 import { toHex } from "../keys/hash.js";
-import type { KeywardContext } from "../keyward/context.js";
 import type { StoredKey } from "../storage/key-store.js";
 import { storableText } from "../validation/storable-json.js";
 import type { LeakReportEntry } from "./leak-report-body.js";
@@ -32,7 +32,7 @@ export interface LeakLabelEntry {
 export const leakOnceMs = 90 * 24 * 60 * 60 * 1000;
 
 export async function respondToLeaks(
-  ctx: KeywardContext,
+  ctx: FeatureKernel,
   entries: readonly LeakReportEntry[],
   mode: LeakAction,
 ): Promise<LeakLabelEntry[]> {
@@ -42,7 +42,7 @@ export async function respondToLeaks(
   const lookup = (token: string) => {
     let key = found.get(token);
     if (!key) {
-      key = ctx.keys.findByHash(ctx.hasher.hash(token));
+      key = ctx.store.keys.findByHash(ctx.keyModel.hasher.hash(token));
       found.set(token, key);
     }
     return key;
@@ -51,7 +51,7 @@ export async function respondToLeaks(
   const labels: LeakLabelEntry[] = [];
   for (const entry of entries) {
     // Shape, prefix (every environment's) and checksum: a forged or foreign token costs no lookup.
-    const key = ctx.format.isWellFormed(entry.token) ? await lookup(entry.token) : null;
+    const key = ctx.keyModel.format.isWellFormed(entry.token) ? await lookup(entry.token) : null;
     labels.push({
       token_raw: entry.token,
       token_type: entry.type,
@@ -63,7 +63,7 @@ export async function respondToLeaks(
 }
 
 async function handleLeak(
-  ctx: KeywardContext,
+  ctx: FeatureKernel,
   key: StoredKey,
   entry: LeakReportEntry,
   mode: LeakAction,
@@ -73,7 +73,7 @@ async function handleLeak(
   const now = ctx.clock.now();
   if (action === "revoked") {
     const events = ctx.events?.build.revoked(key, now, githubScannerActor);
-    const revoked = await ctx.keys.revoke(key.id, now, events);
+    const revoked = await ctx.store.keys.revoke(key.id, now, events);
     // null: revoked meanwhile (GitHub's retry racing its first delivery, an operator).
     if (revoked) {
       if (events) ctx.events?.committed(events);
@@ -83,7 +83,7 @@ async function handleLeak(
   }
   const data: EventDataByType["key.leaked"] = {
     action,
-    hint: ctx.format.hint(entry.token),
+    hint: ctx.keyModel.format.hint(entry.token),
     tokenType: entry.type,
     // Evidence, kept as reported but storable: a NUL byte in a URL must not fail the event's
     // write after the key is revoked (GitHub would retry into the same failure forever).
@@ -92,7 +92,7 @@ async function handleLeak(
   };
   if (!ctx.events) {
     // Without `events` there is no audit log to write to: the operator hears of it here instead.
-    ctx.logger.warn(
+    ctx.log.logger.warn(
       `secret scanning: key ${key.id} (${key.ownerType} ${key.ownerId}) was found in public${data.url ? ` at ${data.url}` : ""}; ${action.replace("_", " ")}`,
       { keyId: key.id, ...data, at: isoTime(now) },
     );

@@ -8,9 +8,9 @@
  * (422) → each token checked and labelled (200).
  */
 import { KeywardError } from "../errors/keyward-error.js";
+import type { FeatureKernel } from "../features/feature-kernel.js";
 import { jsonResponse } from "../http/json-response.js";
 import { readBodyBytes, refuseDeclaredOverLimit } from "../http/read-json-body.js";
-import type { KeywardContext } from "../keyward/context.js";
 import { parseLeakReport } from "./leak-report-body.js";
 import { respondToLeaks } from "./leak-responder.js";
 import { checkReportSignature, reportSigner } from "./report-signature.js";
@@ -22,13 +22,13 @@ import type { ResolvedSecretScanning } from "./secret-scanning-config.js";
 export const secretScanningSubpath = "/secret-scanning";
 
 export function secretScanningEndpoint(
-  ctx: KeywardContext,
+  ctx: FeatureKernel,
   config: ResolvedSecretScanning,
 ): (request: Request) => Promise<Response> {
   // Real time, not the injected clock: key caching is about the network, like a store's deadline.
   const keys = scannerPublicKeys(config, {
     now: () => Date.now(),
-    reportFailure: ctx.reportFailure,
+    reportFailure: ctx.log.reportFailure,
   });
   const slots = reportSlots(config.maxConcurrentReports);
   return async (request) => {

@@ -12,7 +12,7 @@ import {
 const TEST_KEY_PATTERN = /^sk_test_[0-9A-Za-z]{36}$/;
 
 /**
- * Environments (`lifecycle({ environments: { live: "sk_live_", test: "sk_test_" } })`, as the demo contract
+ * Environments (`keys: { environments: { live: "sk_live_", test: "sk_test_" } }`, as the demo contract
  * has them): keys made in `test` carry its prefix and say so on their record; keys made
  * without the field are `live` keys whose records are the contract's.
  */

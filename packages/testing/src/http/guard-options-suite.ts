@@ -17,7 +17,7 @@ export interface GuardOptions {
   accept?: "any" | "api-key" | "session";
   /** Credits each request spends from a key that has credits. */
   cost?: number;
-  /** Only keys of this environment pass (`lifecycle({ environments })`). */
+  /** Only keys of this environment pass (`keys.environments`). */
   environment?: string;
 }
 

@@ -72,8 +72,8 @@ export interface HttpSuiteOptions {
    */
   keyUpdates?: boolean;
   /**
-   * Also check environments: the implementation lists
-   * `lifecycle({ environments: { live: "sk_live_", test: "sk_test_" } })` (the demo contract's), and its
+   * Also check environments: the implementation configures
+   * `keys: { environments: { live: "sk_live_", test: "sk_test_" } }` (the demo contract's), and its
    * host route takes keys of both.
    */
   environments?: boolean;

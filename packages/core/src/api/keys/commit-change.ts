@@ -22,7 +22,10 @@ export type KeyChange =
  */
 export type CommitChange = (change: KeyChange, actor: EventActor) => Promise<StoredKey | null>;
 
-export function changeCommitter(ctx: KeywardContext): CommitChange {
+/** What a commit writes with: the key store, and the event journal when one is kept. */
+export type CommitParts = Pick<KeywardContext, "keys" | "events">;
+
+export function changeCommitter(ctx: CommitParts): CommitChange {
   return async (change, actor) => {
     const events = ctx.events;
     let written: StoredKey | null;

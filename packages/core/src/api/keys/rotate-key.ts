@@ -1,7 +1,8 @@
 /**
  * Rotating a key: a new secret by compare-and-set on the one read, so that two rotations racing
- * never both hand out a secret. With a grace (lifecycle's `gracefulRotation`), the replaced secret
- * keeps working until it ends; without one, it fails at once, as does any earlier grace.
+ * never both hand out a secret. With a grace (allowed by a rotate hook's `grace`, as
+ * `lifecycle({ gracefulRotation })` adds), the replaced secret keeps working until it ends;
+ * without one, it fails at once, as does any earlier grace.
  */
 
 import { KeywardError } from "../../errors/keyward-error.js";
@@ -92,7 +93,7 @@ async function fieldsOfRotation(
 ): Promise<{ fields?: FeatureFieldChanges }> {
   let fields: FeatureFieldChanges = {};
   for (const hook of ctx.writes.beforeRotate) {
-    fields = { ...fields, ...(await hook.run(draft, ctx.writeKit)) };
+    if (hook.run) fields = { ...fields, ...(await hook.run(draft, ctx.writeKit)) };
   }
   return Object.keys(fields).length === 0 ? {} : { fields };
 }
