@@ -23,8 +23,11 @@ const bodyLimit = 16 * 1024;
 export interface ExchangeSettings {
   maxTtlSeconds: number;
   defaultTtlSeconds: number;
-  /** Told of every token issued, after it is signed (the feature's `onIssued` and the bus). */
-  issued(record: IssuedToken): void;
+  /**
+   * Told of every token issued, after it is signed and before it is handed over: the audit log or
+   * the bus, then the feature's `onIssued`. A rejection fails the exchange.
+   */
+  issued(record: IssuedToken): Promise<void>;
 }
 
 export function exchangeRoute(
@@ -81,7 +84,7 @@ export function exchangeRoute(
       resources: wanted.resources,
       ttlSeconds: ttl,
     });
-    settings.issued({
+    await settings.issued({
       jti: issued.jti,
       keyId: key.id,
       owner: { type: key.ownerType, id: key.ownerId },
