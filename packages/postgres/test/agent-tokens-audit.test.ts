@@ -3,7 +3,13 @@
  * one instance writes is in the shared audit log, listed by the other (`keyward.events.list` and
  * `GET {basePath}/{key_id}/events`), and published once on the bus of the instance that issued it.
  */
-import { combineStores, createKeyward, type KeywardEvent, memoryStore } from "@keyward/core";
+import {
+  combineStores,
+  createKeyward,
+  type KeywardEvent,
+  type KeywardFeature,
+  memoryStore,
+} from "@keyward/core";
 import { agentTokens } from "@keyward/core/agent-tokens";
 import { events } from "@keyward/core/events";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -29,6 +35,13 @@ describeOnServer("agent tokens audited on PostgreSQL", () => {
     const store = postgresStore({ client: pool, schema });
     await store.ready;
     const heard: { topic: string; message: unknown }[] = [];
+    const listener: KeywardFeature<"listener"> = {
+      name: "listener",
+      install: ({ bus }) => {
+        bus.subscribe("token.*", (message, topic) => heard.push({ topic, message }));
+        return {};
+      },
+    };
     const keyward = createKeyward({
       store: combineStores(store, memoryStore()),
       scopes: { "profile:read": "Read profiles" },
@@ -37,17 +50,7 @@ describeOnServer("agent tokens audited on PostgreSQL", () => {
       // The host's own session: alice, signed in.
       session: () => ({ userId: "alice" }),
       logger: false,
-      features: [
-        agentTokens({ signingKeys }),
-        events({ pruneIntervalMs: false }),
-        {
-          name: "listener",
-          install: ({ bus }) => {
-            bus.subscribe("token.*", (message, topic) => heard.push({ topic, message }));
-            return {};
-          },
-        },
-      ],
+      features: [agentTokens({ signingKeys }), events({ pruneIntervalMs: false }), listener],
     });
     opened.push(keyward);
     return { keyward, heard };

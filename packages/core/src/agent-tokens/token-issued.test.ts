@@ -47,7 +47,11 @@ function setup(store: KeywardStore = memoryStore()) {
     onError: (error) => errors.push(error),
     features: [
       agentTokens({ signingKeys: { current: "k1", keys: { k1 } } }),
-      events({ onEvent: (event) => told.push(event) }),
+      events({
+        onEvent: (event) => {
+          told.push(event);
+        },
+      }),
       listener,
     ],
   });
