@@ -17,6 +17,7 @@
 import "./verify-audience.js";
 import type { KeywardFeature } from "../features/feature.js";
 import { parseDuration } from "../rate-limit/duration.js";
+import { admittedKeys } from "./admitted-keys.js";
 import { exchangeRoute, tokensSubpath } from "./exchange-route.js";
 import type { IssuedToken } from "./issued-token.js";
 import { jwksRoute, jwksSubpath } from "./jwks-route.js";
@@ -94,9 +95,10 @@ export function agentTokens(config: AgentTokensConfig = {}): KeywardFeature<"age
     if (parts === undefined) throw new Error("agentTokens: used before the instance was built");
     return parts;
   });
+  const admitted = admittedKeys();
   return {
     name: "agentTokens",
-    extends: { verify: { resolve: [resolver] } },
+    extends: { verify: { resolve: [resolver], check: [admitted.step] } },
     install: (kernel) => {
       const { context } = kernel;
       parts = { ring, issuer, clock: context.clock, findById: (id) => context.keys.findById(id) };
@@ -108,6 +110,7 @@ export function agentTokens(config: AgentTokensConfig = {}): KeywardFeature<"age
             subpath: tokensSubpath,
             handle: exchangeRoute(kernel, issue, {
               maxTtlSeconds,
+              admitted,
               defaultTtlSeconds: Math.floor(defaultTtlMs / 1000),
               issued: async (token) => {
                 await recordIssued(token, {
