@@ -1,7 +1,9 @@
+import type { SigningKeysConfig } from "@keyward/core/agent-tokens";
 import type { DemoTierLimits } from "@keyward/testing/demo-contract";
 import { type OwnerLimits, parseOwnerLimits, parseQuotas, type Quotas } from "./layer-limits.js";
 import { checkStoreUrl } from "./store-urls.js";
 import { parseTierLimits } from "./tier-limits.js";
+import { parseTokenSigningKey } from "./token-signing-key.js";
 
 /**
  * The development JWT secret: public, so that a fresh clone works without setup, and long enough
@@ -56,6 +58,11 @@ export interface DemoConfig {
   metricsToken: string | undefined;
   /** `KEYWARD_KEY_RING` (base64 of 32 bytes): when set, `recoverable()` is listed with it, as `demo`. */
   keyRing: string | undefined;
+  /**
+   * `KEYWARD_TOKEN_SIGNING_KEY` (a private JWK or PEM, token-signing-key.ts): the key exchanged
+   * tokens are signed with, the same on every instance; unset: one made per instance at start.
+   */
+  tokenSigningKeys: SigningKeysConfig | undefined;
   /** `HEADERS_TIMEOUT_MS`, default 10 s: how long a client may take to send its request headers. */
   headersTimeoutMs: number;
   /** `REQUEST_TIMEOUT_MS`, default 30 s: how long it may take to send the whole request. */
@@ -122,6 +129,7 @@ export function loadDemoConfig(env: Environment = processEnvironment()): DemoCon
     importPrefixes: parseImportPrefixes(env.KEYWARD_IMPORT_PREFIXES),
     metricsToken: parseMetricsToken(env.KEYWARD_METRICS_TOKEN),
     keyRing: parseKeyRing(env.KEYWARD_KEY_RING),
+    tokenSigningKeys: parseTokenSigningKey(env.KEYWARD_TOKEN_SIGNING_KEY),
     headersTimeoutMs,
     requestTimeoutMs,
   };

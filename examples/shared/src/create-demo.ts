@@ -150,9 +150,10 @@ export function demoFeatures(
     }),
     // POST /api/v1/api-keys/tokens: a key exchanged for a token bound to one audience (at most
     // 15 minutes, the key's scopes), its keys at GET /api/v1/api-keys/jwks.json; `/mcp` takes
-    // such tokens for its own resource (docs/agents.md). The signing key is made at start: the
-    // tokens live as long as the process, and one instance verifies them.
-    agentTokens(),
+    // such tokens for its own resource (docs/agents.md). Signed with KEYWARD_TOKEN_SIGNING_KEY,
+    // so that every instance given it verifies them; unset, with a key made at start: the tokens
+    // are good on this instance only, as long as the process lives.
+    agentTokens(config.tokenSigningKeys ? { signingKeys: config.tokenSigningKeys } : {}),
     // POST /api/v1/completions reserves `max_tokens` from the key's credits and settles what it
     // streamed (examples/*/src/completions.ts, docs/budgets.md).
     demoBudgets(parts.holds),

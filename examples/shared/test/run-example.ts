@@ -39,6 +39,7 @@ export function exampleEnvironment(overrides: Record<string, string> = {}): Node
     "REDIS_URL",
     "KEYWARD_JWT_SECRET",
     "KEYWARD_TIER_LIMITS",
+    "KEYWARD_TOKEN_SIGNING_KEY",
     "HEADERS_TIMEOUT_MS",
     "REQUEST_TIMEOUT_MS",
     // Development mode unless a test asks for production (the page at `/`).

@@ -194,7 +194,27 @@ describe("agentTokens(): the exchange and the published keys", () => {
       expiresAt: "2026-12-01T00:01:00.000Z",
     };
     expect(told).toEqual([expected]);
-    expect(heard).toEqual([{ topic: "token.issued", message: expected }]);
+    // On the bus as the audit log would keep it, though no events() is listed to keep it.
+    expect(heard).toEqual([
+      {
+        topic: "token.issued",
+        message: {
+          id: expect.stringMatching(/^evt_[0-9A-Za-z]{24}$/),
+          type: "token.issued",
+          occurredAt: Date.parse("2026-12-01T00:00:00Z"),
+          owner: { type: "user", id: "alice" },
+          keyId: id,
+          actor: { type: "system" },
+          data: {
+            jti: payload.jti,
+            audience,
+            scopes: ["profile:read"],
+            resources: { profile: ["alice"] },
+            expiresAt: "2026-12-01T00:01:00.000Z",
+          },
+        },
+      },
+    ]);
     expect(JSON.stringify(heard)).not.toContain(token.split(".")[2]);
   });
 

@@ -6,11 +6,13 @@
  * maximum (422). A body that is not an acceptable request is refused before the key is charged.
  */
 import { readBearer } from "../auth/bearer.js";
+import type { VerifyOptions, VerifyResult } from "../auth/principal.js";
 import { KeywardError } from "../errors/keyward-error.js";
 import type { FeatureKernel } from "../features/feature-kernel.js";
 import { isMissingBody, readJsonBody } from "../http/read-json-body.js";
 import type { KeyResourceLimits } from "../keys/key-resources.js";
 import type { StoredKey } from "../storage/key-store.js";
+import type { AdmittedKeys } from "./admitted-keys.js";
 import { type ExchangeRequest, readExchangeBody } from "./exchange-body.js";
 import type { IssuedToken } from "./issued-token.js";
 import { looksLikeAgentToken } from "./token-claims.js";
@@ -23,8 +25,13 @@ const bodyLimit = 16 * 1024;
 export interface ExchangeSettings {
   maxTtlSeconds: number;
   defaultTtlSeconds: number;
-  /** Told of every token issued, after it is signed (the feature's `onIssued` and the bus). */
-  issued(record: IssuedToken): void;
+  /** Hands over the stored key `verify` admitted for the exchange. */
+  admitted: AdmittedKeys;
+  /**
+   * Told of every token issued, after it is signed and before it is handed over: the audit log or
+   * the bus, then the feature's `onIssued`. A rejection fails the exchange.
+   */
+  issued(record: IssuedToken): Promise<void>;
 }
 
 export function exchangeRoute(
@@ -60,28 +67,27 @@ export function exchangeRoute(
     );
     if (Array.isArray(wanted)) throw new KeywardError("validation_failed", wanted);
 
-    const verified = await kernel.verify(authorization, { accept: "api-key", route });
+    const asked: VerifyOptions = { accept: "api-key", route };
+    const watching = settings.admitted.watch(asked);
+    let verified: VerifyResult;
+    try {
+      verified = await kernel.verify(authorization, asked);
+    } finally {
+      watching.stop();
+    }
     if (!verified.ok) return verified.error.toResponse(verified.headers);
     const hash = keyModel.hasher.hash(bearer!);
-    const key = store.keys.peek?.(hash) ?? (await store.keys.findByHash(hash));
-    if (key === null || key.secretHash !== hash) {
-      // Found by the secret a graceful rotation replaced: its tokens would die with it at once.
-      throw new KeywardError(
-        "invalid_api_key",
-        "This secret was replaced by a rotation; exchange the key's current secret",
-      );
-    }
+    const { key, importedHash } = exchangedSecret(watching.admitted(), hash);
     // The key as verified: its scopes capped at the tier's, as verify narrowed them.
     const held = verified.principal.kind === "key" ? verified.principal.scopes : [];
     const granted = grantable(wanted, key, held);
     const ttl = wanted.ttl ?? settings.defaultTtlSeconds;
-    const issued = await issuer.issue(key, {
-      audience: wanted.audience,
-      scopes: granted,
-      resources: wanted.resources,
-      ttlSeconds: ttl,
-    });
-    settings.issued({
+    const issued = await issuer.issue(
+      key,
+      { audience: wanted.audience, scopes: granted, resources: wanted.resources, ttlSeconds: ttl },
+      { hash, importedHash },
+    );
+    await settings.issued({
       jti: issued.jti,
       keyId: key.id,
       owner: { type: key.ownerType, id: key.ownerId },
@@ -108,6 +114,28 @@ export function exchangeRoute(
       },
     );
   };
+}
+
+/**
+ * The key `verify` admitted the bearer against and, for a key `imports()` brought in that is not
+ * yet rehashed to Keyward's hash, the other system's hash it is stored under. Throws 401 for the
+ * secret a graceful rotation replaced: its tokens would die with it at once.
+ */
+function exchangedSecret(
+  key: StoredKey | undefined,
+  hash: string,
+): { key: StoredKey; importedHash?: string } {
+  if (key === undefined) throw new Error("agentTokens: verify admitted no stored key");
+  if (key.secretHash === hash) return { key };
+  // Found under another hash than Keyward's of the bearer: an import's, of the record's one secret.
+  // With a replaced secret beside it the bearer may be that one (Keyward's or an import's): refused.
+  if (key.previousSecretHash !== null) {
+    throw new KeywardError(
+      "invalid_api_key",
+      "This secret was replaced by a rotation; exchange the key's current secret",
+    );
+  }
+  return { key, importedHash: key.secretHash };
 }
 
 /** The scopes the token gets; throws 403 naming what the key cannot hand on. */

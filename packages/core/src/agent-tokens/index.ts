@@ -17,11 +17,13 @@
 import "./verify-audience.js";
 import type { KeywardFeature } from "../features/feature.js";
 import { parseDuration } from "../rate-limit/duration.js";
+import { admittedKeys } from "./admitted-keys.js";
 import { exchangeRoute, tokensSubpath } from "./exchange-route.js";
-import { type IssuedToken, tokenIssuedTopic } from "./issued-token.js";
+import type { IssuedToken } from "./issued-token.js";
 import { jwksRoute, jwksSubpath } from "./jwks-route.js";
 import { jwksPath, tokensPath } from "./openapi-paths.js";
 import { type SigningKeysConfig, signingKeyRing } from "./signing-key-ring.js";
+import { recordIssued } from "./token-issued-event.js";
 import { tokenIssuer } from "./token-issuer.js";
 import { agentTokenResolver, type TokenResolverParts } from "./token-resolver.js";
 
@@ -51,8 +53,8 @@ export interface AgentTokensConfig {
   jwksMaxAgeSeconds?: number;
   /**
    * Told of every token issued (never the token: its `jti`, key, audience, scopes, times), after
-   * it is signed; also published on the instance's event bus as `token.issued`. A throw is
-   * reported and changes nothing.
+   * it is signed and recorded as the event `token.issued` (in the audit log when `events()` is
+   * listed, on the instance's event bus either way). A throw is reported and changes nothing.
    */
   onIssued?(token: IssuedToken): void;
 }
@@ -93,9 +95,10 @@ export function agentTokens(config: AgentTokensConfig = {}): KeywardFeature<"age
     if (parts === undefined) throw new Error("agentTokens: used before the instance was built");
     return parts;
   });
+  const admitted = admittedKeys();
   return {
     name: "agentTokens",
-    extends: { verify: { resolve: [resolver] } },
+    extends: { verify: { resolve: [resolver], check: [admitted.step] } },
     install: (kernel) => {
       const { clock, store } = kernel;
       parts = { ring, issuer, clock, findById: (id) => store.keys.findById(id) };
@@ -107,9 +110,14 @@ export function agentTokens(config: AgentTokensConfig = {}): KeywardFeature<"age
             subpath: tokensSubpath,
             handle: exchangeRoute(kernel, issue, {
               maxTtlSeconds,
+              admitted,
               defaultTtlSeconds: Math.floor(defaultTtlMs / 1000),
-              issued: (token) => {
-                kernel.bus.publish(tokenIssuedTopic, token);
+              issued: async (token) => {
+                await recordIssued(token, {
+                  events: kernel.events,
+                  bus: kernel.bus,
+                  random: kernel.random,
+                });
                 try {
                   config.onIssued?.(token);
                 } catch (error) {

@@ -21,8 +21,14 @@ export interface AgentTokenClaims {
   jti: string;
   /** The id of the key it was exchanged from. */
   key_id: string;
-  /** The marker of the key's secret at the exchange (`secretMarker`). */
+  /** The marker of the key's secret at the exchange (`secretMarker` of Keyward's hash of it). */
   key_gen: string;
+  /**
+   * Only for a key `imports()` brought in and not yet rehashed to Keyward's hash at the exchange:
+   * the marker of the other system's hash it was stored under, which the key holds until the
+   * rehash lands (`key_gen` is the hash it holds after).
+   */
+  key_gen_imported?: string;
   /** Space-separated. */
   scope: string;
   /** The resources it is limited to, by kind; absent: those of its key. */
@@ -45,7 +51,7 @@ export function secretMarker(secretHash: string): string {
 
 /** The claims of a verified payload, or undefined when one is missing or of the wrong type. */
 export function readClaims(payload: Record<string, unknown>): AgentTokenClaims | undefined {
-  const { sub, aud, exp, iat, jti, key_id, key_gen, scope, resources } = payload;
+  const { sub, aud, exp, iat, jti, key_id, key_gen, key_gen_imported, scope, resources } = payload;
   if (
     typeof sub !== "string" ||
     typeof aud !== "string" ||
@@ -59,7 +65,19 @@ export function readClaims(payload: Record<string, unknown>): AgentTokenClaims |
     return undefined;
   }
   if (resources !== undefined && !isResourceList(resources)) return undefined;
-  return { sub, aud, exp, iat, jti, key_id, key_gen, scope, ...(resources ? { resources } : {}) };
+  if (key_gen_imported !== undefined && typeof key_gen_imported !== "string") return undefined;
+  return {
+    sub,
+    aud,
+    exp,
+    iat,
+    jti,
+    key_id,
+    key_gen,
+    ...(key_gen_imported === undefined ? {} : { key_gen_imported }),
+    scope,
+    ...(resources ? { resources } : {}),
+  };
 }
 
 function isResourceList(value: unknown): value is Record<string, readonly string[]> {

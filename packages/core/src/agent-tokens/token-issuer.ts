@@ -15,23 +15,35 @@ export interface TokenGrant {
   ttlSeconds: number;
 }
 
+/** The secret the key was exchanged with, as its hashes name it. */
+export interface ExchangedSecret {
+  /** Keyward's hash of it: the key's `secretHash`, or what it will be once an import's rehash lands. */
+  hash: string;
+  /** The other system's hash the key is stored under until then (`imports()`), when it is. */
+  importedHash?: string | undefined;
+}
+
 export interface TokenIssuer {
   issue(
     key: StoredKey,
     grant: TokenGrant,
+    secret: ExchangedSecret,
   ): Promise<{ token: string; expiresAt: number; jti: string }>;
 }
 
 export function tokenIssuer(ring: SigningKeyRing, issuer: string, clock: Clock): TokenIssuer {
   return {
-    async issue(key, grant) {
+    async issue(key, grant, secret) {
       const { kid, alg, key: signingKey } = await ring.signer();
       const issuedAt = Math.floor(clock.now() / 1000);
       const expiresAt = issuedAt + grant.ttlSeconds;
       const jti = crypto.randomUUID();
       const token = await new SignJWT({
         key_id: key.id,
-        key_gen: secretMarker(key.secretHash),
+        key_gen: secretMarker(secret.hash),
+        ...(secret.importedHash === undefined
+          ? {}
+          : { key_gen_imported: secretMarker(secret.importedHash) }),
         owner_type: key.ownerType,
         scope: grant.scopes.join(" "),
         ...(grant.resources === undefined ? {} : { resources: grant.resources }),

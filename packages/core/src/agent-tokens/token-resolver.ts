@@ -10,7 +10,9 @@
  * exchanged with. The token carries only a marker of that secret (`key_gen`), so the first token
  * of a key's secret an instance meets costs a read by the key's id (and the cache's own lookup,
  * which it warms); every later one is answered from the cache without a store round trip. A rotation changes the key's secret, so its tokens
- * are refused from then on.
+ * are refused from then on. A key `imports()` brought in is stored under the other system's hash
+ * until its rehash to Keyward's lands: its tokens name that hash too (`key_gen_imported`) and are
+ * admitted under it, at the cost of a read by id per request, until then.
  */
 import "./verify-audience.js";
 import { errors as joseErrors, jwtVerify } from "jose";
@@ -119,7 +121,14 @@ export function agentTokenResolver(parts: () => TokenResolverParts): KeyResolver
     return parts()
       .findById(claims.key_id)
       .then((key) => {
-        if (key === null || secretMarker(key.secretHash) !== claims.key_gen) {
+        if (key === null) return parentOf(entry, null, "");
+        const marker = secretMarker(key.secretHash);
+        if (marker !== claims.key_gen) {
+          // An imported key not yet rehashed: still under the other system's hash, read by id on
+          // each request (not remembered) until the rehash, which `key_gen` names, lands.
+          if (claims.key_gen_imported === marker) {
+            return parentByHash(entry, key.secretHash, options, kit);
+          }
           return parentOf(entry, null, "");
         }
         hashOfMarker.set(claims.key_gen, key.secretHash, parts().clock.now() + markerLifetimeMs);
