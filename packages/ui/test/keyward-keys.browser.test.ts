@@ -152,7 +152,7 @@ describe.runIf(runBrowserTests)("<keyward-keys> in Chromium against the demo ser
     // Usage: totals, the chart per day, the bars per endpoint.
     await page.getByRole("button", { name: "Usage of CI deploys" }).click();
     await expect.poll(() => page.locator(".usage-total").textContent()).toBe("4");
-    // The demo records each key's last client address (recordAddress): this test's, on loopback,
+    // The demo records each key's last client address (lastUsedAddress): this test's, on loopback,
     // beside the last use in the panel and, once the report is in, in the key's row.
     const lastAddress = /^from (127\.0\.0\.1|::1)$/;
     expect(await page.locator(".usage .last-address").textContent()).toMatch(lastAddress);

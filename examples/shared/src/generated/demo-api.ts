@@ -347,7 +347,7 @@ export interface components {
             createdBy?: string;
             /** @description The key's environment; present only on a key outside the default environment (the first configured) */
             environment?: "live" | "test";
-            /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one */
+            /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ lastUsedAddress: true })); present only when there is one */
             lastUsedAddress?: string;
             /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
             metadata?: {
@@ -392,7 +392,7 @@ export interface components {
             createdBy?: string;
             /** @description The key's environment; present only on a key outside the default environment (the first configured) */
             environment?: "live" | "test";
-            /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one */
+            /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ lastUsedAddress: true })); present only when there is one */
             lastUsedAddress?: string;
             /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
             metadata?: {
@@ -436,7 +436,7 @@ export interface components {
                 createdBy?: string;
                 /** @description The key's environment; present only on a key outside the default environment (the first configured) */
                 environment?: "live" | "test";
-                /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one */
+                /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ lastUsedAddress: true })); present only when there is one */
                 lastUsedAddress?: string;
                 /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
                 metadata?: {
@@ -481,7 +481,7 @@ export interface components {
                 createdBy?: string;
                 /** @description The key's environment; present only on a key outside the default environment (the first configured) */
                 environment?: "live" | "test";
-                /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one */
+                /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ lastUsedAddress: true })); present only when there is one */
                 lastUsedAddress?: string;
                 /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
                 metadata?: {
@@ -547,7 +547,7 @@ export interface components {
                 refillsAt: string | null;
                 remaining: number;
             };
-            /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one */
+            /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ lastUsedAddress: true })); present only when there is one */
             lastUsedAddress?: string;
             /** @description The owner's quota as this key counts against it; present when the tier has one */
             quota?: {

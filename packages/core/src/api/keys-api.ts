@@ -51,8 +51,8 @@ export interface CreateKeyFields {
   /** The environment the key is for, with `environments` configured; default the first. */
   environment?: string;
   /**
-   * The listed features' key fields, as the create body takes them (`allowedIps` with
-   * `lifecycle()`, `resources` with `permissions()`, see docs/features.md).
+   * The listed features' key fields, as the create body takes them (`KeyField.create`, see
+   * docs/features.md).
    */
   [featureField: string]: unknown;
 }

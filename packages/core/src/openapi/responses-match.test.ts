@@ -39,7 +39,7 @@ function instance() {
         environments: { live: "sk_live_", test: "sk_test_" },
       }),
       events(),
-      permissions({ recordAddress: true }),
+      permissions({ lastUsedAddress: true }),
     ],
   }) as ReturnType<typeof createKeyward> & { openapi: OpenApiApi };
 }

@@ -49,7 +49,7 @@ export const DEMO_CONTRACT_CHECKS = {
   environments: true,
   // The host routes pass `verify` the client's address; the suite's requests come from loopback.
   ipAllowlists: true,
-  // permissions({ recordAddress: true }): a key's last use shows that address.
+  // permissions({ lastUsedAddress: true }): a key's last use shows that address.
   lastAddress: true,
   gracefulRotation: true,
   events: true,

@@ -96,7 +96,7 @@ export interface HttpSuiteOptions {
   resources?: boolean | { kind: string };
   /**
    * Also check the client address of a key's last use (`lastUsedAddress` on its usage and record):
-   * the implementation lists `permissions({ recordAddress: true })` (the demo contract does), its
+   * the implementation lists `permissions({ lastUsedAddress: true })` (the demo contract does), its
    * host route passes `verify` the client's address, and the suite's requests reach it from a
    * loopback address (127.0.0.1 or ::1), as with `ipAllowlists`.
    */
