@@ -73,13 +73,7 @@ export function createUsageRecorder(
   // in `addFields`, only for `recordWithFields`), written out because it runs on every verified
   // request: nested maps by day, key and label avoid joining a row key and allocating an increment
   // per request, which the shared helper would need.
-  const add = (
-    day: string,
-    keyId: string,
-    label: string,
-    count: number,
-    lastUsedAt: number,
-  ): Counter => {
+  const counterFor = (day: string, keyId: string, label: string, at: number): Counter => {
     let bucket: Map<string, Map<string, Counter>> | undefined;
     if (day === currentDay && currentBucket) {
       bucket = currentBucket;
@@ -98,14 +92,18 @@ export function createUsageRecorder(
       bucket.set(keyId, routes);
     }
     let counter = routes.get(label);
-    if (counter) {
-      counter.count += count;
-      if (lastUsedAt > counter.lastUsedAt) counter.lastUsedAt = lastUsedAt;
-    } else {
-      counter = { count, lastUsedAt };
+    if (!counter) {
+      counter = { count: 0, lastUsedAt: at };
       routes.set(label, counter);
       buffered += 1;
     }
+    return counter;
+  };
+
+  /** Adds `count` uses, the latest at `lastUsedAt`, to `counter`. */
+  const add = (counter: Counter, count: number, lastUsedAt: number): Counter => {
+    counter.count += count;
+    if (lastUsedAt > counter.lastUsedAt) counter.lastUsedAt = lastUsedAt;
     return counter;
   };
 
@@ -152,7 +150,8 @@ export function createUsageRecorder(
       for (const [day, keys] of batch) {
         for (const [keyId, routes] of keys) {
           for (const [label, counter] of routes) {
-            const kept = add(day, keyId, label, counter.count, counter.lastUsedAt);
+            const kept = counterFor(day, keyId, label, counter.lastUsedAt);
+            add(kept, counter.count, counter.lastUsedAt);
             if (counter.useFields !== undefined)
               addFields(kept, counter.useFields, counter.useFieldsAt!);
           }
@@ -176,12 +175,12 @@ export function createUsageRecorder(
   return {
     record(keyId, routeLabel, now) {
       if (!timer && !closed) startTimer();
-      add(dayOf(now), keyId, routeLabel ?? "", 1, now);
+      add(counterFor(dayOf(now), keyId, routeLabel ?? "", now), 1, now);
       if (buffered >= maxBuffered) void flush();
     },
     recordWithFields(keyId, routeLabel, now, useFields) {
       if (!timer && !closed) startTimer();
-      addFields(add(dayOf(now), keyId, routeLabel ?? "", 1, now), useFields, now);
+      addFields(add(counterFor(dayOf(now), keyId, routeLabel ?? "", now), 1, now), useFields, now);
       if (buffered >= maxBuffered) void flush();
     },
     dayOf,
