@@ -22,11 +22,11 @@ const restrictingFields: Readonly<Record<string, RestrictingField>> = {
     needs: "IP allowlists need lifecycle() in the server's features",
     // Refused from every address.
     unchecked: {
-      name: "ip-allowlist-unchecked",
+      name: "allowed-ips-unchecked",
       check(key, _options, kit) {
         if (key.fields?.allowedIps == null) return undefined;
         kit.warnOnce(
-          "allowlist-without-lifecycle",
+          "allowed-ips-without-lifecycle",
           () =>
             "a key with an IP allowlist was refused because this instance does not list lifecycle(), which checks allowlists; list it (from @keyward/core/lifecycle) on every instance that verifies these keys.",
         );

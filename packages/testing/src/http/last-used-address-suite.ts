@@ -14,7 +14,7 @@ const LOOPBACK = ["127.0.0.1", "::1"];
  * it, with the suite's requests coming from a loopback address (127.0.0.1 or ::1), as for IP
  * allowlists.
  */
-export function lastAddressSuite(client: SuiteClient): void {
+export function lastUsedAddressSuite(client: SuiteClient): void {
   describe("the last client address (lastUsedAddress)", () => {
     it("shows the address of a key's last use in its usage and its record, normalised", async () => {
       const user = await client.newUser();
