@@ -64,7 +64,7 @@ function pathFeatures(entry: (name: string) => FeatureFactory, withOtel = true):
     entry("events")({ pruneIntervalMs: false, expiring: false }),
     entry("imports")({ prefixes: ["ba_"] }),
     ...(withOtel ? [otel({ meterProvider })] : []),
-    entry("permissions")({ recordAddress: true }),
+    entry("permissions")({ lastUsedAddress: true }),
   ];
 }
 

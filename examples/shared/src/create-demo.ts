@@ -142,10 +142,10 @@ export function demoFeatures(
     // Resource-limited keys: `resources` on create and PATCH; the profile routes pass
     // `resource: { profile: slug }`, so a key limited to alice gets 403 for bob. With
     // KEYWARD_MAX_KEY_LIFETIME (e.g. 30d), every tier's keys must expire within it. Each key's
-    // last client address is shown beside its lastUsedAt (recordAddress: personal data, off by
+    // last client address is shown beside its lastUsedAt (lastUsedAddress: personal data, off by
     // default in Keyward; docs/permissions.md).
     permissions({
-      recordAddress: true,
+      lastUsedAddress: true,
       ...(config.maxKeyLifetime ? { maxLifetime: config.maxKeyLifetime } : {}),
     }),
     // POST /api/v1/api-keys/tokens: a key exchanged for a token bound to one audience (at most

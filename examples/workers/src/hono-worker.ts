@@ -51,7 +51,7 @@ function createHonoApp(env: WorkerEnvironment): Hono<KeywardEnv> {
       // Resource-limited keys: the profile routes pass `resource: { profile: slug }`; the last
       // client address of each key (CF-Connecting-IP, as the Fetch adapter reads it on Workers).
       permissions({
-        recordAddress: true,
+        lastUsedAddress: true,
         ...(config.maxKeyLifetime ? { maxLifetime: config.maxKeyLifetime } : {}),
       }),
     ],

@@ -99,7 +99,7 @@ function createWorkerKeyward(env: WorkerEnvironment, shared: CloudflareStore): K
       // Resource-limited keys: the profile routes pass `resource: { profile: slug }`; the last
       // client address of each key (CF-Connecting-IP, as the Fetch adapter reads it on Workers).
       permissions({
-        recordAddress: true,
+        lastUsedAddress: true,
         ...(config.maxKeyLifetime ? { maxLifetime: config.maxKeyLifetime } : {}),
       }),
       // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports (docs/leaked-keys.md),

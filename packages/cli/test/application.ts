@@ -184,7 +184,7 @@ export function applicationFeatures(options: ApplicationOptions) {
     lifecycle({ gracefulRotation: true }),
     events(),
     imports(),
-    permissions({ recordAddress: true }),
+    permissions({ lastUsedAddress: true }),
     ...(options.webhookUrl
       ? [
           webhooks({

@@ -109,11 +109,11 @@ export { frozenKey } from "./storage/frozen-key.js";
 export { KeyChangedError } from "./storage/key-changed-error.js";
 export { newestKeyFirst, pageOfKeys } from "./storage/key-order.js";
 export {
-  addressTimeOf,
-  isLaterAddress,
+  isLaterUse,
   mergeUsageIncrement,
   mergeUsageIncrements,
   usageIncrementRow,
+  useFieldsTimeOf,
 } from "./storage/usage-increments.js";
 export { compareDailyUsage, compareEndpointUsage, sortKeyUsage } from "./storage/usage-order.js";
 export {

@@ -6,7 +6,8 @@
  * edits in place, each one by hand: the keys' `imported_last_used_at` (issue 28), `resources` and
  * `enabled_at`, and the usage rows' last address (issue 29); then the keys' feature fields folded
  * into one `fields` column (issue 38), in place of `allowed_ips`, `resources`, `sealed_secret` and
- * `imported_last_used_at`. The fixture is never regenerated: it
+ * `imported_last_used_at`, and the usage rows' last address made the fields of the last use
+ * (`use_fields`, issue 38). The fixture is never regenerated: it
  * is the first release's schema. When a second migration comes, this test builds version 1 alone (its
  * statements from `migrationStatements`), and that migration's test starts from this schema.
  */

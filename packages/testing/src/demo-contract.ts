@@ -90,7 +90,7 @@ export interface DemoKeywardOptions<
 /**
  * The features of the demo contract: organizations from the `orgs` claim, `lifecycle()` (PATCH,
  * graceful rotation), the audit log, the OpenAPI document,
- * resource-limited keys and the last client address (`permissions({ recordAddress: true })`).
+ * resource-limited keys and the last client address (`permissions({ lastUsedAddress: true })`).
  */
 export function demoFeatures(options: Pick<DemoKeywardOptions, "openapi" | "permissions"> = {}) {
   return [
@@ -104,7 +104,7 @@ export function demoFeatures(options: Pick<DemoKeywardOptions, "openapi" | "perm
     openapi(options.openapi ?? { routes: DEMO_OPENAPI_ROUTES }),
     // Resource-limited keys: the profile routes pass `resource: profileResource(slug)`; and the
     // client address of each key's last use, shown beside its `lastUsedAt`.
-    permissions({ recordAddress: true, ...options.permissions }),
+    permissions({ lastUsedAddress: true, ...options.permissions }),
   ] as const;
 }
 

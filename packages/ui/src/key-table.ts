@@ -82,7 +82,7 @@ function keyRow(
       ${formatLastUse(key.lastUsedAt, locale)}
       ${
         key.lastUsedAddress
-          ? html`<br /><span class="muted last-address">${fill(labels.lastUsedFrom, { address: key.lastUsedAddress })}</span>`
+          ? html`<br /><span class="muted last-used-address">${fill(labels.lastUsedFrom, { address: key.lastUsedAddress })}</span>`
           : nothing
       }
     </span></td>

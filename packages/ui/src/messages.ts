@@ -95,7 +95,7 @@ export interface KeywardMessages {
     allowedIpsHint: string;
     /** Before the resources a key is limited to, shown read-only in its row. */
     resources: string;
-    /** Beside a key's last use, the client address it came from (`recordAddress`): `{address}`. */
+    /** Beside a key's last use, the client address it came from (`lastUsedAddress`): `{address}`. */
     lastUsedFrom: string;
     /** Row buttons, with the key's `{name}` for screen readers. */
     edit: string;

@@ -12,12 +12,14 @@ export type { KeyStatus } from "@keyward/core";
 
 /**
  * The features' key fields the component shows and edits, as their features declare them on the
- * record (`lifecycle()`'s `allowedIps`, `permissions()`'s `resources`); the core's record types them
- * only as unknown feature fields.
+ * record (`lifecycle()`'s `allowedIps`, `permissions()`'s `resources` and `lastUsedAddress`); the
+ * core's record types them only as unknown feature fields.
  */
 interface ShownKeyFields {
   allowedIps?: string[];
   resources?: Record<string, string[]>;
+  /** The client address of the key's last use, where the server records one. */
+  lastUsedAddress?: string;
 }
 
 export type KeyRecord = CoreKeyRecord & ShownKeyFields;
@@ -43,7 +45,7 @@ export interface UsageReport {
   keyId: string;
   totalRequests: number;
   lastUsedAt: string | null;
-  /** The client address of the key's last use, where the server records one (`recordAddress`). */
+  /** The client address of the key's last use, where the server records one. */
   lastUsedAddress?: string;
   endpoints: { method: string; route: string; count: number }[];
   daily: { date: string; count: number }[];

@@ -35,7 +35,7 @@ export function usagePanel(options: UsagePanelOptions): TemplateResult {
             <div><dt>Total requests</dt><dd class="usage-total">${report.totalRequests}</dd></div>
             <div><dt>Last used</dt><dd>${formatLastUse(report.lastUsedAt, options.locale)}${
               report.lastUsedAddress
-                ? html` <span class="muted last-address">${fill(messages.labels.lastUsedFrom, { address: report.lastUsedAddress })}</span>`
+                ? html` <span class="muted last-used-address">${fill(messages.labels.lastUsedFrom, { address: report.lastUsedAddress })}</span>`
                 : nothing
             }</dd></div>
           </dl>

@@ -128,7 +128,7 @@ describe.runIf(runBrowserTests)("the demo's key page in Chromium", () => {
         // The card: the address's line is in the value column, right of the label ("Last
         // used", at least 6em wide), not under the label.
         const cell = (await lastUsed.boundingBox())!;
-        const address = (await lastUsed.locator(".last-address").boundingBox())!;
+        const address = (await lastUsed.locator(".last-used-address").boundingBox())!;
         expect(address.x - cell.x, "the address, from the card's left edge").toBeGreaterThan(80);
       }
       await page.context().close();

@@ -152,11 +152,11 @@ describe.runIf(runBrowserTests)("<keyward-keys> in Chromium against the demo ser
     // Usage: totals, the chart per day, the bars per endpoint.
     await page.getByRole("button", { name: "Usage of CI deploys" }).click();
     await expect.poll(() => page.locator(".usage-total").textContent()).toBe("4");
-    // The demo records each key's last client address (recordAddress): this test's, on loopback,
+    // The demo records each key's last client address (lastUsedAddress): this test's, on loopback,
     // beside the last use in the panel and, once the report is in, in the key's row.
-    const lastAddress = /^from (127\.0\.0\.1|::1)$/;
-    expect(await page.locator(".usage .last-address").textContent()).toMatch(lastAddress);
-    expect(await row.locator(".last-address").textContent()).toMatch(lastAddress);
+    const lastUsedAddress = /^from (127\.0\.0\.1|::1)$/;
+    expect(await page.locator(".usage .last-used-address").textContent()).toMatch(lastUsedAddress);
+    expect(await row.locator(".last-used-address").textContent()).toMatch(lastUsedAddress);
     const today = new Date().toISOString().slice(0, 10);
     const chart = page.getByRole("img", { name: /Requests per day/ });
     expect(await chart.getAttribute("aria-labelledby")).toBeTruthy();

@@ -364,7 +364,7 @@ export interface components {
             createdBy?: string;
             /** @description The key's environment; present only on a key outside the default environment (the first configured) */
             environment?: "live" | "test";
-            /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one */
+            /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ lastUsedAddress: true })); present only when there is one */
             lastUsedAddress?: string;
             /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
             metadata?: {
@@ -414,7 +414,7 @@ export interface components {
             createdBy?: string;
             /** @description The key's environment; present only on a key outside the default environment (the first configured) */
             environment?: "live" | "test";
-            /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one */
+            /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ lastUsedAddress: true })); present only when there is one */
             lastUsedAddress?: string;
             /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
             metadata?: {
@@ -463,7 +463,7 @@ export interface components {
                 createdBy?: string;
                 /** @description The key's environment; present only on a key outside the default environment (the first configured) */
                 environment?: "live" | "test";
-                /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one */
+                /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ lastUsedAddress: true })); present only when there is one */
                 lastUsedAddress?: string;
                 /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
                 metadata?: {
@@ -513,7 +513,7 @@ export interface components {
                 createdBy?: string;
                 /** @description The key's environment; present only on a key outside the default environment (the first configured) */
                 environment?: "live" | "test";
-                /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one */
+                /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ lastUsedAddress: true })); present only when there is one */
                 lastUsedAddress?: string;
                 /** @description The host's data about the key, a JSON object of at most 4096 bytes; present only when set */
                 metadata?: {
@@ -579,7 +579,7 @@ export interface components {
                 refillsAt: string | null;
                 remaining: number;
             };
-            /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one */
+            /** @description The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ lastUsedAddress: true })); present only when there is one */
             lastUsedAddress?: string;
             /** @description The owner's quota as this key counts against it; present when the tier has one */
             quota?: {

@@ -11,7 +11,7 @@ export async function usage(context: CommandContext, id: string): Promise<void> 
       ["key", report.keyId],
       ["total requests", String(report.totalRequests)],
       ["last used", report.lastUsedAt ?? "-"],
-      // With permissions({ recordAddress }): the client address of that use.
+      // With permissions({ lastUsedAddress }): the client address of that use.
       ...(report.lastUsedAddress === undefined
         ? []
         : [["last used from", report.lastUsedAddress] as [string, string]]),

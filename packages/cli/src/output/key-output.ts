@@ -41,8 +41,8 @@ export function keyFields(record: KeyRecord): string {
     ["created", record.createdAt],
     ["expires", record.expiresAt ?? dash],
     ["last used", record.lastUsedAt ?? dash],
-    // With permissions({ recordAddress }): the client address of that use.
-    ...present("last used from", record.lastUsedAddress),
+    // With permissions({ lastUsedAddress }): the client address of that use.
+    ...present("last used from", textOf(record.lastUsedAddress)),
     ["revoked", record.revokedAt ?? dash],
     ...present("old secret until", record.previousSecretExpiresAt),
   ]);
@@ -63,4 +63,9 @@ export function keyWithSecret(key: KeyWithSecret): string {
 export function recordOf(key: KeyWithSecret): KeyRecord {
   const { key: _secret, ...record } = key;
   return record;
+}
+
+/** A feature field's value when it is a text (records type them `unknown`), else undefined. */
+function textOf(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
 }

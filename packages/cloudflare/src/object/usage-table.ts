@@ -1,11 +1,11 @@
 /**
- * Usage counters, in the `keys` object: per key its total, last use and last address; per key and
- * endpoint its count; per key, endpoint and UTC day the daily detail. Totals and endpoint counts
+ * Usage counters, in the `keys` object: per key its total, last use and the fields of its latest
+ * use that wrote any (`UsageIncrement.useFields`, kept unread); per key and endpoint its count; per key, endpoint and UTC day the daily detail. Totals and endpoint counts
  * are kept apart from the days, so pruning a day deletes its rows and changes nothing else.
- * Which address is kept is core's rule (`isLaterAddress`).
+ * Which use fields are kept is core's rule (`isLaterUse`).
  */
 import type { KeyUsage, LastUse, UsageIncrement } from "@keyward/core";
-import { addressTimeOf, isLaterAddress, sortKeyUsage } from "@keyward/core/toolkit";
+import { isLaterUse, sortKeyUsage, useFieldsTimeOf } from "@keyward/core/toolkit";
 import type { SqlStorage } from "./durable-object-state.js";
 
 export const usageTableSchema = `
@@ -13,8 +13,8 @@ CREATE TABLE IF NOT EXISTS usage_keys (
   key_id TEXT PRIMARY KEY,
   total INTEGER NOT NULL,
   last_used_at INTEGER NOT NULL,
-  address TEXT,
-  address_at INTEGER
+  use_fields TEXT,
+  use_fields_at INTEGER
 );
 CREATE TABLE IF NOT EXISTS usage_endpoints (
   key_id TEXT NOT NULL, method TEXT NOT NULL, route TEXT NOT NULL, count INTEGER NOT NULL,
@@ -30,37 +30,37 @@ CREATE INDEX IF NOT EXISTS usage_days_by_day ON usage_days (day);
 type KeyRow = {
   total: number;
   last_used_at: number;
-  address: string | null;
-  address_at: number | null;
+  use_fields: string | null;
+  use_fields_at: number | null;
 };
 
 export function usageTable(sql: SqlStorage) {
   return {
     record(increments: readonly UsageIncrement[]): null {
       for (const increment of increments) {
-        const { keyId, method, route, day, count, lastUsedAt, lastUsedAddress } = increment;
+        const { keyId, method, route, day, count, lastUsedAt, useFields } = increment;
         const kept = sql
           .exec<KeyRow>(
-            "SELECT total, last_used_at, address, address_at FROM usage_keys WHERE key_id = ?",
+            "SELECT total, last_used_at, use_fields, use_fields_at FROM usage_keys WHERE key_id = ?",
             keyId,
           )
           .toArray()[0];
-        let address = kept?.address ?? null;
-        let addressAt = kept?.address_at ?? null;
-        if (lastUsedAddress !== undefined) {
-          const at = addressTimeOf(increment);
-          if (isLaterAddress(at, lastUsedAddress, addressAt ?? undefined, address ?? undefined)) {
-            address = lastUsedAddress;
-            addressAt = at;
+        let fields = kept?.use_fields ?? null;
+        let useFieldsAt = kept?.use_fields_at ?? null;
+        if (useFields !== undefined) {
+          const at = useFieldsTimeOf(increment);
+          if (isLaterUse(at, useFields, useFieldsAt ?? undefined, fields ?? undefined)) {
+            fields = useFields;
+            useFieldsAt = at;
           }
         }
         sql.exec(
-          "INSERT INTO usage_keys (key_id, total, last_used_at, address, address_at) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (key_id) DO UPDATE SET total = total + ?2, last_used_at = max(last_used_at, ?3), address = ?4, address_at = ?5",
+          "INSERT INTO usage_keys (key_id, total, last_used_at, use_fields, use_fields_at) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (key_id) DO UPDATE SET total = total + ?2, last_used_at = max(last_used_at, ?3), use_fields = ?4, use_fields_at = ?5",
           keyId,
           count,
           lastUsedAt,
-          address,
-          addressAt,
+          fields,
+          useFieldsAt,
         );
         sql.exec(
           "INSERT INTO usage_endpoints (key_id, method, route, count) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (key_id, method, route) DO UPDATE SET count = count + ?4",
@@ -82,7 +82,7 @@ export function usageTable(sql: SqlStorage) {
     read(keyId: string): KeyUsage {
       const kept = sql
         .exec<KeyRow>(
-          "SELECT total, last_used_at, address, address_at FROM usage_keys WHERE key_id = ?",
+          "SELECT total, last_used_at, use_fields, use_fields_at FROM usage_keys WHERE key_id = ?",
           keyId,
         )
         .toArray()[0];
@@ -105,7 +105,7 @@ export function usageTable(sql: SqlStorage) {
         keyId,
         totalRequests: kept.total,
         lastUsedAt: kept.last_used_at,
-        ...(kept.address === null ? {} : { lastUsedAddress: kept.address }),
+        ...(kept.use_fields === null ? {} : { useFields: kept.use_fields }),
         endpoints,
         daily,
       });
@@ -116,11 +116,11 @@ export function usageTable(sql: SqlStorage) {
       const found: [string, LastUse][] = [];
       for (const keyId of new Set(keyIds)) {
         const kept = sql
-          .exec<KeyRow>("SELECT last_used_at, address FROM usage_keys WHERE key_id = ?", keyId)
+          .exec<KeyRow>("SELECT last_used_at, use_fields FROM usage_keys WHERE key_id = ?", keyId)
           .toArray()[0];
         if (!kept) continue;
         const at = kept.last_used_at;
-        found.push([keyId, kept.address === null ? { at } : { at, address: kept.address }]);
+        found.push([keyId, kept.use_fields === null ? { at } : { at, useFields: kept.use_fields }]);
       }
       return found;
     },

@@ -318,7 +318,7 @@ export function cloudflareStore(options: CloudflareStoreOptions): CloudflareStor
     read: (keyId) => onKeys("usage.read", keyId),
     async lastUsed(keyIds) {
       return new Map(
-        await onKeys<[string, { at: number; address?: string }][]>("usage.lastUsed", keyIds),
+        await onKeys<[string, { at: number; useFields?: string }][]>("usage.lastUsed", keyIds),
       );
     },
     prune: (beforeDay) => onKeys("usage.prune", beforeDay),

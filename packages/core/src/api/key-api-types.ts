@@ -24,8 +24,13 @@ export interface RevokedKey {
 }
 
 /** A key's usage as the API shows it: `KeyUsage` with `lastUsedAt` as an ISO 8601 string. */
-export type UsageReport = Omit<KeyUsage, "lastUsedAt"> & {
+export type UsageReport = Omit<KeyUsage, "lastUsedAt" | "useFields"> & {
   lastUsedAt: string | null;
+  /**
+   * The fields the key's latest use wrote (`KeyField.fromUse`) that the usage report shows, each
+   * present only when one was recorded.
+   */
+  [featureField: string]: unknown;
 } & UsageLimits;
 
 /**

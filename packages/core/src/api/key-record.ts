@@ -1,5 +1,6 @@
 import { type KeyField, shownFields } from "../keys/key-field.js";
 import type { Owner } from "../keys/owner.js";
+import type { UseFieldValues } from "../keys/use-fields.js";
 import type { KeyMetadata, StoredKey } from "../storage/key-store.js";
 
 export type KeyStatus = "active" | "disabled" | "expired" | "revoked";
@@ -16,11 +17,6 @@ export interface KeyRecord {
   expiresAt: string | null;
   lastUsedAt: string | null;
   revokedAt: string | null;
-  /**
-   * The client address of the key's latest use that recorded one (`permissions({ recordAddress })`);
-   * present only when there is one.
-   */
-  lastUsedAddress?: string;
   /** The host's data about the key; present only when it has some (records stay the contract's). */
   metadata?: KeyMetadata;
   /**
@@ -41,8 +37,8 @@ export interface KeyRecord {
    */
   previousSecretExpiresAt?: string;
   /**
-   * The listed features' key fields shown on records (`allowedIps`, `resources`…), each present
-   * only on a key that has it.
+   * The listed features' key fields shown on records (`keys/key-field.ts`), each present only on
+   * a key that has it: stored with the key, or written by its latest use that wrote any.
    */
   [featureField: string]: unknown;
 }
@@ -70,14 +66,14 @@ export interface RecordExtras {
    * exactly the contract's fields until a key is made in another environment).
    */
   environment?: string | undefined;
-  /** The client address of its latest use, where one was recorded. */
-  lastUsedAddress?: string | undefined;
+  /** The fields written by the key's latest use that wrote any (`KeyField.fromUse`). */
+  useFields?: UseFieldValues | undefined;
   /** The listed features' key fields, those with a record schema shown (`keys/key-field.ts`). */
   fields?: readonly KeyField[];
 }
 
 export function toKeyRecord(key: StoredKey, now: number, extras: RecordExtras): KeyRecord {
-  const { lastUsedAt, environment, lastUsedAddress } = extras;
+  const { lastUsedAt, environment, useFields } = extras;
   const record: KeyRecord = {
     id: key.id,
     name: key.name,
@@ -90,7 +86,6 @@ export function toKeyRecord(key: StoredKey, now: number, extras: RecordExtras): 
     lastUsedAt: lastUsedAt === null ? null : isoTime(lastUsedAt),
     revokedAt: key.revokedAt === null ? null : isoTime(key.revokedAt),
   };
-  if (lastUsedAddress !== undefined) record.lastUsedAddress = lastUsedAddress;
   if (key.metadata !== null) record.metadata = key.metadata;
   if (inGrace(key, now)) record.previousSecretExpiresAt = isoTime(key.previousSecretExpiresAt!);
   if (key.ownerType === "organization") {
@@ -98,7 +93,11 @@ export function toKeyRecord(key: StoredKey, now: number, extras: RecordExtras): 
     record.createdBy = key.createdBy;
   }
   if (environment !== undefined) record.environment = environment;
-  return Object.assign(record, shownFields(key.fields, extras.fields ?? [], "record"));
+  const fields = extras.fields ?? [];
+  Object.assign(record, shownFields(key.fields, fields, "record"));
+  return useFields === undefined
+    ? record
+    : Object.assign(record, shownFields(useFields, fields, "record"));
 }
 
 /** Whether the secret a graceful rotation replaced still works at `now`. */

@@ -1,26 +1,19 @@
-import { operatorActor, userActor } from "../event-model/event-actor.js";
+import { operatorActor } from "../event-model/event-actor.js";
 import { type Owner, ownerOfKey, toOwner, userOwner } from "../keys/owner.js";
 import type { KeywardContext } from "../keyward/context.js";
 import type { KeyLimitOverrides, KeyLimits } from "../limits/types.js";
 import type { KeyMetadata, StoredKey } from "../storage/key-store.js";
-import type {
-  Caller,
-  KeyPage,
-  ListPageOptions,
-  RevokedKey,
-  UsageReport,
-  Versioned,
-  VersionPrecondition,
-} from "./key-api-types.js";
+import type { Caller, KeyPage, ListPageOptions, RevokedKey, UsageReport } from "./key-api-types.js";
 import type { KeyRecord, KeyWithSecret } from "./key-record.js";
 import { createKeyOperation } from "./keys/create-key.js";
 import { MisuseError, refuseTierAboveAccount } from "./keys/key-errors.js";
 import { keyOperations } from "./keys/key-operations.js";
 import { keyUsageOperation } from "./keys/key-usage.js";
+import { type KeysApiForCaller, keysForCaller } from "./keys/keys-for-caller.js";
 import { listKeysOperation } from "./keys/list-keys.js";
 import { checkedOwner, type OwnerInput, requireOwner, requireOwnerId } from "./keys/owner-input.js";
 import { revokeKeyOperation } from "./keys/revoke-key.js";
-import { refuseUngrantableScopes, scopesAfterUpdate } from "./keys/role-grants.js";
+import { refuseUngrantableScopes } from "./keys/role-grants.js";
 import { rotateKeyOperation } from "./keys/rotate-key.js";
 import { setLimitsOperation } from "./keys/set-limits.js";
 import { updateKeyOperation } from "./keys/update-key.js";
@@ -51,8 +44,8 @@ export interface CreateKeyFields {
   /** The environment the key is for, with `environments` configured; default the first. */
   environment?: string;
   /**
-   * The listed features' key fields, as the create body takes them (`allowedIps` with
-   * `lifecycle()`, `resources` with `permissions()`, see docs/features.md).
+   * The listed features' key fields, as the create body takes them (`KeyField.create`, see
+   * docs/features.md).
    */
   [featureField: string]: unknown;
 }
@@ -159,39 +152,6 @@ export interface KeysApi {
 }
 
 /**
- * The endpoints' steps: the same as `KeysApi`, for a signed-in caller, who may act on their own
- * keys and, with `organizations` configured, on their organizations' keys as their role permits.
- */
-export interface KeysApiForCaller {
-  /** `create` from a raw request body, which may be anything (an array, a string). */
-  create(caller: Caller, body: unknown): Promise<Versioned<KeyWithSecret>>;
-  list(caller: Caller, organizationId: string | undefined): Promise<KeyRecord[]>;
-  listPage(
-    caller: Caller,
-    organizationId: string | undefined,
-    options: ListPageOptions,
-  ): Promise<KeyPage>;
-  update(
-    caller: Caller,
-    keyId: string,
-    body: unknown,
-    precondition?: VersionPrecondition,
-  ): Promise<Versioned<KeyRecord>>;
-  /**
-   * `body`: the raw request body (`{}` when there was none); read only with `gracefulRotation`.
-   * With a `precondition`, the key is rotated only at one of its versions (412 otherwise).
-   */
-  rotate(
-    caller: Caller,
-    keyId: string,
-    body: unknown,
-    precondition?: VersionPrecondition,
-  ): Promise<Versioned<KeyWithSecret>>;
-  revoke(caller: Caller, keyId: string): Promise<RevokedKey>;
-  usage(caller: Caller, keyId: string): Promise<UsageReport>;
-}
-
-/**
  * Key management as plain async functions. Each throws a `KeywardError` in exactly the cases where
  * the HTTP endpoints answer with an error, so the HTTP layer only translates.
  */
@@ -235,67 +195,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
   const revoke = revokeKeyOperation(ops);
   const usage = keyUsageOperation(ops);
 
-  const forCaller: KeysApiForCaller = {
-    create: (caller, body) =>
-      guarded(() =>
-        create(body, async (organizationId) => {
-          const actor = userActor(caller);
-          if (organizationId === undefined || !ctx.organizations) {
-            const owner = userOwner(caller.userId);
-            return { owner, createdBy: caller.userId, accountTier: caller.tier, actor };
-          }
-          const membership = await ctx.organizations.require(
-            caller.claims,
-            organizationId,
-            "manage",
-            "not_member",
-          );
-          const owner: Owner = { type: "organization", id: organizationId };
-          // The scopes the member's role may grant, when capped: create refuses any other.
-          const { grants } = membership;
-          // The organization's tier as its member's session reports it caps all its keys; only a
-          // membership that states a tier records one (a claim without it downgrades nothing).
-          if (membership.tier === undefined) {
-            const accountTier = await access.organizationTier(owner);
-            return { owner, createdBy: caller.userId, accountTier, actor, grants };
-          }
-          await ctx.accountTiers.record(owner, membership.tier);
-          return { owner, createdBy: caller.userId, accountTier: membership.tier, actor, grants };
-        }),
-      ),
-
-    list: (caller, organizationId) =>
-      guarded(async () => list(await access.readableOwner(caller, organizationId))),
-
-    listPage: (caller, organizationId, options) =>
-      guarded(async () => list.page(await access.readableOwner(caller, organizationId), options)),
-
-    update: (caller, keyId, body, precondition) =>
-      guarded(async () => {
-        const { key, grants } = await access.callers(caller, keyId, "manage");
-        // A capped role changes only keys that, changed, hold scopes it may grant.
-        refuseUngrantableScopes(grants, scopesAfterUpdate(key.scopes, body));
-        return update(key, body, userActor(caller), precondition);
-      }),
-
-    rotate: (caller, keyId, body, precondition) =>
-      guarded(async () => {
-        // The body first: a bad one changes nothing, and costs no lookup.
-        const graceSeconds = rotate.gracePeriodOf(body);
-        const { key, accountTier, grants } = await access.callers(caller, keyId, "manage");
-        // A new secret re-grants the key's scopes: a capped role rotates only what it may grant.
-        refuseUngrantableScopes(grants, key.scopes);
-        return rotate(key, accountTier, graceSeconds, userActor(caller), precondition);
-      }),
-
-    revoke: (caller, keyId) =>
-      guarded(async () =>
-        revoke((await access.callers(caller, keyId, "manage")).key, userActor(caller)),
-      ),
-
-    usage: (caller, keyId) =>
-      guarded(async () => usage((await access.callers(caller, keyId, "read")).key)),
-  };
+  const forCaller = keysForCaller(ops, { create, list, update, rotate, revoke, usage });
 
   return {
     create: async (input) => {
@@ -360,7 +260,8 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
           gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds },
         );
         const key = await access.owned(toOwner(owner), keyId);
-        return (await rotate(key, options.accountTier, graceSeconds, operatorActor)).record;
+        const rotation = { accountTier: options.accountTier, graceSeconds, actor: operatorActor };
+        return (await rotate(key, rotation)).record;
       }),
 
     revoke: (owner, keyId) =>

@@ -39,7 +39,7 @@ export function clientAddressGroup(address: string): string | undefined {
 }
 
 /**
- * A client address as Keyward records it with a key's last use (`permissions({ recordAddress })`):
+ * A client address as Keyward records it with a key's last use (`permissions()` can keep it):
  * IPv4 dotted (`192.0.2.1`, leading zeros dropped), an IPv4-mapped IPv6 address as the IPv4 address
  * it maps (`::ffff:127.0.0.1` is `127.0.0.1`), any other IPv6 address in its canonical text
  * (lowercase and compressed, `2001:db8::1`), brackets and a zone dropped: one client, one text,

@@ -10,6 +10,7 @@
  * once when its state is in this process's memory (`consumeNow`), without a promise.
  */
 
+import { useFieldsEncoder } from "../keys/use-fields.js";
 import type { KeywardContext } from "../keyward/context.js";
 import { rateLayersOf } from "../limits/attempt-layers.js";
 import { describedLayer, layeredHeaders, layerRefusal } from "../limits/layered-response.js";
@@ -46,16 +47,20 @@ export type KeyCharge = (attempt: KeyAttempt) => Pending<VerifyResult>;
 export function keyCharge(
   ctx: Pick<
     KeywardContext,
-    "tiers" | "rateLimits" | "layeredLimits" | "usageRecorder" | "ietfRateLimitHeaders"
+    | "tiers"
+    | "rateLimits"
+    | "layeredLimits"
+    | "usageRecorder"
+    | "ietfRateLimitHeaders"
+    | "keyFields"
   >,
   { phases, admission, continueWith, spendKit }: KeyChargeParts,
 ): KeyCharge {
   const splitRoute = cachedRouteLabelSplitter();
   const chargeSteps = phases.charge;
-  const spendSteps = phases.spent.filter((step) => step.spent !== undefined);
-  // The one step that says which address a use records (`permissions({ recordAddress })`).
-  const addressStep = phases.spent.find((step) => step.usageAddress !== undefined);
-  const addressOf = addressStep && ((clientIp: string) => addressStep.usageAddress!(clientIp));
+  const spendSteps = phases.spent;
+  // What a use writes beside its count (`KeyField.fromUse`); undefined when no field is written so.
+  const useFieldsOf = useFieldsEncoder(ctx.keyFields);
   const ietf = ctx.ietfRateLimitHeaders;
 
   // Each key object's bucket name, built once. The store hands the same object out on every request
@@ -76,20 +81,18 @@ export function keyCharge(
   const usageHit = ({ key, options, now }: KeyAttempt): UsageHit => {
     const { method, route } = splitRoute(options.route);
     const day = ctx.usageRecorder.dayOf(now);
-    if (addressOf !== undefined && options.clientIp) {
-      const address = addressOf(options.clientIp);
-      if (address !== undefined) return { keyId: key.id, method, route, day, address };
-    }
+    const useFields = useFieldsOf?.(options);
+    if (useFields !== undefined) return { keyId: key.id, method, route, day, useFields };
     return { keyId: key.id, method, route, day };
   };
 
   /** Counts a use in Keyward's own buffer (the store did not count it with the limit). */
   const recordUse = ({ key, options, now }: KeyAttempt) => {
-    // Without an address step, exactly the call it always was: no address is looked at.
-    if (addressOf === undefined) return ctx.usageRecorder.record(key.id, options.route, now);
-    const address = options.clientIp ? addressOf(options.clientIp) : undefined;
-    if (address === undefined) ctx.usageRecorder.record(key.id, options.route, now);
-    else ctx.usageRecorder.recordWithAddress(key.id, options.route, now, address);
+    // Without a field written by uses, exactly the call it always was: nothing else is looked at.
+    if (useFieldsOf === undefined) return ctx.usageRecorder.record(key.id, options.route, now);
+    const useFields = useFieldsOf(options);
+    if (useFields === undefined) ctx.usageRecorder.record(key.id, options.route, now);
+    else ctx.usageRecorder.recordWithFields(key.id, options.route, now, useFields);
   };
 
   /** One rate-limit layer (the key's own), with usage counted in the same store call if it can. */
@@ -164,7 +167,7 @@ export function keyCharge(
     // The phase "spent": only an admitted request spent anything (a threshold crossed, say).
     if (spendSteps.length > 0) {
       const spend = { key, owner, layers, decisions: layered.layers, now };
-      for (const step of spendSteps) step.spent!(spend, spendKit);
+      for (const step of spendSteps) step.spent(spend, spendKit);
     }
     return admission.admit(attempt, decision, headers, missing);
   };

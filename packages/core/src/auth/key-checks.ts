@@ -11,7 +11,7 @@ import type { StoredKey } from "../storage/key-store.js";
 import type { VerifyOptions, VerifyResult } from "./principal.js";
 
 export interface KeyCheck {
-  /** What it checks, for a reader of the list: `"environment"`, `"ip-allowlist"`. */
+  /** What it checks, for a reader of the list: `"environment"`, `"allowed-ips"`. */
   readonly name: string;
   /** A refusal (made with `kit.refuse`), or undefined to let the key on. */
   check(key: StoredKey, options: VerifyOptions, kit: KeyCheckKit): VerifyResult | undefined;

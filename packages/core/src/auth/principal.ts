@@ -105,7 +105,7 @@ export interface VerifyOptions {
   /**
    * The resources this request is about, by kind: `{ profile: req.params.slug }`. A key limited to
    * resources (`permissions()`) that names a kind here must list this id, or it is refused with 403
-   * `resource_not_allowed`; a key without `resources`, or not limiting that kind, passes. Checked
+   * `resource_not_allowed`; a key not limited to resources, or not limiting that kind, passes. Checked
    * from the key record alone: no store call.
    */
   resource?: Readonly<Record<string, string>> | undefined;

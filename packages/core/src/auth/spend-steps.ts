@@ -1,14 +1,9 @@
 /**
- * `verify`'s phase "spent": what follows a request that was admitted and charged. Two things a
- * step may do, each optional:
- *
- * - `usageAddress`: the client address each counted use of a key records beside its route and day
- *   (`permissions({ recordAddress })`). Asked before the use is counted, because a store that
- *   counts usage does it in the same call as the rate limit; the first listed step that has it
- *   answers. Unlisted, `verify` records no address and does no work for one.
- * - `spent`: told what a request spent once every limit layer admitted it, when it was charged to
- *   layers beyond the key's own rate limit (an owner's allowance, a quota, credits), in the order
- *   the features are listed. The events feature's `quota.threshold` and `credits.exhausted` are one.
+ * `verify`'s phase "spent": what follows a request that was admitted and charged. A step is told
+ * what a request spent once every limit layer admitted it, when it was charged to layers beyond the
+ * key's own rate limit (an owner's allowance, a quota, credits), in the order the features are
+ * listed. The events feature's `quota.threshold` and `credits.exhausted` are one. (What a use
+ * writes beside its count is a key field's, `KeyField.fromUse`.)
  *
  * A step must not block the request: it is synchronous and returns nothing, and anything it writes
  * it writes without being awaited, reporting its own failures through `kit.reportFailure`.
@@ -21,13 +16,8 @@ import type { StoredKey } from "../storage/key-store.js";
 export interface SpendStep {
   /** What it does, for a reader of the list: `"usage-events"`. */
   readonly name: string;
-  /**
-   * The address a use records from the request's `clientIp` (undefined: none for this one).
-   * Called for every counted use of a key whose request carries a `clientIp`: keep it cheap.
-   */
-  usageAddress?(clientIp: string): string | undefined;
   /** What an admitted request spent, with the kernel's parts a step writes with. */
-  spent?(spend: Spend, kit: SpendKit): void;
+  spent(spend: Spend, kit: SpendKit): void;
 }
 
 /** What one admitted request spent. */

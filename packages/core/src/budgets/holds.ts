@@ -83,6 +83,9 @@ export interface SettledHold {
   how: "settled" | "released" | "expired";
 }
 
+/** What a reservation took, to record as a hold: a `StoredHold` before its id and times. */
+export type TakenHold = Pick<StoredHold, "keyId" | "ownerId" | "owner" | "amount" | "layers">;
+
 export function checkAmount(value: unknown, what: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
     throw new TypeError(`Keyward: ${what} must be a whole number ≥ 0, got ${String(value)}`);
@@ -155,15 +158,9 @@ export function holdsOf(parts: HoldParts) {
   return {
     settle,
     release,
-    /** Records the hold a reservation took, and answers its handle. */
-    async record(
-      keyId: string,
-      ownerId: string,
-      owner: string,
-      amount: number,
-      layers: CreditsLayer[],
-      now: number,
-    ): Promise<Hold> {
+    /** Records the hold a reservation took at `now`, and answers its handle. */
+    async record(taken: TakenHold, now: number): Promise<Hold> {
+      const { keyId, ownerId, owner, amount, layers } = taken;
       const hold: StoredHold = {
         id: parts.newId(),
         keyId,

@@ -183,14 +183,9 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
       const layers = (plan?.layers ?? []).filter(
         (layer): layer is CreditsLayer => layer.layer === "credits" && layer.cost > 0,
       );
-      const hold = await holds.record(
-        result.principal.keyId,
-        result.principal.owner.id,
-        plan?.owner ?? "",
-        cost,
-        layers,
-        clock().now(),
-      );
+      const { keyId, owner } = result.principal;
+      const taken = { keyId, ownerId: owner.id, owner: plan?.owner ?? "", amount: cost, layers };
+      const hold = await holds.record(taken, clock().now());
       return { ...result, hold };
     },
     settle: async (holdId, actual) => holds.settle(checkId(holdId), actual),

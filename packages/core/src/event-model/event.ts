@@ -45,7 +45,10 @@ export interface EventDataByType {
     metadata?: KeyMetadata;
     /** Present when `environments` are configured: the environment the key was made in. */
     environment?: string;
-    /** The listed features' key fields written in events (`allowedIps`…), when the key has them. */
+    /**
+     * The listed features' key fields written in events (`KeyField.schema.event`), when the key
+     * has them.
+     */
     [featureField: string]: unknown;
   };
   /**

@@ -44,13 +44,17 @@ export function crossedUsageEvents(
         if (used !== thresholdCount(decision.limit, threshold)) continue;
         crossed ??= [];
         crossed.push({
-          event: usageEvent(key, "quota.threshold", now, random, {
-            threshold,
-            limit: decision.limit,
-            used,
-            period: layer.period,
-            resetsAt: isoTime(decision.reset),
-          }),
+          event: usageEvent(
+            key,
+            { type: "quota.threshold", occurredAt: now, random },
+            {
+              threshold,
+              limit: decision.limit,
+              used,
+              period: layer.period,
+              resetsAt: isoTime(decision.reset),
+            },
+          ),
           // The period is named by its end as the store decided it: a store that steps quotas on
           // its own clock (Redis's TIME) and Keyward agree on it even when their clocks do not.
           once: {
@@ -68,9 +72,13 @@ export function crossedUsageEvents(
       const reset = decisions[index]!.reset;
       crossed ??= [];
       crossed.push({
-        event: usageEvent(key, "credits.exhausted", now, random, {
-          refillsAt: refill ? isoTime(reset) : null,
-        }),
+        event: usageEvent(
+          key,
+          { type: "credits.exhausted", occurredAt: now, random },
+          {
+            refillsAt: refill ? isoTime(reset) : null,
+          },
+        ),
         once: {
           key: `credits.exhausted:${key.id}:${layer.grantedAt}:${refill ? reset : 0}`,
           until: refill ? reset : now + noRefillHoldMs,
@@ -81,11 +89,16 @@ export function crossedUsageEvents(
   return crossed;
 }
 
+/** A usage event about `key`: which, when, and the random source its id is drawn from. */
+interface UsageEventHead<T> {
+  type: T;
+  occurredAt: number;
+  random: RandomSource;
+}
+
 function usageEvent<T extends "quota.threshold" | "credits.exhausted">(
   key: StoredKey,
-  type: T,
-  occurredAt: number,
-  random: RandomSource,
+  { type, occurredAt, random }: UsageEventHead<T>,
   data: EventDataByType[T],
 ): StoredEvent {
   return {

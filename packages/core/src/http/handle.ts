@@ -16,6 +16,8 @@ export interface HandleOptions {
    * themselves, so they are answered before the session checks.
    */
   featureRoutes: ReadonlyMap<string, (request: Request) => Promise<Response>>;
+  /** The kernel's and the features' endpoints by path and method. */
+  router: Router;
 }
 
 /**
@@ -28,10 +30,9 @@ export function createHandle(
   context: KeywardContext,
   keys: InternalKeysApi,
   verify: ReturnType<typeof createVerify>,
-  router: Router,
   options: HandleOptions,
 ) {
-  const { basePath } = options;
+  const { basePath, router } = options;
 
   // Every 500's cause (a database error, say) is reported; the response reveals none of it.
   // Verification reports its own, so a failed session check is not reported twice.

@@ -106,10 +106,11 @@ export function createKeyward<
     ),
     ietfRateLimitHeaders: context.ietfRateLimitHeaders,
   });
-  const handle = createHandle(context, keys, verify, router, {
+  const handle = createHandle(context, keys, verify, {
     basePath,
     bodyLimit,
     featureRoutes: installed.routes,
+    router,
   });
   installed.ready();
 

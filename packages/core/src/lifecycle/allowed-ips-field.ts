@@ -1,7 +1,6 @@
-import { maxAllowlistEntries } from "../keys/ip-allowlists.js";
 import type { KeyField } from "../keys/key-field.js";
 import { type Schema, schemaNode } from "../validation/schema.js";
-import { allowedIpsSchema } from "./allowed-ips-schema.js";
+import { allowedIpsSchema, maxAllowedIps } from "./allowed-ips-schema.js";
 
 /** A list of texts, as the record and events hold an allowlist (for the OpenAPI document). */
 const textList = schemaNode<string[]>({ proto: Array, sequence: "string" });
@@ -16,7 +15,7 @@ const allowlist = {
       "An IPv4 or IPv6 address (`203.0.113.7`, `2001:db8::1`) or CIDR range (`203.0.113.0/24`, `2001:db8::/32`); no zone ids, no bits set past the prefix length. IPv4-mapped IPv6 is read as IPv4.",
   },
   minItems: 1,
-  maxItems: maxAllowlistEntries,
+  maxItems: maxAllowedIps,
   uniqueItems: true,
 };
 
@@ -31,11 +30,11 @@ export const allowedIpsField: KeyField<string[]> = {
   schema: {
     create: {
       ...allowlist,
-      description: `The addresses and ranges the key may be used from (1–${maxAllowlistEntries}, every bad entry reported at once); requests from elsewhere are refused with 403 \`ip_not_allowed\`. Omitted: anywhere.`,
+      description: `The addresses and ranges the key may be used from (1–${maxAllowedIps}, every bad entry reported at once); requests from elsewhere are refused with 403 \`ip_not_allowed\`. Omitted: anywhere.`,
     },
     update: {
       anyOf: [allowlist, { type: "null" }],
-      description: `Replaces the addresses and ranges the key may be used from (1–${maxAllowlistEntries}); null removes the allowlist.`,
+      description: `Replaces the addresses and ranges the key may be used from (1–${maxAllowedIps}); null removes the allowlist.`,
     },
     record: textList.describe(
       "The IPv4/IPv6 addresses and CIDR ranges the key may be used from, in canonical form; present only when it has an allowlist",

@@ -1,13 +1,15 @@
-import { maxAllowlistEntries } from "../keys/ip-allowlists.js";
 import { pydanticMeta } from "../validation/issues.js";
 import { checked, type Schema, transformed } from "../validation/schema.js";
-import { allowlistEntry } from "./ip-allowlist.js";
+import { allowedIpEntry } from "./allowed-ips.js";
+
+/** The most entries one key's `allowedIps` may have. */
+export const maxAllowedIps = 100;
 
 /**
  * `allowedIps` on create (a list) and update (a list, or null to remove it): IPv4/IPv6 addresses
  * and CIDR ranges, 1 to 100 of them, no two the same once written canonically. Every bad entry is
  * reported at its own index, all at once; a valid list comes out in canonical text
- * (`allowlistEntry`), which is what is stored and shown.
+ * (`allowedIpEntry`), which is what is stored and shown.
  */
 export function allowedIpsSchema(options: { nullable: boolean }): Schema<string[] | null> {
   return transformed(
@@ -32,20 +34,20 @@ export function allowedIpsSchema(options: { nullable: boolean }): Schema<string[
           ),
         });
       }
-      if (value.length > maxAllowlistEntries) {
+      if (value.length > maxAllowedIps) {
         return ctx.reject({
-          expected: `at most ${maxAllowlistEntries} entries`,
+          expected: `at most ${maxAllowedIps} entries`,
           actual: "",
           meta: pydanticMeta(
             "too_long",
-            `List should have at most ${maxAllowlistEntries} items after validation, not ${value.length}`,
+            `List should have at most ${maxAllowedIps} items after validation, not ${value.length}`,
           ),
         });
       }
       const seen = new Set<string>();
       let valid = true;
       value.forEach((text: unknown, index) => {
-        const entry = allowlistEntry(text);
+        const entry = allowedIpEntry(text);
         if (!entry.ok) {
           valid = ctx.reject({
             relativePath: [index],
@@ -76,7 +78,7 @@ export function allowedIpsSchema(options: { nullable: boolean }): Schema<string[
       value === null
         ? null
         : value.map((text) => {
-            const entry = allowlistEntry(text);
+            const entry = allowedIpEntry(text);
             return entry.ok ? entry.canonical : String(text);
           }),
   );

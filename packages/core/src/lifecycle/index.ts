@@ -8,8 +8,8 @@
  * createKeyward({ store, scopes, tiers, jwt, features: [lifecycle({ gracefulRotation: { maxGracePeriodSeconds: 86_400 } })] });
  */
 import type { KeywardFeature } from "../features/feature.js";
+import { allowedIpsCheck } from "./allowed-ips-check.js";
 import { allowedIpsField } from "./allowed-ips-field.js";
-import { allowlistCheck } from "./allowlist-check.js";
 import { keyLimitHook } from "./key-limit-hook.js";
 import {
   checkLifecycleConfig,
@@ -35,7 +35,7 @@ export function lifecycle(config: LifecycleConfig = {}): KeywardFeature<"lifecyc
     name: "lifecycle",
     extends: {
       fields: [allowedIpsField],
-      verify: { check: [allowlistCheck] },
+      verify: { check: [allowedIpsCheck] },
       writes: {
         beforeCreate:
           maxKeysPerOwner === false

@@ -99,7 +99,9 @@ export function memoryRateLimitStore(
   const consumeNow = (key: string, policy: RateLimitPolicy, now: number) => {
     const stored = entries.get(key);
     const step = stepRateLimit(currentState(stored, policy, now), now, policy);
-    writeRate(key, policy, step, now, stored);
+    if (step.expiresAt > now) writeRate(key, policy, step, stored);
+    else if (stored) entries.delete(key);
+    tidy(now);
     return step.decision;
   };
 
@@ -143,18 +145,18 @@ export function memoryRateLimitStore(
       : undefined;
   }
 
-  /** `stored`: what `entries` holds for `key`, read by the caller within the same step. */
+  /**
+   * Keeps `step`'s state for `key` (its expiry still ahead: an expired one the caller drops).
+   * `stored`: what `entries` holds for `key`, read by the caller within the same step.
+   */
   function writeRate(
     key: string,
     policy: RateLimitPolicy,
     step: RateLimitStep,
-    now: number,
     stored: Entry | undefined,
   ) {
     const { state, expiresAt } = step;
-    if (expiresAt <= now) {
-      if (stored) entries.delete(key);
-    } else if (stored && !bounded) {
+    if (stored && !bounded) {
       // Updated in place: without a cap, recency order does not matter, and skipping the
       // delete-and-reinsert keeps the hot path to one Map lookup.
       stored.algorithm = policy.algorithm;
@@ -167,6 +169,10 @@ export function memoryRateLimitStore(
       const { algorithm, limit, windowMs } = policy;
       entries.set(key, { key, algorithm, limit, windowMs, state, expiresAt });
     }
+  }
+
+  /** After the writes of a step at `now`: a few expired entries swept, the cap kept. */
+  function tidy(now: number) {
     sweep(now);
     if (bounded && entries.size > maxKeys) {
       const oldest = entries.keys().next();
@@ -201,7 +207,10 @@ export function memoryRateLimitStore(
         const layer = layers[index]!;
         const step = steps[index]!;
         if (layer.layer === "key" || layer.layer === "owner") {
-          writeRate(layer.bucket, layer.policy, step, now, entries.get(layer.bucket));
+          const stored = entries.get(layer.bucket);
+          if (step.expiresAt > now) writeRate(layer.bucket, layer.policy, step, stored);
+          else if (stored) entries.delete(layer.bucket);
+          tidy(now);
         } else {
           allowances.set(layer.bucket, { state: step.state, expiresAt: step.expiresAt });
         }

@@ -1,13 +1,13 @@
-import { addressTimeOf, isLaterAddress } from "../storage/usage-increments.js";
+import { isLaterUse, useFieldsTimeOf } from "../storage/usage-increments.js";
 import { sortKeyUsage } from "../storage/usage-order.js";
 import type { KeyUsage, LastUse, UsageIncrement, UsageStore } from "../storage/usage-store.js";
 
 interface KeyCounters {
   total: number;
   lastUsedAt: number;
-  /** The address of the latest use that had one, and when it was seen (`isLaterAddress`). */
-  address?: string;
-  addressAt?: number;
+  /** The use fields of the latest use that had some, and when it was made (`isLaterUse`). */
+  useFields?: string;
+  useFieldsAt?: number;
   /** `${method} ${route}` → count */
   endpoints: Map<string, { method: string; route: string; count: number }>;
   /** `YYYY-MM-DD` → count */
@@ -35,7 +35,7 @@ export function memoryUsageStore(): UsageStore & { snapshot(): Record<string, Ke
       keyId,
       totalRequests: entry.total,
       lastUsedAt: entry.lastUsedAt,
-      ...(entry.address === undefined ? {} : { lastUsedAddress: entry.address }),
+      ...(entry.useFields === undefined ? {} : { useFields: entry.useFields }),
       endpoints: [...entry.endpoints.values()].map((e) => ({ ...e })),
       daily: [...entry.daily].map(([date, count]) => ({ date, count })),
     });
@@ -44,7 +44,7 @@ export function memoryUsageStore(): UsageStore & { snapshot(): Record<string, Ke
   return {
     async record(increments: readonly UsageIncrement[]) {
       for (const increment of increments) {
-        const { keyId, method, route, day, count, lastUsedAt, lastUsedAddress } = increment;
+        const { keyId, method, route, day, count, lastUsedAt, useFields } = increment;
         let entry = counters.get(keyId);
         if (!entry) {
           entry = { total: 0, lastUsedAt, endpoints: new Map(), daily: new Map() };
@@ -52,11 +52,11 @@ export function memoryUsageStore(): UsageStore & { snapshot(): Record<string, Ke
         }
         entry.total += count;
         entry.lastUsedAt = Math.max(entry.lastUsedAt, lastUsedAt);
-        if (lastUsedAddress !== undefined) {
-          const at = addressTimeOf(increment);
-          if (isLaterAddress(at, lastUsedAddress, entry.addressAt, entry.address)) {
-            entry.address = lastUsedAddress;
-            entry.addressAt = at;
+        if (useFields !== undefined) {
+          const at = useFieldsTimeOf(increment);
+          if (isLaterUse(at, useFields, entry.useFieldsAt, entry.useFields)) {
+            entry.useFields = useFields;
+            entry.useFieldsAt = at;
           }
         }
         const endpointKey = `${method} ${route}`;
@@ -76,8 +76,8 @@ export function memoryUsageStore(): UsageStore & { snapshot(): Record<string, Ke
       for (const id of keyIds) {
         const entry = counters.get(id);
         if (!entry) continue;
-        const { lastUsedAt: at, address } = entry;
-        result.set(id, address === undefined ? { at } : { at, address });
+        const { lastUsedAt: at, useFields } = entry;
+        result.set(id, useFields === undefined ? { at } : { at, useFields });
       }
       return result;
     },

@@ -64,7 +64,7 @@ export function buildComponents(context: InstanceDescription): OpenApiDocument["
     KeyPage: toJson(keys.page),
     RevokedKey: toJson(keys.revoked),
     ScopeList: toJson(scopeList),
-    UsageReport: toJson(usageReportType),
+    UsageReport: toJson(usageReportType(context.keyFields)),
     ...(context.events ? eventComponents(context.keyFields) : {}),
     ValidationIssue: toJson(validationIssueType),
     ValidationError: toJson(validationErrorBodyType),

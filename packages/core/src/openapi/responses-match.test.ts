@@ -37,7 +37,7 @@ function instance() {
       }),
       lifecycle({ gracefulRotation: true }),
       events(),
-      permissions({ recordAddress: true }),
+      permissions({ lastUsedAddress: true }),
     ],
   }) as ReturnType<typeof createKeyward> & { openapi: OpenApiApi };
 }

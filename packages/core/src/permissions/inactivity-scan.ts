@@ -12,6 +12,7 @@ import { type CommitChange, changeCommitter } from "../api/keys/commit-change.js
 import { systemActor } from "../event-model/event-actor.js";
 import { generateEventId } from "../event-model/event-id.js";
 import type { FeatureKernel } from "../features/feature-kernel.js";
+import { earlierLastUse } from "../keys/key-field.js";
 import type { KeyLifetimePolicy } from "../keys/key-lifetime.js";
 import type { StoredKey } from "../storage/key-store.js";
 
@@ -84,9 +85,9 @@ export function inactivityScan(
         owner: { type: key.ownerType, id: key.ownerId },
       });
       if (limit === undefined) continue;
-      // An imported key's last use in the system it came from, until Keyward counts one of its own.
-      const imported = key.fields?.importedLastUsedAt as number | undefined;
-      const used = lastUsed.get(key.id)?.at ?? imported;
+      // A last use known from before Keyward (an imported key's), until Keyward counts one.
+      const used =
+        lastUsed.get(key.id)?.at ?? earlierLastUse(key.fields, ctx.keyModel.fields) ?? undefined;
       const disablesAt = lastActivity(key, used) + limit;
       if (now >= disablesAt) {
         // A compare-and-set on the version read: null when another instance (or a change) won.

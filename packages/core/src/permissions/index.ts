@@ -4,12 +4,12 @@
  * `resource: { profile: slug }` refuses it anywhere else with 403 `resource_not_allowed`. The check
  * reads the key record `verify` already holds, so it costs no store call. `maxLifetime` is the
  * policy of how long a new key may live, per tier or owner; `disableAfterUnused` disables keys left
- * unused; `recordAddress` keeps the client address of each key's last use.
+ * unused; `lastUsedAddress` keeps the client address of each key's last use.
  */
-import { canonicalClientAddress } from "../auth/client-address.js";
 import { periodicTask } from "../background/periodic-task.js";
 import type { KeywardFeature } from "../features/feature.js";
 import { type InactivityScanResult, inactivityScan } from "./inactivity-scan.js";
+import { lastUsedAddressField } from "./last-used-address-field.js";
 import { lifetimeHook } from "./lifetime-hook.js";
 import {
   checkPermissionsConfig,
@@ -27,7 +27,7 @@ export type { KeyLifetime, PermissionsConfig } from "./permissions-config.js";
 /**
  * Resource-limited keys: `resources` on create and PATCH, checked by every guard's `resource`;
  * with `maxLifetime`, the longest a new key may live (an expiry required and capped); with
- * `recordAddress: true`, the client address of each key's last use, kept with its `lastUsedAt`.
+ * `lastUsedAddress: true`, the client address of each key's last use, kept with its `lastUsedAt`.
  * Throws a `TypeError` naming the field for a malformed `config`.
  *
  * @example
@@ -63,13 +63,11 @@ export function permissions(
       ...(maxKeyLifetime === undefined
         ? {}
         : { writes: { beforeCreate: [lifetimeHook(maxKeyLifetime)] } }),
-      fields: [resourcesField],
-      verify: {
-        check: [resourceCheck],
-        ...(config.recordAddress === true
-          ? { spent: [{ name: "usage-address", usageAddress: lastAddress() }] }
-          : {}),
-      },
+      fields:
+        config.lastUsedAddress === true
+          ? [resourcesField, lastUsedAddressField()]
+          : [resourcesField],
+      verify: { check: [resourceCheck] },
     },
     install: (kernel) => {
       if (unusedFor === undefined) {
@@ -83,22 +81,6 @@ export function permissions(
       scan.start();
       return { api: { scanInactive: () => scan.run() }, close: async () => scan.close() };
     },
-  };
-}
-
-/**
- * The address a use records from its `clientIp` (`canonicalClientAddress`). A client sends its
- * requests from one address, so the last one read is kept: a run of its requests reads it once.
- */
-function lastAddress(): (clientIp: string) => string | undefined {
-  let given = "";
-  let read: string | undefined;
-  return (clientIp) => {
-    if (clientIp !== given) {
-      given = clientIp;
-      read = canonicalClientAddress(clientIp);
-    }
-    return read;
   };
 }
 

@@ -32,12 +32,12 @@ export interface PermissionsConfig {
    */
   inactivityScanIntervalMs?: number | false;
   /**
-   * Records the client address of each key's last use (the `clientIp` `verify` is given; the
-   * adapters pass it) with its `lastUsedAt`: shown as `lastUsedAddress` on the key's record and
-   * usage report. Only the latest is kept, as long as the key's usage is. Default false: an address
+   * Keeps `lastUsedAddress`, the client address of each key's last use (the `clientIp` `verify` is
+   * given; the adapters pass it), with its `lastUsedAt`: shown on the key's record and usage
+   * report. Only the latest is kept, as long as the key's usage is. Default false: an address
    * is personal data (docs/permissions.md, "Recording the last client address").
    */
-  recordAddress?: boolean;
+  lastUsedAddress?: boolean;
 }
 
 /** Throws a `TypeError` naming the field for anything `permissions()` should not take. */
@@ -52,11 +52,11 @@ export function checkPermissionsConfig(config: unknown): asserts config is Permi
     disableAfterUnused,
     inactivityWarning,
     inactivityScanIntervalMs,
-    recordAddress,
+    lastUsedAddress,
   } = config as PermissionsConfig;
-  if (recordAddress !== undefined && typeof recordAddress !== "boolean") {
+  if (lastUsedAddress !== undefined && typeof lastUsedAddress !== "boolean") {
     throw new TypeError(
-      `Keyward: \`permissions.recordAddress\` must be true or false, got ${kindOf(recordAddress)}`,
+      `Keyward: \`permissions.lastUsedAddress\` must be true or false, got ${kindOf(lastUsedAddress)}`,
     );
   }
   if (maxLifetime !== undefined && typeof maxLifetime !== "function") {

@@ -56,17 +56,22 @@ export const slidingWindow: RateLimitAlgorithm = (state, now, { limit, windowMs 
       limit,
       remaining: floorDivide(Math.max(0, capacity - carried - current * windowMs), windowMs),
       reset,
-      retryAfter: allowed ? 0 : admissibleAt(start, current, previous, limit, windowMs) - now,
+      retryAfter: allowed ? 0 : admissibleAt({ start, current, previous }, limit, windowMs) - now,
     },
     expiresAt: reset,
   };
 };
 
+/** Where a key's window stands: when it started and its count, and the previous window's. */
+interface WindowCounts {
+  start: number;
+  current: number;
+  previous: number;
+}
+
 /** The first millisecond at which one more request would be admitted. */
 function admissibleAt(
-  start: number,
-  current: number,
-  previous: number,
+  { start, current, previous }: WindowCounts,
   limit: number,
   windowMs: number,
 ): number {

@@ -10,10 +10,10 @@ export interface UsageHit {
   /** UTC day, `YYYY-MM-DD`. */
   day: string;
   /**
-   * The client address of the request, normalised, to record with its use
-   * (`permissions({ recordAddress: true })`, `UsageIncrement.lastUsedAddress`); absent otherwise.
+   * The fields the request writes (`UsageIncrement.useFields`, `keys/use-fields.ts`), recorded
+   * with its use; absent when it writes none.
    */
-  address?: string;
+  useFields?: string;
 }
 
 /**

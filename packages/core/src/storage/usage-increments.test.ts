@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  isLaterAddress,
+  isLaterUse,
   mergeUsageIncrement,
   mergeUsageIncrements,
   usageIncrementRow,
@@ -69,13 +69,9 @@ describe("usageIncrementRow", () => {
   });
 });
 
-describe("mergeUsageIncrements: the latest address", () => {
+describe("mergeUsageIncrements: the latest use fields", () => {
   const addressed = (lastUsedAt: number, address?: string, count = 1) =>
-    hit(
-      address === undefined
-        ? { lastUsedAt, count }
-        : { lastUsedAt, count, lastUsedAddress: address },
-    );
+    hit(address === undefined ? { lastUsedAt, count } : { lastUsedAt, count, useFields: address });
   const increments = [
     addressed(100, "192.0.2.1"),
     addressed(300),
@@ -89,14 +85,14 @@ describe("mergeUsageIncrements: the latest address", () => {
           permutations([...list.slice(0, i), ...list.slice(i + 1)]).map((rest) => [first, ...rest]),
         );
 
-  it("keeps the address of the latest increment that has one, in every order", () => {
+  it("keeps the use fields of the latest increment that has some, in every order", () => {
     for (const order of permutations(increments)) {
       const [merged] = [...mergeUsageIncrements(new Map(), order).values()];
       expect(merged).toMatchObject({
         count: 4,
         lastUsedAt: 300,
-        lastUsedAddress: "192.0.2.2",
-        lastUsedAddressAt: 200,
+        useFields: "192.0.2.2",
+        useFieldsAt: 200,
       });
     }
   });
@@ -106,20 +102,20 @@ describe("mergeUsageIncrements: the latest address", () => {
       const first = [...mergeUsageIncrements(new Map(), order.slice(0, 2)).values()];
       const second = [...mergeUsageIncrements(new Map(), order.slice(2)).values()];
       const [merged] = [...mergeUsageIncrements(new Map(), [...second, ...first]).values()];
-      expect(merged).toMatchObject({ lastUsedAt: 300, lastUsedAddress: "192.0.2.2" });
-      expect(merged?.lastUsedAddressAt ?? merged?.lastUsedAt).toBe(200);
+      expect(merged).toMatchObject({ lastUsedAt: 300, useFields: "192.0.2.2" });
+      expect(merged?.useFieldsAt ?? merged?.lastUsedAt).toBe(200);
     }
   });
 
-  it("takes an address's own time (lastUsedAddressAt) over the increment's lastUsedAt", () => {
-    const early = hit({ lastUsedAt: 500, lastUsedAddress: "192.0.2.9", lastUsedAddressAt: 100 });
+  it("takes the use fields' own time (useFieldsAt) over the increment's lastUsedAt", () => {
+    const early = hit({ lastUsedAt: 500, useFields: "192.0.2.9", useFieldsAt: 100 });
     const [merged] = [
       ...mergeUsageIncrements(new Map(), [early, addressed(200, "192.0.2.2")]).values(),
     ];
-    expect(merged).toMatchObject({ lastUsedAt: 500, lastUsedAddress: "192.0.2.2" });
+    expect(merged).toMatchObject({ lastUsedAt: 500, useFields: "192.0.2.2" });
   });
 
-  it("breaks a tie of one millisecond by the greater address, in either order", () => {
+  it("breaks a tie of one millisecond by the greater text, in either order", () => {
     const a = addressed(100, "192.0.2.1");
     const b = addressed(100, "2001:db8::1");
     for (const order of [
@@ -127,23 +123,23 @@ describe("mergeUsageIncrements: the latest address", () => {
       [b, a],
     ]) {
       const [merged] = [...mergeUsageIncrements(new Map(), order).values()];
-      expect(merged?.lastUsedAddress).toBe("2001:db8::1");
+      expect(merged?.useFields).toBe("2001:db8::1");
     }
   });
 
-  it("leaves increments without an address without one", () => {
+  it("leaves increments without use fields without any", () => {
     const [merged] = [...mergeUsageIncrements(new Map(), [addressed(1), addressed(2)]).values()];
     expect(merged).toEqual(hit({ count: 2, lastUsedAt: 2 }));
   });
 });
 
-describe("isLaterAddress", () => {
-  it("prefers a later use, then the greater address, and anything to none", () => {
-    expect(isLaterAddress(2, "a", 1, "b")).toBe(true);
-    expect(isLaterAddress(1, "a", 2, "b")).toBe(false);
-    expect(isLaterAddress(1, "b", 1, "a")).toBe(true);
-    expect(isLaterAddress(1, "a", 1, "b")).toBe(false);
-    expect(isLaterAddress(1, "a", 1, "a")).toBe(false);
-    expect(isLaterAddress(0, "a", undefined, undefined)).toBe(true);
+describe("isLaterUse", () => {
+  it("prefers a later use, then the greater text, and anything to none", () => {
+    expect(isLaterUse(2, "a", 1, "b")).toBe(true);
+    expect(isLaterUse(1, "a", 2, "b")).toBe(false);
+    expect(isLaterUse(1, "b", 1, "a")).toBe(true);
+    expect(isLaterUse(1, "a", 1, "b")).toBe(false);
+    expect(isLaterUse(1, "a", 1, "a")).toBe(false);
+    expect(isLaterUse(0, "a", undefined, undefined)).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Merging `UsageIncrement`s before they are written: increments commute (see `UsageStore`), so any
  * that land on the same row (key, method, route, day) can become one, counts summed and the latest
- * use kept, with the latest address. Stores use it to send one row per target and to hold usage
+ * use kept, with the latest `useFields`. Stores use it to send one row per target and to hold usage
  * while storage is away.
  */
 import type { UsageIncrement } from "./usage-store.js";
@@ -31,16 +31,15 @@ export function mergeUsageIncrement(
   const existing = into.get(row);
   if (existing) {
     existing.count += increment.count;
-    // The entry's address keeps its own time once its `lastUsedAt` may move past it.
-    if (existing.lastUsedAddress !== undefined)
-      existing.lastUsedAddressAt = addressTimeOf(existing);
+    // The entry's use fields keep their own time once its `lastUsedAt` may move past it.
+    if (existing.useFields !== undefined) existing.useFieldsAt = useFieldsTimeOf(existing);
     existing.lastUsedAt = Math.max(existing.lastUsedAt, increment.lastUsedAt);
-    const address = increment.lastUsedAddress;
-    if (address !== undefined) {
-      const at = addressTimeOf(increment);
-      if (isLaterAddress(at, address, existing.lastUsedAddressAt, existing.lastUsedAddress)) {
-        existing.lastUsedAddress = address;
-        existing.lastUsedAddressAt = at;
+    const fields = increment.useFields;
+    if (fields !== undefined) {
+      const at = useFieldsTimeOf(increment);
+      if (isLaterUse(at, fields, existing.useFieldsAt, existing.useFields)) {
+        existing.useFields = fields;
+        existing.useFieldsAt = at;
       }
     }
     return true;
@@ -64,26 +63,26 @@ export function mergeUsageIncrements(
   return into;
 }
 
-/** When an increment's address was seen: `lastUsedAddressAt`, else `lastUsedAt`. */
-export function addressTimeOf(increment: UsageIncrement): number {
-  return increment.lastUsedAddressAt ?? increment.lastUsedAt;
+/** When an increment's `useFields` were written: `useFieldsAt`, else `lastUsedAt`. */
+export function useFieldsTimeOf(increment: UsageIncrement): number {
+  return increment.useFieldsAt ?? increment.lastUsedAt;
 }
 
 /**
- * Whether `address`, seen at `at`, replaces the address kept (`kept`, seen at `keptAt`; undefined:
- * none): a later use wins, and of two at the same millisecond the greater address in code-unit
- * order, so every store keeps the same one whatever order the writes come in.
+ * Whether `fields` (a `useFields` text), written at `at`, replaces the text kept (`kept`, written
+ * at `keptAt`; undefined: none): a later use wins, and of two at the same millisecond the greater
+ * text in code-unit order, so every store keeps the same one whatever order the writes come in.
  *
  * @example
- * isLaterAddress(2_000, "192.0.2.1", 1_000, "2001:db8::1"); // true
- * isLaterAddress(1_000, "192.0.2.1", 1_000, "2001:db8::1"); // false: "1" < "2"
+ * isLaterUse(2_000, '{"a":"192.0.2.1"}', 1_000, '{"a":"2001:db8::1"}'); // true
+ * isLaterUse(1_000, '{"a":"192.0.2.1"}', 1_000, '{"a":"2001:db8::1"}'); // false: "1" < "2"
  */
-export function isLaterAddress(
+export function isLaterUse(
   at: number,
-  address: string,
+  fields: string,
   keptAt: number | undefined,
   kept: string | undefined,
 ): boolean {
   if (kept === undefined || keptAt === undefined) return true;
-  return at > keptAt || (at === keptAt && address > kept);
+  return at > keptAt || (at === keptAt && fields > kept);
 }

@@ -25,8 +25,8 @@ function batches(failures = 0) {
   return { store, written, inner };
 }
 
-describe("createUsageRecorder: addresses", () => {
-  it("writes no address field for uses recorded without one", async () => {
+describe("createUsageRecorder: use fields", () => {
+  it("writes no use fields for uses recorded without any", async () => {
     const { store, written } = batches();
     const recorder = createUsageRecorder(store);
     recorder.record("key_1", route, at);
@@ -46,11 +46,11 @@ describe("createUsageRecorder: addresses", () => {
     ]);
   });
 
-  it("keeps the latest use's address, and its time when a later use had none", async () => {
+  it("keeps the latest use's fields, and their time when a later use had none", async () => {
     const { store, written } = batches();
     const recorder = createUsageRecorder(store);
-    recorder.recordWithAddress("key_1", route, at + 2, "192.0.2.2");
-    recorder.recordWithAddress("key_1", route, at + 1, "192.0.2.1");
+    recorder.recordWithFields("key_1", route, at + 2, "192.0.2.2");
+    recorder.recordWithFields("key_1", route, at + 1, "192.0.2.1");
     recorder.record("key_1", route, at + 3);
     await recorder.close();
     expect(written).toEqual([
@@ -62,39 +62,39 @@ describe("createUsageRecorder: addresses", () => {
           day: "2026-07-01",
           count: 3,
           lastUsedAt: at + 3,
-          lastUsedAddress: "192.0.2.2",
-          lastUsedAddressAt: at + 2,
+          useFields: "192.0.2.2",
+          useFieldsAt: at + 2,
         },
       ],
     ]);
   });
 
-  it("keeps addresses per key, and across rows of one key the store keeps the latest", async () => {
+  it("keeps use fields per key, and across rows of one key the store keeps the latest", async () => {
     const { store, inner } = batches();
     const recorder = createUsageRecorder(store);
-    recorder.recordWithAddress("key_1", "GET /a", at + 1, "192.0.2.1");
-    recorder.recordWithAddress("key_1", "PUT /b", at + 2, "192.0.2.2");
-    recorder.recordWithAddress("key_2", "GET /a", at + 3, "192.0.2.3");
+    recorder.recordWithFields("key_1", "GET /a", at + 1, "192.0.2.1");
+    recorder.recordWithFields("key_1", "PUT /b", at + 2, "192.0.2.2");
+    recorder.recordWithFields("key_2", "GET /a", at + 3, "192.0.2.3");
     await recorder.close();
-    expect((await inner.read("key_1")).lastUsedAddress).toBe("192.0.2.2");
-    expect((await inner.read("key_2")).lastUsedAddress).toBe("192.0.2.3");
+    expect((await inner.read("key_1")).useFields).toBe("192.0.2.2");
+    expect((await inner.read("key_2")).useFields).toBe("192.0.2.3");
   });
 
-  it("puts addresses back with the counts after a failed write, merged with uses since", async () => {
+  it("puts use fields back with the counts after a failed write, merged with uses since", async () => {
     const { store, written, inner } = batches(1);
     const errors: unknown[] = [];
     const recorder = createUsageRecorder(store, { onError: (error) => errors.push(error) });
-    recorder.recordWithAddress("key_1", route, at + 5, "192.0.2.5");
+    recorder.recordWithFields("key_1", route, at + 5, "192.0.2.5");
     await recorder.flush();
     expect(errors).toHaveLength(1);
     expect(written).toEqual([]);
-    recorder.recordWithAddress("key_1", route, at + 4, "192.0.2.4");
+    recorder.recordWithFields("key_1", route, at + 4, "192.0.2.4");
     recorder.record("key_1", route, at + 6);
     await recorder.close();
     expect(written).toHaveLength(1);
     expect(written[0]).toMatchObject([
-      { count: 3, lastUsedAt: at + 6, lastUsedAddress: "192.0.2.5", lastUsedAddressAt: at + 5 },
+      { count: 3, lastUsedAt: at + 6, useFields: "192.0.2.5", useFieldsAt: at + 5 },
     ]);
-    expect((await inner.read("key_1")).lastUsedAddress).toBe("192.0.2.5");
+    expect((await inner.read("key_1")).useFields).toBe("192.0.2.5");
   });
 });

@@ -1,4 +1,4 @@
-import { isLaterAddress } from "../storage/usage-increments.js";
+import { isLaterUse } from "../storage/usage-increments.js";
 import type { UsageIncrement, UsageStore } from "../storage/usage-store.js";
 import { splitRouteLabel } from "./route-label.js";
 import { utcDayFormatter } from "./utc-day.js";
@@ -19,14 +19,14 @@ export interface UsageRecorder {
    */
   record(keyId: string, routeLabel: string | undefined, now: number): void;
   /**
-   * `record`, with the request's client address (normalised), kept with the key's last use
-   * (`permissions({ recordAddress: true })`): of a row's requests, the latest one's address.
+   * `record`, with the fields the request writes (`UsageIncrement.useFields`): of a row's
+   * requests, the latest one's are kept.
    */
-  recordWithAddress(
+  recordWithFields(
     keyId: string,
     routeLabel: string | undefined,
     now: number,
-    address: string,
+    useFields: string,
   ): void;
   /** The UTC day (`YYYY-MM-DD`) usage at `now` is counted under. */
   dayOf(now: number): string;
@@ -39,9 +39,9 @@ export interface UsageRecorder {
 interface Counter {
   count: number;
   lastUsedAt: number;
-  /** Set only by `recordWithAddress`: a counter of `record` alone never has these fields. */
-  address?: string;
-  addressAt?: number;
+  /** Set only by `recordWithFields`: a counter of `record` alone never has these properties. */
+  useFields?: string;
+  useFieldsAt?: number;
 }
 
 /** day → key id → route label → counter */
@@ -69,17 +69,11 @@ export function createUsageRecorder(
   let inFlight: Promise<void> = Promise.resolve();
   let closed = false;
 
-  // The same merge as `mergeUsageIncrement` (counts summed, latest use kept; the latest address in
-  // `addAddress`, only for `recordWithAddress`), written out because it runs on every verified
+  // The same merge as `mergeUsageIncrement` (counts summed, latest use kept; the latest use fields
+  // in `addFields`, only for `recordWithFields`), written out because it runs on every verified
   // request: nested maps by day, key and label avoid joining a row key and allocating an increment
   // per request, which the shared helper would need.
-  const add = (
-    day: string,
-    keyId: string,
-    label: string,
-    count: number,
-    lastUsedAt: number,
-  ): Counter => {
+  const counterFor = (day: string, keyId: string, label: string, at: number): Counter => {
     let bucket: Map<string, Map<string, Counter>> | undefined;
     if (day === currentDay && currentBucket) {
       bucket = currentBucket;
@@ -98,22 +92,26 @@ export function createUsageRecorder(
       bucket.set(keyId, routes);
     }
     let counter = routes.get(label);
-    if (counter) {
-      counter.count += count;
-      if (lastUsedAt > counter.lastUsedAt) counter.lastUsedAt = lastUsedAt;
-    } else {
-      counter = { count, lastUsedAt };
+    if (!counter) {
+      counter = { count: 0, lastUsedAt: at };
       routes.set(label, counter);
       buffered += 1;
     }
     return counter;
   };
 
-  /** Keeps `address`, seen at `at`, on `counter` if it is the latest (`isLaterAddress`). */
-  const addAddress = (counter: Counter, address: string, at: number) => {
-    if (isLaterAddress(at, address, counter.addressAt, counter.address)) {
-      counter.address = address;
-      counter.addressAt = at;
+  /** Adds `count` uses, the latest at `lastUsedAt`, to `counter`. */
+  const add = (counter: Counter, count: number, lastUsedAt: number): Counter => {
+    counter.count += count;
+    if (lastUsedAt > counter.lastUsedAt) counter.lastUsedAt = lastUsedAt;
+    return counter;
+  };
+
+  /** Keeps `useFields`, written at `at`, on `counter` if they are the latest (`isLaterUse`). */
+  const addFields = (counter: Counter, useFields: string, at: number) => {
+    if (isLaterUse(at, useFields, counter.useFieldsAt, counter.useFields)) {
+      counter.useFields = useFields;
+      counter.useFieldsAt = at;
     }
   };
 
@@ -126,10 +124,10 @@ export function createUsageRecorder(
     const increments: UsageIncrement[] = [];
     for (const [day, keys] of batch) {
       for (const [keyId, routes] of keys) {
-        for (const [label, { count, lastUsedAt, address, addressAt }] of routes) {
+        for (const [label, { count, lastUsedAt, useFields, useFieldsAt }] of routes) {
           const { method, route } = splitRouteLabel(label);
           increments.push(
-            address === undefined
+            useFields === undefined
               ? { keyId, method, route, day, count, lastUsedAt }
               : {
                   keyId,
@@ -138,8 +136,8 @@ export function createUsageRecorder(
                   day,
                   count,
                   lastUsedAt,
-                  lastUsedAddress: address,
-                  lastUsedAddressAt: addressAt!,
+                  useFields,
+                  useFieldsAt: useFieldsAt!,
                 },
           );
         }
@@ -152,9 +150,10 @@ export function createUsageRecorder(
       for (const [day, keys] of batch) {
         for (const [keyId, routes] of keys) {
           for (const [label, counter] of routes) {
-            const kept = add(day, keyId, label, counter.count, counter.lastUsedAt);
-            if (counter.address !== undefined)
-              addAddress(kept, counter.address, counter.addressAt!);
+            const kept = counterFor(day, keyId, label, counter.lastUsedAt);
+            add(kept, counter.count, counter.lastUsedAt);
+            if (counter.useFields !== undefined)
+              addFields(kept, counter.useFields, counter.useFieldsAt!);
           }
         }
       }
@@ -176,12 +175,12 @@ export function createUsageRecorder(
   return {
     record(keyId, routeLabel, now) {
       if (!timer && !closed) startTimer();
-      add(dayOf(now), keyId, routeLabel ?? "", 1, now);
+      add(counterFor(dayOf(now), keyId, routeLabel ?? "", now), 1, now);
       if (buffered >= maxBuffered) void flush();
     },
-    recordWithAddress(keyId, routeLabel, now, address) {
+    recordWithFields(keyId, routeLabel, now, useFields) {
       if (!timer && !closed) startTimer();
-      addAddress(add(dayOf(now), keyId, routeLabel ?? "", 1, now), address, now);
+      addFields(add(counterFor(dayOf(now), keyId, routeLabel ?? "", now), 1, now), useFields, now);
       if (buffered >= maxBuffered) void flush();
     },
     dayOf,

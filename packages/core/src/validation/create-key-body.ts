@@ -36,7 +36,7 @@ export interface CreateKeyBody {
   organizationId?: string | undefined;
   /** The environment the key is for (only when `environments` are configured). */
   environment?: string | undefined;
-  /** The listed features' key fields the body gave (`allowedIps`…), as their schemas output them. */
+  /** The listed features' key fields the body gave (`KeyField.create`), as their schemas output. */
   fields?: Record<string, JsonValue> | undefined;
 }
 

@@ -85,14 +85,14 @@ export const migrations: readonly Migration[] = [
         day date NOT NULL,
         count bigint NOT NULL CHECK (count > 0),
         last_used_at timestamptz NOT NULL,
-        -- permissions({ recordAddress }): the client address of the row's latest use that had
-        -- one, and when that use was (a later use without one moves last_used_at alone). A key's
-        -- address is its rows' latest; both or neither.
-        last_used_address text COLLATE "C",
-        last_used_address_at timestamptz,
+        -- The fields the row's latest use that wrote any wrote (a feature's key fields written by
+        -- uses, as Keyward encodes them: never read here), and when that use was (a later use
+        -- writing none moves last_used_at alone). A key's are its rows' latest; both or neither.
+        use_fields text COLLATE "C",
+        use_fields_at timestamptz,
         PRIMARY KEY (key_id, method, route, day),
-        CONSTRAINT ${index("key_usage_address_pair")}
-          CHECK ((last_used_address IS NULL) = (last_used_address_at IS NULL))
+        CONSTRAINT ${index("key_usage_use_fields_pair")}
+          CHECK ((use_fields IS NULL) = (use_fields_at IS NULL))
       )`,
       // `usage.retainDays` prunes the oldest days first, in batches: this index finds them without
       // reading the table. Pruned days are folded into one row per key and endpoint on the day

@@ -7,7 +7,7 @@
  * `'-infinity'`: totals and endpoint counts still sum every row; the daily series leaves it out.
  */
 import type { KeyUsage, LastUse, UsageIncrement, UsageStore } from "@keyward/core";
-import { addressTimeOf, mergeUsageIncrements, sortKeyUsage } from "@keyward/core/toolkit";
+import { mergeUsageIncrements, sortKeyUsage, useFieldsTimeOf } from "@keyward/core/toolkit";
 import { type PostgresClient, queryRows } from "../client.js";
 import { epochMsParam, fromEpochMs, toEpochMs } from "../schema/epoch-ms.js";
 import type { Naming } from "../schema/naming.js";
@@ -18,8 +18,8 @@ interface ReportRow {
   day: string | null;
   count: number | string | null;
   last_used_at: number | string | null;
-  /** On the total's row: the key's latest address. */
-  last_used_address: string | null;
+  /** On the total's row: the key's latest use fields. */
+  use_fields: string | null;
   /** `grouping(method, route, day)`: 1 for an endpoint row, 6 for a day row, 7 for the total. */
   level: number | string;
 }
@@ -29,57 +29,57 @@ const dayPattern = /^\d{4}-\d{2}-\d{2}$/;
 const pruneBatch = 1_000;
 
 /**
- * Whether the address of `incoming` (an alias: `excluded`, `x`) replaces the one of `kept`: a later
- * use wins, then (the same millisecond) the greater address, as `isLaterAddress` decides it; the
- * columns are `COLLATE "C"`, so `>` compares code points as JavaScript does.
+ * Whether the use fields of `incoming` (an alias: `excluded`, `x`) replace those of `kept`: a later
+ * use wins, then (the same millisecond) the greater text, as `isLaterUse` decides it; the texts
+ * are ASCII and the columns `COLLATE "C"`, so `>` compares as JavaScript does.
  */
-const laterAddress = (incoming: string, kept: string) =>
-  `${incoming}.last_used_address IS NOT NULL AND (${kept}.last_used_address IS NULL
-    OR ${incoming}.last_used_address_at > ${kept}.last_used_address_at
-    OR (${incoming}.last_used_address_at = ${kept}.last_used_address_at
-      AND ${incoming}.last_used_address > ${kept}.last_used_address))`;
+const laterUse = (incoming: string, kept: string) =>
+  `${incoming}.use_fields IS NOT NULL AND (${kept}.use_fields IS NULL
+    OR ${incoming}.use_fields_at > ${kept}.use_fields_at
+    OR (${incoming}.use_fields_at = ${kept}.use_fields_at
+      AND ${incoming}.use_fields > ${kept}.use_fields))`;
 
-/** The two address columns of an upsert: the incoming row's where it is later, else the kept ones. */
-const upsertAddress = `last_used_address = CASE WHEN ${laterAddress("excluded", "u")}
-            THEN excluded.last_used_address ELSE u.last_used_address END,
-          last_used_address_at = CASE WHEN ${laterAddress("excluded", "u")}
-            THEN excluded.last_used_address_at ELSE u.last_used_address_at END`;
+/** The two use-field columns of an upsert: the incoming row's where later, else the kept ones. */
+const upsertUseFields = `use_fields = CASE WHEN ${laterUse("excluded", "u")}
+            THEN excluded.use_fields ELSE u.use_fields END,
+          use_fields_at = CASE WHEN ${laterUse("excluded", "u")}
+            THEN excluded.use_fields_at ELSE u.use_fields_at END`;
 
 /**
- * The latest address among a group's rows (the address of the greatest time, then the greatest
- * address), or NULL when none has one.
+ * The latest use fields among a group's rows (those of the greatest time, then the greatest
+ * text), or NULL when none has any.
  */
-const latestAddress = `(array_agg(last_used_address
-    ORDER BY last_used_address_at DESC, last_used_address DESC)
-    FILTER (WHERE last_used_address IS NOT NULL))[1]`;
+const latestUseFields = `(array_agg(use_fields
+    ORDER BY use_fields_at DESC, use_fields DESC)
+    FILTER (WHERE use_fields IS NOT NULL))[1]`;
 
 export function postgresUsageStore(client: PostgresClient, { tables }: Naming): UsageStore {
   const usage = tables.usage;
   const sql = {
     // Rows are written in one fixed order, so two batches touching the same rows lock them in the
     // same order and cannot deadlock each other.
-    // An increment without an address (`a` and `t` absent: NULL) leaves the row's as it is.
+    // An increment without use fields (`f` and `t` absent: NULL) leaves the row's as they are.
     record: `INSERT INTO ${usage} AS u
-        (key_id, method, route, day, count, last_used_at, last_used_address, last_used_address_at)
-      SELECT k, m, r, d::date, c, ${fromEpochMs("l")}, a, ${fromEpochMs("t")}
+        (key_id, method, route, day, count, last_used_at, use_fields, use_fields_at)
+      SELECT k, m, r, d::date, c, ${fromEpochMs("l")}, f, ${fromEpochMs("t")}
       FROM jsonb_to_recordset($1::text::jsonb)
-        AS x(k text, m text, r text, d text, c bigint, l bigint, a text, t bigint)
+        AS x(k text, m text, r text, d text, c bigint, l bigint, f text, t bigint)
       ORDER BY k COLLATE "C", m COLLATE "C", r COLLATE "C", d
       ON CONFLICT (key_id, method, route, day) DO UPDATE
       SET count = u.count + excluded.count,
           last_used_at = greatest(u.last_used_at, excluded.last_used_at),
-          ${upsertAddress}`,
+          ${upsertUseFields}`,
     // Per endpoint, per day and in total, in one pass over the key's rows.
     // The rollup row ('-infinity') counts in the totals and endpoints; its day reads as NULL.
     read: `SELECT method, route, CASE WHEN isfinite(day) THEN to_char(day, 'YYYY-MM-DD') END AS day,
         sum(count)::float8 AS count,
         ${toEpochMs("max(last_used_at)")} AS last_used_at,
-        CASE WHEN grouping(method, route, day) = 7 THEN ${latestAddress} END AS last_used_address,
+        CASE WHEN grouping(method, route, day) = 7 THEN ${latestUseFields} END AS use_fields,
         grouping(method, route, day) AS level
       FROM ${usage} WHERE key_id = $1
       GROUP BY GROUPING SETS ((method, route), (day), ())`,
     lastUsed: `SELECT key_id, ${toEpochMs("max(last_used_at)")} AS last_used_at,
-        ${latestAddress} AS last_used_address
+        ${latestUseFields} AS use_fields
       FROM ${usage} WHERE key_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::text::jsonb)))
       GROUP BY key_id`,
     // One batch, in one statement so it is atomic: take the oldest rows nobody else is pruning
@@ -94,19 +94,19 @@ export function postgresUsageStore(client: PostgresClient, { tables }: Naming): 
       ), removed AS (
         DELETE FROM ${usage} AS u USING taken
         WHERE (u.key_id, u.method, u.route, u.day) = (taken.key_id, taken.method, taken.route, taken.day)
-        RETURNING u.key_id, u.method, u.route, u.count, u.last_used_at, u.last_used_address,
-          u.last_used_address_at
+        RETURNING u.key_id, u.method, u.route, u.count, u.last_used_at, u.use_fields,
+          u.use_fields_at
       ), folded AS (
         INSERT INTO ${usage} AS u
-          (key_id, method, route, day, count, last_used_at, last_used_address, last_used_address_at)
+          (key_id, method, route, day, count, last_used_at, use_fields, use_fields_at)
         SELECT key_id, method, route, '-infinity'::date, sum(count), max(last_used_at),
-          ${latestAddress}, max(last_used_address_at)
+          ${latestUseFields}, max(use_fields_at)
         FROM removed GROUP BY key_id, method, route
         ORDER BY key_id, method, route
         ON CONFLICT (key_id, method, route, day) DO UPDATE
         SET count = u.count + excluded.count,
             last_used_at = greatest(u.last_used_at, excluded.last_used_at),
-            ${upsertAddress}
+            ${upsertUseFields}
       )
       SELECT count(*)::float8 AS pruned FROM removed`,
   };
@@ -115,7 +115,7 @@ export function postgresUsageStore(client: PostgresClient, { tables }: Naming): 
     async record(increments: readonly UsageIncrement[]) {
       if (increments.length === 0) return;
       const rows = [...mergeUsageIncrements(new Map(), increments).values()].map((increment) => {
-        const { keyId, method, route, day, count, lastUsedAt, lastUsedAddress } = increment;
+        const { keyId, method, route, day, count, lastUsedAt, useFields } = increment;
         if (!Number.isSafeInteger(count) || count <= 0) {
           throw new TypeError(`usage count must be a positive whole number, got ${String(count)}`);
         }
@@ -128,9 +128,9 @@ export function postgresUsageStore(client: PostgresClient, { tables }: Naming): 
           c: count,
           l: epochMsParam(lastUsedAt, "lastUsedAt"),
         };
-        if (lastUsedAddress === undefined) return row;
-        const t = epochMsParam(addressTimeOf(increment), "lastUsedAddressAt");
-        return { ...row, a: lastUsedAddress, t };
+        if (useFields === undefined) return row;
+        const t = epochMsParam(useFieldsTimeOf(increment), "useFieldsAt");
+        return { ...row, f: useFields, t };
       });
       await client.query(sql.record, [JSON.stringify(rows)]);
     },
@@ -153,7 +153,7 @@ export function postgresUsageStore(client: PostgresClient, { tables }: Naming): 
         } else if (level === 7) {
           report.totalRequests = count;
           report.lastUsedAt = row.last_used_at === null ? null : Number(row.last_used_at);
-          if (row.last_used_address !== null) report.lastUsedAddress = row.last_used_address;
+          if (row.use_fields !== null) report.useFields = row.use_fields;
         }
       }
       // Sorted here rather than in SQL: JavaScript's comparison is the contract's code-unit order.
@@ -166,12 +166,12 @@ export function postgresUsageStore(client: PostgresClient, { tables }: Naming): 
       const rows = await queryRows<{
         key_id: string;
         last_used_at: number | string;
-        last_used_address: string | null;
+        use_fields: string | null;
       }>(client, sql.lastUsed, [JSON.stringify(keyIds)]);
       for (const row of rows) {
         const at = Number(row.last_used_at);
-        const address = row.last_used_address;
-        result.set(row.key_id, address === null ? { at } : { at, address });
+        const useFields = row.use_fields;
+        result.set(row.key_id, useFields === null ? { at } : { at, useFields });
       }
       return result;
     },

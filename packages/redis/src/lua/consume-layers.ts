@@ -44,8 +44,8 @@
  *   the index in KEYS of its own key ("0" when its list has no "*"), its list of layers, and <usage>
  *   the hashes and fields they count in, "<key>:<field>:<field>x<count>" joined by commas (each of
  *   <count> requests adds one to both fields) or "-"; with <m>, the m arguments after it are client
- *   addresses (`permissions({ recordAddress })`), each "<key> <at> <address>": the latest among the
- *   group's requests counted in that hash, kept in its `addr` if later (`last-address.ts`);
+ *   uses' fields (`UsageIncrement.useFields`), each "<key> <at> <fields>": the latest among the
+ *   group's requests counted in that hash, kept in its `use` if later (`later-use.ts`);
  *   followed with "caller" by the n requests' times.
  *
  * With "consume", the last two KEYS are the call's charge markers (`charge-markers.ts`): "paid",
@@ -58,13 +58,13 @@
  * (1/0), remaining, reset and retryAfter. A voided call returns an error reply.
  */
 import { luaScript } from "../client/lua-script.js";
-import { luaLaterAddress } from "./last-address.js";
+import { luaLaterUse } from "./later-use.js";
 import { luaHelpers, luaRateSteps } from "./rate-steps.js";
 
 export const consumeLayersScript = luaScript(
   "consume-layers",
   `
-${luaHelpers}${luaLaterAddress}
+${luaHelpers}${luaLaterUse}
 local now, serverNow
 local onCallerClock = ARGV[1] ~= 'redis'
 if not onCallerClock then
@@ -291,15 +291,15 @@ local decided, waits = {}, {}
 while cursor <= #ARGV do
   local count, lastUsedAt, own, list, usage =
     string.match(ARGV[cursor], '^(%d+) (%S+) (%d+) (%d+) (%S+)$')
-  local addressCount = 0
+  local useCount = 0
   if not count then
-    count, lastUsedAt, own, list, usage, addressCount =
+    count, lastUsedAt, own, list, usage, useCount =
       string.match(ARGV[cursor], '^(%d+) (%S+) (%d+) (%d+) (%S+) (%d+)$')
-    addressCount = tonumber(addressCount)
+    useCount = tonumber(useCount)
   end
   count, own = tonumber(count), tonumber(own)
-  local addresses = cursor
-  local times = cursor + addressCount
+  local useArgs = cursor
+  local times = cursor + useCount
   cursor = times + 1 + (onCallerClock and count or 0)
   local plan = lists[tonumber(list)]
   -- The usage of the group's requests: per hash and pair of fields, how many requests add one
@@ -413,10 +413,10 @@ while cursor <= #ARGV do
       count[day] = count[day] + requests
       if not entry.latest or entry.latest < at then entry.latest, entry.latestText = at, lastUsedAt end
     end
-    for a = 1, addressCount do
-      local keyIndex, record = string.match(ARGV[addresses + a], '^(%d+) (.+)$')
+    for a = 1, useCount do
+      local keyIndex, record = string.match(ARGV[useArgs + a], '^(%d+) (.+)$')
       local entry = entryOf(tonumber(keyIndex), true, wanted[tonumber(keyIndex)])
-      if not entry.address or laterAddress(record, entry.address) then entry.address = record end
+      if not entry.use or laterUse(record, entry.use) then entry.use = record end
     end
   end
 end
@@ -453,9 +453,9 @@ for t = 1, #touched do
       changes[#changes + 1] = 'last'
       changes[#changes + 1] = entry.latestText
     end
-    if entry.address and laterAddress(entry.address, redis.call('HGET', key, 'addr') or nil) then
-      changes[#changes + 1] = 'addr'
-      changes[#changes + 1] = entry.address
+    if entry.use and laterUse(entry.use, redis.call('HGET', key, 'use') or nil) then
+      changes[#changes + 1] = 'use'
+      changes[#changes + 1] = entry.use
     end
     if #changes > 0 then redis.call('HSET', key, unpack(changes)) end
   elseif entry.dirty then

@@ -23,8 +23,8 @@
  * Where the state lives, and the principal's key in KEYS:
  *   "key"   an API key: the fields `rp` (policy) and `rl` (state) of its usage hash, which also
  *           takes the usage;
- *   "addr"  the same, with the latest client address among its requests in the argument after the
- *           header, "<at> <address>", kept in the hash's `addr` if it is later (`last-address.ts`);
+ *   "use"   the same, with the latest use fields among its requests in the argument after the
+ *           header, "<at> <fields>", kept in the hash's `use` if they are later (`later-use.ts`);
  *   "own"   anything else (a user): a string key "<policy>:<state>" that expires with the state.
  * The state is "<expiresAt>:<a>:<b>[:<c>]", the algorithm's tuple after the time it expires at.
  *
@@ -32,13 +32,13 @@
  * time of the last step.
  */
 import { luaScript } from "../client/lua-script.js";
-import { luaLaterAddress } from "./last-address.js";
+import { luaLaterUse } from "./later-use.js";
 import { luaHelpers, luaRateSteps } from "./rate-steps.js";
 
 export const consumeScript = luaScript(
   "consume",
   `
-${luaHelpers}${luaLaterAddress}local onCallerClock = ARGV[1] ~= 'redis'
+${luaHelpers}${luaLaterUse}local onCallerClock = ARGV[1] ~= 'redis'
 local now
 if not onCallerClock then
   if redis.replicate_commands then redis.replicate_commands() end
@@ -76,13 +76,13 @@ while cursor <= #ARGV do
   if not policyIndex then
     policyIndex, n, where, lastUsedAt, counts = string.match(ARGV[cursor], '^(%d+) (%d+) (%a+) (%S+)(.*)$')
   end
-  local policy, inUsage = policies[policyIndex], where == 'key' or where == 'addr'
+  local policy, inUsage = policies[policyIndex], where == 'key' or where == 'use'
   local step, limit, windowMs = policy.step, policy.limit, policy.windowMs
   n = tonumber(n)
   local nows = cursor + 1
-  local address
-  if where == 'addr' then
-    address = ARGV[nows]
+  local use
+  if where == 'use' then
+    use = ARGV[nows]
     nows = nows + 1
   end
   cursor = nows + (onCallerClock and n or 0)
@@ -159,9 +159,9 @@ while cursor <= #ARGV do
       changes[#changes + 1] = 'last'
       changes[#changes + 1] = lastUsedAt
     end
-    if address and laterAddress(address, redis.call('HGET', key, 'addr') or nil) then
-      changes[#changes + 1] = 'addr'
-      changes[#changes + 1] = address
+    if use and laterUse(use, redis.call('HGET', key, 'use') or nil) then
+      changes[#changes + 1] = 'use'
+      changes[#changes + 1] = use
     end
     if #changes > 0 then redis.call('HSET', key, unpack(changes)) end
   elseif state then

@@ -3,26 +3,26 @@
  * key's rate-limit state so that `consume` can update both in one script on a cluster.
  *
  * Fields: `e:<METHOD> <route>` → requests to that endpoint; `d:<YYYY-MM-DD>` → requests that UTC
- * day; `last` → the latest use, epoch ms; `addr` → the client address of the latest use that had one,
- * "<at> <address>" (`last-address.ts`); `pruned` → requests of days removed by retention
+ * day; `last` → the latest use, epoch ms; `use` → the fields of the latest use that wrote any,
+ * "<at> <fields>" (`later-use.ts`); `pruned` → requests of days removed by retention
  * (`usage.retainDays`). The total is the sum of the days plus `pruned` (every request is counted in
  * exactly one of them), so it is not stored: one write fewer per request. HTTP methods are
  * tokens without spaces, so the first space after `e:` separates method from route.
  */
 import { luaScript } from "../client/lua-script.js";
-import { luaLaterAddress } from "./last-address.js";
+import { luaLaterUse } from "./later-use.js";
 
 /**
- * Adds a batch for one key. KEYS[1] the usage hash; ARGV[1] the latest address of the batch,
- * "<at> <address>", or "" for none; then repeated (endpoint field, day field, count, lastUsedAt).
- * Increments commute; `last` keeps the maximum, `addr` the latest address.
+ * Adds a batch for one key. KEYS[1] the usage hash; ARGV[1] the latest use fields of the batch,
+ * "<at> <fields>", or "" for none; then repeated (endpoint field, day field, count, lastUsedAt).
+ * Increments commute; `last` keeps the maximum, `use` the latest use fields.
  */
 export const recordUsageScript = luaScript(
   "record-usage",
   `
-${luaLaterAddress}
-if ARGV[1] ~= '' and laterAddress(ARGV[1], redis.call('HGET', KEYS[1], 'addr') or nil) then
-  redis.call('HSET', KEYS[1], 'addr', ARGV[1])
+${luaLaterUse}
+if ARGV[1] ~= '' and laterUse(ARGV[1], redis.call('HGET', KEYS[1], 'use') or nil) then
+  redis.call('HSET', KEYS[1], 'use', ARGV[1])
 end
 local last = tonumber(redis.call('HGET', KEYS[1], 'last'))
 local latest = last
@@ -41,10 +41,10 @@ return 1
 /** The whole usage hash of one key, as a flat field/value list. KEYS[1] the usage hash. */
 export const readUsageScript = luaScript("read-usage", "return redis.call('HGETALL', KEYS[1])");
 
-/** The last use of one key and its address: { last or nil, addr or nil }. KEYS[1] the usage hash. */
+/** The last use of one key and its fields: { last or nil, use or nil }. KEYS[1] the usage hash. */
 export const lastUsedScript = luaScript(
   "last-used",
-  "return redis.call('HMGET', KEYS[1], 'last', 'addr')",
+  "return redis.call('HMGET', KEYS[1], 'last', 'use')",
 );
 
 /**

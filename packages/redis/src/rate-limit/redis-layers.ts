@@ -9,11 +9,11 @@ import type {
   LimitLayer,
   UsageHit,
 } from "@keyward/core";
-import { isLaterAddress, parseBucket } from "@keyward/core/toolkit";
+import { isLaterUse, parseBucket } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
 import { consumeLayersScript } from "../lua/consume-layers.js";
-import { addressRecord } from "../lua/last-address.js";
+import { useRecord } from "../lua/later-use.js";
 import { dayField, endpointField } from "../usage/usage-fields.js";
 import { type ChargeMarkers, chargeMarkersFor, chargeMarkerTtlMs } from "./charge-markers.js";
 import type { TimeSource } from "./redis-steps.js";
@@ -136,8 +136,8 @@ export function redisLayers(
         list: number;
         positions: number[];
         usage: Map<string, number>;
-        /** Per usage hash (its index in KEYS), the latest client address among the requests. */
-        addresses?: Map<number, { at: number; address: string }>;
+        /** Per usage hash (its index in KEYS), the latest use fields among the requests. */
+        uses?: Map<number, { at: number; fields: string }>;
       }
     >();
     requests.forEach(({ owner, layers, usage, durableCredits, now }, position) => {
@@ -167,12 +167,12 @@ export function redisLayers(
         const hash = indexIn(keys, usageKey);
         const fields = `${hash}:${indexIn(fieldIndex, endpointField(usage.method, usage.route))}:${indexIn(fieldIndex, dayField(usage.day))}`;
         group.usage.set(fields, (group.usage.get(fields) ?? 0) + 1);
-        if (usage.address !== undefined) {
-          group.addresses ??= new Map();
+        if (usage.useFields !== undefined) {
+          group.uses ??= new Map();
           const at = Math.round(now);
-          const kept = group.addresses.get(hash);
-          if (isLaterAddress(at, usage.address, kept?.at, kept?.address)) {
-            group.addresses.set(hash, { at, address: usage.address });
+          const kept = group.uses.get(hash);
+          if (isLaterUse(at, usage.useFields, kept?.at, kept?.fields)) {
+            group.uses.set(hash, { at, fields: usage.useFields });
           }
         }
       }
@@ -188,7 +188,7 @@ export function redisLayers(
       String(lists.size),
       ...lists.keys(),
     ];
-    for (const { own, list, positions, usage, addresses } of groups.values()) {
+    for (const { own, list, positions, usage, uses } of groups.values()) {
       let lastUsedAt = Number.NEGATIVE_INFINITY;
       for (const position of positions) {
         const request = requests[position]!;
@@ -199,13 +199,13 @@ export function redisLayers(
           ? "-"
           : [...usage].map(([fields, count]) => `${fields}x${count}`).join(",");
       const latest = usage.size === 0 ? "-" : String(Math.round(lastUsedAt));
-      if (addresses === undefined) {
+      if (uses === undefined) {
         args.push(`${positions.length} ${latest} ${own} ${list} ${counted}`);
       } else {
-        // Then how many addresses follow, each "<hash> <at> <address>".
-        args.push(`${positions.length} ${latest} ${own} ${list} ${counted} ${addresses.size}`);
-        for (const [hash, { at, address }] of addresses) {
-          args.push(`${hash} ${addressRecord(at, address)}`);
+        // Then how many uses follow, each "<hash> <at> <fields>".
+        args.push(`${positions.length} ${latest} ${own} ${list} ${counted} ${uses.size}`);
+        for (const [hash, { at, fields }] of uses) {
+          args.push(`${hash} ${useRecord(at, fields)}`);
         }
       }
       if (time === "caller") {

@@ -3,11 +3,11 @@
  * and the decisions it returns.
  */
 import type { RateLimitDecision, RateLimitPolicy, UsageHit } from "@keyward/core";
-import { isLaterAddress, parseBucket } from "@keyward/core/toolkit";
+import { isLaterUse, parseBucket } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
 import { consumeScript } from "../lua/consume.js";
-import { addressRecord } from "../lua/last-address.js";
+import { useRecord } from "../lua/later-use.js";
 import { dayField, endpointField } from "../usage/usage-fields.js";
 
 /** Whose clock decides: Redis's (`TIME`, the default) or the `now` each caller passes. */
@@ -66,9 +66,9 @@ export async function stepsOnRedis(
     keys.push(keyId === undefined ? names.rateLimit(bucket) : names.usage(keyId));
     let counts: Map<number, number> | undefined;
     let lastUsedAt = Number.NEGATIVE_INFINITY;
-    // The latest client address among the requests (`permissions({ recordAddress })`).
-    let addressAt: number | undefined;
-    let address: string | undefined;
+    // The latest use fields among the requests (`UsageHit.useFields`).
+    let useFieldsAt: number | undefined;
+    let useFields: string | undefined;
     for (const { now, usage } of requests) {
       if (!usage) continue;
       if (usage.keyId !== keyId) {
@@ -80,18 +80,21 @@ export async function stepsOnRedis(
       counts.set(endpoint, (counts.get(endpoint) ?? 0) + 1);
       counts.set(day, (counts.get(day) ?? 0) + 1);
       if (now > lastUsedAt) lastUsedAt = now;
-      if (usage.address !== undefined && isLaterAddress(now, usage.address, addressAt, address)) {
-        addressAt = now;
-        address = usage.address;
+      if (
+        usage.useFields !== undefined &&
+        isLaterUse(now, usage.useFields, useFieldsAt, useFields)
+      ) {
+        useFieldsAt = now;
+        useFields = usage.useFields;
       }
     }
     const policyName = `${policy.algorithm}:${policy.limit}:${policy.windowMs}`;
-    // "addr": an API key whose usage carries a client address, sent as the next argument.
-    const where = keyId === undefined ? "own" : address === undefined ? "key" : "addr";
+    // "use": an API key whose usage carries use fields, sent as the next argument.
+    const where = keyId === undefined ? "own" : useFields === undefined ? "key" : "use";
     let header = `${indexIn(policyIndex, policyName)} ${requests.length} ${where} ${counts ? lastUsedAt : "-"}`;
     if (counts) for (const [index, count] of counts) header += ` ${index}:${count}`;
     headers.push(header);
-    if (address !== undefined) headers.push(addressRecord(addressAt!, address));
+    if (useFields !== undefined) headers.push(useRecord(useFieldsAt!, useFields));
     if (time === "caller") for (const { now } of requests) headers.push(String(now));
   }
   const args = [

@@ -53,11 +53,11 @@ describe("usageBacklog", () => {
     expect(String(errors[0])).toMatch(/2 requests was dropped/);
   });
 
-  it("keeps the latest client address of the hits it holds, as an increment's lastUsedAddress", async () => {
+  it("keeps the latest use fields of the hits it holds, as an increment's useFields", async () => {
     const { store, written, setUp } = flakyStore();
     const backlog = usageBacklog(store, 100, () => {});
-    backlog.add({ ...hit, address: "192.0.2.2" }, 2_000);
-    backlog.add({ ...hit, address: "192.0.2.1" }, 1_000);
+    backlog.add({ ...hit, useFields: "192.0.2.2" }, 2_000);
+    backlog.add({ ...hit, useFields: "192.0.2.1" }, 1_000);
     backlog.add(hit, 3_000);
     setUp(true);
     await backlog.flush();
@@ -67,8 +67,8 @@ describe("usageBacklog", () => {
           ...hit,
           count: 3,
           lastUsedAt: 3_000,
-          lastUsedAddress: "192.0.2.2",
-          lastUsedAddressAt: 2_000,
+          useFields: "192.0.2.2",
+          useFieldsAt: 2_000,
         },
       ],
     ]);

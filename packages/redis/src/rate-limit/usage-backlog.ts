@@ -61,12 +61,12 @@ export function usageBacklog(
   };
 }
 
-/** One request's usage as an increment, with its client address when it has one. */
+/** One request's usage as an increment, with its use fields when it has some. */
 export function incrementOf(
-  { keyId, method, route, day, address }: UsageHit,
+  { keyId, method, route, day, useFields }: UsageHit,
   now: number,
 ): UsageIncrement {
   const increment: UsageIncrement = { keyId, method, route, day, count: 1, lastUsedAt: now };
-  if (address !== undefined) increment.lastUsedAddress = address;
+  if (useFields !== undefined) increment.useFields = useFields;
   return increment;
 }

@@ -4,10 +4,10 @@
  * when another store limits, a fail-open backlog, an import).
  */
 import type { LastUse, UsageIncrement, UsageStore } from "@keyward/core";
-import { addressTimeOf, type CallGuard, isLaterAddress } from "@keyward/core/toolkit";
+import { type CallGuard, isLaterUse, useFieldsTimeOf } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
-import { addressRecord } from "../lua/last-address.js";
+import { useRecord } from "../lua/later-use.js";
 import {
   lastUsedScript,
   pruneUsageScript,
@@ -15,7 +15,7 @@ import {
   recordUsageScript,
   scanUsageScript,
 } from "../lua/usage.js";
-import { addressOfRecord, dayField, endpointField, toKeyUsage } from "./usage-fields.js";
+import { dayField, endpointField, toKeyUsage, useFieldsOfRecord } from "./usage-fields.js";
 
 /** Keys `SCAN` looks at per call while pruning (a hint to Redis, not an exact page size). */
 const pruneScanCount = 500;
@@ -35,10 +35,10 @@ export function redisUsageStore(
   return {
     async record(increments: readonly UsageIncrement[]) {
       // One script per key: its counters share a slot, different keys may not. The first
-      // argument is the key's latest address in the batch (the script keeps it if it is later).
-      const byKey = new Map<string, { args: string[]; at?: number; address?: string }>();
+      // argument is the key's latest use fields in the batch (the script keeps them if later).
+      const byKey = new Map<string, { args: string[]; at?: number; useFields?: string }>();
       for (const increment of increments) {
-        const { keyId, method, route, day, count, lastUsedAt, lastUsedAddress } = increment;
+        const { keyId, method, route, day, count, lastUsedAt, useFields } = increment;
         let batch = byKey.get(keyId);
         if (!batch) {
           batch = { args: [""] };
@@ -50,12 +50,12 @@ export function redisUsageStore(
           String(count),
           String(lastUsedAt),
         );
-        if (lastUsedAddress !== undefined) {
-          const at = addressTimeOf(increment);
-          if (isLaterAddress(at, lastUsedAddress, batch.at, batch.address)) {
+        if (useFields !== undefined) {
+          const at = useFieldsTimeOf(increment);
+          if (isLaterUse(at, useFields, batch.at, batch.useFields)) {
             batch.at = at;
-            batch.address = lastUsedAddress;
-            batch.args[0] = addressRecord(at, lastUsedAddress);
+            batch.useFields = useFields;
+            batch.args[0] = useRecord(at, useFields);
           }
         }
       }
@@ -78,8 +78,8 @@ export function redisUsageStore(
         const [last, record] = (found[index] as (string | null)[] | null) ?? [];
         if (last === null || last === undefined) return;
         const at = Number(last);
-        const address = addressOfRecord(record);
-        result.set(keyId, address === undefined ? { at } : { at, address });
+        const useFields = useFieldsOfRecord(record);
+        result.set(keyId, useFields === undefined ? { at } : { at, useFields });
       });
       return result;
     },

@@ -5,8 +5,8 @@ import { sortKeyUsage } from "@keyward/core/toolkit";
 export const endpointField = (method: string, route: string): string => `e:${method} ${route}`;
 export const dayField = (day: string): string => `d:${day}`;
 
-/** The address in an `addr` field's "<at> <address>", or undefined for anything else. */
-export function addressOfRecord(record: string | null | undefined): string | undefined {
+/** The fields text in a `use` field's "<at> <fields>", or undefined for anything else. */
+export function useFieldsOfRecord(record: string | null | undefined): string | undefined {
   if (typeof record !== "string") return undefined;
   const space = record.indexOf(" ");
   return space > 0 && space < record.length - 1 ? record.slice(space + 1) : undefined;
@@ -15,7 +15,7 @@ export function addressOfRecord(record: string | null | undefined): string | und
 /** A flat `HGETALL` reply → the report, sorted as every Keyward store sorts it. */
 export function toKeyUsage(keyId: string, flat: readonly string[]): KeyUsage {
   let lastUsedAt: number | null = null;
-  let lastUsedAddress: string | undefined;
+  let useFields: string | undefined;
   let totalRequests = 0;
   const endpoints: KeyUsage["endpoints"] = [];
   const daily: KeyUsage["daily"] = [];
@@ -24,8 +24,8 @@ export function toKeyUsage(keyId: string, flat: readonly string[]): KeyUsage {
     const value = Number(flat[i + 1]);
     if (field === "last") {
       lastUsedAt = value;
-    } else if (field === "addr") {
-      lastUsedAddress = addressOfRecord(flat[i + 1]);
+    } else if (field === "use") {
+      useFields = useFieldsOfRecord(flat[i + 1]);
     } else if (field === "pruned") {
       // Days folded away by retention still count in the total.
       totalRequests += value;
@@ -45,7 +45,7 @@ export function toKeyUsage(keyId: string, flat: readonly string[]): KeyUsage {
     keyId,
     totalRequests,
     lastUsedAt,
-    ...(lastUsedAddress === undefined ? {} : { lastUsedAddress }),
+    ...(useFields === undefined ? {} : { useFields }),
     endpoints,
     daily,
   });

@@ -48,9 +48,9 @@ export const DEMO_CONTRACT_CHECKS = {
   keyUpdates: true,
   environments: true,
   // The host routes pass `verify` the client's address; the suite's requests come from loopback.
-  ipAllowlists: true,
-  // permissions({ recordAddress: true }): a key's last use shows that address.
-  lastAddress: true,
+  allowedIps: true,
+  // permissions({ lastUsedAddress: true }): a key's last use shows that address.
+  lastUsedAddress: true,
   gracefulRotation: true,
   events: true,
   // The profile routes pass `resource: { profile: slug }`.

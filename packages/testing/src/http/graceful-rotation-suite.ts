@@ -51,7 +51,7 @@ export function gracefulRotationSuite(client: SuiteClient, options: HttpSuiteOpt
       const listed = await client.listKeys(user.token);
       const { key: _secret, lastUsedAt: _notYet, ...record } = rotated.body;
       expect(listed.body.data).toHaveLength(1);
-      // And the use's address where the implementation records addresses (the `lastAddress` checks).
+      // And the use's address where the implementation records one (the `lastUsedAddress` checks).
       const { lastUsedAddress: _address, ...shown } = listed.body.data[0]!;
       expect(shown).toEqual({ ...record, lastUsedAt: expect.any(String) });
     });

@@ -5,6 +5,7 @@
  * tiers, scopes and host route its options describe.
  */
 import { describe } from "vitest";
+import { allowedIpsSuite } from "./allowed-ips-suite.js";
 import { authenticationSuite } from "./authentication-suite.js";
 import { authorizationSuite } from "./authorization-suite.js";
 import { createSuiteClient } from "./client.js";
@@ -13,8 +14,7 @@ import { eventsSuite } from "./events-suite.js";
 import { gracefulRotationSuite } from "./graceful-rotation-suite.js";
 import { hostRoutesSuite } from "./host-routes-suite.js";
 import { inactivitySuite } from "./inactivity-suite.js";
-import { ipAllowlistsSuite } from "./ip-allowlists-suite.js";
-import { lastAddressSuite } from "./last-address-suite.js";
+import { lastUsedAddressSuite } from "./last-used-address-suite.js";
 import { lifecycleSuite } from "./lifecycle-suite.js";
 import { managementSuite } from "./management-suite.js";
 import { maxLifetimeSuite } from "./max-lifetime-suite.js";
@@ -109,8 +109,7 @@ export function describeHttpConformance(name: string, options: HttpSuiteOptions)
     if (options.roleGrants) roleGrantsSuite(client);
     if (options.keyUpdates) lifecycleSuite(client);
     if (options.environments) environmentsSuite(client);
-    if (options.ipAllowlists)
-      ipAllowlistsSuite(client, { keyUpdates: options.keyUpdates === true });
+    if (options.allowedIps) allowedIpsSuite(client, { keyUpdates: options.keyUpdates === true });
     if (options.gracefulRotation) gracefulRotationSuite(client, options);
     paginationSuite(client);
     if (options.events) eventsSuite(client, options);
@@ -118,7 +117,7 @@ export function describeHttpConformance(name: string, options: HttpSuiteOptions)
       const kind = options.resources === true ? "profile" : options.resources.kind;
       resourcesSuite(client, { kind, keyUpdates: options.keyUpdates === true });
     }
-    if (options.lastAddress) lastAddressSuite(client);
+    if (options.lastUsedAddress) lastUsedAddressSuite(client);
     if (options.openapi) openApiSuite(client, options.openapi);
     registerPolicySuites(options);
   });

@@ -190,7 +190,7 @@ export function managementSuite(client: SuiteClient): void {
         const reply = await client.keyUsage(user.token, key.id);
         expectJson(reply, 200);
         const usage = reply.body;
-        // And `lastUsedAddress` where the implementation records addresses (the `lastAddress` checks).
+        // And `lastUsedAddress` where the implementation records addresses (the option's checks).
         const { lastUsedAddress: _address, ...contractFields } = usage;
         expect(Object.keys(contractFields).sort()).toEqual([
           "daily",

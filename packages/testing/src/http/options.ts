@@ -82,7 +82,7 @@ export interface HttpSuiteOptions {
    * route passes `verify` the client's address as the framework resolves it, and the suite's
    * requests reach it from a loopback address (127.0.0.1 or ::1), not through a proxy it trusts.
    */
-  ipAllowlists?: boolean;
+  allowedIps?: boolean;
   /**
    * Also check graceful rotation (`gracePeriodSeconds` on rotate): the implementation lists
    * `lifecycle({ gracefulRotation })`, whose maximum this gives (`true`: the default, 7 days).
@@ -96,11 +96,11 @@ export interface HttpSuiteOptions {
   resources?: boolean | { kind: string };
   /**
    * Also check the client address of a key's last use (`lastUsedAddress` on its usage and record):
-   * the implementation lists `permissions({ recordAddress: true })` (the demo contract does), its
+   * the implementation lists `permissions({ lastUsedAddress: true })` (the demo contract does), its
    * host route passes `verify` the client's address, and the suite's requests reach it from a
-   * loopback address (127.0.0.1 or ::1), as with `ipAllowlists`.
+   * loopback address (127.0.0.1 or ::1), as with `allowedIps`.
    */
-  lastAddress?: boolean;
+  lastUsedAddress?: boolean;
   /**
    * Also check `GET {basePath}/{key_id}/events`, the audit log: the implementation lists
    * `events()` (the demo contract does).

@@ -124,20 +124,22 @@ export function usageStoreSuite<S extends KeywardStore>(options: StorageSuiteOpt
       expect((await usage.lastUsed([])).size).toBe(0);
     });
 
-    describe("the address of the last use (permissions({ recordAddress }))", () => {
+    describe("the fields of the last use (useFields: a feature's key fields written by uses)", () => {
+      /** A use-fields text as the kernel writes it; the store keeps it unread. */
+      const f = (value: string) => JSON.stringify({ lastUse: value });
       const t = (n: number) => Date.parse("2026-03-01T10:00:00.000Z") + n * 1_000;
-      /** Uses of one key over several rows: the latest with an address is at t(7), from .7. */
+      /** Uses of one key over several rows: the latest with use fields is at t(7), from .7. */
       const uses = (keyId: string): UsageIncrement[] => [
-        hit(keyId, { lastUsedAt: t(1), lastUsedAddress: "192.0.2.1" }),
+        hit(keyId, { lastUsedAt: t(1), useFields: f("192.0.2.1") }),
         hit(keyId, { lastUsedAt: t(9), method: "PUT" }),
-        hit(keyId, { lastUsedAt: t(7), route: "/b", lastUsedAddress: "192.0.2.7" }),
-        hit(keyId, { lastUsedAt: t(3), day: "2026-03-02", lastUsedAddress: "2001:db8::3" }),
-        // A later use without an address (t(8)) in the same increment as one from .5 at t(5).
-        hit(keyId, { lastUsedAt: t(8), lastUsedAddress: "192.0.2.5", lastUsedAddressAt: t(5) }),
-        hit(keyId, { lastUsedAt: t(2), route: "/b", lastUsedAddress: "192.0.2.2" }),
+        hit(keyId, { lastUsedAt: t(7), route: "/b", useFields: f("192.0.2.7") }),
+        hit(keyId, { lastUsedAt: t(3), day: "2026-03-02", useFields: f("2001:db8::3") }),
+        // A later use without use fields (t(8)) in the same increment as one from .5 at t(5).
+        hit(keyId, { lastUsedAt: t(8), useFields: f("192.0.2.5"), useFieldsAt: t(5) }),
+        hit(keyId, { lastUsedAt: t(2), route: "/b", useFields: f("192.0.2.2") }),
       ];
 
-      it("keeps the latest use's address, however increments are split, ordered or interleaved", async () => {
+      it("keeps the latest use's fields, however increments are split, ordered or interleaved", async () => {
         const { usage } = await open();
         const orders = [
           (list: UsageIncrement[]) => [list],
@@ -154,11 +156,11 @@ export function usageStoreSuite<S extends KeywardStore>(options: StorageSuiteOpt
           for (const batch of split(uses(keyId))) await usage.record(batch);
           const report = await usage.read(keyId);
           expect(report.lastUsedAt).toBe(t(9));
-          expect(report.lastUsedAddress).toBe("192.0.2.7");
+          expect(report.useFields).toBe(f("192.0.2.7"));
           expect(report.totalRequests).toBe(6);
           expect((await usage.lastUsed([keyId])).get(keyId)).toEqual({
             at: t(9),
-            address: "192.0.2.7",
+            useFields: f("192.0.2.7"),
           });
         }
       });
@@ -170,51 +172,65 @@ export function usageStoreSuite<S extends KeywardStore>(options: StorageSuiteOpt
           hit(keyId, {
             route: `/r${i % 4}`,
             lastUsedAt: t((i * 17) % 40),
-            ...(i % 3 === 0 ? {} : { lastUsedAddress: `198.51.100.${(i * 17) % 40}` }),
+            ...(i % 3 === 0 ? {} : { useFields: f(`198.51.100.${(i * 17) % 40}`) }),
           }),
         );
         await Promise.all(many.map((increment) => usage.record([increment])));
-        const withAddress = many.filter((x) => x.lastUsedAddress !== undefined);
-        const latest = withAddress.reduce((a, b) => (b.lastUsedAt > a.lastUsedAt ? b : a));
+        const withFields = many.filter((x) => x.useFields !== undefined);
+        const latest = withFields.reduce((a, b) => (b.lastUsedAt > a.lastUsedAt ? b : a));
         const report = await usage.read(keyId);
         expect(report.totalRequests).toBe(40);
-        expect(report.lastUsedAddress).toBe(latest.lastUsedAddress);
+        expect(report.useFields).toBe(latest.useFields);
       });
 
-      it("leaves the stored address alone for an increment without one, even a later one", async () => {
+      it("leaves the stored use fields alone for an increment without any, even a later one", async () => {
         const { usage } = await open();
         const keyId = uniqueId("key");
-        await usage.record([hit(keyId, { lastUsedAt: t(1), lastUsedAddress: "192.0.2.1" })]);
+        await usage.record([hit(keyId, { lastUsedAt: t(1), useFields: f("192.0.2.1") })]);
         await usage.record([hit(keyId, { lastUsedAt: t(5) })]);
         await usage.record([hit(keyId, { lastUsedAt: t(6), method: "PUT", day: "2026-03-02" })]);
         const report = await usage.read(keyId);
         expect(report.lastUsedAt).toBe(t(6));
-        expect(report.lastUsedAddress).toBe("192.0.2.1");
-        // An older address than the one kept does not replace it either.
-        await usage.record([hit(keyId, { lastUsedAt: t(0), lastUsedAddress: "192.0.2.9" })]);
-        expect((await usage.read(keyId)).lastUsedAddress).toBe("192.0.2.1");
+        expect(report.useFields).toBe(f("192.0.2.1"));
+        // Older use fields than those kept do not replace them either.
+        await usage.record([hit(keyId, { lastUsedAt: t(0), useFields: f("192.0.2.9") })]);
+        expect((await usage.read(keyId)).useFields).toBe(f("192.0.2.1"));
       });
 
-      it("keeps the greater address of two at the same millisecond, in either order", async () => {
+      it("keeps the greater text of two at the same millisecond, in either order", async () => {
         const { usage } = await open();
-        const a = hit("", { lastUsedAt: t(1), lastUsedAddress: "192.0.2.1" });
-        const b = hit("", { lastUsedAt: t(1), route: "/b", lastUsedAddress: "2001:db8::1" });
+        const a = hit("", { lastUsedAt: t(1), useFields: f("192.0.2.1") });
+        const b = hit("", { lastUsedAt: t(1), route: "/b", useFields: f("2001:db8::1") });
         for (const order of [
           [a, b],
           [b, a],
         ]) {
           const keyId = uniqueId("key");
           for (const increment of order) await usage.record([{ ...increment, keyId }]);
-          expect((await usage.read(keyId)).lastUsedAddress).toBe("2001:db8::1");
+          expect((await usage.read(keyId)).useFields).toBe(f("2001:db8::1"));
         }
       });
 
-      it("shows no address for a key whose uses had none", async () => {
+      it("shows no use fields for a key whose uses had none", async () => {
         const { usage } = await open();
         const keyId = uniqueId("key");
         await usage.record([hit(keyId)]);
-        expect(await usage.read(keyId)).not.toHaveProperty("lastUsedAddress");
+        expect(await usage.read(keyId)).not.toHaveProperty("useFields");
         expect((await usage.lastUsed([keyId])).get(keyId)).toEqual({ at: hit(keyId).lastUsedAt });
+      });
+
+      it("keeps the text as given, spaces, quotes and escapes included", async () => {
+        const { usage } = await open();
+        const keyId = uniqueId("key");
+        const text = JSON.stringify({
+          a: "x y",
+          b: ['"q"', "\\"],
+          c: "caf\u00e9 \\u00e9",
+          d: null,
+        });
+        await usage.record([hit(keyId, { lastUsedAt: t(1), useFields: text })]);
+        expect((await usage.read(keyId)).useFields).toBe(text);
+        expect((await usage.lastUsed([keyId])).get(keyId)).toEqual({ at: t(1), useFields: text });
       });
     });
 
@@ -226,6 +242,7 @@ export function usageStoreSuite<S extends KeywardStore>(options: StorageSuiteOpt
     describe.skipIf(options.skipUsagePrune)("prune (usage.retainDays)", () => {
       // Days in 1990: no other test records there, so pruning before 1990-01-04 touches only these.
       const day = (n: number) => `1990-01-0${n}`;
+      const f = (value: string) => JSON.stringify({ lastUse: value });
       const at = (n: number) => Date.parse(`${day(n)}T12:00:00.000Z`);
       const history = (keyId: string): UsageIncrement[] => [
         hit(keyId, { day: day(1), count: 2, lastUsedAt: at(1) }),
@@ -257,31 +274,31 @@ export function usageStoreSuite<S extends KeywardStore>(options: StorageSuiteOpt
         expect((await usage.lastUsed([keyId])).get(keyId)).toEqual({ at: at(5) });
       });
 
-      it("keeps the address of the latest use through a prune, and records later ones after it", async () => {
+      it("keeps the fields of the latest use through a prune, and records later ones after it", async () => {
         const { usage } = await open();
         if (!usage.prune) throw new Error("this store's usage has no prune()");
         const keyId = uniqueId("key");
         await usage.record([
-          hit(keyId, { day: day(1), lastUsedAt: at(1), lastUsedAddress: "192.0.2.1" }),
-          hit(keyId, { day: day(2), lastUsedAt: at(2), lastUsedAddress: "192.0.2.2" }),
+          hit(keyId, { day: day(1), lastUsedAt: at(1), useFields: f("192.0.2.1") }),
+          hit(keyId, { day: day(2), lastUsedAt: at(2), useFields: f("192.0.2.2") }),
           hit(keyId, { day: day(3), lastUsedAt: at(3) }),
         ]);
         await usage.prune(day(4));
-        expect((await usage.read(keyId)).lastUsedAddress).toBe("192.0.2.2");
+        expect((await usage.read(keyId)).useFields).toBe(f("192.0.2.2"));
         expect((await usage.lastUsed([keyId])).get(keyId)).toEqual({
           at: at(3),
-          address: "192.0.2.2",
+          useFields: f("192.0.2.2"),
         });
-        // A late batch for a pruned day with an older address changes nothing; a newer one wins.
+        // A late batch for a pruned day with older use fields changes nothing; a newer one wins.
         await usage.record([
-          hit(keyId, { day: day(1), lastUsedAt: at(1) + 1, lastUsedAddress: "198.51.100.1" }),
+          hit(keyId, { day: day(1), lastUsedAt: at(1) + 1, useFields: f("198.51.100.1") }),
         ]);
         await usage.prune(day(4));
-        expect((await usage.read(keyId)).lastUsedAddress).toBe("192.0.2.2");
+        expect((await usage.read(keyId)).useFields).toBe(f("192.0.2.2"));
         await usage.record([
-          hit(keyId, { day: day(5), lastUsedAt: at(5), lastUsedAddress: "2001:db8::5" }),
+          hit(keyId, { day: day(5), lastUsedAt: at(5), useFields: f("2001:db8::5") }),
         ]);
-        expect((await usage.read(keyId)).lastUsedAddress).toBe("2001:db8::5");
+        expect((await usage.read(keyId)).useFields).toBe(f("2001:db8::5"));
       });
 
       it("keeps counting a pruned day recorded late, and prunes it again", async () => {

@@ -1,6 +1,7 @@
-/** Stored keys as the API shows them, with the time (and address) each was last used. */
+/** Stored keys as the API shows them, with when each was last used and what that use wrote. */
 
 import { earlierLastUse } from "../../keys/key-field.js";
+import { decodeUseFields } from "../../keys/use-fields.js";
 import type { KeywardContext } from "../../keyward/context.js";
 import type { StoredKey } from "../../storage/key-store.js";
 import type { LastUse } from "../../storage/usage-store.js";
@@ -29,7 +30,7 @@ export function keyRecords(ctx: KeywardContext): KeyRecords {
     toKeyRecord(key, now, {
       lastUsedAt: lastUse?.at ?? earlierLastUse(key.fields, ctx.keyFields),
       environment: environmentOf(key),
-      lastUsedAddress: lastUse?.address,
+      useFields: decodeUseFields(lastUse?.useFields),
       fields: ctx.keyFields,
     });
   return {

@@ -1,6 +1,7 @@
 /** A key's usage as the API shows it, with its quota and credits when it has them. */
 
-import { earlierLastUse } from "../../keys/key-field.js";
+import { earlierLastUse, shownFields } from "../../keys/key-field.js";
+import { decodeUseFields } from "../../keys/use-fields.js";
 import { usageLimits } from "../../limits/usage-limits.js";
 import type { StoredKey } from "../../storage/key-store.js";
 import type { UsageReport } from "../key-api-types.js";
@@ -22,8 +23,8 @@ export function keyUsageOperation({ ctx }: KeyOperations): KeyUsage {
       keyId: key.id,
       totalRequests: usage.totalRequests,
       lastUsedAt: lastUsedAt === null ? null : isoTime(lastUsedAt),
-      // Only when one was recorded (`permissions({ recordAddress })`).
-      ...(usage.lastUsedAddress === undefined ? {} : { lastUsedAddress: usage.lastUsedAddress }),
+      // The fields the key's latest use wrote (`KeyField.fromUse`), those the usage report shows.
+      ...shownFields(decodeUseFields(usage.useFields), ctx.keyFields, "usage"),
       endpoints: usage.endpoints,
       daily: usage.daily,
       // Only when the key has a quota or credits: otherwise the body is the contract's.

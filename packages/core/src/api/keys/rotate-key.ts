@@ -18,26 +18,25 @@ import type { KeyOperations } from "./key-operations.js";
 export interface RotateKey {
   /** The grace a rotate body asks for, in seconds: 422 with every problem for a bad one. */
   gracePeriodOf(body: unknown): number;
-  /**
-   * @param accountTier the caller's account tier when known: a key above it is not rotated (403).
-   */
-  (
-    key: StoredKey,
-    accountTier: string | undefined,
-    graceSeconds: number,
-    actor: EventActor,
-    precondition?: VersionPrecondition,
-  ): Promise<Versioned<KeyWithSecret>>;
+  (key: StoredKey, rotation: Rotation): Promise<Versioned<KeyWithSecret>>;
+}
+
+/** How a key is rotated, and by whom. */
+export interface Rotation {
+  /** The caller's account tier when known: a key above it is not rotated (403). */
+  accountTier: string | undefined;
+  /** How long the replaced secret keeps working (`gracePeriodOf`); 0: it stops at once. */
+  graceSeconds: number;
+  actor: EventActor;
+  /** The versions the key must be at (412 otherwise); absent: any. */
+  precondition?: VersionPrecondition | undefined;
 }
 
 export function rotateKeyOperation(ops: KeyOperations): RotateKey {
   const { ctx } = ops;
   const rotate = async (
     key: StoredKey,
-    accountTier: string | undefined,
-    graceSeconds: number,
-    actor: EventActor,
-    precondition?: VersionPrecondition,
+    { accountTier, graceSeconds, actor, precondition }: Rotation,
   ): Promise<Versioned<KeyWithSecret>> => {
     const now = ctx.clock.now();
     refuseIfGone(key, now);

@@ -40,7 +40,6 @@ export function keyRecordTypes(options: {
       revokedAt: orNull,
     },
     optional: {
-      lastUsedAddress,
       metadata,
       owner: object({
         required: { type: oneOf("user", "organization"), id: string },
@@ -78,10 +77,10 @@ export function keyRecordTypes(options: {
   return { record, withSecret, list, page, revoked };
 }
 
-/** The OpenAPI nodes the listed features' key fields give for the record or for events. */
+/** The OpenAPI nodes the listed features' key fields give for the record, events or usage. */
 export function featureFieldNodes(
   fields: readonly KeyField[],
-  where: "record" | "event",
+  where: "record" | "event" | "usage",
 ): Record<string, BaseRoot> {
   const nodes: Record<string, BaseRoot> = {};
   for (const field of fields) {
@@ -90,11 +89,6 @@ export function featureFieldNodes(
   }
   return nodes;
 }
-
-/** The client address of a key's last use, where `permissions({ recordAddress })` recorded one. */
-export const lastUsedAddress = string.describe(
-  "The client address (IPv4, or IPv6 in canonical form) of the key's latest use that recorded one (permissions({ recordAddress: true })); present only when there is one",
-);
 
 /** The host's data about a key, as it stored it: any JSON object. */
 const metadata = anyObject.describe(

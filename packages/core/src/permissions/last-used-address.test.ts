@@ -46,9 +46,9 @@ const setup = (config: PermissionsConfig) => {
   return { keyward, clock, store, newKey, use, shown };
 };
 
-describe("permissions({ recordAddress })", () => {
+describe("permissions({ lastUsedAddress })", () => {
   it("records the client address of the key's last use, normalised, in its usage and record", async () => {
-    const { clock, newKey, use, shown } = setup({ recordAddress: true });
+    const { clock, newKey, use, shown } = setup({ lastUsedAddress: true });
     const key = await newKey();
     await use(key.authorization, "::ffff:127.0.0.1");
     let { usage, record } = await shown(key.id);
@@ -65,7 +65,7 @@ describe("permissions({ recordAddress })", () => {
   });
 
   it("keeps the previous address for a use without one, or with a value that is no address", async () => {
-    const { clock, newKey, use, shown } = setup({ recordAddress: true });
+    const { clock, newKey, use, shown } = setup({ lastUsedAddress: true });
     const key = await newKey();
     await use(key.authorization, "192.0.2.7");
     clock.advance(1_000);
@@ -79,7 +79,7 @@ describe("permissions({ recordAddress })", () => {
   });
 
   it("shows no address on a key used without one, nor on a key never used", async () => {
-    const { newKey, use, shown } = setup({ recordAddress: true });
+    const { newKey, use, shown } = setup({ lastUsedAddress: true });
     const unused = await newKey();
     expect((await shown(unused.id)).usage).not.toHaveProperty("lastUsedAddress");
     expect((await shown(unused.id)).record).not.toHaveProperty("lastUsedAddress");
@@ -99,7 +99,7 @@ describe("permissions({ recordAddress })", () => {
   });
 
   it("keeps an address through usage retention's prune", async () => {
-    const { clock, newKey, use, store, shown } = setup({ recordAddress: true });
+    const { clock, newKey, use, store, shown } = setup({ lastUsedAddress: true });
     const key = await newKey();
     await use(key.authorization, "192.0.2.7");
     await shown(key.id);
@@ -112,11 +112,11 @@ describe("permissions({ recordAddress })", () => {
 
   it.each([
     [
-      { recordAddress: "yes" },
-      '`permissions.recordAddress` must be true or false, got string "yes"',
+      { lastUsedAddress: "yes" },
+      '`permissions.lastUsedAddress` must be true or false, got string "yes"',
     ],
-    [{ recordAddress: 1 }, "`permissions.recordAddress` must be true or false, got number 1"],
-    [{ recordAddress: null }, "`permissions.recordAddress` must be true or false, got null"],
+    [{ lastUsedAddress: 1 }, "`permissions.lastUsedAddress` must be true or false, got number 1"],
+    [{ lastUsedAddress: null }, "`permissions.lastUsedAddress` must be true or false, got null"],
   ])("refuses %j with a TypeError naming the field", (config, message) => {
     expect(() => permissions(config as unknown as PermissionsConfig)).toThrow(TypeError);
     expect(() => permissions(config as unknown as PermissionsConfig)).toThrow(message);

@@ -9,13 +9,13 @@ import { expectJson, expectStatus } from "./expectations.js";
 const LOOPBACK = ["127.0.0.1", "::1"];
 
 /**
- * The client address of a key's last use (`permissions({ recordAddress: true })`), against an
+ * The client address of a key's last use (`permissions({ lastUsedAddress: true })`), against an
  * implementation whose host route passes `verify` the client's address as its framework resolves
  * it, with the suite's requests coming from a loopback address (127.0.0.1 or ::1), as for IP
  * allowlists.
  */
-export function lastAddressSuite(client: SuiteClient): void {
-  describe("the last client address (recordAddress)", () => {
+export function lastUsedAddressSuite(client: SuiteClient): void {
+  describe("the last client address (lastUsedAddress)", () => {
     it("shows the address of a key's last use in its usage and its record, normalised", async () => {
       const user = await client.newUser();
       const key = await client.createKeyFor(user);

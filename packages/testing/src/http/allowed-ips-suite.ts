@@ -18,7 +18,7 @@ const ELSEWHERE = ["192.0.2.0/24", "2001:db8::/32"];
  * (127.0.0.1 or ::1). Per-adapter checks of that address (proxies, IPv4-mapped IPv6) are the
  * client-address suite's.
  */
-export function ipAllowlistsSuite(client: SuiteClient, options: { keyUpdates: boolean }): void {
+export function allowedIpsSuite(client: SuiteClient, options: { keyUpdates: boolean }): void {
   describe("IP allowlists", () => {
     it("admits a key from an address its allowlist holds, and shows the list canonically", async () => {
       const user = await client.newUser();

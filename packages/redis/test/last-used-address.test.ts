@@ -1,7 +1,7 @@
 /**
- * The client address of a key's last use (`permissions({ recordAddress })`) on Redis, where the
+ * The client address of a key's last use (`permissions({ lastUsedAddress })`) on Redis, where the
  * rate-limit scripts count usage themselves: the single-layer script (`consume.ts`) and the layered
- * one (`consume-layers.ts`) keep the latest address in the usage hash's `addr`, including among
+ * one (`consume-layers.ts`) keep the latest use fields in the usage hash's `use`, including among
  * requests that share one script call, and never an older one over a newer.
  *
  * The store's calls have a test deadline (`testCallTimeoutMs`), not the production default: these
@@ -35,7 +35,7 @@ describe.skipIf(!redisAvailable)("redisStore: the last client address", () => {
     client.disconnect();
   });
 
-  const setup = async (tier: TierConfig, recordAddress = true) => {
+  const setup = async (tier: TierConfig, lastUsedAddress = true) => {
     const redis = redisStore({ client, prefix, time: "caller", timeoutMs: testCallTimeoutMs });
     const clock = manualClock(start);
     const keyward = createKeyward({
@@ -44,7 +44,7 @@ describe.skipIf(!redisAvailable)("redisStore: the last client address", () => {
       tiers: { free: tier },
       clock,
       logger: false,
-      features: [permissions({ recordAddress })],
+      features: [permissions({ lastUsedAddress })],
     });
     const ownerId = `u-${crypto.randomUUID()}`;
     const { id, key } = await keyward.keys.create({
@@ -120,7 +120,7 @@ describe.skipIf(!redisAvailable)("redisStore: the last client address", () => {
           day: "2026-07-01",
           count: 1,
           lastUsedAt: start - 1_000,
-          lastUsedAddress: "198.51.100.1",
+          useFields: JSON.stringify({ lastUsedAddress: "198.51.100.1" }),
         },
       ]);
       expect((await shown()).usage.lastUsedAddress).toBe("192.0.2.5");
@@ -129,14 +129,14 @@ describe.skipIf(!redisAvailable)("redisStore: the last client address", () => {
       await keyward.close();
     });
 
-    it("writes no address with recordAddress off", async () => {
+    it("writes no address with lastUsedAddress off", async () => {
       const { keyward, id, use, shown } = await setup(tier, false);
       await use("192.0.2.1");
       const { usage, record } = await shown();
       expect(usage.totalRequests).toBe(1);
       expect(usage).not.toHaveProperty("lastUsedAddress");
       expect(record).not.toHaveProperty("lastUsedAddress");
-      expect(await client.hget(`${prefix}usage:{key:${id}}`, "addr")).toBeNull();
+      expect(await client.hget(`${prefix}usage:{key:${id}}`, "use")).toBeNull();
       await keyward.close();
     });
   });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { allowlistEntry, compiledAllowlist } from "./ip-allowlist.js";
+import { allowedIpEntry, compiledAllowedIps } from "./allowed-ips.js";
 
 const canonical = (text: string) => {
-  const entry = allowlistEntry(text);
+  const entry = allowedIpEntry(text);
   return entry.ok ? entry.canonical : `error: ${entry.problem}`;
 };
 
-describe("allowlistEntry", () => {
+describe("allowedIpEntry", () => {
   it.each([
     ["203.0.113.7", "203.0.113.7"],
     ["203.0.113.7/32", "203.0.113.7"],
@@ -47,12 +47,12 @@ describe("allowlistEntry", () => {
   });
 
   it("refuses what is not a string", () => {
-    expect(allowlistEntry(7)).toEqual({ ok: false, problem: "Input should be a valid string" });
+    expect(allowedIpEntry(7)).toEqual({ ok: false, problem: "Input should be a valid string" });
   });
 });
 
-describe("compiledAllowlist", () => {
-  const allowlist = compiledAllowlist(["10.0.0.0/8", "2001:db8::/32", "192.0.2.7"]);
+describe("compiledAllowedIps", () => {
+  const allowlist = compiledAllowedIps(["10.0.0.0/8", "2001:db8::/32", "192.0.2.7"]);
 
   it.each([
     ["10.1.2.3", true],
@@ -75,20 +75,22 @@ describe("compiledAllowlist", () => {
   });
 
   it("matches IPv4 clients against IPv6 ranges that hold them, and mapped entries against IPv4", () => {
-    expect(compiledAllowlist(["::/0"]).allows("198.51.100.1")).toBe(true);
-    expect(compiledAllowlist(["::ffff:198.51.100.0/120"]).allows("198.51.100.1")).toBe(true);
-    expect(compiledAllowlist(["::ffff:198.51.100.0/120"]).allows("::ffff:198.51.100.9")).toBe(true);
-    expect(compiledAllowlist(["0.0.0.0/0"]).allows("2001:db8::1")).toBe(false);
-    expect(compiledAllowlist(["::1"]).allows("127.0.0.1")).toBe(false);
+    expect(compiledAllowedIps(["::/0"]).allows("198.51.100.1")).toBe(true);
+    expect(compiledAllowedIps(["::ffff:198.51.100.0/120"]).allows("198.51.100.1")).toBe(true);
+    expect(compiledAllowedIps(["::ffff:198.51.100.0/120"]).allows("::ffff:198.51.100.9")).toBe(
+      true,
+    );
+    expect(compiledAllowedIps(["0.0.0.0/0"]).allows("2001:db8::1")).toBe(false);
+    expect(compiledAllowedIps(["::1"]).allows("127.0.0.1")).toBe(false);
   });
 
   it("is parsed once per list, however many times it is asked for", () => {
     const entries = Object.freeze(["10.0.0.0/8"]);
-    expect(compiledAllowlist(entries)).toBe(compiledAllowlist(entries));
+    expect(compiledAllowedIps(entries)).toBe(compiledAllowedIps(entries));
   });
 
   it("lets an entry that no longer reads allow nothing, not fail the key", () => {
-    const edited = compiledAllowlist(["not an address", "10.0.0.1"]);
+    const edited = compiledAllowedIps(["not an address", "10.0.0.1"]);
     expect(edited.allows("10.0.0.1")).toBe(true);
     expect(edited.allows("not an address")).toBe(false);
   });

@@ -7,7 +7,7 @@
  *   client) is its IPv4 address, on both sides: as an entry and as a client address;
  * - a client address's zone id (`fe80::1%eth0`) names an interface of this host, not the client,
  *   and is ignored, as the failed-lookup limiter ignores it.
- * A list is parsed once per record and kept beside it (`compiledAllowlist`), so verification
+ * A list is parsed once per record and kept beside it (`compiledAllowedIps`), so verification
  * parses only the client's address.
  */
 import ipaddr from "ipaddr.js";
@@ -20,7 +20,7 @@ type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Range = readonly [Address, number];
 
 /** One entry read: its canonical text, or why it is not an address or a range. */
-export type AllowlistEntry =
+export type AllowedIpEntry =
   | { ok: true; canonical: string; range: Range }
   | { ok: false; problem: string };
 
@@ -30,11 +30,11 @@ export type AllowlistEntry =
  * address or range as IPv4, a single address without a prefix length.
  *
  * @example
- * allowlistEntry("2001:DB8::/32");        // { ok: true, canonical: "2001:db8::/32", … }
- * allowlistEntry("::ffff:10.0.0.0/104");  // { ok: true, canonical: "10.0.0.0/8", … }
- * allowlistEntry("10.0.0.1/8");           // { ok: false, problem: "… did you mean 10.0.0.0/8?" }
+ * allowedIpEntry("2001:DB8::/32");        // { ok: true, canonical: "2001:db8::/32", … }
+ * allowedIpEntry("::ffff:10.0.0.0/104");  // { ok: true, canonical: "10.0.0.0/8", … }
+ * allowedIpEntry("10.0.0.1/8");           // { ok: false, problem: "… did you mean 10.0.0.0/8?" }
  */
-export function allowlistEntry(text: unknown): AllowlistEntry {
+export function allowedIpEntry(text: unknown): AllowedIpEntry {
   if (typeof text !== "string") return { ok: false, problem: "Input should be a valid string" };
   if (text.length > maxEntryLength || text.trim() !== text || text === "") {
     return notAnAddress(text);
@@ -80,32 +80,32 @@ export function allowlistEntry(text: unknown): AllowlistEntry {
 }
 
 /** A key's allowlist, parsed: what verification asks about each client address. */
-export interface CompiledAllowlist {
+export interface CompiledAllowedIps {
   /** Whether `clientAddress` (as the adapter resolved it) falls inside any entry. */
   allows(clientAddress: string): boolean;
 }
 
 // Keyed by the list itself: the memory store and the verification cache hand out the same frozen
 // record (and so the same list) on every lookup, so each list is parsed once, not per request.
-const compiled = new WeakMap<readonly string[], CompiledAllowlist>();
+const compiled = new WeakMap<readonly string[], CompiledAllowedIps>();
 
 /** The parsed form of a stored allowlist, made on first use and kept as long as the list is. */
-export function compiledAllowlist(entries: readonly string[]): CompiledAllowlist {
+export function compiledAllowedIps(entries: readonly string[]): CompiledAllowedIps {
   let allowlist = compiled.get(entries);
   if (allowlist === undefined) {
-    allowlist = compileAllowlist(entries);
+    allowlist = compileAllowedIps(entries);
     compiled.set(entries, allowlist);
   }
   return allowlist;
 }
 
-function compileAllowlist(entries: readonly string[]): CompiledAllowlist {
+function compileAllowedIps(entries: readonly string[]): CompiledAllowedIps {
   const ipv4: Range[] = [];
   const ipv6: Range[] = [];
   for (const text of entries) {
     // Stored lists were checked on the way in; an entry that no longer reads (edited by hand in
     // the database) allows nothing rather than failing every request of the key.
-    const entry = allowlistEntry(text);
+    const entry = allowedIpEntry(text);
     if (!entry.ok) continue;
     (entry.range[0].kind() === "ipv4" ? ipv4 : ipv6).push(entry.range);
   }
@@ -166,7 +166,7 @@ function canonicalText(address: Address, bits: number, maxBits: number): string 
   return bits === maxBits ? text : `${text}/${bits}`;
 }
 
-function notAnAddress(text: string): AllowlistEntry {
+function notAnAddress(text: string): AllowedIpEntry {
   return {
     ok: false,
     problem: `'${text.length > maxEntryLength ? `${text.slice(0, maxEntryLength)}…` : text}' is not an IPv4 or IPv6 address or CIDR range (e.g. 203.0.113.7, 203.0.113.0/24, 2001:db8::/32)`,

@@ -1,5 +1,5 @@
 import type { KeyCheck } from "../auth/key-checks.js";
-import { compiledAllowlist } from "./ip-allowlist.js";
+import { compiledAllowedIps } from "./allowed-ips.js";
 
 /**
  * A key with an allowlist, used from outside it: 403 at `verify`'s key checks, before the rate
@@ -7,14 +7,14 @@ import { compiledAllowlist } from "./ip-allowlist.js";
  * spend nothing of its owner's limits, quota or credits. No client address: refused too, never
  * waved through.
  */
-export const allowlistCheck: KeyCheck = {
-  name: "ip-allowlist",
+export const allowedIpsCheck: KeyCheck = {
+  name: "allowed-ips",
   check(key, { clientIp }, kit) {
     const allowedIps = key.fields?.allowedIps as readonly string[] | undefined;
     if (allowedIps == null) return undefined;
     if (clientIp === undefined || clientIp === "") {
       kit.warnOnce(
-        "allowlist-without-client-ip",
+        "allowed-ips-without-client-ip",
         () =>
           "a key with an IP allowlist was refused because verify() was given no `clientIp`. Pass the client's address as your framework resolves it (the adapters do), e.g. { clientIp: req.ip }.",
       );
@@ -23,7 +23,7 @@ export const allowlistCheck: KeyCheck = {
         "This API key may only be used from the addresses it allows, and the client's address is unknown",
       );
     }
-    if (compiledAllowlist(allowedIps).allows(clientIp)) return undefined;
+    if (compiledAllowedIps(allowedIps).allows(clientIp)) return undefined;
     return kit.refuse("ip_not_allowed", "This API key may not be used from this client address");
   },
 };
