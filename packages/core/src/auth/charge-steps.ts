@@ -14,7 +14,7 @@ import type { StoredKey } from "../storage/key-store.js";
 import type { VerifyOptions } from "./principal.js";
 
 export interface ChargeStep {
-  /** What it charges, for a reader of the list: `"budget"`. */
+  /** What it charges, for a reader of the list (a feature's name, say). */
   readonly name: string;
   /** `plan` with this step's layers added, or `plan` itself when it adds none to this request. */
   plan(plan: KeyLimitPlan, request: ChargeRequest): KeyLimitPlan;

@@ -34,12 +34,12 @@ export function keyLookup(
   ): Promise<StoredKey | null | VerifyResult> => {
     const group = clientAddressGroup(clientIp);
     if (group === undefined) return find(secretHash);
-    const budget = limiter.take(group);
-    if (!budget.allowed) {
-      // A hash that found a key lately is no forgery: look it up anyway, outside the budget.
+    const allowance = limiter.take(group);
+    if (!allowance.allowed) {
+      // A hash that found a key lately is no forgery: look it up anyway, outside the allowance.
       if (!limiter.wasFound(secretHash)) {
         const now = ctx.clock.now();
-        return tooManyFailedLookups(budget, limiter.policy, {
+        return tooManyFailedLookups(allowance, limiter.policy, {
           now,
           ietf: ctx.ietfRateLimitHeaders,
         });

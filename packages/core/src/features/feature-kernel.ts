@@ -41,7 +41,7 @@ export interface FeatureKernel {
   readonly verify: PendingVerify;
   /**
    * The instance's event bus (`bus/event-bus.ts`): publish what the feature does, subscribe to
-   * what others publish (`key.*` events once committed, `webhook.*`, `budget.*`…).
+   * what others publish (`key.*` events once committed, `webhook.*`, budgets' events…).
    */
   readonly bus: EventBus;
   /**
