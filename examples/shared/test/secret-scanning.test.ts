@@ -22,6 +22,7 @@ describe("KEYWARD_SECRET_SCANNING_KEYS_URL", () => {
       "otel",
       "permissions",
       "agentTokens",
+      "budgets",
     ]);
     expect(() => loadDemoConfig({ KEYWARD_SECRET_SCANNING_KEYS_URL: "keys.json" })).toThrow(
       /KEYWARD_SECRET_SCANNING_KEYS_URL must be an http\(s\) URL/,
