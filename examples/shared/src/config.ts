@@ -1,5 +1,6 @@
 import type { DemoTierLimits } from "@keyward/testing/demo-contract";
 import { type OwnerLimits, parseOwnerLimits, parseQuotas, type Quotas } from "./layer-limits.js";
+import { type DemoMeteringConfig, parseMeteringEnv } from "./metering/metering-env.js";
 import { checkStoreUrl } from "./store-urls.js";
 import { parseTierLimits } from "./tier-limits.js";
 
@@ -56,6 +57,11 @@ export interface DemoConfig {
   metricsToken: string | undefined;
   /** `KEYWARD_KEY_RING` (base64 of 32 bytes): when set, `recoverable()` is listed with it, as `demo`. */
   keyRing: string | undefined;
+  /**
+   * `KEYWARD_STRIPE_SECRET_KEY` (with `KEYWARD_STRIPE_API_URL`, `KEYWARD_METER_WINDOW`): when set,
+   * metering to Stripe is listed (metering/demo-metering.ts); unset: undefined, and it is not.
+   */
+  metering: DemoMeteringConfig | undefined;
   /** `HEADERS_TIMEOUT_MS`, default 10 s: how long a client may take to send its request headers. */
   headersTimeoutMs: number;
   /** `REQUEST_TIMEOUT_MS`, default 30 s: how long it may take to send the whole request. */
@@ -122,6 +128,7 @@ export function loadDemoConfig(env: Environment = processEnvironment()): DemoCon
     importPrefixes: parseImportPrefixes(env.KEYWARD_IMPORT_PREFIXES),
     metricsToken: parseMetricsToken(env.KEYWARD_METRICS_TOKEN),
     keyRing: parseKeyRing(env.KEYWARD_KEY_RING),
+    metering: parseMeteringEnv(env),
     headersTimeoutMs,
     requestTimeoutMs,
   };

@@ -19,6 +19,7 @@ import {
 } from "@keyward/testing/demo-contract";
 import type { MeterProvider } from "@opentelemetry/api";
 import { type DemoConfig, type Environment, loadDemoConfig, processEnvironment } from "./config.js";
+import { type DemoMeteringFeature, openDemoMetering } from "./metering/demo-metering.js";
 import { createDemoMetrics, type DemoMetrics } from "./metrics/demo-metrics.js";
 import { openDemoStore } from "./store.js";
 
@@ -30,6 +31,8 @@ export interface Demo {
   keyward: DemoKeyward;
   /** Which backend holds what, for the banner. */
   storage: string;
+  /** Where metering sends usage, for the banner; undefined when it is not listed. */
+  metering?: string;
   /** What `otel()` reports, served at `GET /metrics` in Prometheus text. */
   metrics: DemoMetrics;
 }
@@ -46,11 +49,27 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
   const config = loadDemoConfig(env);
   const store = await openDemoStore(config);
   const metrics = createDemoMetrics({ token: config.metricsToken });
+  let metering: Awaited<ReturnType<typeof openDemoMetering>> | undefined;
+  try {
+    metering = config.metering ? await openDemoMetering(config.metering, store.sql) : undefined;
+  } catch (error) {
+    await store.storage.close?.();
+    throw error;
+  }
   const keyward = createKeyward({
     store: store.storage,
-    ...demoKeywardOptions(config, { meterProvider: metrics.meterProvider }),
+    ...demoKeywardOptions(config, {
+      meterProvider: metrics.meterProvider,
+      ...(metering ? { metering: metering.feature } : {}),
+    }),
   });
-  return { config, keyward, storage: store.description, metrics };
+  return {
+    config,
+    keyward,
+    storage: store.description,
+    metrics,
+    ...(metering ? { metering: metering.description } : {}),
+  };
 }
 
 /**
@@ -60,7 +79,7 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
  */
 export function demoKeywardOptions(
   config: DemoConfig,
-  observability: DemoObservability = {},
+  observability: DemoFeatureParts = {},
 ): Omit<KeywardConfig<DemoFeatures>, "store"> & { features: DemoFeatures } {
   return {
     scopes: DEMO_SCOPE_DESCRIPTIONS,
@@ -79,8 +98,14 @@ export interface DemoObservability {
   meterProvider?: MeterProvider;
 }
 
+/** What `demoFeatures` takes ready-made: made at start, from the environment, by `createDemo`. */
+export interface DemoFeatureParts extends DemoObservability {
+  /** `metering()` to Stripe, when `KEYWARD_STRIPE_SECRET_KEY` is set (metering/demo-metering.ts). */
+  metering?: DemoMeteringFeature;
+}
+
 /** The features the demo lists: all of them. */
-export function demoFeatures(config: DemoConfig, observability: DemoObservability = {}) {
+export function demoFeatures(config: DemoConfig, observability: DemoFeatureParts = {}) {
   return [
     // POST /api/v1/api-keys/secret-scanning: GitHub's signed leak reports revoke the keys they
     // name (docs/leaked-keys.md); the signing keys come from GitHub unless
@@ -120,6 +145,11 @@ export function demoFeatures(config: DemoConfig, observability: DemoObservabilit
     // Verifications, limit refusals, store calls and breakers as OpenTelemetry metrics, which the
     // servers answer at GET /metrics in Prometheus text (docs/observability.md).
     otel(observability.meterProvider ? { meterProvider: observability.meterProvider } : {}),
+    // With KEYWARD_STRIPE_SECRET_KEY: every request served with a key adds 1 to its owner's
+    // `keyward_api_requests` and the credits it spent to `keyward_api_credits`, per
+    // KEYWARD_METER_WINDOW (default 1m), exported to Stripe, or to the server
+    // KEYWARD_STRIPE_API_URL names (docs/billing.md).
+    ...(observability.metering ? [observability.metering] : []),
     // Resource-limited keys: `resources` on create and PATCH; the profile routes pass
     // `resource: { profile: slug }`, so a key limited to alice gets 403 for bob. With
     // KEYWARD_MAX_KEY_LIFETIME (e.g. 30d), every tier's keys must expire within it. Each key's

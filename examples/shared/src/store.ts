@@ -21,6 +21,11 @@ export interface DemoStore {
   storage: KeywardStore;
   /** Which backend holds what, for the banner. */
   description: string;
+  /**
+   * The PostgreSQL pool, when `DATABASE_URL` is set: metering keeps its ledger there, beside the
+   * keys (ended by `storage.close`).
+   */
+  sql?: { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }> };
 }
 
 interface Opened<T> {
@@ -69,7 +74,7 @@ export async function openDemoStore(
       : postgres
         ? "keys and usage in PostgreSQL, rate limits in memory (per instance)"
         : "keys, usage and rate limits in Redis";
-  return { storage, description };
+  return { storage, description, ...(postgres ? { sql: postgres.pool } : {}) };
 }
 
 interface PoolConstructor {
@@ -121,7 +126,7 @@ async function openPostgres(connectionString: string) {
       cause: error,
     });
   }
-  return { store, end: () => pool.end() } satisfies Opened<unknown>;
+  return { store, pool, end: () => pool.end() } satisfies Opened<unknown> & { pool: unknown };
 }
 
 async function openRedis(url: string, withKeys: boolean) {

@@ -12,6 +12,7 @@
  * values they expect (`acknowledged`, `pending_from`), so two exporters racing after a lease
  * expired cannot freeze two different sends of a window nor count one twice.
  */
+import { withDeadline } from "@keyward/core/toolkit";
 import { checkAdditions } from "./check-additions.js";
 import type { DueWindow, LedgerAddition, LedgerWindow, UsageLedger } from "./usage-ledger.js";
 
@@ -24,6 +25,13 @@ export interface PostgresLedgerOptions {
   client: LedgerSqlClient;
   /** The schema the tables live in (default `public`). */
   schema?: string;
+  /**
+   * Every statement's deadline, in ms (default 2000, as `postgresStore`'s): past it the call fails
+   * (a served request's usage is then reported lost, the export run retried) instead of holding a
+   * request or the exporter on a database that does not answer. The statement itself is not
+   * cancelled; `statement_timeout` on the pool's connections does that, if the host wants it.
+   */
+  timeoutMs?: number;
 }
 
 export interface PostgresLedger extends UsageLedger {
@@ -41,7 +49,24 @@ export function postgresLedger(options: PostgresLedgerOptions): PostgresLedger {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     throw new TypeError("postgresLedger: `schema` must be a plain lowercase identifier");
   }
-  const { client } = options;
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new TypeError("postgresLedger: `timeoutMs` must be a number of milliseconds > 0");
+  }
+  const withinMs = (ms: number): LedgerSqlClient => ({
+    query: (text, params) =>
+      withDeadline(
+        options.client.query(text, params),
+        ms,
+        () =>
+          new Error(
+            `postgresLedger: no answer from PostgreSQL within ${ms} ms (${text.trim().split(/\s/, 1)[0]})`,
+          ),
+      ),
+  });
+  const client = withinMs(timeoutMs);
+  // Creating tables waits on locks other instances' migrations hold: a longer deadline.
+  const ddl = withinMs(Math.max(timeoutMs, 30_000));
   const usage = `"${schema}".keyward_meter_usage`;
   const exportsTable = `"${schema}".keyward_meter_exports`;
   const adjustmentsTable = `"${schema}".keyward_meter_adjustments`;
@@ -55,18 +80,18 @@ export function postgresLedger(options: PostgresLedgerOptions): PostgresLedger {
 
   return {
     async migrate() {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${usage} (
+      await ddl.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      await ddl.query(`CREATE TABLE IF NOT EXISTS ${usage} (
         owner_id text NOT NULL,
         meter text NOT NULL,
         window_start bigint NOT NULL,
         total bigint NOT NULL,
         PRIMARY KEY (owner_id, meter, window_start)
       )`);
-      await client.query(
+      await ddl.query(
         `CREATE INDEX IF NOT EXISTS keyward_meter_usage_window ON ${usage} (window_start)`,
       );
-      await client.query(`CREATE TABLE IF NOT EXISTS ${exportsTable} (
+      await ddl.query(`CREATE TABLE IF NOT EXISTS ${exportsTable} (
         sink text NOT NULL,
         owner_id text NOT NULL,
         meter text NOT NULL,
@@ -77,7 +102,7 @@ export function postgresLedger(options: PostgresLedgerOptions): PostgresLedger {
         prepared_at bigint,
         PRIMARY KEY (sink, owner_id, meter, window_start)
       )`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${adjustmentsTable} (
+      await ddl.query(`CREATE TABLE IF NOT EXISTS ${adjustmentsTable} (
         id bigserial PRIMARY KEY,
         sink text NOT NULL,
         owner_id text NOT NULL,
@@ -88,7 +113,7 @@ export function postgresLedger(options: PostgresLedgerOptions): PostgresLedger {
         detail text NOT NULL,
         at bigint NOT NULL
       )`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${leases} (
+      await ddl.query(`CREATE TABLE IF NOT EXISTS ${leases} (
         name text PRIMARY KEY,
         holder text NOT NULL,
         until bigint NOT NULL

@@ -71,7 +71,8 @@ const keyward = createKeyward({
   jwt: false,
   features: [
     metering({
-      ledger: postgresLedger({ client: pool, schema }),
+      // A deadline far above a loaded test machine's slowest answer: these writes must succeed.
+      ledger: postgresLedger({ client: pool, schema, timeoutMs: 30_000 }),
       exporters: [sink()],
       window: "1s",
       settle: "300ms",
