@@ -63,7 +63,7 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
       {
         has: (store) => ledgerOf(store) !== undefined,
         missing:
-          "a usage ledger: pass `ledger` to metering() (postgresLedger({ client }), redisLedger({ client }), memoryLedger()), or a store with a `ledger` part",
+          "a usage ledger: pass `ledger` to metering() (postgresLedger({ client }), memoryLedger()), or a store with a `ledger` part",
       },
     ],
     extends: { verify: { spent: [served.spendStep], around: [served.wrapper] } },

@@ -1,7 +1,8 @@
 /**
- * The ledger on PostgreSQL: durable, shared by every instance. One statement per served request
- * (an upsert adding to the window's total), so a request is answered only once its usage is
- * committed. Four tables in the given schema, created by `migrate()` (idempotent):
+ * The ledger on PostgreSQL: durable, shared by every instance. One statement (an upsert adding
+ * to the windows' totals) per turn of the event loop, for every request served in it
+ * (addition-batcher.ts), so a request is answered only once its usage is committed. Four tables
+ * in the given schema, created by `migrate()` (idempotent):
  *
  * - `keyward_meter_usage`: one row per owner, meter and window, its total;
  * - `keyward_meter_exports`: per sink and window, what the sink acknowledged and the send pending;
@@ -13,6 +14,7 @@
  * expired cannot freeze two different sends of a window nor count one twice.
  */
 import { withDeadline } from "@keyward/core/toolkit";
+import { additionBatcher } from "./addition-batcher.js";
 import { checkAdditions } from "./check-additions.js";
 import type { DueWindow, LedgerAddition, LedgerWindow, UsageLedger } from "./usage-ledger.js";
 
@@ -78,6 +80,21 @@ export function postgresLedger(options: PostgresLedgerOptions): PostgresLedger {
     windows.map((window) => window.windowStart),
   ];
 
+  // One statement per turn of the event loop for every request's additions (addition-batcher.ts).
+  // The rows are written in one order on every instance (ORDER BY), so two statements locking
+  // the same rows take their locks in the same order and never deadlock.
+  const batcher = additionBatcher(async (rows) => {
+    await client.query(
+      `INSERT INTO ${usage} (owner_id, meter, window_start, total)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[])
+         AS added(owner_id, meter, window_start, total)
+       ORDER BY owner_id, meter, window_start
+       ON CONFLICT (owner_id, meter, window_start)
+       DO UPDATE SET total = ${usage}.total + excluded.total`,
+      [...windowsParams(rows), rows.map((row) => row.amount)],
+    );
+  });
+
   return {
     async migrate() {
       await ddl.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
@@ -123,13 +140,7 @@ export function postgresLedger(options: PostgresLedgerOptions): PostgresLedger {
     async add(additions: readonly LedgerAddition[]) {
       checkAdditions(additions);
       if (additions.length === 0) return;
-      await client.query(
-        `INSERT INTO ${usage} (owner_id, meter, window_start, total)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[])
-         ON CONFLICT (owner_id, meter, window_start)
-         DO UPDATE SET total = ${usage}.total + excluded.total`,
-        [...windowsParams(additions), additions.map((addition) => addition.amount)],
-      );
+      await batcher.add(additions);
     },
 
     async due({ sink, meters, startedBefore, limit }) {
