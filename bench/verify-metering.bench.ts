@@ -6,7 +6,9 @@
  * call stays synchronous).
  *
  * As in verify-resource.bench.ts, the pair is measured interleaved: rounds of 5 000 synchronous
- * calls (`verifyPending`) in alternating order (ABBA), the median round of each side compared.
+ * calls (`verifyPending`) in alternating order (ABBA). Reported: the median over rounds of the
+ * ratio of the two sides within a round (robust to the load changing between rounds on a shared
+ * machine), and the median round of each side.
  *
  * @example
  * npx pnpm@10 bench verify-metering.bench.ts
@@ -49,7 +51,10 @@ const syncVerify = (keyward: typeof plain | typeof metered, header: string) => {
   return result;
 };
 
-/** Median nanoseconds a call, per side, over interleaved rounds. */
+/**
+ * Nanoseconds a call, per side and round, over interleaved rounds: each round runs both sides back
+ * to back (ABBA), so a round's two figures share the machine's load of that moment.
+ */
 function interleaved(sides: Record<string, () => unknown>, rounds = 201, calls = 5_000) {
   const times: Record<string, number[]> = {};
   const entries = Object.entries(sides);
@@ -62,16 +67,24 @@ function interleaved(sides: Record<string, () => unknown>, rounds = 201, calls =
       times[name]!.push(Number(process.hrtime.bigint() - start) / calls);
     }
   }
-  const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1]!;
-  return Object.fromEntries(Object.entries(times).map(([name, ns]) => [name, median(ns)]));
+  return times;
 }
 
-const medians = interleaved({
+const median = (values: readonly number[]) =>
+  [...values].sort((a, b) => a - b)[values.length >> 1]!;
+const percent = (ratio: number) => `${((ratio - 1) * 100).toFixed(1)} %`;
+
+const times = interleaved({
   without: () => syncVerify(plain, plainKey),
   with: () => syncVerify(metered, meteredKey),
 });
+const withTimes = times.with!;
+const withoutTimes = times.without!;
+// On a loaded machine the medians of each side drift with the load between rounds; the ratio of
+// the two sides within each round does not, and its median is the figure to read.
+const pairedRatio = median(withTimes.map((ns, round) => ns / withoutTimes[round]!));
 console.log(
-  `verify() with metering vs without, interleaved medians: ${medians.with!.toFixed(0)} ns vs ${medians.without!.toFixed(0)} ns a call (${((medians.with! / medians.without! - 1) * 100).toFixed(1)} %)`,
+  `verify() with metering vs without, interleaved: median of per-round ratios ${percent(pairedRatio)}; medians ${median(withTimes).toFixed(0)} ns vs ${median(withoutTimes).toFixed(0)} ns a call (${percent(median(withTimes) / median(withoutTimes))})`,
 );
 const totals = await metered.metering.ledger.totals(0, Number.MAX_SAFE_INTEGER);
 console.log(`ledger: ${JSON.stringify(totals)}`);

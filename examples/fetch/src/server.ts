@@ -55,6 +55,7 @@ try {
     url: `http://localhost:${port}`,
     config: demo.config,
     storage: demo.storage,
+    metering: demo.metering,
     exampleDirectory: fileURLToPath(new URL("..", import.meta.url)).replace(/[\\/]$/, ""),
   });
   closeOnSignal(async () => {

@@ -23,6 +23,8 @@ export interface BannerOptions {
     Partial<Pick<DemoConfig, "ownerLimits" | "quotas">>;
   /** Which backend holds what (`openDemoStore`'s description). */
   storage: string;
+  /** Where metering sends usage (`createDemo`'s `metering`); no line when it is not listed. */
+  metering?: string | undefined;
   /** The example's directory (absolute), where its `token` script runs. */
   exampleDirectory: string;
 }
@@ -67,6 +69,7 @@ export function banner(options: BannerOptions): string {
     `  Tiers     ${tiers}`,
     ...layerLines(config),
     `  Storage   ${options.storage}`,
+    ...(options.metering ? [`  Metering  ${options.metering}`] : []),
     `  JWT       ${config.usingDevelopmentSecret ? "the development secret (see the warning)" : "KEYWARD_JWT_SECRET"}`,
     "",
     walkthrough(options),

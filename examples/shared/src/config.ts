@@ -1,6 +1,7 @@
 import type { SigningKeysConfig } from "@keyward/core/agent-tokens";
 import type { DemoTierLimits } from "@keyward/testing/demo-contract";
 import { type OwnerLimits, parseOwnerLimits, parseQuotas, type Quotas } from "./layer-limits.js";
+import { type DemoMeteringConfig, parseMeteringEnv } from "./metering/metering-env.js";
 import { checkStoreUrl } from "./store-urls.js";
 import { parseTierLimits } from "./tier-limits.js";
 import { parseTokenSigningKey } from "./token-signing-key.js";
@@ -63,6 +64,11 @@ export interface DemoConfig {
    * tokens are signed with, the same on every instance; unset: one made per instance at start.
    */
   tokenSigningKeys: SigningKeysConfig | undefined;
+  /**
+   * `KEYWARD_STRIPE_SECRET_KEY` (with `KEYWARD_STRIPE_API_URL`, `KEYWARD_METER_WINDOW`): when set,
+   * metering to Stripe is listed (metering/demo-metering.ts); unset: undefined, and it is not.
+   */
+  metering: DemoMeteringConfig | undefined;
   /** `HEADERS_TIMEOUT_MS`, default 10 s: how long a client may take to send its request headers. */
   headersTimeoutMs: number;
   /** `REQUEST_TIMEOUT_MS`, default 30 s: how long it may take to send the whole request. */
@@ -130,6 +136,7 @@ export function loadDemoConfig(env: Environment = processEnvironment()): DemoCon
     metricsToken: parseMetricsToken(env.KEYWARD_METRICS_TOKEN),
     keyRing: parseKeyRing(env.KEYWARD_KEY_RING),
     tokenSigningKeys: parseTokenSigningKey(env.KEYWARD_TOKEN_SIGNING_KEY),
+    metering: parseMeteringEnv(env),
     headersTimeoutMs,
     requestTimeoutMs,
   };

@@ -22,6 +22,7 @@ import type { MeterProvider } from "@opentelemetry/api";
 import { COMPLETIONS_SCOPE_DESCRIPTIONS } from "./completions/completions-contract.js";
 import { demoBudgets } from "./completions/demo-budgets.js";
 import { type DemoConfig, type Environment, loadDemoConfig, processEnvironment } from "./config.js";
+import { type DemoMeteringFeature, openDemoMetering } from "./metering/demo-metering.js";
 import { createDemoMetrics, type DemoMetrics } from "./metrics/demo-metrics.js";
 import { openDemoStore } from "./store.js";
 
@@ -33,6 +34,8 @@ export interface Demo {
   keyward: DemoKeyward;
   /** Which backend holds what, for the banner. */
   storage: string;
+  /** Where metering sends usage, for the banner; undefined when it is not listed. */
+  metering?: string;
   /** What `otel()` reports, served at `GET /metrics` in Prometheus text. */
   metrics: DemoMetrics;
 }
@@ -49,15 +52,28 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
   const config = loadDemoConfig(env);
   const store = await openDemoStore(config);
   const metrics = createDemoMetrics({ token: config.metricsToken });
+  let metering: Awaited<ReturnType<typeof openDemoMetering>> | undefined;
+  try {
+    metering = config.metering ? await openDemoMetering(config.metering, store.sql) : undefined;
+  } catch (error) {
+    await store.storage.close?.();
+    throw error;
+  }
   const keyward = createKeyward({
     store: store.storage,
     ...demoKeywardOptions(
       config,
-      { meterProvider: metrics.meterProvider },
+      { meterProvider: metrics.meterProvider, ...(metering ? { metering: metering.feature } : {}) },
       store.holds ? { holds: store.holds } : {},
     ),
   });
-  return { config, keyward, storage: store.description, metrics };
+  return {
+    config,
+    keyward,
+    storage: store.description,
+    metrics,
+    ...(metering ? { metering: metering.description } : {}),
+  };
 }
 
 /**
@@ -67,7 +83,7 @@ export async function createDemo(env: Environment = processEnvironment()): Promi
  */
 export function demoKeywardOptions(
   config: DemoConfig,
-  observability: DemoObservability = {},
+  observability: DemoFeatureParts = {},
   parts: DemoStoreParts = {},
 ): Omit<KeywardConfig<DemoFeatures>, "store"> & { features: DemoFeatures } {
   return {
@@ -96,10 +112,16 @@ export interface DemoStoreParts {
   holds?: HoldStore;
 }
 
+/** What `demoFeatures` takes ready-made: made at start, from the environment, by `createDemo`. */
+export interface DemoFeatureParts extends DemoObservability {
+  /** `metering()` to Stripe, when `KEYWARD_STRIPE_SECRET_KEY` is set (metering/demo-metering.ts). */
+  metering?: DemoMeteringFeature;
+}
+
 /** The features the demo lists: all of them. */
 export function demoFeatures(
   config: DemoConfig,
-  observability: DemoObservability = {},
+  observability: DemoFeatureParts = {},
   parts: DemoStoreParts = {},
 ) {
   return [
@@ -139,6 +161,11 @@ export function demoFeatures(
     // Verifications, limit refusals, store calls and breakers as OpenTelemetry metrics, which the
     // servers answer at GET /metrics in Prometheus text (docs/observability.md).
     otel(observability.meterProvider ? { meterProvider: observability.meterProvider } : {}),
+    // With KEYWARD_STRIPE_SECRET_KEY: every request served with a key adds 1 to its owner's
+    // `keyward_api_requests` and the credits it spent to `keyward_api_credits`, per
+    // KEYWARD_METER_WINDOW (default 1m), exported to Stripe, or to the server
+    // KEYWARD_STRIPE_API_URL names (docs/billing.md).
+    ...(observability.metering ? [observability.metering] : []),
     // Resource-limited keys: `resources` on create and PATCH; the profile routes pass
     // `resource: { profile: slug }`, so a key limited to alice gets 403 for bob. With
     // KEYWARD_MAX_KEY_LIFETIME (e.g. 30d), every tier's keys must expire within it. Each key's

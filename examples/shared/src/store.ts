@@ -24,6 +24,11 @@ export interface DemoStore {
   description: string;
   /** Where `budgets()` keeps its holds, beside the limits: Redis when it is set, else memory. */
   holds?: HoldStore;
+  /**
+   * The PostgreSQL pool, when `DATABASE_URL` is set: metering keeps its ledger there, beside the
+   * keys (ended by `storage.close`).
+   */
+  sql?: { query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }> };
 }
 
 interface Opened<T> {
@@ -72,7 +77,12 @@ export async function openDemoStore(
       : postgres
         ? "keys and usage in PostgreSQL, rate limits in memory (per instance)"
         : "keys, usage and rate limits in Redis";
-  return { storage, description, ...(redis ? { holds: redis.holds } : {}) };
+  return {
+    storage,
+    description,
+    ...(redis ? { holds: redis.holds } : {}),
+    ...(postgres ? { sql: postgres.pool } : {}),
+  };
 }
 
 interface PoolConstructor {
@@ -124,7 +134,7 @@ async function openPostgres(connectionString: string) {
       cause: error,
     });
   }
-  return { store, end: () => pool.end() } satisfies Opened<unknown>;
+  return { store, pool, end: () => pool.end() } satisfies Opened<unknown> & { pool: unknown };
 }
 
 async function openRedis(url: string, withKeys: boolean) {

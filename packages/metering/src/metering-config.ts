@@ -4,7 +4,7 @@ import type { UsageLedger } from "./ledger/usage-ledger.js";
 
 export interface MeteringConfig {
   /**
-   * Where usage is kept: `postgresLedger(...)`, `redisLedger(...)` or `memoryLedger()`. Without
+   * Where usage is kept: `postgresLedger(...)` or `memoryLedger()`. Without
    * it, the store's own `ledger` part, when it has one.
    */
   ledger?: UsageLedger;
@@ -79,9 +79,7 @@ export function resolveMeteringConfig(config: MeteringConfig = {}): ResolvedMete
     throw new TypeError("metering: `maxWindowsPerRun` must be a whole number ≥ 1");
   }
   if (config.ledger !== undefined && typeof config.ledger?.add !== "function") {
-    throw new TypeError(
-      "metering: `ledger` must be a ledger: postgresLedger(...), redisLedger(...), memoryLedger()",
-    );
+    throw new TypeError("metering: `ledger` must be a ledger: postgresLedger(...), memoryLedger()");
   }
   return {
     ledger: config.ledger,

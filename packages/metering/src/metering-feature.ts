@@ -10,7 +10,8 @@
  * | `metering.ledger_failed` | `{}`: a served request whose usage the ledger did not keep |
  */
 import { randomUUID } from "node:crypto";
-import type { KeywardFeature } from "@keyward/core";
+import { type KeywardFeature, systemClock } from "@keyward/core";
+import { currentWindow } from "./current-window.js";
 import { createExporter, type ExportRun } from "./export/exporter.js";
 import { checkAdditions } from "./ledger/check-additions.js";
 import type { Adjustment, UsageLedger } from "./ledger/usage-ledger.js";
@@ -62,7 +63,7 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
       {
         has: (store) => ledgerOf(store) !== undefined,
         missing:
-          "a usage ledger: pass `ledger` to metering() (postgresLedger({ client }), redisLedger({ client }), memoryLedger()), or a store with a `ledger` part",
+          "a usage ledger: pass `ledger` to metering() (postgresLedger({ client }), memoryLedger()), or a store with a `ledger` part",
       },
     ],
     extends: { verify: { spent: [served.spendStep], around: [served.wrapper] } },
@@ -70,10 +71,14 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
       const ledger = ledgerOf(store)!;
       const { logger } = log;
       let ledgerFailures = 0;
+      const window = currentWindow({
+        clock,
+        windowMs: resolved.windowMs,
+        timed: clock === systemClock,
+      });
       served.attach({
         ledger,
-        windowMs: resolved.windowMs,
-        now: () => clock.now(),
+        window,
         failed(cause) {
           ledgerFailures++;
           bus.publish("metering.ledger_failed", {});
@@ -182,6 +187,7 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
         },
         async close() {
           closed = true;
+          window.close();
           if (timer !== undefined) clearTimeout(timer);
           await running;
           await exporter.release().catch(() => {});

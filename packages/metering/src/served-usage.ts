@@ -14,12 +14,13 @@
  */
 import type { SpendStep, VerifyResult, VerifyWrapper } from "@keyward/core";
 import { isPromise, type Pending } from "@keyward/core/toolkit";
+import type { CurrentWindow } from "./current-window.js";
 import type { LedgerAddition, UsageLedger } from "./ledger/usage-ledger.js";
 
 export interface ServedUsageTarget {
   ledger: UsageLedger;
-  windowMs: number;
-  now(): number;
+  /** The current window (read from the clock as rarely as it can: `current-window.ts`). */
+  window: CurrentWindow;
   /** A ledger write failed: the request is served, its usage lost (reported, never thrown). */
   failed(cause: unknown): void;
 }
@@ -34,18 +35,11 @@ export interface ServedUsage {
 export function servedUsage(): ServedUsage {
   let target: ServedUsageTarget | undefined;
   const creditsByKey = new Map<string, number>();
-  let windowStart = 0;
-  let windowEnd = 0;
 
   const additionsOf = (result: VerifyResult & { ok: true }): LedgerAddition[] | undefined => {
     const { principal } = result;
     if (principal.kind !== "key" || target === undefined) return undefined;
-    const now = target.now();
-    // The current window's start, computed again only once it has ended.
-    if (now >= windowEnd || now < windowStart) {
-      windowStart = now - (now % target.windowMs);
-      windowEnd = windowStart + target.windowMs;
-    }
+    const windowStart = target.window.start();
     const ownerId = principal.owner.id;
     const additions: LedgerAddition[] = [{ ownerId, meter: "requests", windowStart, amount: 1 }];
     const credits = creditsByKey.size === 0 ? undefined : creditsByKey.get(principal.keyId);

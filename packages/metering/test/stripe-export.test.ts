@@ -23,8 +23,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function setup(options: { stream?: boolean } = {}) {
-  const clock = manualClock(start);
+async function setup(options: { stream?: boolean; startAt?: number } = {}) {
+  const { startAt = start, ...sinkOptions } = options;
+  const clock = manualClock(startAt);
   server = await localStripe({ secretKey, meters: Object.values(meters), now: () => clock.now() });
   const stripe = new Stripe(secretKey, {
     host: "127.0.0.1",
@@ -44,7 +45,9 @@ async function setup(options: { stream?: boolean } = {}) {
       metering({
         ledger,
         exportEvery: false,
-        exporters: [stripeMeters({ stripe, meters, customer: (ownerId) => ownerId, ...options })],
+        exporters: [
+          stripeMeters({ stripe, meters, customer: (ownerId) => ownerId, ...sinkOptions }),
+        ],
       }),
     ],
   });
@@ -185,6 +188,49 @@ describe("stripeMeters through the stripe SDK", () => {
     clock.advance(70_000);
     expect(await keyward.metering.exportNow()).toMatchObject([{ acknowledged: 2 }]);
     expect(Object.fromEntries(server!.totals(meters.requests))).toEqual({ alice: 3, bob: 1 });
+  });
+
+  it("the v2 stream: a session Stripe says expired (15 minutes) is replaced and the batch sent at once", async () => {
+    // The sink judges a session's age by this machine's clock, the server by the test's: both start
+    // at the real time, then the test's moves 16 minutes, so the server refuses a session the sink
+    // still holds for valid (as Stripe would after 15 minutes, or with clocks that disagree).
+    const now = Date.now();
+    const { keyward, clock, keyOf } = await setup({ stream: true, startAt: now - (now % 60_000) });
+    const alice = await keyOf("alice");
+    await keyward.verify(`Bearer ${alice}`, { scopes: ["profile:read"], route });
+    clock.advance(70_000);
+    expect(await onlyRun(keyward)).toMatchObject({ acknowledged: 1, retried: 0 });
+    expect(server!.sessions).toBe(1);
+    await keyward.verify(`Bearer ${alice}`, { scopes: ["profile:read"], route });
+    await keyward.verify(`Bearer ${alice}`, { scopes: ["profile:read"], route });
+    clock.advance(16 * 60_000);
+    const run = await onlyRun(keyward);
+    expect(server!.expiredSessionRefusals).toBe(1);
+    expect(server!.sessions).toBe(2);
+    // Sent in the same run, no backoff.
+    expect(run).toEqual({ sink: "stripe", acknowledged: 1, retried: 0, setAside: 0 });
+    expect(Object.fromEntries(server!.totals(meters.requests))).toEqual({ alice: 3 });
+  });
+
+  it("the v2 stream: a 429 is retried no sooner than its Retry-After", async () => {
+    const { keyward, clock, keyOf } = await setup({ stream: true });
+    const alice = await keyOf("alice");
+    const bob = await keyOf("bob");
+    await keyward.verify(`Bearer ${alice}`, { scopes: ["profile:read"], route });
+    await keyward.verify(`Bearer ${bob}`, { scopes: ["profile:read"], route });
+    clock.advance(70_000);
+    server!.rateLimitNext(1, 90);
+    const limited = await onlyRun(keyward);
+    expect(limited).toMatchObject({ acknowledged: 0, retried: 2 });
+    expect(limited.backoffUntil).toBeGreaterThanOrEqual(clock.now() + 90_000);
+    expect(server!.events).toHaveLength(0);
+    clock.advance(89_000);
+    expect(await keyward.metering.exportNow()).toMatchObject([{ acknowledged: 0 }]);
+    expect(server!.events).toHaveLength(0);
+    clock.advance(1_000);
+    expect(await keyward.metering.exportNow()).toMatchObject([{ acknowledged: 2 }]);
+    expect(Object.fromEntries(server!.totals(meters.requests))).toEqual({ alice: 1, bob: 1 });
+    expect(server!.duplicates).toBe(0);
   });
 
   it("reconcile: the ledger against Stripe's meter event summaries, per customer", async () => {

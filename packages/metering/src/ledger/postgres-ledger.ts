@@ -1,7 +1,8 @@
 /**
- * The ledger on PostgreSQL: durable, shared by every instance. One statement per served request
- * (an upsert adding to the window's total), so a request is answered only once its usage is
- * committed. Four tables in the given schema, created by `migrate()` (idempotent):
+ * The ledger on PostgreSQL: durable, shared by every instance. One statement (an upsert adding
+ * to the windows' totals) per turn of the event loop, for every request served in it
+ * (addition-batcher.ts), so a request is answered only once its usage is committed. Four tables
+ * in the given schema, created by `migrate()` (idempotent):
  *
  * - `keyward_meter_usage`: one row per owner, meter and window, its total;
  * - `keyward_meter_exports`: per sink and window, what the sink acknowledged and the send pending;
@@ -12,6 +13,8 @@
  * values they expect (`acknowledged`, `pending_from`), so two exporters racing after a lease
  * expired cannot freeze two different sends of a window nor count one twice.
  */
+import { withDeadline } from "@keyward/core/toolkit";
+import { additionBatcher } from "./addition-batcher.js";
 import { checkAdditions } from "./check-additions.js";
 import type { DueWindow, LedgerAddition, LedgerWindow, UsageLedger } from "./usage-ledger.js";
 
@@ -24,6 +27,13 @@ export interface PostgresLedgerOptions {
   client: LedgerSqlClient;
   /** The schema the tables live in (default `public`). */
   schema?: string;
+  /**
+   * Every statement's deadline, in ms (default 2000, as `postgresStore`'s): past it the call fails
+   * (a served request's usage is then reported lost, the export run retried) instead of holding a
+   * request or the exporter on a database that does not answer. The statement itself is not
+   * cancelled; `statement_timeout` on the pool's connections does that, if the host wants it.
+   */
+  timeoutMs?: number;
 }
 
 export interface PostgresLedger extends UsageLedger {
@@ -41,7 +51,24 @@ export function postgresLedger(options: PostgresLedgerOptions): PostgresLedger {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
     throw new TypeError("postgresLedger: `schema` must be a plain lowercase identifier");
   }
-  const { client } = options;
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new TypeError("postgresLedger: `timeoutMs` must be a number of milliseconds > 0");
+  }
+  const withinMs = (ms: number): LedgerSqlClient => ({
+    query: (text, params) =>
+      withDeadline(
+        options.client.query(text, params),
+        ms,
+        () =>
+          new Error(
+            `postgresLedger: no answer from PostgreSQL within ${ms} ms (${text.trim().split(/\s/, 1)[0]})`,
+          ),
+      ),
+  });
+  const client = withinMs(timeoutMs);
+  // Creating tables waits on locks other instances' migrations hold: a longer deadline.
+  const ddl = withinMs(Math.max(timeoutMs, 30_000));
   const usage = `"${schema}".keyward_meter_usage`;
   const exportsTable = `"${schema}".keyward_meter_exports`;
   const adjustmentsTable = `"${schema}".keyward_meter_adjustments`;
@@ -53,20 +80,35 @@ export function postgresLedger(options: PostgresLedgerOptions): PostgresLedger {
     windows.map((window) => window.windowStart),
   ];
 
+  // One statement per turn of the event loop for every request's additions (addition-batcher.ts).
+  // The rows are written in one order on every instance (ORDER BY), so two statements locking
+  // the same rows take their locks in the same order and never deadlock.
+  const batcher = additionBatcher(async (rows) => {
+    await client.query(
+      `INSERT INTO ${usage} (owner_id, meter, window_start, total)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[])
+         AS added(owner_id, meter, window_start, total)
+       ORDER BY owner_id, meter, window_start
+       ON CONFLICT (owner_id, meter, window_start)
+       DO UPDATE SET total = ${usage}.total + excluded.total`,
+      [...windowsParams(rows), rows.map((row) => row.amount)],
+    );
+  });
+
   return {
     async migrate() {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${usage} (
+      await ddl.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      await ddl.query(`CREATE TABLE IF NOT EXISTS ${usage} (
         owner_id text NOT NULL,
         meter text NOT NULL,
         window_start bigint NOT NULL,
         total bigint NOT NULL,
         PRIMARY KEY (owner_id, meter, window_start)
       )`);
-      await client.query(
+      await ddl.query(
         `CREATE INDEX IF NOT EXISTS keyward_meter_usage_window ON ${usage} (window_start)`,
       );
-      await client.query(`CREATE TABLE IF NOT EXISTS ${exportsTable} (
+      await ddl.query(`CREATE TABLE IF NOT EXISTS ${exportsTable} (
         sink text NOT NULL,
         owner_id text NOT NULL,
         meter text NOT NULL,
@@ -77,7 +119,7 @@ export function postgresLedger(options: PostgresLedgerOptions): PostgresLedger {
         prepared_at bigint,
         PRIMARY KEY (sink, owner_id, meter, window_start)
       )`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${adjustmentsTable} (
+      await ddl.query(`CREATE TABLE IF NOT EXISTS ${adjustmentsTable} (
         id bigserial PRIMARY KEY,
         sink text NOT NULL,
         owner_id text NOT NULL,
@@ -88,7 +130,7 @@ export function postgresLedger(options: PostgresLedgerOptions): PostgresLedger {
         detail text NOT NULL,
         at bigint NOT NULL
       )`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${leases} (
+      await ddl.query(`CREATE TABLE IF NOT EXISTS ${leases} (
         name text PRIMARY KEY,
         holder text NOT NULL,
         until bigint NOT NULL
@@ -98,13 +140,7 @@ export function postgresLedger(options: PostgresLedgerOptions): PostgresLedger {
     async add(additions: readonly LedgerAddition[]) {
       checkAdditions(additions);
       if (additions.length === 0) return;
-      await client.query(
-        `INSERT INTO ${usage} (owner_id, meter, window_start, total)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[])
-         ON CONFLICT (owner_id, meter, window_start)
-         DO UPDATE SET total = ${usage}.total + excluded.total`,
-        [...windowsParams(additions), additions.map((addition) => addition.amount)],
-      );
+      await batcher.add(additions);
     },
 
     async due({ sink, meters, startedBefore, limit }) {

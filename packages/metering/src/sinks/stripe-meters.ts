@@ -7,7 +7,8 @@
  * a repeat is dropped by Stripe), `timestamp` the window's start, `payload` the customer and the
  * value as a string. By default through `billing.meterEvents.create`, one call per event; with
  * `stream: true`, through the v2 meter event stream (100 events a call, on a session token that
- * expires after 15 minutes, renewed a minute before).
+ * expires after 15 minutes, renewed a minute before; a session Stripe answers 401 for is replaced
+ * and the batch sent once more at once).
  *
  * Stripe's rules, as its API reference states them for meter events, and what this sink does:
  * - identifiers are unique within a rolling 24 hours: a send whose outcome stayed uncertain longer
@@ -43,6 +44,14 @@ export interface StripeMetersOptions {
 }
 
 const day = 86_400_000;
+
+/** One event of the v2 stream: v1's fields, the timestamp in RFC 3339. */
+interface StreamEvent {
+  event_name: string;
+  identifier: string;
+  payload: Record<string, string>;
+  timestamp: string;
+}
 const alreadyExists = "An event already exists with identifier";
 
 export function stripeMeters(options: StripeMetersOptions): MeterSink {
@@ -82,18 +91,38 @@ export function stripeMeters(options: StripeMetersOptions): MeterSink {
     }
   };
 
-  const sessionToken = async (): Promise<string> => {
-    if (session !== undefined && session.expiresAt - 60_000 > Date.now()) return session.token;
+  /** The session's token, and whether it was made by an earlier call (it may have expired since). */
+  const sessionToken = async (): Promise<{ token: string; reused: boolean }> => {
+    if (session !== undefined && session.expiresAt - 60_000 > Date.now()) {
+      return { token: session.token, reused: true };
+    }
     const created = await stripe.v2.billing.meterEventSession.create();
     session = {
       token: created.authentication_token,
       expiresAt: Date.parse(created.expires_at),
     };
-    return session.token;
+    return { token: session.token, reused: false };
+  };
+
+  const streamBatch = async (bodies: readonly StreamEvent[]) => {
+    const { token, reused } = await sessionToken();
+    try {
+      await stripe.v2.billing.meterEventStream.create({ events: [...bodies] }, { apiKey: token });
+    } catch (cause) {
+      // A 401 on a session kept from before: Stripe says it expired (its 15 minutes were up by
+      // Stripe's clock, whatever ours said). Nothing was taken: a new session, and the batch once more.
+      if (statusOf(cause) !== 401 || !reused) throw cause;
+      session = undefined;
+      const renewed = await sessionToken();
+      await stripe.v2.billing.meterEventStream.create(
+        { events: [...bodies] },
+        { apiKey: renewed.token },
+      );
+    }
   };
 
   const sendStream = async (events: readonly MeterEvent[]): Promise<SendOutcome[]> => {
-    const bodies: (Awaited<ReturnType<typeof eventOf>> & { timestamp: string })[] = [];
+    const bodies: StreamEvent[] = [];
     const outcomes: (SendOutcome | undefined)[] = [];
     for (const event of events) {
       try {
@@ -106,13 +135,10 @@ export function stripeMeters(options: StripeMetersOptions): MeterSink {
     }
     let outcome: SendOutcome;
     try {
-      if (bodies.length > 0) {
-        const apiKey = await sessionToken();
-        await stripe.v2.billing.meterEventStream.create({ events: bodies }, { apiKey });
-      }
+      if (bodies.length > 0) await streamBatch(bodies);
       outcome = { kind: "acknowledged" };
     } catch (cause) {
-      // An expired session: a new one on the next try.
+      // A session refused even when new: made again on the next try.
       if (statusOf(cause) === 401) session = undefined;
       outcome = outcomeOfError(cause);
     }

@@ -61,6 +61,29 @@ const sink = (): MeterSink => {
   });
 };
 
+/**
+ * `KEYWARD_TEST_HANG_LEDGER` = `before:<n>` | `after:<n>`: the n-th ledger write of a served request
+ * stops this process's request there, before the write is sent or once it is committed, and says so
+ * over IPC (with the requests answered so far) for the test to SIGKILL it at that exact point. The
+ * ledger is the real PostgreSQL one; only the instant is chosen.
+ */
+const hangAt = /^(before|after):(\d+)$/.exec(process.env.KEYWARD_TEST_HANG_LEDGER ?? "");
+let answered = 0;
+let writes = 0;
+const durableLedger = postgresLedger({ client: pool, schema, timeoutMs: 30_000 });
+const ledger: typeof durableLedger = hangAt
+  ? {
+      ...durableLedger,
+      async add(additions) {
+        writes++;
+        if (writes !== Number(hangAt[2])) return durableLedger.add(additions);
+        if (hangAt[1] === "after") await durableLedger.add(additions);
+        process.send!({ id: -1, type: "hung", value: { when: hangAt[1], answered } });
+        await new Promise(() => {});
+      },
+    }
+  : durableLedger;
+
 const keyward = createKeyward({
   store: combineStores(
     redisStore({ client: redisClient, prefix: process.env.KEYWARD_TEST_REDIS_PREFIX! }),
@@ -71,7 +94,8 @@ const keyward = createKeyward({
   jwt: false,
   features: [
     metering({
-      ledger: postgresLedger({ client: pool, schema }),
+      // A deadline far above a loaded test machine's slowest answer: these writes must succeed.
+      ledger,
       exporters: [sink()],
       window: "1s",
       settle: "300ms",
@@ -103,7 +127,10 @@ async function handle(command: InstanceCommand): Promise<unknown> {
           scopes: [command.scope],
           route: "GET /api/v1/profiles/:slug",
         });
-        if (result.ok) served++;
+        if (result.ok) {
+          served++;
+          answered++;
+        }
       }
       return served;
     }

@@ -9,14 +9,21 @@ const instanceFile = fileURLToPath(new URL("./metered-instance.ts", import.meta.
 
 interface Reply {
   id: number;
-  type: "result" | "error";
+  type: "result" | "error" | "hung";
   value?: unknown;
   message?: string;
 }
 
 export function startInstance(
   name: string,
-  env: { schema: string; redisPrefix: string; stripePort?: number; openMeterUrl?: string },
+  env: {
+    schema: string;
+    redisPrefix: string;
+    stripePort?: number;
+    openMeterUrl?: string;
+    /** `before:<n>` | `after:<n>`: the n-th ledger write hangs there (metered-instance.ts). */
+    hangLedger?: string;
+  },
 ) {
   const output: string[] = [];
   const child: ChildProcess = fork(instanceFile, [], {
@@ -30,6 +37,7 @@ export function startInstance(
       KEYWARD_TEST_INSTANCE: name,
       KEYWARD_TEST_STRIPE_PORT: String(env.stripePort ?? ""),
       KEYWARD_TEST_OPENMETER_URL: env.openMeterUrl ?? "",
+      KEYWARD_TEST_HANG_LEDGER: env.hangLedger ?? "",
     },
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
@@ -37,6 +45,12 @@ export function startInstance(
   child.stderr?.on("data", (chunk) => output.push(String(chunk)));
   const waiting = new Map<number, (reply: Reply) => void>();
   child.on("message", (reply: Reply) => waiting.get(reply.id)?.(reply));
+  /** Once a ledger write hung (`hangLedger`): where, and how many served requests were answered. */
+  const hung = new Promise<{ when: string; answered: number }>((resolve) => {
+    child.on("message", (reply: Reply) => {
+      if (reply.type === "hung") resolve(reply.value as { when: string; answered: number });
+    });
+  });
   let nextId = 1;
   const ready = new Promise<void>((resolve, reject) => {
     waiting.set(0, () => resolve());
@@ -70,7 +84,7 @@ export function startInstance(
     }
     if (child.exitCode === null && child.signalCode === null) await kill();
   }
-  return { name, child, ready, request, kill, stop, output };
+  return { name, child, ready, request, kill, stop, output, hung };
 }
 
 export type Instance = ReturnType<typeof startInstance>;

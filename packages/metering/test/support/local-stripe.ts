@@ -39,6 +39,10 @@ export interface LocalStripe {
   readonly events: readonly StoredMeterEvent[];
   /** Requests refused for a repeated identifier. */
   readonly duplicates: number;
+  /** v2 meter event sessions created. */
+  readonly sessions: number;
+  /** v2 stream requests refused 401 for a session token that had expired (or never existed). */
+  readonly expiredSessionRefusals: number;
   /** The next `count` meter event requests are answered 429 with `Retry-After: seconds`. */
   rateLimitNext(count: number, retryAfterSeconds: number): void;
   /** The next `count` meter event requests are handled, then the connection is destroyed with no reply. */
@@ -60,6 +64,7 @@ export async function localStripe(options: LocalStripeOptions): Promise<LocalStr
   let retryAfter = 1;
   let drops = 0;
   let sessionCount = 0;
+  let expiredSessionRefusals = 0;
 
   /**
    * Meter events: "Meter events … identifier: A unique identifier for the event. … We'll enforce
@@ -150,6 +155,7 @@ export async function localStripe(options: LocalStripeOptions): Promise<LocalStr
     if (url.pathname === "/v2/billing/meter_event_stream" && request.method === "POST") {
       const expiresAt = bearer === undefined ? undefined : sessions.get(bearer);
       if (expiresAt === undefined || expiresAt <= now()) {
+        expiredSessionRefusals++;
         return reply(response, 401, {
           error: { type: "temporary_session_expired", message: "The session token has expired" },
         });
@@ -327,6 +333,12 @@ export async function localStripe(options: LocalStripeOptions): Promise<LocalStr
     events,
     get duplicates() {
       return duplicates;
+    },
+    get sessions() {
+      return sessionCount;
+    },
+    get expiredSessionRefusals() {
+      return expiredSessionRefusals;
     },
     rateLimitNext(count, seconds) {
       rateLimited = count;
