@@ -8,9 +8,12 @@
  * for another server's audience would pass here with that server's name in `Host`. Unset, `/mcp`
  * and its metadata are not served (404), and the Worker says why once per isolate.
  *
- * The MCP SDK validates JSON schemas with Ajv by default, which generates code at run time: Workers
- * refuse that (`EvalError`), so the server is given the SDK's validator for Workers,
- * `CfWorkerJsonSchemaValidator` (`@cfworker/json-schema`, no code generation).
+ * The MCP SDK's server validates JSON schemas with Ajv by default, which compiles each schema to
+ * code at run time: Workers refuse that (`EvalError`). So the server is given the SDK's validator
+ * for Workers, `CfWorkerJsonSchemaValidator` (`@cfworker/json-schema`, no code generation). In
+ * SDK 1.32 the server compiles a schema only for elicitation (a tool asking the client for input),
+ * which `get_profile` does not do, so this demo answers the same with either (its tests pass with
+ * Ajv too); a tool that elicits would need it. Ajv is still in the bundle: the SDK imports it.
  */
 import type { Keyward } from "@keyward/core";
 import { type ProtectedResource, protectedResource } from "@keyward/core/agent-tokens";
@@ -19,6 +22,8 @@ import { withApiKey } from "@keyward/fetch";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 
 const metadataPaths = new Set<string>(MCP_METADATA_PATHS);
+/** One per isolate: it keeps nothing between calls (each schema is dereferenced per validator). */
+const jsonSchemaValidator = new CfWorkerJsonSchemaValidator();
 let resources: { text: string; resource: ProtectedResource } | undefined;
 let warned = false;
 
@@ -64,8 +69,7 @@ export function mcpRoute(
     ? withApiKey(
         resource.guard(keyward),
         { scopes: [...MCP_SCOPES], accept: "api-key", route: MCP_PATH, clientIp },
-        (request, principal) =>
-          answerMcp(request, principal),
+        (request, principal) => answerMcp(request, principal, { jsonSchemaValidator }),
       )
     : undefined;
   return async (request) => {
