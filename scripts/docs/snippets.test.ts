@@ -179,6 +179,10 @@ const pageSetup: Record<
       ledger: 'declare const ledger: import("@keyward/metering").MeteringConfig["ledger"];',
       exporters:
         'declare const exporters: import("@keyward/metering").MeteringConfig["exporters"];',
+      createApp:
+        "declare function createApp(keyward: unknown, parts: { pending(work: Promise<unknown>): void }): (request: Request) => Promise<Response>;",
+      ctx: "declare const ctx: { waitUntil(promise: Promise<unknown>): void };",
+      request: "declare const request: Request;",
     },
   },
   "docs/cloudflare.md": {

@@ -1,8 +1,11 @@
 /**
- * The Worker's routes as one Fetch handler: Keyward's six endpoints first, then the two profile
+ * The Worker's routes as one Fetch handler: Keyward's endpoints first, then `/mcp` and its
+ * metadata (when the Worker names its resource), `POST /api/v1/completions`, and the two profile
  * routes of the demo contract, each behind `withApiKey` with the scope it needs.
  */
 import type { Keyward } from "@keyward/core";
+import type { ProtectedResource } from "@keyward/core/agent-tokens";
+import type { BudgetsApi } from "@keyward/core/budgets";
 import { keywardFetchHandler, withApiKey } from "@keyward/fetch";
 import {
   PROFILE_ROUTE,
@@ -11,6 +14,8 @@ import {
   readProfile,
   updateProfile,
 } from "@keyward/testing/demo-contract";
+import { completionsRoute } from "./completions.js";
+import { mcpRoute } from "./mcp.js";
 
 const profilePattern = /^\/api\/v1\/profiles\/([^/]+)\/?$/;
 
@@ -25,8 +30,21 @@ const clientIp = (request: Request) => request.headers.get("cf-connecting-ip") ?
 /** What a profile route is about: a key limited to some profiles gets 403 for the others. */
 const resource = (request: Request) => profileResource(slugOf(request)!);
 
-export function createApp(keyward: Keyward): (request: Request) => Promise<Response> {
+export interface AppParts {
+  /** `/mcp`'s protected resource; undefined: `/mcp` is not served. */
+  mcp?: ProtectedResource | undefined;
+  /** Given the work a response leaves running (a hold's settle), for `ctx.waitUntil`. */
+  pending?: (work: Promise<unknown>) => void;
+}
+
+export function createApp(
+  keyward: Keyward & { budgets: BudgetsApi },
+  parts: AppParts = {},
+): (request: Request) => Promise<Response> {
   const keyManagement = keywardFetchHandler(keyward);
+  const mcp = mcpRoute(keyward, parts.mcp, clientIp);
+  // POST /api/v1/completions (demo contract v0.4): reserve, stream, settle.
+  const completions = completionsRoute(keyward, clientIp, parts.pending ?? (() => {}));
   const read = withApiKey(
     keyward,
     { scopes: PROFILE_ROUTES.read.scopes, route: `GET ${PROFILE_ROUTE}`, clientIp, resource },
@@ -41,6 +59,8 @@ export function createApp(keyward: Keyward): (request: Request) => Promise<Respo
   return async (request) => {
     const answered = await keyManagement(request);
     if (answered) return answered;
+    const routed = (await mcp(request)) ?? (await completions(request));
+    if (routed) return routed;
     if (slugOf(request) === null) return problem(404, "route_not_found", "Not Found");
     if (request.method === "GET" || request.method === "HEAD") return read(request);
     if (request.method === "PUT") return update(request);

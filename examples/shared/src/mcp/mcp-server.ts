@@ -6,6 +6,7 @@
  */
 import type { Principal } from "@keyward/core";
 import { readProfile } from "@keyward/testing/demo-contract";
+import type { ServerOptions } from "@modelcontextprotocol/sdk/server/index.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { z } from "zod";
@@ -13,8 +14,19 @@ import { z } from "zod";
 /** The scope the tool needs, which the guard of `/mcp` asks of every request. */
 export const MCP_SCOPES = ["profile:read"] as const;
 
+/**
+ * What a runtime may change in the server: its JSON-schema validator. The SDK's default is Ajv,
+ * which generates code at run time; Workers forbid that, so the Workers example gives the SDK's
+ * `CfWorkerJsonSchemaValidator` (`@modelcontextprotocol/sdk/validation/cfworker`).
+ */
+export type McpServerOptions = Pick<ServerOptions, "jsonSchemaValidator">;
+
 /** Answers one MCP request (the JSON-RPC body of a POST; GET and DELETE are refused with 405). */
-export async function answerMcp(request: Request, principal: Principal): Promise<Response> {
+export async function answerMcp(
+  request: Request,
+  principal: Principal,
+  options: McpServerOptions = {},
+): Promise<Response> {
   // Stateless: no stream to open (GET) and no session to end (DELETE).
   if (request.method !== "POST") {
     return Response.json(
@@ -22,7 +34,7 @@ export async function answerMcp(request: Request, principal: Principal): Promise
       { status: 405, headers: { Allow: "POST" } },
     );
   }
-  const server = new McpServer({ name: "keyward-demo", version: "0.4.0" });
+  const server = new McpServer({ name: "keyward-demo", version: "0.4.0" }, options);
   server.registerTool(
     "get_profile",
     {

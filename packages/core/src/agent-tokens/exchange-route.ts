@@ -39,7 +39,7 @@ export function exchangeRoute(
   issuer: TokenIssuer,
   settings: ExchangeSettings,
 ): (request: Request) => Promise<Response> {
-  const { keyModel, store } = kernel;
+  const { keyModel } = kernel;
   const route = `POST ${kernel.basePath}${tokensSubpath}`;
   return async (request) => {
     // A CORS preflight, answered as the kernel's router answers one: what the route takes.
