@@ -57,6 +57,26 @@ export interface UsageReport {
     refill: { amount: number; period: "day" | "month" } | null;
     refillsAt: string | null;
   };
+  /**
+   * Where the key's budgets stand this period (`budgets()` on the server); only when it has one.
+   * `held` is what unsettled holds take now; `left` = `limit` − `spent` − `held`.
+   */
+  budgets?: {
+    held: number;
+    key: BudgetStanding | null;
+    own: BudgetStanding | null;
+    owner: BudgetStanding | null;
+  };
+}
+
+/** One budget of a usage report. */
+export interface BudgetStanding {
+  limit: number;
+  period: "day" | "week" | "month";
+  held: number;
+  spent: number;
+  left: number;
+  resetsAt: string;
 }
 
 /** One entry of a key's audit log, `GET {basePath}/{key_id}/events` (docs/events.md). */
