@@ -574,7 +574,7 @@ export interface components {
                 refill: {
                     amount: number;
                     /** @enum {unknown} */
-                    period: "day" | "month";
+                    period: "day" | "month" | "week";
                 } | null;
                 refillsAt: string | null;
                 remaining: number;
@@ -585,7 +585,7 @@ export interface components {
             quota?: {
                 limit: number;
                 /** @enum {unknown} */
-                period: "day" | "month";
+                period: "day" | "month" | "week";
                 remaining: number;
                 /** Format: date-time */
                 resetsAt: string;
@@ -819,7 +819,7 @@ export interface components {
                             refill?: {
                                 amount: number;
                                 /** @enum {unknown} */
-                                period: "day" | "month";
+                                period: "day" | "month" | "week";
                             };
                         };
                         /** @description The owner's shared allowance this key counts against; false: none */
@@ -832,7 +832,7 @@ export interface components {
                         quota?: {
                             limit: number;
                             /** @enum {unknown} */
-                            period: "day" | "month";
+                            period: "day" | "month" | "week";
                         } | false;
                         /** @description The per-key rate limit */
                         rateLimit?: {
@@ -1128,7 +1128,7 @@ export interface components {
             data: {
                 limit: number;
                 /** @enum {unknown} */
-                period: "day" | "month";
+                period: "day" | "month" | "week";
                 /** Format: date-time */
                 resetsAt: string;
                 /** @enum {unknown} */
@@ -1357,7 +1357,7 @@ export interface components {
                                 refill?: {
                                     amount: number;
                                     /** @enum {unknown} */
-                                    period: "day" | "month";
+                                    period: "day" | "month" | "week";
                                 };
                             };
                             /** @description The owner's shared allowance this key counts against; false: none */
@@ -1370,7 +1370,7 @@ export interface components {
                             quota?: {
                                 limit: number;
                                 /** @enum {unknown} */
-                                period: "day" | "month";
+                                period: "day" | "month" | "week";
                             } | false;
                             /** @description The per-key rate limit */
                             rateLimit?: {
@@ -1666,7 +1666,7 @@ export interface components {
                 data: {
                     limit: number;
                     /** @enum {unknown} */
-                    period: "day" | "month";
+                    period: "day" | "month" | "week";
                     /** Format: date-time */
                     resetsAt: string;
                     /** @enum {unknown} */

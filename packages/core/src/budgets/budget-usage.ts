@@ -63,9 +63,9 @@ export async function budgetUsage({
   const add = (which: "key" | "own" | "owner", layer: LimitLayer) => {
     indexOf[which] = layers.push(layer) - 1;
   };
-  if (budgets.key) add("key", budgetLayer(keyBudgetBucket(key.id), budgets.key, 0, now));
-  if (budgets.own) add("own", budgetLayer(ownBudgetBucket(key.id), budgets.own, 0, now));
-  if (budgets.owner) add("owner", budgetLayer(ownerBudgetBucket(owner), budgets.owner, 0, now));
+  if (budgets.key) add("key", budgetLayer(keyBudgetBucket(key.id), budgets.key, 0));
+  if (budgets.own) add("own", budgetLayer(ownBudgetBucket(key.id), budgets.own, 0));
+  if (budgets.owner) add("owner", budgetLayer(ownerBudgetBucket(owner), budgets.owner, 0));
   const [held, decisions] = await Promise.all([
     store.heldBy(key.id),
     layers.length > 0 && kernel.limits.layered

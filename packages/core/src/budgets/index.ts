@@ -143,7 +143,7 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
 
   // The plan each reservation was charged with, by its options object (one per call).
   const reserving = new WeakMap<object, KeyLimitPlan | null>();
-  const chargeStep = budgetChargeStep(sources, clock);
+  const chargeStep = budgetChargeStep(sources);
 
   const holds = holdsOf({
     store,

@@ -233,6 +233,30 @@ export function describeBudgets(options: BudgetsSuiteOptions): void {
       holdOf(await month.reserve(10));
     });
 
+    it("a week budget's refusal carries Retry-After to Monday 00:00 UTC, and a give-back within the week returns", async () => {
+      const { reserve, clock, keyward, ownerId, id } = await instance({
+        perKey: { limit: 10, period: "week" },
+      });
+      // Thursday 2026-12-10, 12:00 UTC: the week ends on Monday 2026-12-14, 84 hours later.
+      clock.set(Date.parse("2026-12-10T12:00:00Z"));
+      const hold = holdOf(await reserve(10));
+      const refused = await reserve(1);
+      expect(refused.ok).toBe(false);
+      if (refused.ok) return;
+      expect(refused.error.status).toBe(429);
+      expect(refused.headers["Retry-After"]).toBe(String(84 * 3600));
+      expect(refused.headers["X-RateLimit-Reset"]).toBe(
+        String(Date.parse("2026-12-14T00:00:00Z") / 1000),
+      );
+      // Settled the same week: what it did not spend comes back to this week's budget.
+      expect(await hold.settle(4)).toMatchObject({ done: true, spent: 4, returned: 6 });
+      expect((await keyward.keys.usage(ownerId, id)).budgets).toMatchObject({
+        key: { period: "week", spent: 4, left: 6, resetsAt: "2026-12-14T00:00:00.000Z" },
+      });
+      clock.set(Date.parse("2026-12-14T00:00:00Z"));
+      holdOf(await reserve(10));
+    });
+
     it("a hold settled after its budget's period ended gives nothing back into the new one", async () => {
       const { reserve, keyward, id, clock } = await instance({
         perKey: { limit: 100, period: "day" },

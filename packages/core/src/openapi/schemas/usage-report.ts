@@ -6,7 +6,7 @@ import { schemaNode } from "../../validation/schema.js";
 import { featureFieldNodes } from "./key-record.js";
 import { count, either, isoDateTime, listOf, nullValue, object, oneOf, string } from "./nodes.js";
 
-const period = oneOf("day", "month");
+const period = oneOf("day", "week", "month");
 
 /** @param fields the listed features' key fields: those with a usage schema are in the report */
 export const usageReportType = (fields: readonly KeyField[]) =>
