@@ -76,6 +76,7 @@ export type {
   PathItemObject,
   ResponseObject,
 } from "./features/openapi-types.js";
+export type { UsageSection, UsageSectionRequest } from "./features/usage-section.js";
 export type { EndpointRequest, FeatureEndpointHandler } from "./http/routes/route-context.js";
 export type { KeyField } from "./keys/key-field.js";
 export type {

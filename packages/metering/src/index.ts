@@ -44,6 +44,7 @@ export type {
   PendingSend,
   UsageLedger,
 } from "./ledger/usage-ledger.js";
+export type { MeteredUsageSection } from "./metered-usage-section.js";
 export type { MeteringConfig } from "./metering-config.js";
 export { type MeteringApi, type MeteringStatus, metering } from "./metering-feature.js";
 export { periodRange, type ReconcileLine, type Reconciliation } from "./reconcile.js";

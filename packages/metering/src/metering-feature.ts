@@ -15,6 +15,7 @@ import { currentWindow } from "./current-window.js";
 import { createExporter, type ExportRun } from "./export/exporter.js";
 import { checkAdditions } from "./ledger/check-additions.js";
 import type { Adjustment, UsageLedger } from "./ledger/usage-ledger.js";
+import { meteredUsageSection } from "./metered-usage-section.js";
 import { type MeteringConfig, resolveMeteringConfig } from "./metering-config.js";
 import { type Reconciliation, reconcile } from "./reconcile.js";
 import { servedUsage } from "./served-usage.js";
@@ -179,6 +180,8 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
       };
       return {
         api,
+        // `metering` on a key's usage report: the owner's counts in the open window.
+        usage: [meteredUsageSection(() => ledger, resolved.windowMs)],
         // Once every feature is installed, so `otel()` listed after this one hears it too.
         ready() {
           const read = async () =>

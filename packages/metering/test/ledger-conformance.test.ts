@@ -74,6 +74,28 @@ describe.each(ledgers)("%s ledger", (_, make) => {
     );
   });
 
+  it("windowOf reads one owner's meters in one window, nothing of other owners or windows", async () => {
+    const ledger = await make();
+    await ledger.add([
+      { ownerId: "alice", meter: "requests", windowStart: w0, amount: 2 },
+      { ownerId: "alice", meter: "llm_tokens", windowStart: w0, amount: 1234 },
+      { ownerId: "alice", meter: "requests", windowStart: w0 + minute, amount: 5 },
+      { ownerId: "bob", meter: "requests", windowStart: w0, amount: 9 },
+    ]);
+    await ledger.add([{ ownerId: "alice", meter: "requests", windowStart: w0, amount: 1 }]);
+    const sorted = (totals: { meter: string }[]) =>
+      [...totals].sort((a, b) => a.meter.localeCompare(b.meter));
+    expect(sorted(await ledger.windowOf("alice", w0))).toEqual([
+      { ownerId: "alice", meter: "llm_tokens", total: 1234 },
+      { ownerId: "alice", meter: "requests", total: 3 },
+    ]);
+    expect(await ledger.windowOf("alice", w0 + minute)).toEqual([
+      { ownerId: "alice", meter: "requests", total: 5 },
+    ]);
+    expect(await ledger.windowOf("carol", w0)).toEqual([]);
+    expect(await ledger.windowOf("alice", w0 + 2 * minute)).toEqual([]);
+  });
+
   it("a frozen send stays as frozen until acknowledged, and is counted once", async () => {
     const ledger = await make();
     const window = { ownerId: "alice", meter: "requests", windowStart: w0 };

@@ -1,7 +1,8 @@
 /**
  * The layered script against the TypeScript original. Random schedules of one owner's keys, each
- * with its own stack of layers (a per-key limit, the owner's shared allowance, a daily or monthly
- * quota, credits with or without a refill, any algorithm), run through `memoryRateLimitStore`
+ * with its own stack of layers (a per-key limit, the owner's shared allowance, a daily, weekly or
+ * monthly quota, credits with or without a refill, any algorithm; from a Friday, across a Monday
+ * and a month's end), run through `memoryRateLimitStore`
  * (core's `stepLayer`) and through the Redis script on the caller's clock, with the key's own layer
  * in its usage hash (a single server) and in a key of its own (as on a cluster). Every decision of
  * every layer must be identical, reads included, and the usage counted must be every request's.
@@ -66,7 +67,10 @@ describe.skipIf(!redisAvailable)("layered limits: Lua and TypeScript decide alik
         const reference = memoryRateLimitStore();
         const owner = `user:diff-${schedule}`;
         const ownerPolicy = policy();
-        const quota = { limit: 3 + Math.floor(random() * 20), period: pick(["day", "month"]) };
+        const quota = {
+          limit: 3 + Math.floor(random() * 20),
+          period: pick(["day", "week", "month"]),
+        };
         let grantedAt = 1;
         const keyIds = ["a", "b", "c"].map((name) => `diff-${schedule}-${name}`);
         // Each key its own stack: every one has its own limit, the others come and go.
@@ -81,7 +85,7 @@ describe.skipIf(!redisAvailable)("layered limits: Lua and TypeScript decide alik
           if (random() < 0.5) {
             const refill =
               random() < 0.5
-                ? { amount: small() * 3, period: pick(["day", "month"] as const) }
+                ? { amount: small() * 3, period: pick(["day", "week", "month"] as const) }
                 : undefined;
             layers.push({
               layer: "credits",

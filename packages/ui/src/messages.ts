@@ -120,7 +120,18 @@ export interface KeywardMessages {
     creditsRefill: string;
     creditsNoRefill: string;
     periodDay: string;
+    periodWeek: string;
     periodMonth: string;
+    /**
+     * The usage panel's budgets (`budgets()` on the server): `{spent}`, `{held}`, `{left}`,
+     * `{limit}`, `{period}`, `{time}`.
+     */
+    budgets: string;
+    budgetKey: string;
+    budgetOwn: string;
+    budgetOwner: string;
+    budgetStanding: string;
+    budgetResets: string;
     /** The audit log in the usage panel. */
     auditLog: string;
     auditLogEmpty: string;
@@ -252,7 +263,14 @@ export const defaultMessages: KeywardMessages = {
     creditsRefill: "Back to {amount} on {time}",
     creditsNoRefill: "No refill",
     periodDay: "day",
+    periodWeek: "week",
     periodMonth: "month",
+    budgets: "Budgets",
+    budgetKey: "This key",
+    budgetOwn: "Its own",
+    budgetOwner: "All your keys",
+    budgetStanding: "{spent} spent · {held} held · {left} left of {limit} this {period}",
+    budgetResets: "Whole again {time}",
     auditLog: "Activity",
     auditLogEmpty: "No activity recorded.",
     auditLogLoading: "Loading activity…",

@@ -40,6 +40,9 @@ export interface ScopeDescription {
   description: string;
 }
 
+/** A quota's, a credit refill's or a budget's UTC period (a week starts on Monday). */
+export type CalendarPeriod = "day" | "week" | "month";
+
 /** `GET {basePath}/{key_id}/usage`. */
 export interface UsageReport {
   keyId: string;
@@ -50,13 +53,33 @@ export interface UsageReport {
   endpoints: { method: string; route: string; count: number }[];
   daily: { date: string; count: number }[];
   /** The owner's quota as this key's requests count against it; only when there is one. */
-  quota?: { limit: number; remaining: number; period: "day" | "month"; resetsAt: string };
+  quota?: { limit: number; remaining: number; period: CalendarPeriod; resetsAt: string };
   /** The key's credits; only when it has some. `refillsAt` is null without a refill. */
   credits?: {
     remaining: number;
-    refill: { amount: number; period: "day" | "month" } | null;
+    refill: { amount: number; period: CalendarPeriod } | null;
     refillsAt: string | null;
   };
+  /**
+   * Where the key's budgets stand this period (`budgets()` on the server); only when it has one.
+   * `held` is what unsettled holds take now; `left` = `limit` − `spent` − `held`.
+   */
+  budgets?: {
+    held: number;
+    key: BudgetStanding | null;
+    own: BudgetStanding | null;
+    owner: BudgetStanding | null;
+  };
+}
+
+/** One budget of a usage report. */
+export interface BudgetStanding {
+  limit: number;
+  period: CalendarPeriod;
+  held: number;
+  spent: number;
+  left: number;
+  resetsAt: string;
 }
 
 /** One entry of a key's audit log, `GET {basePath}/{key_id}/events` (docs/events.md). */

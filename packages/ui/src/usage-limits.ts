@@ -2,7 +2,7 @@
 import { html, nothing, type TemplateResult } from "lit";
 import { formatDateTime } from "./format.js";
 import { fill, type KeywardMessages } from "./messages.js";
-import type { UsageReport } from "./types.js";
+import type { CalendarPeriod, UsageReport } from "./types.js";
 
 export function usageLimits(
   report: UsageReport,
@@ -12,8 +12,8 @@ export function usageLimits(
   const { quota, credits } = report;
   if (!quota && !credits) return nothing;
   const number = (value: number) => value.toLocaleString(locale);
-  const period = (name: "day" | "month") =>
-    name === "day" ? labels.periodDay : labels.periodMonth;
+  const periods = { day: labels.periodDay, week: labels.periodWeek, month: labels.periodMonth };
+  const period = (name: CalendarPeriod) => periods[name] ?? name;
   return html`<dl class="usage-summary usage-limits">
     ${
       quota

@@ -1,12 +1,13 @@
 /**
- * A key's details: totals, the quota and credits it counts against, a chart per UTC day, bars per
- * endpoint, and its audit log.
+ * A key's details: totals, the quota and credits it counts against, its budgets, a chart per UTC
+ * day, bars per endpoint, and its audit log.
  */
 import { html, nothing, type TemplateResult } from "lit";
 import { type AuditLogState, auditLog } from "./audit-log.js";
 import { formatLastUse } from "./format.js";
 import { fill, type KeywardMessages } from "./messages.js";
 import type { KeyRecord, UsageReport } from "./types.js";
+import { usageBudgets } from "./usage-budgets.js";
 import { dailyChart, dailySeries, endpointChart } from "./usage-chart.js";
 import { usageLimits } from "./usage-limits.js";
 
@@ -40,6 +41,7 @@ export function usagePanel(options: UsagePanelOptions): TemplateResult {
             }</dd></div>
           </dl>
           ${usageLimits(report, messages.labels, options.locale)}
+          ${usageBudgets(report, messages.labels, options.locale)}
           <h4>Requests per day</h4>
           ${dailyChart(dailySeries(report, options.today), "usage-daily-title")}
           <h4>Requests per endpoint</h4>

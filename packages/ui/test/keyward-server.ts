@@ -24,7 +24,8 @@ import {
 
 export interface KeywardServer {
   origin: string;
-  keyward: Keyward;
+  /** The demo lists `budgets()`: its API is there. */
+  keyward: Keyward & { budgets: BudgetsApi };
   /** A session JWT for `sub`, signed as the demo's "act as" form signs it; `orgs`: memberships. */
   session(options: {
     sub: string;

@@ -574,7 +574,7 @@ export interface components {
                 refill: {
                     amount: number;
                     /** @enum {unknown} */
-                    period: "day" | "month";
+                    period: "day" | "month" | "week";
                 } | null;
                 refillsAt: string | null;
                 remaining: number;
@@ -585,10 +585,66 @@ export interface components {
             quota?: {
                 limit: number;
                 /** @enum {unknown} */
-                period: "day" | "month";
+                period: "day" | "month" | "week";
                 remaining: number;
                 /** Format: date-time */
                 resetsAt: string;
+            };
+            /** @description The key's budgets in their current periods; present when the key has a budget */
+            budgets?: {
+                /** @description What the key's unsettled holds hold now, from its credits and budgets */
+                held: number;
+                /** @description The budget `budgets({ perKey })` sets for the key; null without one */
+                key: {
+                    limit: number;
+                    /** @enum {string} */
+                    period: "day" | "week" | "month";
+                    /** @description What the key's unsettled holds take from this budget now */
+                    held: number;
+                    /** @description What was spent for good this period */
+                    spent: number;
+                    /** @description What a request may still spend: limit − spent − held */
+                    left: number;
+                    /**
+                     * Format: date-time
+                     * @description When the budget is whole again: the next UTC period's first instant
+                     */
+                    resetsAt: string;
+                } | null;
+                /** @description The key's own budget (its `budget` field); null without one */
+                own: {
+                    limit: number;
+                    /** @enum {string} */
+                    period: "day" | "week" | "month";
+                    /** @description What the key's unsettled holds take from this budget now */
+                    held: number;
+                    /** @description What was spent for good this period */
+                    spent: number;
+                    /** @description What a request may still spend: limit − spent − held */
+                    left: number;
+                    /**
+                     * Format: date-time
+                     * @description When the budget is whole again: the next UTC period's first instant
+                     */
+                    resetsAt: string;
+                } | null;
+                /** @description The budget shared by the owner's keys (`perOwner`); null without one. Its `held` counts this key's holds; the other keys' holds are in its `spent` */
+                owner: {
+                    limit: number;
+                    /** @enum {string} */
+                    period: "day" | "week" | "month";
+                    /** @description What the key's unsettled holds take from this budget now */
+                    held: number;
+                    /** @description What was spent for good this period */
+                    spent: number;
+                    /** @description What a request may still spend: limit − spent − held */
+                    left: number;
+                    /**
+                     * Format: date-time
+                     * @description When the budget is whole again: the next UTC period's first instant
+                     */
+                    resetsAt: string;
+                } | null;
             };
         };
         /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked, key.expiring, key.inactive, quota.threshold, credits.exhausted, key.leaked, key.revealed, key.imported. Never a secret or a hash. More types will come: ignore those you do not know. */
@@ -763,7 +819,7 @@ export interface components {
                             refill?: {
                                 amount: number;
                                 /** @enum {unknown} */
-                                period: "day" | "month";
+                                period: "day" | "month" | "week";
                             };
                         };
                         /** @description The owner's shared allowance this key counts against; false: none */
@@ -776,7 +832,7 @@ export interface components {
                         quota?: {
                             limit: number;
                             /** @enum {unknown} */
-                            period: "day" | "month";
+                            period: "day" | "month" | "week";
                         } | false;
                         /** @description The per-key rate limit */
                         rateLimit?: {
@@ -1072,7 +1128,7 @@ export interface components {
             data: {
                 limit: number;
                 /** @enum {unknown} */
-                period: "day" | "month";
+                period: "day" | "month" | "week";
                 /** Format: date-time */
                 resetsAt: string;
                 /** @enum {unknown} */
@@ -1301,7 +1357,7 @@ export interface components {
                                 refill?: {
                                     amount: number;
                                     /** @enum {unknown} */
-                                    period: "day" | "month";
+                                    period: "day" | "month" | "week";
                                 };
                             };
                             /** @description The owner's shared allowance this key counts against; false: none */
@@ -1314,7 +1370,7 @@ export interface components {
                             quota?: {
                                 limit: number;
                                 /** @enum {unknown} */
-                                period: "day" | "month";
+                                period: "day" | "month" | "week";
                             } | false;
                             /** @description The per-key rate limit */
                             rateLimit?: {
@@ -1610,7 +1666,7 @@ export interface components {
                 data: {
                     limit: number;
                     /** @enum {unknown} */
-                    period: "day" | "month";
+                    period: "day" | "month" | "week";
                     /** Format: date-time */
                     resetsAt: string;
                     /** @enum {unknown} */

@@ -1,4 +1,5 @@
 import { operatorActor } from "../event-model/event-actor.js";
+import type { UsageSection } from "../features/usage-section.js";
 import { type Owner, ownerOfKey, toOwner, userOwner } from "../keys/owner.js";
 import type { KeywardContext } from "../keyward/context.js";
 import type { KeyLimitOverrides, KeyLimits } from "../limits/types.js";
@@ -185,7 +186,14 @@ export interface KeyAccess {
  * one `commit`: the host's API (`keys.*`, the operator) and the endpoints' (`forCaller`, a
  * signed-in user), which differ only in who is checked and who the events name.
  */
-export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
+/**
+ * @param parts.usageSections the sections features add to the usage report: installed after the
+ *   keys API is made, so read on each report
+ */
+export function createKeysApi(
+  ctx: KeywardContext,
+  parts: { usageSections: () => readonly UsageSection[] } = { usageSections: () => [] },
+): InternalKeysApi {
   const ops = keyOperations(ctx);
   const { access, guarded } = ops;
   const create = createKeyOperation(ops);
@@ -193,7 +201,7 @@ export function createKeysApi(ctx: KeywardContext): InternalKeysApi {
   const update = updateKeyOperation(ops);
   const rotate = rotateKeyOperation(ops);
   const revoke = revokeKeyOperation(ops);
-  const usage = keyUsageOperation(ops);
+  const usage = keyUsageOperation(ops, parts.usageSections);
 
   const forCaller = keysForCaller(ops, { create, list, update, rotate, revoke, usage });
 

@@ -5,19 +5,16 @@
  * decided with the rate limits, quota and credits in the store's one atomic step, all-or-nothing,
  * on every store, with no state of its own:
  *
- * - a day or month budget refills (`refill: { amount: limit, period }`), so a refusal carries the
- *   period's end as its reset and `Retry-After`;
- * - a week budget is a new grant each UTC week (`grantedAt` = the week's Monday 00:00): the layers
- *   of the kernel know calendar days and months only.
+ * every budget refills (`refill: { amount: limit, period }`) at the start of each UTC day, ISO
+ * week (Monday 00:00 UTC) or month, the kernel's calendar periods, so a refusal carries the
+ * period's end as its reset and `Retry-After`.
  */
 import type { ChargeStep } from "../auth/charge-steps.js";
-import type { Clock } from "../clock.js";
 import type { KeyLimitPlan } from "../limits/resolve-layers.js";
 import type { LimitLayer } from "../limits/types.js";
 import type { StoredKey } from "../storage/key-store.js";
 import { type Budget, type BudgetSource, budgetOf } from "./budget-config.js";
 import { ownBudgetOf } from "./budget-field.js";
-import { budgetPeriodStart } from "./budget-period.js";
 
 export type CreditsLayer = Extract<LimitLayer, { layer: "credits" }>;
 
@@ -31,21 +28,7 @@ export function isBudgetBucket(bucket: string): boolean {
   return bucket.startsWith("budget:");
 }
 
-export function budgetLayer(
-  bucket: string,
-  budget: Budget,
-  cost: number,
-  now: number,
-): CreditsLayer {
-  if (budget.period === "week") {
-    return {
-      layer: "credits",
-      bucket,
-      cost,
-      remaining: budget.limit,
-      grantedAt: budgetPeriodStart(now, "week"),
-    };
-  }
+export function budgetLayer(bucket: string, budget: Budget, cost: number): CreditsLayer {
   return {
     layer: "credits",
     bucket,
@@ -62,12 +45,12 @@ export interface BudgetSources {
 }
 
 /**
- * The charge step. `clock` is read when a request is planned (the instance's, set at install).
- * For the default cost of 1 the plan with budgets is kept per plan and period, so a key that is not
- * spending a `cost` gets the same plan object on every request, as the charge phase asks.
+ * The charge step. For the default cost of 1 the plan with budgets is kept per plan (a budget's
+ * layer is the same in every period: its refill starts each one), so a key that is not spending a
+ * `cost` gets the same plan object on every request, as the charge phase asks.
  */
-export function budgetChargeStep(sources: BudgetSources, clock: () => Clock): ChargeStep {
-  const cached = new WeakMap<KeyLimitPlan, { at: string; plan: KeyLimitPlan }>();
+export function budgetChargeStep(sources: BudgetSources): ChargeStep {
+  const cached = new WeakMap<KeyLimitPlan, KeyLimitPlan>();
   return {
     name: "budget",
     plan(plan, request) {
@@ -76,30 +59,23 @@ export function budgetChargeStep(sources: BudgetSources, clock: () => Clock): Ch
       const ownerBudget = budgetOf(sources.perOwner, key, "budgets({ perOwner })");
       const ownBudget = ownBudgetOf(key);
       if (!keyBudget && !ownerBudget && !ownBudget) return plan;
-      const now = clock().now();
-      const at = periodsAt(now, keyBudget, ownerBudget, ownBudget);
       if (cost === 1) {
         const hit = cached.get(plan);
-        if (hit && hit.at === at) return hit.plan;
+        if (hit) return hit;
       }
       const layers: LimitLayer[] = plan.layers
         ? [...plan.layers]
         : [{ layer: "key", bucket: `key:${key.id}`, policy: plan.policy }];
-      if (keyBudget) layers.push(budgetLayer(keyBudgetBucket(key.id), keyBudget, cost, now));
-      if (ownBudget) layers.push(budgetLayer(ownBudgetBucket(key.id), ownBudget, cost, now));
+      if (keyBudget) layers.push(budgetLayer(keyBudgetBucket(key.id), keyBudget, cost));
+      if (ownBudget) layers.push(budgetLayer(ownBudgetBucket(key.id), ownBudget, cost));
       if (ownerBudget) {
-        layers.push(budgetLayer(ownerBudgetBucket(plan.owner), ownerBudget, cost, now));
+        layers.push(budgetLayer(ownerBudgetBucket(plan.owner), ownerBudget, cost));
       }
       const next = { ...plan, layers };
-      if (cost === 1) cached.set(plan, { at, plan: next });
+      if (cost === 1) cached.set(plan, next);
       return next;
     },
   };
-}
-
-/** The periods a plan is valid for, as one string: a new period is a new plan. */
-function periodsAt(now: number, ...budgets: (Budget | undefined)[]): string {
-  return budgets.map((budget) => (budget ? budgetPeriodStart(now, budget.period) : "")).join(":");
 }
 
 /** For a reader of a key's budget: which budget `sources` set for it. */

@@ -7,6 +7,7 @@
 import type { FeatureKernel } from "../features/feature-kernel.js";
 import { ownerLimitKey } from "../limits/owner-limit-key.js";
 import type { LimitLayer } from "../limits/types.js";
+import type { StoredKey } from "../storage/key-store.js";
 import type { Budget } from "./budget-config.js";
 import {
   type BudgetSources,
@@ -39,30 +40,32 @@ export interface BudgetUsage {
   owner: BudgetStanding | null;
 }
 
+export interface BudgetUsageRequest {
+  kernel: FeatureKernel;
+  sources: BudgetSources;
+  store: HoldStore;
+  key: StoredKey;
+  /** The time to read at (epoch ms). */
+  now: number;
+}
+
 export async function budgetUsage({
   kernel,
   sources,
   store,
-  keyId,
-}: {
-  kernel: FeatureKernel;
-  sources: BudgetSources;
-  store: HoldStore;
-  keyId: string;
-}): Promise<BudgetUsage | null> {
-  const key = await kernel.store.keys.findById(keyId);
-  if (!key) return null;
+  key,
+  now,
+}: BudgetUsageRequest): Promise<BudgetUsage> {
   const budgets = budgetsOf(sources, key);
-  const now = kernel.clock.now();
   const owner = ownerLimitKey(key);
   const layers: LimitLayer[] = [];
   const indexOf: Partial<Record<"key" | "own" | "owner", number>> = {};
   const add = (which: "key" | "own" | "owner", layer: LimitLayer) => {
     indexOf[which] = layers.push(layer) - 1;
   };
-  if (budgets.key) add("key", budgetLayer(keyBudgetBucket(key.id), budgets.key, 0, now));
-  if (budgets.own) add("own", budgetLayer(ownBudgetBucket(key.id), budgets.own, 0, now));
-  if (budgets.owner) add("owner", budgetLayer(ownerBudgetBucket(owner), budgets.owner, 0, now));
+  if (budgets.key) add("key", budgetLayer(keyBudgetBucket(key.id), budgets.key, 0));
+  if (budgets.own) add("own", budgetLayer(ownBudgetBucket(key.id), budgets.own, 0));
+  if (budgets.owner) add("owner", budgetLayer(ownerBudgetBucket(owner), budgets.owner, 0));
   const [held, decisions] = await Promise.all([
     store.heldBy(key.id),
     layers.length > 0 && kernel.limits.layered

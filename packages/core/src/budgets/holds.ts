@@ -21,8 +21,7 @@ import type { VerifyResult } from "../auth/principal.js";
 import type { Clock } from "../clock.js";
 import { periodStart } from "../limits/calendar-period.js";
 import type { LayeredLimiter } from "../limits/layered-limiter.js";
-import { type CreditsLayer, isBudgetBucket } from "./budget-layers.js";
-import { budgetPeriodStart } from "./budget-period.js";
+import type { CreditsLayer } from "./budget-layers.js";
 import type { HoldStore, StoredHold } from "./hold-store.js";
 
 /** How a hold ended. */
@@ -229,10 +228,6 @@ export function holdsOf(parts: HoldParts) {
 
 /** Whether a layer is still in the period (and grant) a hold taken at `heldAt` was taken from. */
 function samePeriod(layer: CreditsLayer, heldAt: number, now: number): boolean {
-  // A week budget is a grant per week: the week it was taken in must still be the current one.
-  if (isBudgetBucket(layer.bucket) && !layer.refill) {
-    return layer.grantedAt === budgetPeriodStart(now, "week");
-  }
   if (!layer.refill) return true;
   return periodStart(heldAt, layer.refill.period) === periodStart(now, layer.refill.period);
 }

@@ -27,6 +27,7 @@ import { type BudgetEvent, budgetEventsStep } from "./budget-events.js";
 import { budgetField } from "./budget-field.js";
 import { budgetChargeStep, type CreditsLayer } from "./budget-layers.js";
 import { type BudgetUsage, budgetUsage } from "./budget-usage.js";
+import { budgetsUsageSection } from "./budget-usage-section.js";
 import { type HoldStore, memoryHoldStore } from "./hold-store.js";
 import {
   checkAmount,
@@ -40,7 +41,8 @@ export type { Budget, BudgetSource } from "./budget-config.js";
 export type { BudgetEvent } from "./budget-events.js";
 export type { BudgetPeriod } from "./budget-period.js";
 export { budgetPeriodEnd, budgetPeriodStart } from "./budget-period.js";
-export type { BudgetUsage } from "./budget-usage.js";
+export type { BudgetStanding, BudgetUsage } from "./budget-usage.js";
+export type { BudgetStandingSection, BudgetsUsageSection } from "./budget-usage-section.js";
 export { type HoldStore, memoryHoldStore, type StoredHold } from "./hold-store.js";
 export {
   giveBackLayers,
@@ -141,7 +143,7 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
 
   // The plan each reservation was charged with, by its options object (one per call).
   const reserving = new WeakMap<object, KeyLimitPlan | null>();
-  const chargeStep = budgetChargeStep(sources, clock);
+  const chargeStep = budgetChargeStep(sources);
 
   const holds = holdsOf({
     store,
@@ -193,7 +195,9 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
     releaseExpired: () => holds.releaseExpired(),
     async usage(keyId) {
       if (!kernel) throw new TypeError("Keyward: budgets() is not installed");
-      return budgetUsage({ kernel, sources, store, keyId: checkId(keyId, "keyId") });
+      const key = await kernel.store.keys.findById(checkId(keyId, "keyId"));
+      if (!key) return null;
+      return budgetUsage({ kernel, sources, store, key, now: kernel.clock.now() });
     },
   };
 
@@ -235,6 +239,12 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
       report = installed.log.reportFailure;
       return {
         api,
+        // `budgets` on the key's usage report: held, spent and left per budget.
+        usage: [
+          budgetsUsageSection((key, now) =>
+            budgetUsage({ kernel: installed, sources, store, key, now }),
+          ),
+        ],
         async close() {
           sweep.close();
           await store.close?.();

@@ -18,6 +18,7 @@ import type { KeywardStore } from "../storage/index.js";
 import type { FeatureKernel } from "./feature-kernel.js";
 import type { KernelExtensions } from "./kernel-extensions.js";
 import type { PathBuilder } from "./openapi-contribution.js";
+import type { UsageSection } from "./usage-section.js";
 
 export type { FeatureKernel, FeatureLimits, FeatureLog, KeyModel } from "./feature-kernel.js";
 
@@ -68,6 +69,12 @@ export interface FeatureParts<Api = undefined> {
   endpoints?: readonly FeatureEndpoint[];
   /** The OpenAPI paths of those routes, listed after the kernel's. */
   openapi?: readonly PathBuilder[];
+  /**
+   * Sections of a key's usage report (`GET {basePath}/{key_id}/usage`), each a property read with
+   * the report and described by its schema (`usage-section.ts`): budgets' standing, a meter's
+   * count in the open window.
+   */
+  usage?: readonly UsageSection[];
   /** The feature's API on the instance, as `keyward[name]`. */
   api?: Api;
   /**

@@ -5,6 +5,7 @@
 import type { KeywardStore } from "../storage/index.js";
 import type { FeatureEndpoint, FeatureKernel, FeatureRoute, KeywardFeature } from "./feature.js";
 import type { PathBuilder } from "./openapi-contribution.js";
+import type { UsageSection } from "./usage-section.js";
 
 export interface InstalledFeatures {
   /** Feature routes by subpath, answered before the kernel's. */
@@ -12,6 +13,8 @@ export interface InstalledFeatures {
   /** Endpoints on keys, answered after the session checks as the kernel's are. */
   endpoints: readonly FeatureEndpoint[];
   openapi: readonly PathBuilder[];
+  /** The sections features add to a key's usage report, with the feature each came from. */
+  usage: readonly { feature: string; section: UsageSection }[];
   /** Each feature's API by its name. */
   apis: Record<string, unknown>;
   /** Runs every feature's `ready`, once the instance is built. */
@@ -68,6 +71,7 @@ export function installFeatures(
   const routes = new Map<string, FeatureRoute["handle"]>();
   const endpoints: FeatureEndpoint[] = [];
   const openapi: PathBuilder[] = [];
+  const usage: { feature: string; section: UsageSection }[] = [];
   const apis: Record<string, unknown> = {};
   const closers: (() => Promise<void>)[] = [];
   const readies: (() => void)[] = [];
@@ -83,6 +87,7 @@ export function installFeatures(
     }
     endpoints.push(...(parts.endpoints ?? []));
     openapi.push(...(parts.openapi ?? []));
+    for (const section of parts.usage ?? []) usage.push({ feature: feature.name, section });
     if (parts.api !== undefined) apis[feature.name] = parts.api;
     if (parts.close) closers.push(parts.close);
     if (parts.ready) readies.push(parts.ready);
@@ -91,6 +96,7 @@ export function installFeatures(
     routes,
     endpoints,
     openapi,
+    usage,
     apis,
     ready() {
       for (const ready of readies) ready();

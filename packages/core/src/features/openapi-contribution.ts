@@ -9,6 +9,7 @@ import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
 import type { Schema } from "../validation/schema.js";
 import type { HttpMethod, OperationObject } from "./openapi-types.js";
+import type { UsageSection } from "./usage-section.js";
 
 /** One Keyward instance as its OpenAPI document describes it, resolved from its configuration. */
 export interface InstanceDescription {
@@ -28,6 +29,8 @@ export interface InstanceDescription {
   updateKeyBody: Schema<unknown>;
   /** The listed features' key fields: each describes its body properties, record and events. */
   keyFields: readonly KeyField[];
+  /** The sections listed features add to the usage report (`usage-section.ts`), in their order. */
+  usageSections: readonly Pick<UsageSection, "name" | "schema">[];
   /** Whether `PATCH {basePath}/{key_id}` is served. */
   keyUpdates: boolean;
   /** The rotate body's schema and its maximum when rotations may give a grace; else undefined. */

@@ -17,6 +17,7 @@ import {
 } from "../features/install-features.js";
 import { mergeExtensions } from "../features/kernel-extensions.js";
 import type { InstanceDescription } from "../features/openapi-contribution.js";
+import { checkedUsageSections, type UsageSection } from "../features/usage-section.js";
 import { createHandle, underBasePath } from "../http/handle.js";
 import { defaultBodyLimit } from "../http/read-json-body.js";
 import { createRouter } from "../http/router.js";
@@ -65,7 +66,9 @@ export function createKeyward<
   const { context, bus, retention } = instanceContext(config, extensions, keyFields);
   const { scopes, tiers, environments, reportFailure, layeredLimits, usageRecorder } = context;
 
-  const keys = createKeysApi(context);
+  // Set once the features are installed: the sections they add to the usage report.
+  let usageSections: readonly UsageSection[] = [];
+  const keys = createKeysApi(context, { usageSections: () => usageSections });
   const verify = createVerify(context, mergeVerifyPhases([extensions.verify ?? {}]), {
     events: context.events,
     random: context.random,
@@ -83,6 +86,7 @@ export function createKeyward<
       describe: () => ({ instance: describeInstance(), featurePaths: installed.openapi }),
     }),
   );
+  usageSections = checkedUsageSections(installed.usage, keyFields);
   const router = createRouter(kernelEndpoints, installed.endpoints);
   const describeInstance = (): InstanceDescription => ({
     basePath,
@@ -94,6 +98,7 @@ export function createKeyward<
     createKeyBody: context.createKeyBody,
     updateKeyBody: context.updateKeyBody,
     keyFields,
+    usageSections,
     keyUpdates: router.has("/{key_id}", "PATCH"),
     rotateKeyBody: context.gracefulRotation && {
       schema: context.gracefulRotation.body,

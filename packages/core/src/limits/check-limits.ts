@@ -3,6 +3,7 @@
  * `keys.setLimits` for a key. Each throws a `TypeError` naming the bad value.
  */
 import { toPolicy } from "../rate-limit/duration.js";
+import { calendarPeriods } from "./calendar-period.js";
 import { limitNumberProblem } from "./limit-number.js";
 import type {
   CalendarPeriod,
@@ -12,12 +13,10 @@ import type {
   QuotaConfig,
 } from "./types.js";
 
-const periods: readonly CalendarPeriod[] = ["day", "month"];
-
 function checkPeriod(period: unknown, what: string): CalendarPeriod {
-  if (!periods.includes(period as CalendarPeriod)) {
+  if (!calendarPeriods.includes(period as CalendarPeriod)) {
     throw new TypeError(
-      `Invalid ${what} period ${JSON.stringify(period)}: expected "day" or "month"`,
+      `Invalid ${what} period ${JSON.stringify(period)}: expected "day", "week" or "month"`,
     );
   }
   return period as CalendarPeriod;

@@ -106,7 +106,7 @@ export function layerRefusal(
   const index = describedLayer(decision);
   const layer = layers[index]!;
   if (layer.layer === "quota") {
-    const period = layer.period === "day" ? "Daily" : "Monthly";
+    const period = { day: "Daily", week: "Weekly", month: "Monthly" }[layer.period];
     return new KeywardError("quota_exceeded", `${period} quota exceeded`, { headers });
   }
   const [code, detail] = refusals[layer.layer];

@@ -111,6 +111,48 @@ describe("layered limits on the memory store", () => {
     expect(!refused.ok && refused.error.code).toBe("rate_limited");
   });
 
+  it("a tier's weekly quota resets on Monday 00:00 UTC, and its refusal says when", async () => {
+    const { clock, newKey, call, keyward } = setup({
+      free: { rateLimit: { limit: 1000, window: "1s" }, quota: { limit: 2, period: "week" } },
+    });
+    // Sunday 2026-12-06, 23:00 UTC: the week (from Monday 2026-11-30) ends in an hour.
+    clock.set(Date.parse("2026-12-06T23:00:00Z"));
+    const { id, key } = await newKey();
+    expect((await call(key)).ok).toBe(true);
+    expect((await call(key)).ok).toBe(true);
+    const refused = await call(key);
+    expect(!refused.ok && refused.error.code).toBe("quota_exceeded");
+    expect(!refused.ok && refused.error.detail).toBe("Weekly quota exceeded");
+    expect(!refused.ok && refused.headers["Retry-After"]).toBe("3600");
+    expect((await keyward.keys.usage("alice", id)).quota).toEqual({
+      limit: 2,
+      remaining: 0,
+      period: "week",
+      resetsAt: "2026-12-07T00:00:00.000Z",
+    });
+    clock.set(Date.parse("2026-12-06T23:59:59.999Z"));
+    expect((await call(key)).ok).toBe(false);
+    clock.advance(1);
+    expect((await call(key)).ok).toBe(true);
+    // Not a new week on Thursday (the weekday of 1970-01-01), only on the next Monday.
+    expect((await call(key)).ok).toBe(true);
+    clock.set(Date.parse("2026-12-10T00:00:00Z"));
+    expect((await call(key)).ok).toBe(false);
+    clock.set(Date.parse("2026-12-14T00:00:00Z"));
+    expect((await call(key)).ok).toBe(true);
+  });
+
+  it("refuses a period that is not a calendar period, naming the three there are", () => {
+    expect(() =>
+      setup({
+        free: {
+          rateLimit: { limit: 10, window: "1s" },
+          quota: { limit: 2, period: "year" as never },
+        },
+      }),
+    ).toThrow('Invalid quota period "year": expected "day", "week" or "month"');
+  });
+
   it("admits exactly the quota per UTC period, then resets at the period boundary", async () => {
     const { clock, newKey, call, keyward } = setup({
       free: { rateLimit: { limit: 1000, window: "1s" }, quota: { limit: 4, period: "month" } },

@@ -6,8 +6,11 @@
 import type { RateLimitConfig } from "../rate-limit/duration.js";
 import type { RateLimitDecision, RateLimitPolicy } from "../rate-limit/types.js";
 
-/** A UTC calendar period: a quota's, or a credit refill's. */
-export type CalendarPeriod = "day" | "month";
+/**
+ * A UTC calendar period: a quota's, or a credit refill's. A day starts at 00:00 UTC, an ISO 8601
+ * week on Monday 00:00 UTC, a month on its 1st at 00:00 UTC.
+ */
+export type CalendarPeriod = "day" | "week" | "month";
 
 /** At most `limit` requests per owner per UTC calendar `period`. */
 export interface QuotaConfig {

@@ -22,7 +22,7 @@ import {
 import { eventTypesSchema } from "./schemas/event.js";
 import { keyRecordTypes } from "./schemas/key-record.js";
 import { scopeTypes } from "./schemas/scope-list.js";
-import { usageReportType } from "./schemas/usage-report.js";
+import { usageReportType, withUsageSections } from "./schemas/usage-report.js";
 
 /** Names of the security schemes, as operations' `security` refers to them. */
 export const securitySchemeNames = { session: "userJwt", apiKey: "apiKey" } as const;
@@ -64,7 +64,10 @@ export function buildComponents(context: InstanceDescription): OpenApiDocument["
     KeyPage: toJson(keys.page),
     RevokedKey: toJson(keys.revoked),
     ScopeList: toJson(scopeList),
-    UsageReport: toJson(usageReportType(context.keyFields)),
+    UsageReport: withUsageSections(
+      toJson(usageReportType(context.keyFields)),
+      context.usageSections,
+    ),
     ...(context.events ? eventComponents(context.keyFields) : {}),
     ValidationIssue: toJson(validationIssueType),
     ValidationError: toJson(validationErrorBodyType),

@@ -9,6 +9,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
+import { budgets } from "../budgets/index.js";
 import { events } from "../events/index.js";
 import type { JsonSchema } from "../features/openapi-types.js";
 import { createKeyward, memoryStore } from "../index.js";
@@ -38,6 +39,8 @@ function instance() {
       lifecycle({ gracefulRotation: true }),
       events(),
       permissions({ lastUsedAddress: true }),
+      // A usage section: each budget's standing on the report.
+      budgets({ perOwner: { limit: 10_000, period: "month" }, sweepInterval: false }),
     ],
   }) as ReturnType<typeof createKeyward> & { openapi: OpenApiApi };
 }
@@ -135,7 +138,10 @@ describe("the OpenAPI document's response schemas", () => {
     // The usage report writes buffered usage first; a listing reads what is written.
     const usage = await call("GET", `/${id}/usage`);
     expectAnswer("UsageReport", usage);
-    expect(usage.body).toMatchObject({ lastUsedAddress: "203.0.113.7" });
+    expect(usage.body).toMatchObject({
+      lastUsedAddress: "203.0.113.7",
+      budgets: { held: 0, key: null, own: null, owner: { limit: 10_000, spent: 1, left: 9_999 } },
+    });
     const listed = await call("GET", "");
     expectAnswer("KeyList", listed);
     expect((listed.body as { data: { id: string }[] }).data).toContainEqual(
@@ -153,6 +159,11 @@ describe("the OpenAPI document's response schemas", () => {
 
     // The check itself can fail: a field the document does not describe is caught.
     expect(check("KeyRecord", { ...(disabled.body as object), colour: "red" })).not.toEqual([]);
+    const { budgets: standing } = usage.body as { budgets: { owner: object } };
+    const wrongBudgets = { ...standing, owner: { ...standing.owner, left: "plenty" } };
+    expect(check("UsageReport", { ...(usage.body as object), budgets: wrongBudgets })).not.toEqual(
+      [],
+    );
     expect(answers.every(([, answer]) => answer.status < 500)).toBe(true);
   });
 });

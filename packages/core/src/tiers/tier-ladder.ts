@@ -8,7 +8,7 @@ export interface TierConfig {
   rateLimit: RateLimitConfig;
   /** One allowance shared by every key of an owner, beside each key's own. Default: none. */
   ownerRateLimit?: RateLimitConfig;
-  /** Requests per owner per UTC calendar day or month, across all their keys. Default: none. */
+  /** Requests per owner per UTC calendar day, ISO week (from Monday) or month, across all their keys. Default: none. */
   quota?: QuotaConfig;
 }
 

@@ -149,5 +149,10 @@ export function memoryLedger(): UsageLedger {
       }
       return [...sums.values()];
     },
+    async windowOf(ownerId, windowStart) {
+      const byMeter = totals.get(windowStart)?.get(ownerId);
+      if (byMeter === undefined) return [];
+      return [...byMeter.values()].map(({ meter, total }) => ({ ownerId, meter, total }));
+    },
   };
 }

@@ -306,6 +306,19 @@ export function postgresLedger(options: PostgresLedgerOptions): PostgresLedger {
         total: Number(row.total),
       }));
     },
+
+    async windowOf(ownerId, windowStart) {
+      // The primary key's (owner_id, meter, window_start): one owner's rows, never a scan.
+      const { rows } = await client.query(
+        `SELECT meter, total FROM ${usage} WHERE owner_id = $1 AND window_start = $2`,
+        [ownerId, windowStart],
+      );
+      return (rows as { meter: string; total: string }[]).map((row) => ({
+        ownerId,
+        meter: row.meter,
+        total: Number(row.total),
+      }));
+    },
   };
 }
 

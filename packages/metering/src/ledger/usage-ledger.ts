@@ -107,4 +107,9 @@ export interface UsageLedger {
   releaseLease(name: string, holder: string): Promise<void>;
   /** Every owner's total per meter over windows that started in [from, to). */
   totals(from: number, to: number): Promise<LedgerTotal[]>;
+  /**
+   * One owner's total per meter in one window (the open one, for a usage report): a lookup by the
+   * owner and the window, never a scan of other owners. Meters with no usage there are absent.
+   */
+  windowOf(ownerId: string, windowStart: number): Promise<LedgerTotal[]>;
 }

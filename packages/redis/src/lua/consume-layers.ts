@@ -2,7 +2,8 @@
  * Every layer of one request (per key, shared per owner, quota, credits: `LimitLayer` in
  * `@keyward/core`) in one atomic script, all-or-nothing, with the request's usage. The steps are
  * `stepLayer` of `@keyward/core` (`src/limits/step-layer.ts`) transcribed; the rate layers reuse the
- * algorithms of `consume.ts`, and the UTC calendar uses Howard Hinnant's civil-from-days.
+ * algorithms of `consume.ts`, and the UTC calendar uses Howard Hinnant's civil-from-days (an ISO
+ * week starts on the Monday on or before the day: day 0, 1970-01-01, was a Thursday).
  *
  * Several requests may share a call (those of one turn of the event loop, `layer-batcher.ts`),
  * grouped by the layers they pass through (in practice: by key; usage is counted per group). Each
@@ -29,7 +30,7 @@
  * "paid" marker is kept (ms);
  * then s, the number of layer specs, and the s specs:
  *   "r <algorithm>:<limit>:<windowMs>"                        a rate layer
- *   "q <limit> <day|month>"                                   a quota
+ *   "q <limit> <day|week|month>"                              a quota
  *   "c <cost> <remaining> <grantedAt> [<amount> <period>]"    credits (with a refill); a negative
  *     cost gives back what an admitted request spent (a settled hold, an adjustment)
  *   "d <cost> …"                                               durable credits, as "c"; a state
@@ -91,6 +92,10 @@ local lastDay, lastFirst, lastNext
 local function period(t, kind)
   local day = floor(t / dayMs)
   if kind == 'day' then return day * dayMs, (day + 1) * dayMs end
+  if kind == 'week' then
+    local monday = day - fmod(fmod(day + 3, 7) + 7, 7)
+    return monday * dayMs, (monday + 7) * dayMs
+  end
   if day == lastDay then return lastFirst, lastNext end
   -- civil_from_days: the day of the month and the month of this day.
   local z = day + 719468

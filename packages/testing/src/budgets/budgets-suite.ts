@@ -70,7 +70,7 @@ export function describeBudgets(options: BudgetsSuiteOptions): void {
         keyward.budgets.reserve(`Bearer ${created.key}`, { scopes, route, cost });
       const credits = async () =>
         (await keyward.keys.usage(ownerId, created.id)).credits?.remaining;
-      return { clock, holds, keyward, id: created.id, reserve, credits };
+      return { clock, holds, keyward, ownerId, id: created.id, reserve, credits };
     };
     const holdOf = (result: { ok: boolean }): Hold => {
       if (!result.ok) throw new Error(`refused: ${JSON.stringify(result)}`);
@@ -131,6 +131,65 @@ export function describeBudgets(options: BudgetsSuiteOptions): void {
       expect(await keyward.budgets.usage(id)).toMatchObject({ held: 0 });
     });
 
+    it("the usage report shows each budget's held, spent and left, per key and per owner", async () => {
+      const { keyward, ownerId, id, reserve } = await instance({
+        perKey: { limit: 100, period: "day" },
+        perOwner: { limit: 1000, period: "month" },
+      });
+      holdOf(await reserve(30));
+      await holdOf(await reserve(25)).settle(20);
+      // Another key of the same owner spends from the owner's budget, not from this key's.
+      const other = await keyward.keys.create({
+        ownerId,
+        accountTier: "free",
+        name: "other agent",
+        scopes,
+        tier: "free",
+      });
+      const reserved = await keyward.budgets.reserve(`Bearer ${other.key}`, {
+        scopes,
+        route,
+        cost: 40,
+      });
+      await holdOf(reserved).settle(40);
+      const report = await keyward.keys.usage(ownerId, id);
+      expect(report.budgets).toEqual({
+        held: 30,
+        key: {
+          limit: 100,
+          period: "day",
+          held: 30,
+          spent: 20,
+          left: 50,
+          resetsAt: "2026-12-07T00:00:00.000Z",
+        },
+        own: null,
+        owner: {
+          limit: 1000,
+          period: "month",
+          held: 30,
+          spent: 60,
+          left: 910,
+          resetsAt: "2027-01-01T00:00:00.000Z",
+        },
+      });
+      // The same through the endpoint's operation for the other key: its own budget, the shared one.
+      expect((await keyward.keys.usage(ownerId, other.id)).budgets).toMatchObject({
+        held: 0,
+        key: { spent: 40, left: 60 },
+        owner: { held: 0, left: 910 },
+      });
+    });
+
+    it("a key with no budget has no budgets on its usage report", async () => {
+      const { keyward, ownerId, id, reserve } = await instance();
+      await keyward.keys.setLimits(id, { credits: { remaining: 10 } });
+      holdOf(await reserve(4));
+      const report = await keyward.keys.usage(ownerId, id);
+      expect(report).not.toHaveProperty("budgets");
+      expect(report.credits?.remaining).toBe(6);
+    });
+
     it("bad input is refused with a clear error and changes nothing", async () => {
       const { keyward, id, reserve, credits } = await instance();
       await keyward.keys.setLimits(id, { credits: { remaining: 100 } });
@@ -172,6 +231,30 @@ export function describeBudgets(options: BudgetsSuiteOptions): void {
       expect((await month.reserve(1)).ok).toBe(false);
       month.clock.advance(1);
       holdOf(await month.reserve(10));
+    });
+
+    it("a week budget's refusal carries Retry-After to Monday 00:00 UTC, and a give-back within the week returns", async () => {
+      const { reserve, clock, keyward, ownerId, id } = await instance({
+        perKey: { limit: 10, period: "week" },
+      });
+      // Thursday 2026-12-10, 12:00 UTC: the week ends on Monday 2026-12-14, 84 hours later.
+      clock.set(Date.parse("2026-12-10T12:00:00Z"));
+      const hold = holdOf(await reserve(10));
+      const refused = await reserve(1);
+      expect(refused.ok).toBe(false);
+      if (refused.ok) return;
+      expect(refused.error.status).toBe(429);
+      expect(refused.headers["Retry-After"]).toBe(String(84 * 3600));
+      expect(refused.headers["X-RateLimit-Reset"]).toBe(
+        String(Date.parse("2026-12-14T00:00:00Z") / 1000),
+      );
+      // Settled the same week: what it did not spend comes back to this week's budget.
+      expect(await hold.settle(4)).toMatchObject({ done: true, spent: 4, returned: 6 });
+      expect((await keyward.keys.usage(ownerId, id)).budgets).toMatchObject({
+        key: { period: "week", spent: 4, left: 6, resetsAt: "2026-12-14T00:00:00.000Z" },
+      });
+      clock.set(Date.parse("2026-12-14T00:00:00Z"));
+      holdOf(await reserve(10));
     });
 
     it("a hold settled after its budget's period ended gives nothing back into the new one", async () => {

@@ -162,6 +162,58 @@ export function layeredLimitsSuite<S extends KeywardStore>(options: StorageSuite
       );
     });
 
+    it("rolls quotas and credit refills at UTC boundaries on a manual clock: a day, an ISO week, a month", async () => {
+      const limiter = await limiterOf();
+      const at = (iso: string) => Date.parse(iso);
+      const periods = [
+        // [period, first use, the last instant of its period, the next period, the one after]
+        ["day", "2026-12-06T09:00:00Z", "2026-12-06T23:59:59.999Z", "2026-12-07", "2026-12-08"],
+        // A week from a Thursday (1970-01-01's weekday) to Sunday night; Monday starts the next.
+        ["week", "2026-12-10T09:00:00Z", "2026-12-13T23:59:59.999Z", "2026-12-14", "2026-12-21"],
+        // An ISO week across the year: Monday 2026-12-28 to Monday 2027-01-04.
+        ["week", "2026-12-31T12:00:00Z", "2027-01-03T23:59:59.999Z", "2027-01-04", "2027-01-11"],
+        ["month", "2026-12-31T09:00:00Z", "2026-12-31T23:59:59.999Z", "2027-01-01", "2027-02-01"],
+      ] as const;
+      for (const [period, first, lastInstant, next, afterNext] of periods) {
+        for (const kind of ["quota", "credits"] as const) {
+          const what = `${kind} per ${period} from ${first}`;
+          const owner = `user:${uniqueId("owner")}`;
+          const keyId = uniqueId("k");
+          const layer: LimitLayer =
+            kind === "quota"
+              ? { layer: "quota", bucket: `quota:${owner}`, limit: 2, period }
+              : {
+                  layer: "credits",
+                  bucket: `credits:${keyId}`,
+                  cost: 1,
+                  remaining: 2,
+                  grantedAt: 1,
+                  refill: { amount: 2, period },
+                };
+          const layers = [layersFor(owner, keyId, {})[0]!, layer];
+          const consume = (now: number) => limiter.consume({ owner, layers, now });
+          expect((await consume(at(first))).allowed, what).toBe(true);
+          expect((await consume(at(first))).allowed, what).toBe(true);
+          const refused = await consume(at(first));
+          expect(refused.allowed, what).toBe(false);
+          // Refused until the next period's first instant, and it says so.
+          expect(refused.layers[1], what).toMatchObject({
+            allowed: false,
+            remaining: 0,
+            reset: at(`${next}T00:00:00Z`),
+            retryAfter: at(`${next}T00:00:00Z`) - at(first),
+          });
+          expect((await consume(at(lastInstant))).allowed, what).toBe(false);
+          const rolled = await consume(at(`${next}T00:00:00Z`));
+          expect(rolled.allowed, what).toBe(true);
+          expect(rolled.layers[1], what).toMatchObject({
+            remaining: 1,
+            reset: at(`${afterNext}T00:00:00Z`),
+          });
+        }
+      }
+    });
+
     it("keeps a key's limits with its record, when the key store has setLimits", async () => {
       const { keys } = await open();
       if (!keys.setLimits) return;

@@ -47,7 +47,7 @@ export function eventTypesSchema(fields: readonly KeyField[]) {
   const ofType = (type: string, data: ReturnType<typeof object>) =>
     object({ required: { ...common, type: oneOf(type), data } });
   const empty = object({}).describe("Nothing beyond the event's own fields");
-  const period = oneOf("day", "month");
+  const period = oneOf("day", "week", "month");
   const rateLimit = object({
     required: { limit: number, window: either(string, number) },
     optional: { algorithm: string },

@@ -1,10 +1,12 @@
 /** `GET {basePath}/{key_id}/usage`'s answer as an arktype schema node (`responses-match.test.ts`). */
+import type { InstanceDescription } from "../../features/openapi-contribution.js";
+import type { JsonSchema } from "../../features/openapi-types.js";
 import type { KeyField } from "../../keys/key-field.js";
 import { schemaNode } from "../../validation/schema.js";
 import { featureFieldNodes } from "./key-record.js";
 import { count, either, isoDateTime, listOf, nullValue, object, oneOf, string } from "./nodes.js";
 
-const period = oneOf("day", "month");
+const period = oneOf("day", "week", "month");
 
 /** @param fields the listed features' key fields: those with a usage schema are in the report */
 export const usageReportType = (fields: readonly KeyField[]) =>
@@ -45,3 +47,17 @@ export const usageReportType = (fields: readonly KeyField[]) =>
       }).describe("The key's credits; present when the key has them"),
     },
   });
+
+/**
+ * The report's JSON Schema with the sections listed features add (`FeatureParts.usage`): optional
+ * properties, each described by its feature's JSON Schema.
+ */
+export function withUsageSections(
+  report: JsonSchema,
+  sections: InstanceDescription["usageSections"],
+): JsonSchema {
+  if (sections.length === 0) return report;
+  const properties = { ...(report.properties as Record<string, JsonSchema> | undefined) };
+  for (const section of sections) properties[section.name] = section.schema;
+  return { ...report, properties };
+}
