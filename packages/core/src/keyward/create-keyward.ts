@@ -9,6 +9,7 @@ import {
 } from "../auth/pending-verify.js";
 import { createVerify } from "../auth/verify.js";
 import { mergeVerifyPhases } from "../auth/verify-phases.js";
+import { eventTypesOf } from "../event-model/event-types.js";
 import type { FeatureApis, KeywardFeature } from "../features/feature.js";
 import {
   checkFeatures,
@@ -56,6 +57,7 @@ export function createKeyward<
   const features = config.features ?? [];
   const extensions = mergeExtensions(features);
   const keyFields = checkedKeyFields(extensions.fields ?? []);
+  const eventTypes = eventTypesOf(features);
   const http = config.http ?? {};
   const basePath = normaliseBasePath(http.basePath ?? defaultBasePath);
   const bodyLimit = http.bodyLimit ?? defaultBodyLimit;
@@ -79,6 +81,7 @@ export function createKeyward<
       keys,
       bus,
       verify,
+      eventTypes,
       // Called only once the instance is built, when `installed` and `router` are set.
       describe: () => ({ instance: describeInstance(), featurePaths: installed.openapi }),
     }),
@@ -100,6 +103,7 @@ export function createKeyward<
       maxGracePeriodSeconds: context.gracefulRotation.maxGracePeriodSeconds,
     },
     events: router.has("/{key_id}/events", "GET"),
+    eventTypes,
     organizations: context.organizations !== undefined,
     maxKeysPerOwner: context.writes.beforeCreate.some((hook) =>
       hook.answers?.includes("too_many_keys"),
