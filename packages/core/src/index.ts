@@ -53,6 +53,7 @@ export type {
   StoredEvent,
 } from "./event-model/event.js";
 export type { EventRecorder } from "./event-model/event-recorder.js";
+export type { EventTypeDeclaration, EventTypes } from "./event-model/event-types.js";
 export type {
   FeatureApis,
   FeatureEndpoint,

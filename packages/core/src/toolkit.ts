@@ -8,6 +8,7 @@
 export { keyStatus } from "./api/key-record.js";
 export { decodeListCursor, pageOf, parsePageSize } from "./api/list-cursor.js";
 export { readBearer } from "./auth/bearer.js";
+export { type GuardRequestParts, guardOptions } from "./auth/forwarded-options.js";
 export { createJwtVerifier, type JwtVerifier } from "./auth/jwt.js";
 export { isPromise, type Pending, verifyPending } from "./auth/pending-verify.js";
 export {

@@ -1,38 +1,24 @@
-import type { AcceptedCredentials, Keyward, ScopeRequirement, VerifyResult } from "@keyward/core";
+import type { Keyward, VerifyOptions, VerifyResult } from "@keyward/core";
 import { headerValue, toHeadersOnlyRequest } from "@keyward/core/node-http";
-import { isPromise, routeWithMethod, verifyPending } from "@keyward/core/toolkit";
+import { guardOptions, isPromise, routeWithMethod, verifyPending } from "@keyward/core/toolkit";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { sendResponse } from "./send-response.js";
 
-export interface RequireApiKeyOptions {
-  /**
-   * Scopes the route needs: a list or `{ allOf: [...] }` (an API key must hold all of them), or
-   * `{ anyOf: [...] }` (at least one). A user's JWT holds every scope. A malformed requirement or
-   * a scope that is not configured throws when the guard is created.
-   */
-  scopes?: ScopeRequirement;
+/**
+ * `verify`'s options (`VerifyOptions`: `scopes`, `accept`, `cost`, `environment`, and every one a
+ * listed feature declares, such as `agentTokens()`' `audience`), all passed on as given, with the
+ * route and the resources read from the request, and the client address the guard's own (`req.ip`).
+ * A malformed scope requirement, a scope or an environment that is not configured throws when the
+ * guard is created.
+ */
+export interface RequireApiKeyOptions
+  extends Omit<VerifyOptions, "route" | "clientIp" | "resource"> {
   /**
    * The route template usage is recorded under, when Express cannot tell it: a router mounted on a
    * path with parameters (`app.use("/orgs/:org", router)`) has the raw path in `req.baseUrl`.
    * `"/orgs/:org/profiles/:slug"` (the request's method is put in front) or with a method.
    */
   route?: string;
-  /**
-   * Which credentials the route takes: `"any"` (default: an API key, or a user's session acting
-   * with every scope), `"api-key"` (sessions get 401) or `"session"` (API keys get 403).
-   */
-  accept?: AcceptedCredentials;
-  /**
-   * Credits a request here spends from a key that has credits (`keys.setLimits`); default 1.
-   * Rate limits and quotas count one request whatever the cost.
-   */
-  cost?: number;
-  /**
-   * Only keys of this environment pass (`keys.environments`, e.g. `"live"`); a key of
-   * another is refused with 401 before any lookup. Default: every environment. An environment
-   * that is not configured throws when the guard is created.
-   */
-  environment?: string;
   /**
    * The resources a request is about, by kind, from the request: `(req) => ({ profile: req.params.slug })`. A key limited to
    * resources (`permissions()`) that limits one of these kinds must list the id, or it is refused
@@ -64,26 +50,22 @@ export function requireApiKey(
   keyward: Keyward,
   options: RequireApiKeyOptions = {},
 ): RequestHandler {
-  const scopes = options.scopes ? options.scopes : undefined;
-  const accept = options.accept ? options.accept : undefined;
+  // The guard's own; every other option goes to verify as given (a feature's `audience` too).
+  const { route: fixedRoute, resource: resourceOf, ...fixed } = options;
   // A scope nobody can hold would refuse every key: fail now, naming it.
-  if (scopes) keyward.assertScopes(scopes);
-  const cost = options.cost;
-  const environment = options.environment;
-  if (environment !== undefined) keyward.assertEnvironment(environment);
-  const resourceOf = options.resource;
+  if (fixed.scopes) keyward.assertScopes(fixed.scopes);
+  if (fixed.environment !== undefined) keyward.assertEnvironment(fixed.environment);
+  const optionsFor = guardOptions(fixed);
   return (req, res, next) => {
-    const template = options.route ?? routeTemplate(req);
+    const template = fixedRoute ?? routeTemplate(req);
     const route = routeWithMethod(req.method, template);
     // Every Authorization line, joined: two of them are refused, as on the key-management routes.
     const authorization = headerValue(req.rawHeaders, "authorization");
     // req.ip is the socket's address, or with `trust proxy` set, the client address the trusted
     // proxies report: the address unknown keys are counted against (`failedLookups`).
     const clientIp = req.ip;
-    // A literal, not `{ ...fixed, route, clientIp }`: on V8 a spread followed by new properties
-    // costs microseconds per request (docs/benchmarks.md, "HTTP"); unset options stay undefined.
     const resource = resourceOf === undefined ? undefined : resourceOf(req);
-    const verifyOptions = { scopes, accept, route, clientIp, cost, environment, resource };
+    const verifyOptions = optionsFor({ route, clientIp, resource });
     // Without a bearer token, the host's session (a cookie) may stand for the user.
     const decided =
       authorization === undefined && keyward.hasSession

@@ -9,20 +9,26 @@
  *   `onAbort: "release"`;
  * - the handler answered 5xx: the hold is given back whole (`refundOn5xx`, the default).
  */
-import type { Keyward, ScopeRequirement } from "@keyward/core";
-import type { BudgetsApi, Hold } from "@keyward/core/budgets";
+import type { Keyward } from "@keyward/core";
+import type { BudgetsApi, Hold, ReserveOptions } from "@keyward/core/budgets";
 import { headerValue } from "@keyward/core/node-http";
 import { routeWithMethod } from "@keyward/core/toolkit";
 import type { Request, RequestHandler } from "express";
 import { sendResponse } from "./send-response.js";
 
-export interface RequireHoldOptions {
-  scopes?: ScopeRequirement;
+/**
+ * `reserve`'s options (`ReserveOptions`: `scopes`, `environment`, and every `verify` option a
+ * listed feature declares), all passed on as given, with the route, the hold and the resources
+ * read from the request, and the client address the guard's own (`req.ip`).
+ */
+export interface RequireHoldOptions
+  extends Omit<ReserveOptions, "route" | "cost" | "clientIp" | "resource"> {
   /** The route template; default Express's matched route, as `requireApiKey`. */
   route?: string;
   /** What to hold for this request: the most it may spend (a whole number ≥ 0). */
   reserve: (req: Request) => number | Promise<number>;
-  environment?: string;
+  /** The resources a request is about, from the request, as `requireApiKey`'s `resource`. */
+  resource?: (req: Request) => Readonly<Record<string, string>> | undefined;
   /** On a client's abort: settle what was sent (default), or give the hold back whole. */
   onAbort?: "sent" | "release";
   /** Give the hold back whole when the response is a 5xx; default true. */
@@ -52,19 +58,21 @@ export function requireHold(
   if (typeof keyward.budgets?.reserve !== "function") {
     throw new TypeError("requireHold needs an instance with budgets() listed");
   }
-  if (options.scopes) keyward.assertScopes(options.scopes);
-  if (options.environment !== undefined) keyward.assertEnvironment(options.environment);
-  const refundOn5xx = options.refundOn5xx !== false;
+  // The guard's own; every other option goes to reserve as given (a feature's too).
+  const { route, reserve, resource, onAbort, refundOn5xx: refund, ...fixed } = options;
+  if (fixed.scopes) keyward.assertScopes(fixed.scopes);
+  if (fixed.environment !== undefined) keyward.assertEnvironment(fixed.environment);
+  const refundOn5xx = refund !== false;
   return (req, res, next) => {
     const run = async () => {
-      const cost = await options.reserve(req);
-      const template = options.route ?? `${req.baseUrl}${String(req.route?.path ?? "*")}`;
+      const cost = await reserve(req);
+      const template = route ?? `${req.baseUrl}${String(req.route?.path ?? "*")}`;
       const reserved = await keyward.budgets.reserve(headerValue(req.rawHeaders, "authorization"), {
+        ...fixed,
         route: routeWithMethod(req.method, template),
         cost,
-        ...(options.scopes ? { scopes: options.scopes } : {}),
-        ...(options.environment !== undefined ? { environment: options.environment } : {}),
         clientIp: req.ip,
+        resource: resource?.(req),
       });
       if (!reserved.ok) {
         await sendResponse(res, reserved.error.toResponse(reserved.headers));
@@ -80,7 +88,7 @@ export function requireHold(
       res.once("finish", () => end(refundOn5xx && res.statusCode >= 500 ? "release" : "settle"));
       res.once("close", () => {
         // Closed before it finished: the client went away.
-        if (!res.writableFinished) end(options.onAbort === "release" ? "release" : "settle");
+        if (!res.writableFinished) end(onAbort === "release" ? "release" : "settle");
       });
       req.keyward = { principal: reserved.principal, rateLimit: reserved.rateLimit };
       req.keywardHold = {

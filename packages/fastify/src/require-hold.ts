@@ -9,20 +9,26 @@
  *   `onAbort: "release"`;
  * - the reply is a 5xx: the hold is given back whole (`refundOn5xx`, the default).
  */
-import type { Keyward, ScopeRequirement } from "@keyward/core";
-import type { BudgetsApi, Hold } from "@keyward/core/budgets";
+import type { Keyward } from "@keyward/core";
+import type { BudgetsApi, Hold, ReserveOptions } from "@keyward/core/budgets";
 import { headerValue } from "@keyward/core/node-http";
 import { routeWithMethod } from "@keyward/core/toolkit";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { sendReply } from "./send-reply.js";
 
-export interface RequireHoldOptions {
-  scopes?: ScopeRequirement;
+/**
+ * `reserve`'s options (`ReserveOptions`: `scopes`, `environment`, and every `verify` option a
+ * listed feature declares), all passed on as given, with the route, the hold and the resources
+ * read from the request, and the client address the guard's own (`request.ip`).
+ */
+export interface RequireHoldOptions
+  extends Omit<ReserveOptions, "route" | "cost" | "clientIp" | "resource"> {
   /** The route template; default the matched route's URL, as `requireApiKey`. */
   route?: string;
   /** What to hold for this request: the most it may spend (a whole number ≥ 0). */
   reserve: (request: FastifyRequest) => number | Promise<number>;
-  environment?: string;
+  /** The resources a request is about, from the request, as `requireApiKey`'s `resource`. */
+  resource?: (request: FastifyRequest) => Readonly<Record<string, string>> | undefined;
   /** On a client's abort: settle what was sent (default), or give the hold back whole. */
   onAbort?: "sent" | "release";
   /** Give the hold back whole when the reply is a 5xx; default true. */
@@ -50,20 +56,22 @@ export function requireHold(
   if (typeof keyward.budgets?.reserve !== "function") {
     throw new TypeError("requireHold needs an instance with budgets() listed");
   }
-  if (options.scopes) keyward.assertScopes(options.scopes);
-  if (options.environment !== undefined) keyward.assertEnvironment(options.environment);
-  const refundOn5xx = options.refundOn5xx !== false;
+  // The guard's own; every other option goes to reserve as given (a feature's too).
+  const { route, reserve, resource, onAbort, refundOn5xx: refund, ...fixed } = options;
+  if (fixed.scopes) keyward.assertScopes(fixed.scopes);
+  if (fixed.environment !== undefined) keyward.assertEnvironment(fixed.environment);
+  const refundOn5xx = refund !== false;
   return async (request, reply) => {
-    const cost = await options.reserve(request);
-    const template = options.route ?? request.routeOptions.url ?? "*";
+    const cost = await reserve(request);
+    const template = route ?? request.routeOptions.url ?? "*";
     const reserved = await keyward.budgets.reserve(
       headerValue(request.raw.rawHeaders, "authorization"),
       {
+        ...fixed,
         route: routeWithMethod(request.method, template),
         cost,
-        ...(options.scopes ? { scopes: options.scopes } : {}),
-        ...(options.environment !== undefined ? { environment: options.environment } : {}),
         clientIp: request.ip,
+        resource: resource?.(request),
       },
     );
     if (!reserved.ok) {
@@ -80,7 +88,7 @@ export function requireHold(
     const raw = reply.raw;
     raw.once("finish", () => end(refundOn5xx && raw.statusCode >= 500 ? "release" : "settle"));
     raw.once("close", () => {
-      if (!raw.writableFinished) end(options.onAbort === "release" ? "release" : "settle");
+      if (!raw.writableFinished) end(onAbort === "release" ? "release" : "settle");
     });
     request.keyward = { principal: reserved.principal, rateLimit: reserved.rateLimit };
     request.keywardHold = {

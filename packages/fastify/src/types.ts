@@ -1,10 +1,4 @@
-import type {
-  AcceptedCredentials,
-  Keyward,
-  Principal,
-  RateLimitDecision,
-  ScopeRequirement,
-} from "@keyward/core";
+import type { Keyward, Principal, RateLimitDecision, VerifyOptions } from "@keyward/core";
 import type { FastifyRequest, preHandlerHookHandler } from "fastify";
 
 // Core's own types, re-exported so a host imports them from the adapter it uses.
@@ -17,34 +11,20 @@ export interface KeywardRequestState {
   rateLimit: RateLimitDecision;
 }
 
-export interface RequireApiKeyOptions {
-  /**
-   * Scopes the route needs: a list or `{ allOf: [...] }` (an API key must hold all of them), or
-   * `{ anyOf: [...] }` (at least one). A user's JWT holds every scope. A malformed requirement or
-   * a scope that is not configured throws when the guard is created.
-   */
-  scopes?: ScopeRequirement;
+/**
+ * `verify`'s options (`VerifyOptions`: `scopes`, `accept`, `cost`, `environment`, and every one a
+ * listed feature declares, such as `agentTokens()`' `audience`), all passed on as given, with the
+ * route and the resources read from the request, and the client address the guard's own
+ * (`request.ip`). A malformed scope requirement, a scope or an environment that is not configured
+ * throws when the guard is created.
+ */
+export interface RequireApiKeyOptions
+  extends Omit<VerifyOptions, "route" | "clientIp" | "resource"> {
   /**
    * The route template usage is recorded under; default the route's own, `request.routeOptions.url`.
    * `"/profiles/:slug"` (the request's method is put in front) or with a method.
    */
   route?: string;
-  /**
-   * Which credentials the route takes: `"any"` (default: an API key, or a user's session acting
-   * with every scope), `"api-key"` (sessions get 401) or `"session"` (API keys get 403).
-   */
-  accept?: AcceptedCredentials;
-  /**
-   * Credits a request here spends from a key that has credits (`keys.setLimits`); default 1.
-   * Rate limits and quotas count one request whatever the cost.
-   */
-  cost?: number;
-  /**
-   * Only keys of this environment pass (`keys.environments`, e.g. `"live"`); a key of
-   * another is refused with 401 before any lookup. Default: every environment. An environment
-   * that is not configured throws when the guard is created.
-   */
-  environment?: string;
   /**
    * The resources a request is about, by kind, from the request: `(request) => ({ profile: (request.params as { slug: string }).slug })`. A key limited to
    * resources (`permissions()`) that limits one of these kinds must list the id, or it is refused

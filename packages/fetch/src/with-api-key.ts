@@ -1,45 +1,24 @@
-import type {
-  AcceptedCredentials,
-  Keyward,
-  RateLimitDecision,
-  ScopeRequirement,
-} from "@keyward/core";
-import { withHeaders } from "@keyward/core/toolkit";
+import type { Keyward, RateLimitDecision, VerifyOptions } from "@keyward/core";
+import { guardOptions, withHeaders } from "@keyward/core/toolkit";
 import type { Principal } from "./types.js";
 
 /**
+ * `verify`'s options (`VerifyOptions`: `scopes`, `accept`, `cost`, `environment`, and every one a
+ * listed feature declares, such as `agentTokens()`' `audience`), all passed on as given, with the
+ * route, and the client address and resources read from the request. A malformed scope
+ * requirement, a scope or an environment that is not configured throws when the guard is created.
+ *
  * @typeParam Context what the server passes to its handler after the request, and the guarded
  *   handler passes on to `clientIp`: `[server: Bun.Server]` on Bun, `[info: Deno.ServeHandlerInfo]`
  *   on Deno; none elsewhere.
  */
-export interface WithApiKeyOptions<Context extends unknown[] = []> {
-  /**
-   * Scopes the route needs: a list or `{ allOf: [...] }` (an API key must hold all of them), or
-   * `{ anyOf: [...] }` (at least one). A user's JWT holds every scope. A malformed requirement or
-   * a scope that is not configured throws when the guard is created.
-   */
-  scopes?: ScopeRequirement;
+export interface WithApiKeyOptions<Context extends unknown[] = []>
+  extends Omit<VerifyOptions, "route" | "clientIp" | "resource"> {
   /**
    * The route template usage is recorded under: `"/profiles/:slug"` (the request's method is put
    * in front) or `"PUT /profiles/:slug"`. Never the raw path, or every slug becomes its own row.
    */
   route: string;
-  /**
-   * Which credentials the route takes: `"any"` (default: an API key, or a user's session acting
-   * with every scope), `"api-key"` (sessions get 401) or `"session"` (API keys get 403).
-   */
-  accept?: AcceptedCredentials;
-  /**
-   * Credits a request here spends from a key that has credits (`keys.setLimits`); default 1.
-   * Rate limits and quotas count one request whatever the cost.
-   */
-  cost?: number;
-  /**
-   * Only keys of this environment pass (`keys.environments`, e.g. `"live"`); a key of
-   * another is refused with 401 before any lookup. Default: every environment. An environment
-   * that is not configured throws when the guard is created.
-   */
-  environment?: string;
   /**
    * The client's address. A Fetch `Request` carries none, so each server has its own way; without
    * this option unknown keys are not limited per address (`failedLookups`) and keys with an IP allowlist
@@ -93,30 +72,16 @@ export function withApiKey<Context extends unknown[] = []>(
   options: WithApiKeyOptions<Context>,
   handler: ApiKeyHandler,
 ): (request: Request, ...context: Context) => Promise<Response> {
+  // The guard's own; every other option goes to verify as given (a feature's `audience` too).
+  const { route, clientIp: clientIpOf, resource: resourceOf, ...fixed } = options;
   // A scope nobody can hold would refuse every key: fail now, naming it.
-  if (options.scopes) keyward.assertScopes(options.scopes);
-  const route = options.route;
-  const scopes = options.scopes ? options.scopes : undefined;
-  const accept = options.accept ? options.accept : undefined;
-  const cost = options.cost;
-  const environment = options.environment;
-  if (environment !== undefined) keyward.assertEnvironment(environment);
-  const clientIpOf = options.clientIp;
-  const resourceOf = options.resource;
+  if (fixed.scopes) keyward.assertScopes(fixed.scopes);
+  if (fixed.environment !== undefined) keyward.assertEnvironment(fixed.environment);
+  const optionsFor = guardOptions(fixed);
   return async (request, ...context) => {
-    // A literal, not a spread of fixed options plus `clientIp`: on V8 a spread followed by new
-    // properties costs microseconds per request (docs/benchmarks.md, "HTTP").
     const clientIp = clientIpOf ? (clientIpOf(request, ...context) ?? undefined) : undefined;
     const resource = resourceOf ? resourceOf(request, ...context) : undefined;
-    const result = await keyward.authenticate(request, {
-      route,
-      scopes,
-      accept,
-      clientIp,
-      cost,
-      environment,
-      resource,
-    });
+    const result = await keyward.authenticate(request, optionsFor({ route, clientIp, resource }));
     if (!result.ok) return result.error.toResponse(result.headers);
     const response = await handler(request, result.principal, result.rateLimit);
     return withHeaders(response, result.headers);

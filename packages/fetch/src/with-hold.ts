@@ -7,17 +7,21 @@
  * whole: the host's own failure costs the customer nothing. A hold nobody ends is released by
  * itself after its TTL.
  */
-import type { Keyward, Principal, ScopeRequirement } from "@keyward/core";
-import type { BudgetsApi, Hold } from "@keyward/core/budgets";
+import type { Keyward, Principal } from "@keyward/core";
+import type { BudgetsApi, Hold, ReserveOptions } from "@keyward/core/budgets";
 import { withHeaders } from "@keyward/core/toolkit";
 
-export interface WithHoldOptions<Context extends unknown[] = []> {
-  scopes?: ScopeRequirement;
+/**
+ * `reserve`'s options (`ReserveOptions`: `scopes`, `environment`, and every `verify` option a
+ * listed feature declares), all passed on as given, with the route, the hold and the resources
+ * read from the request and its client address.
+ */
+export interface WithHoldOptions<Context extends unknown[] = []>
+  extends Omit<ReserveOptions, "route" | "cost" | "clientIp" | "resource"> {
   /** The route template, as `withApiKey`'s (`"/completions"` or `"POST /completions"`). */
   route: string;
   /** What to hold for this request: the most it may spend (a whole number ≥ 0). */
   reserve: (request: Request, ...context: Context) => number | Promise<number>;
-  environment?: string;
   clientIp?: (request: Request, ...context: Context) => string | null | undefined;
   resource?: (
     request: Request,
@@ -41,21 +45,19 @@ export function withHold<Context extends unknown[] = []>(
   if (typeof keyward.budgets?.reserve !== "function") {
     throw new TypeError("withHold needs an instance with budgets() listed");
   }
-  if (options.scopes) keyward.assertScopes(options.scopes);
-  if (options.environment !== undefined) keyward.assertEnvironment(options.environment);
-  const refundOn5xx = options.refundOn5xx !== false;
+  // The guard's own; every other option goes to reserve as given (a feature's too).
+  const { route, reserve, clientIp, resource, refundOn5xx: refund, ...fixed } = options;
+  if (fixed.scopes) keyward.assertScopes(fixed.scopes);
+  if (fixed.environment !== undefined) keyward.assertEnvironment(fixed.environment);
+  const refundOn5xx = refund !== false;
   return async (request, ...context) => {
-    const cost = await options.reserve(request, ...context);
-    const route = options.route.includes(" ")
-      ? options.route
-      : `${request.method} ${options.route}`;
+    const cost = await reserve(request, ...context);
     const reserved = await keyward.budgets.reserve(request.headers.get("authorization"), {
-      route,
+      ...fixed,
+      route: route.includes(" ") ? route : `${request.method} ${route}`,
       cost,
-      ...(options.scopes ? { scopes: options.scopes } : {}),
-      ...(options.environment !== undefined ? { environment: options.environment } : {}),
-      clientIp: options.clientIp?.(request, ...context) ?? undefined,
-      ...(options.resource ? { resource: options.resource(request, ...context) } : {}),
+      clientIp: clientIp?.(request, ...context) ?? undefined,
+      resource: resource?.(request, ...context),
     });
     if (!reserved.ok) return reserved.error.toResponse(reserved.headers);
     const { hold } = reserved;

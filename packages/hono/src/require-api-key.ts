@@ -1,5 +1,5 @@
-import type { AcceptedCredentials, Keyward, ScopeRequirement, VerifyOptions } from "@keyward/core";
-import { routeWithMethod, withHeaders } from "@keyward/core/toolkit";
+import type { Keyward, VerifyOptions } from "@keyward/core";
+import { guardOptions, routeWithMethod, withHeaders } from "@keyward/core/toolkit";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import {
@@ -11,16 +11,18 @@ import { type MountedKeyward, mountedKeyward } from "./mounted-keyward.js";
 import type { KeywardEnv } from "./types.js";
 
 /**
+ * `verify`'s options (`VerifyOptions`: `scopes`, `accept`, `cost`, `environment`, and every one a
+ * listed feature declares, such as `agentTokens()`' `audience`), all passed on as given, with the
+ * route, the client address and the resources read from the request. A malformed scope
+ * requirement, a scope or an environment that is not configured throws when the guard is created
+ * (with an instance given here; else on the first request).
+ *
  * `getConnInfo` and `clientIp` here override those given to `keyward()`, for this route; without
  * either (here or there) there is no client address.
  */
-export interface RequireApiKeyOptions extends ClientAddressOptions {
-  /**
-   * Scopes the route needs: a list or `{ allOf: [...] }` (an API key must hold all of them), or
-   * `{ anyOf: [...] }` (at least one). A user's JWT holds every scope. A malformed requirement or
-   * a scope that is not configured throws when the guard is created.
-   */
-  scopes?: ScopeRequirement;
+export interface RequireApiKeyOptions
+  extends ClientAddressOptions,
+    Omit<VerifyOptions, "route" | "clientIp" | "resource"> {
   /**
    * The route template usage is recorded under. By default the path the guard is registered with
    * (`routePath(c)`): right when the guard sits on the route itself, but `/api/*` for one mounted
@@ -28,22 +30,6 @@ export interface RequireApiKeyOptions extends ClientAddressOptions {
    * request's method is put in front) or with a method.
    */
   route?: string;
-  /**
-   * Which credentials the route takes: `"any"` (default: an API key, or a user's session acting
-   * with every scope), `"api-key"` (sessions get 401) or `"session"` (API keys get 403).
-   */
-  accept?: AcceptedCredentials;
-  /**
-   * Credits this route spends per request from a key that has credits (default 1); see
-   * docs/limits.md. Rate limits and quotas count one request whatever the cost.
-   */
-  cost?: number;
-  /**
-   * Only keys of this environment pass (`keys.environments`, e.g. `"live"`); a key of
-   * another is refused with 401 before any lookup. Default: every environment. An environment
-   * that is not configured throws when the guard is created.
-   */
-  environment?: string;
   /**
    * The resources a request is about, by kind, from the request: `(c) => ({ profile: c.req.param("slug") })`. A key limited to
    * resources (`permissions()`) that limits one of these kinds must list the id, or it is refused
@@ -78,11 +64,13 @@ export function requireApiKey(
 ): MiddlewareHandler<KeywardEnv> {
   const own = isKeyward(first) ? first : undefined;
   const options = (own ? second : (first as RequireApiKeyOptions | undefined)) ?? {};
-  const { scopes, accept, cost, environment } = options;
+  // The guard's own; every other option goes to verify as given (a feature's `audience` too).
+  const { route, resource: resourceOf, getConnInfo: _conn, clientIp: _address, ...fixed } = options;
+  const { scopes, environment } = fixed;
   // A scope or environment nobody can hold would refuse every key: fail now, naming it.
   if (own && scopes) own.assertScopes(scopes);
   if (own && environment !== undefined) own.assertEnvironment(environment);
-  const fixed: VerifyOptions = { scopes, accept, cost, environment };
+  const optionsFor = guardOptions(fixed);
   const checked = new WeakSet<Keyward>();
   const ownClientIp =
     options.getConnInfo || options.clientIp ? clientAddressResolver(options) : undefined;
@@ -96,17 +84,14 @@ export function requireApiKey(
       if (environment !== undefined) keyward.assertEnvironment(environment);
       checked.add(keyward);
     }
-    // A literal, not `{ ...fixed, route, clientIp }`: on V8 a spread followed by new properties
-    // costs microseconds per request (docs/benchmarks.md, "HTTP"); unset options stay undefined.
-    const result = await keyward.authenticate(c.req.raw, {
-      scopes: fixed.scopes,
-      accept: fixed.accept,
-      cost: fixed.cost,
-      environment: fixed.environment,
-      route: routeWithMethod(c.req.method, options.route ?? routePath(c)),
-      clientIp: clientIp(c) ?? undefined,
-      resource: options.resource === undefined ? undefined : options.resource(c),
-    });
+    const result = await keyward.authenticate(
+      c.req.raw,
+      optionsFor({
+        route: routeWithMethod(c.req.method, route ?? routePath(c)),
+        clientIp: clientIp(c) ?? undefined,
+        resource: resourceOf === undefined ? undefined : resourceOf(c),
+      }),
+    );
     if (!result.ok) return result.error.toResponse(result.headers);
     c.set("keyward", { principal: result.principal, rateLimit: result.rateLimit });
     await next();

@@ -15,10 +15,10 @@
  * const { data: dead } = await keyward.webhooks.deliveries({ status: "dead" });
  */
 import type { KeywardFeature, WebhookAttemptStatus } from "@keyward/core";
-import { eventTypes, webhookOutboxOf } from "@keyward/core/toolkit";
+import { webhookOutboxOf } from "@keyward/core/toolkit";
 import { webhookDeliverer } from "./webhook-deliverer.js";
 import { createWebhooksApi, type WebhooksApi } from "./webhooks-api.js";
-import { checkWebhooksConfig, type WebhooksConfig } from "./webhooks-config.js";
+import { checkEndpointTypes, checkWebhooksConfig, type WebhooksConfig } from "./webhooks-config.js";
 
 export type { WebhookRunSummary } from "./webhook-deliverer.js";
 export type {
@@ -41,10 +41,12 @@ export function webhooks(config: WebhooksConfig): KeywardFeature<"webhooks", Web
           "a store with a webhook outbox (its `outbox` part, from the same store as `keys`): memoryStore(), postgresStore() or redisStore({ keys: true })",
       },
     ],
-    install({ events, store, bus, clock, random, log }) {
+    install({ events, store, bus, clock, random, log, keyModel }) {
       const outbox = webhookOutboxOf(store);
       // `requiresFeatures` and `requires` made sure both exist.
       if (!events || !outbox) throw new Error("unreachable: webhooks without events");
+      // The kernel's types and the listed features' (`token.issued`, `budget.threshold`…).
+      checkEndpointTypes(config, keyModel.eventTypes);
       const deliverer = webhookDeliverer(config, outbox, {
         clock,
         random,
@@ -59,8 +61,9 @@ export function webhooks(config: WebhooksConfig): KeywardFeature<"webhooks", Web
         deliverer.start();
         deliverer.committed();
       };
-      const families = new Set(eventTypes.map((type) => `${type.split(".")[0]}.*`));
-      const unsubscribe = [...families].map((family) => bus.subscribe(family, delivered));
+      // Every type the audit log may hold, by name: a family (`budget.*`) would also hear what a
+      // feature publishes on the bus only (`budget.settled`) and poll the outbox for nothing.
+      const unsubscribe = keyModel.eventTypes.audited.map((type) => bus.subscribe(type, delivered));
       deliverer.start();
       return {
         // Once every feature is installed, so a watcher listed after this one hears it too.

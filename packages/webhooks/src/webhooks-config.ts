@@ -1,4 +1,5 @@
-import { isEndpointId, isEventType } from "@keyward/core/toolkit";
+import type { EventTypes } from "@keyward/core";
+import { isEndpointId } from "@keyward/core/toolkit";
 import { decodeWebhookSecret } from "./webhook-signer.js";
 
 /** One receiver of webhooks. */
@@ -12,7 +13,11 @@ export interface WebhookEndpoint {
    * bytes. The receiver verifies each request with it.
    */
   secret: string;
-  /** Only these event types; omitted: every type (new types included). */
+  /**
+   * Only these event types: the kernel's, or those a listed feature writes to the audit log
+   * (`token.issued`, `budget.threshold`…), checked by `createKeyward`; omitted: every type (new
+   * types included).
+   */
   types?: readonly string[];
 }
 
@@ -89,9 +94,11 @@ export function checkWebhooksConfig(webhooks: unknown): void {
         `Keyward: ${at}.secret\` must be "whsec_" followed by the base64 of 24 to 64 random bytes (the Standard Webhooks form)`,
       );
     }
+    // Which types the instance has is known once it is built (`checkEndpointTypes`): here, the
+    // list's shape.
     if (endpoint.types !== undefined) {
       const bad = Array.isArray(endpoint.types)
-        ? endpoint.types.filter((type) => !isEventType(type) && !plannedTypes.includes(type))
+        ? endpoint.types.filter((type) => typeof type !== "string")
         : [endpoint.types];
       if (bad.length > 0 || (endpoint.types as unknown[]).length === 0) {
         throw new TypeError(
@@ -148,13 +155,22 @@ export function checkWebhooksConfig(webhooks: unknown): void {
   }
 }
 
-/** Types written by later features (appended events); accepted in `types` already. */
-const plannedTypes: readonly string[] = [
-  "key.expiring",
-  "key.inactive",
-  "key.leaked",
-  "key.revealed",
-  "key.imported",
-  "quota.threshold",
-  "credits.exhausted",
-];
+/**
+ * Each endpoint's `types` against the instance's event types, once it is built: a `TypeError`
+ * naming the endpoint and every type the audit log cannot hold (unknown, or a type its feature
+ * publishes on the bus only), since no event of it would ever be delivered.
+ */
+export function checkEndpointTypes(config: WebhooksConfig, types: EventTypes): void {
+  config.endpoints.forEach((endpoint, index) => {
+    const bad = (endpoint.types ?? []).filter((type) => !types.audits(type));
+    if (bad.length === 0) return;
+    const named = bad.map((type) =>
+      types.busOnly(type)
+        ? `${JSON.stringify(type)} (published on the instance's bus only, never written to the audit log)`
+        : JSON.stringify(type),
+    );
+    throw new TypeError(
+      `Keyward: \`webhooks.endpoints[${index}].types\` must be a non-empty list of event types; not event types: ${named.join(", ")}. The instance's event types: ${types.audited.join(", ")} (a feature's own types need that feature listed)`,
+    );
+  });
+}

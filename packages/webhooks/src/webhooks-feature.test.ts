@@ -1,4 +1,6 @@
 import { createKeyward, memoryStore } from "@keyward/core";
+import { agentTokens } from "@keyward/core/agent-tokens";
+import { budgets } from "@keyward/core/budgets";
 import { type EventsConfig, events } from "@keyward/core/events";
 import { imports } from "@keyward/core/imports";
 import { describe, expect, expectTypeOf, it } from "vitest";
@@ -32,10 +34,7 @@ describe("webhooks(): the feature", () => {
       [{ endpoints: [endpoint, endpoint] }, /`webhooks.endpoints\[1\].id` "audit" is used twice/],
       [{ endpoints: [{ ...endpoint, url: "ftp://x" }] }, /`webhooks.endpoints\[0\].url`/],
       [{ endpoints: [{ ...endpoint, secret: "hunter2" }] }, /`webhooks.endpoints\[0\].secret`/],
-      [
-        { endpoints: [{ ...endpoint, types: ["key.nope"] }] },
-        /`webhooks.endpoints\[0\].types`.*"key.nope"/,
-      ],
+      [{ endpoints: [{ ...endpoint, types: [7] }] }, /`webhooks.endpoints\[0\].types`.*7/],
       [{ endpoints: [{ ...endpoint, types: [] }] }, /`webhooks.endpoints\[0\].types`/],
       [{ endpoints: [endpoint], maxAttempts: 0 }, /`webhooks.maxAttempts`/],
       [{ endpoints: [endpoint], backoff: { initialMs: -1 } }, /`webhooks.backoff.initialMs`/],
@@ -49,6 +48,28 @@ describe("webhooks(): the feature", () => {
       expect(() => webhooks(config as never), JSON.stringify(config)).toThrow(TypeError);
       expect(() => webhooks(config as never), JSON.stringify(config)).toThrow(message);
     }
+  });
+
+  it("refuses at start a type the instance does not have, or one published on the bus only", () => {
+    // Which types exist is known once the instance is built: createKeyward throws.
+    expect(() => make({ endpoints: [{ ...endpoint, types: ["key.nope"] }] })).toThrow(
+      /`webhooks.endpoints\[0\].types`.*"key.nope"/,
+    );
+    // A feature's type needs the feature listed.
+    expect(() => make({ endpoints: [{ ...endpoint, types: ["token.issued"] }] })).toThrow(
+      /"token.issued".*a feature's own types need that feature listed/,
+    );
+    expect(() =>
+      createKeyward({
+        ...base,
+        store: memoryStore(),
+        features: [
+          events(),
+          budgets({ sweepInterval: false }),
+          webhooks({ endpoints: [{ ...endpoint, types: ["budget.threshold", "budget.settled"] }] }),
+        ],
+      }),
+    ).toThrow(/"budget.settled" \(published on the instance's bus only, never written/);
   });
 
   it("never puts a secret into an error message", () => {
@@ -134,6 +155,80 @@ describe("webhooks(): imported keys", () => {
     await keyward.webhooks.deliverNow();
     expect(posted.map((delivery) => delivery.type)).toEqual(["key.imported"]);
     expect(posted[0]?.body).toContain(report.importedIds[0]);
+    await keyward.close();
+  });
+});
+
+describe("webhooks(): the event types features declare", () => {
+  it("delivers token.issued, budget.threshold and budget.exhausted to an endpoint subscribed to them", async () => {
+    const posted: { type: string; keyId: string; data: Record<string, unknown> }[] = [];
+    const keyward = createKeyward({
+      ...base,
+      store: memoryStore(),
+      features: [
+        events({ pruneIntervalMs: false }),
+        agentTokens(),
+        budgets({ perKey: { limit: 100, period: "day" }, thresholds: [50], sweepInterval: false }),
+        webhooks({
+          endpoints: [
+            {
+              ...endpoint,
+              types: ["token.issued", "budget.threshold", "budget.exhausted"],
+            },
+          ],
+          pollIntervalMs: false,
+          fetch: async (_url, init) => {
+            posted.push(JSON.parse(String(init?.body)));
+            return new Response(null, { status: 204 });
+          },
+        }),
+      ],
+    });
+    const { key, id } = await keyward.keys.create({
+      ownerId: "alice",
+      accountTier: "free",
+      name: "agent",
+      scopes: ["profile:read"],
+      tier: "free",
+    });
+    const exchanged = await keyward.handle(
+      new Request("http://localhost/api/v1/api-keys/tokens", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ audience: "https://api.example.com/mcp" }),
+      }),
+    );
+    expect(exchanged.status).toBe(200);
+    const reserved = await keyward.budgets.reserve(`Bearer ${key}`, {
+      scopes: ["profile:read"],
+      route: "POST /completions",
+      // The exchange was a use of the key too: it spent 1 of the budget.
+      cost: 99,
+    });
+    if (!reserved.ok) throw new Error(`refused: ${JSON.stringify(reserved.error)}`);
+    await reserved.hold.settle(99);
+    // The budget events are written without being awaited by the request: until they are.
+    const deadline = Date.now() + 10_000;
+    while (
+      (await keyward.events.list({ owner: "alice", types: ["budget.exhausted"] })).data.length === 0
+    ) {
+      if (Date.now() > deadline) throw new Error("budget.exhausted was never written");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await keyward.webhooks.deliverNow();
+    expect(posted.map((event) => event.type).sort()).toEqual([
+      "budget.exhausted",
+      "budget.threshold",
+      "token.issued",
+    ]);
+    for (const event of posted) expect(event.keyId).toBe(id);
+    expect(posted.find((event) => event.type === "token.issued")?.data).toMatchObject({
+      audience: "https://api.example.com/mcp",
+    });
+    expect(posted.find((event) => event.type === "budget.threshold")?.data).toMatchObject({
+      scope: "key",
+      percent: 50,
+    });
     await keyward.close();
   });
 });

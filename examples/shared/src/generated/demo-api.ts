@@ -647,7 +647,7 @@ export interface components {
                 } | null;
             };
         };
-        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked, key.expiring, key.inactive, quota.threshold, credits.exhausted, key.leaked, key.revealed, key.imported. Never a secret or a hash. More types will come: ignore those you do not know. */
+        /** @description Something that happened to a key: key.created, key.rotated, key.updated, key.disabled, key.enabled, key.revoked, key.expiring, key.inactive, quota.threshold, credits.exhausted, key.leaked, key.revealed, key.imported, token.issued, budget.threshold, budget.exhausted. Never a secret or a hash. More types will come: ignore those you do not know. */
         Event: {
             /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
             actor: {
@@ -1183,6 +1183,144 @@ export interface components {
             };
             /** @constant */
             type: "credits.exhausted";
+        } | {
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
+            };
+            /** @description The key was exchanged for a short-lived token (agentTokens(), POST {basePath}/tokens); never the token itself */
+            data: {
+                /** @description The token's id (its `jti` claim) */
+                jti: string;
+                /** @description The audience the token is bound to (its `aud`) */
+                audience: string;
+                /** @description The scopes the token carries, at most the key's */
+                scopes: string[];
+                /** @description The resources the token is limited to, by kind, when it is */
+                resources?: {
+                    [key: string]: string[];
+                };
+                /**
+                 * Format: date-time
+                 * @description When the token expires
+                 */
+                expiresAt: string;
+            };
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "token.issued";
+        } | {
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
+            };
+            /** @description A budget of the key or of its owner was spent past one of budgets({ thresholds }), by this key's request */
+            data: {
+                /**
+                 * @description Whose budget: the key's own, or the one its owner's keys share
+                 * @enum {unknown}
+                 */
+                scope: "key" | "owner";
+                /** @description The mark crossed, in percent of the limit spent (100: exhausted) */
+                percent: number;
+                limit: number;
+                /** @description What is left after the request that crossed it */
+                remaining: number;
+                /** @description When the period ends and the budget is whole again; null: never by itself */
+                resetsAt: string | null;
+            };
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "budget.threshold";
+        } | {
+            /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
+            actor: {
+                id: string;
+                /** @constant */
+                type: "secret_scanner";
+            } | {
+                id: string;
+                /** @constant */
+                type: "user";
+            } | {
+                /** @constant */
+                type: "operator";
+            } | {
+                /** @constant */
+                type: "system";
+            };
+            /** @description A budget of the key or of its owner has nothing left, by this key's request */
+            data: {
+                /**
+                 * @description Whose budget: the key's own, or the one its owner's keys share
+                 * @enum {unknown}
+                 */
+                scope: "key" | "owner";
+                /** @description The mark crossed, in percent of the limit spent (100: exhausted) */
+                percent: number;
+                limit: number;
+                /** @description What is left after the request that crossed it */
+                remaining: number;
+                /** @description When the period ends and the budget is whole again; null: never by itself */
+                resetsAt: string | null;
+            };
+            /** @description `evt_` and 24 base62 characters; stable and unique */
+            id: string;
+            keyId: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description Whose key it is */
+            owner: {
+                id: string;
+                /** @enum {unknown} */
+                type: "organization" | "user";
+            };
+            /** @constant */
+            type: "budget.exhausted";
         };
         /** @description One page of the key's events, newest first */
         EventPage: {
@@ -1721,6 +1859,144 @@ export interface components {
                 };
                 /** @constant */
                 type: "credits.exhausted";
+            } | {
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
+                };
+                /** @description The key was exchanged for a short-lived token (agentTokens(), POST {basePath}/tokens); never the token itself */
+                data: {
+                    /** @description The token's id (its `jti` claim) */
+                    jti: string;
+                    /** @description The audience the token is bound to (its `aud`) */
+                    audience: string;
+                    /** @description The scopes the token carries, at most the key's */
+                    scopes: string[];
+                    /** @description The resources the token is limited to, by kind, when it is */
+                    resources?: {
+                        [key: string]: string[];
+                    };
+                    /**
+                     * Format: date-time
+                     * @description When the token expires
+                     */
+                    expiresAt: string;
+                };
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "token.issued";
+            } | {
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
+                };
+                /** @description A budget of the key or of its owner was spent past one of budgets({ thresholds }), by this key's request */
+                data: {
+                    /**
+                     * @description Whose budget: the key's own, or the one its owner's keys share
+                     * @enum {unknown}
+                     */
+                    scope: "key" | "owner";
+                    /** @description The mark crossed, in percent of the limit spent (100: exhausted) */
+                    percent: number;
+                    limit: number;
+                    /** @description What is left after the request that crossed it */
+                    remaining: number;
+                    /** @description When the period ends and the budget is whole again; null: never by itself */
+                    resetsAt: string | null;
+                };
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "budget.threshold";
+            } | {
+                /** @description Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github) */
+                actor: {
+                    id: string;
+                    /** @constant */
+                    type: "secret_scanner";
+                } | {
+                    id: string;
+                    /** @constant */
+                    type: "user";
+                } | {
+                    /** @constant */
+                    type: "operator";
+                } | {
+                    /** @constant */
+                    type: "system";
+                };
+                /** @description A budget of the key or of its owner has nothing left, by this key's request */
+                data: {
+                    /**
+                     * @description Whose budget: the key's own, or the one its owner's keys share
+                     * @enum {unknown}
+                     */
+                    scope: "key" | "owner";
+                    /** @description The mark crossed, in percent of the limit spent (100: exhausted) */
+                    percent: number;
+                    limit: number;
+                    /** @description What is left after the request that crossed it */
+                    remaining: number;
+                    /** @description When the period ends and the budget is whole again; null: never by itself */
+                    resetsAt: string | null;
+                };
+                /** @description `evt_` and 24 base62 characters; stable and unique */
+                id: string;
+                keyId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** @description Whose key it is */
+                owner: {
+                    id: string;
+                    /** @enum {unknown} */
+                    type: "organization" | "user";
+                };
+                /** @constant */
+                type: "budget.exhausted";
             })[];
             /** @description Pass as `cursor` for the next page; null after the last */
             nextCursor: string | null;
@@ -2436,7 +2712,7 @@ export interface operations {
                 /** @description The `nextCursor` of the previous page; omitted for the first. */
                 cursor?: string;
                 /** @description Only events of these types: repeat the parameter, or separate types with commas. */
-                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked" | "key.expiring" | "key.inactive" | "quota.threshold" | "credits.exhausted" | "key.leaked" | "key.revealed" | "key.imported")[];
+                types?: ("key.created" | "key.rotated" | "key.updated" | "key.disabled" | "key.enabled" | "key.revoked" | "key.expiring" | "key.inactive" | "quota.threshold" | "credits.exhausted" | "key.leaked" | "key.revealed" | "key.imported" | "token.issued" | "budget.threshold" | "budget.exhausted")[];
             };
             header?: never;
             path: {

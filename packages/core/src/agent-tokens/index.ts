@@ -23,7 +23,7 @@ import type { IssuedToken } from "./issued-token.js";
 import { jwksRoute, jwksSubpath } from "./jwks-route.js";
 import { jwksPath, tokensPath } from "./openapi-paths.js";
 import { type SigningKeysConfig, signingKeyRing } from "./signing-key-ring.js";
-import { recordIssued } from "./token-issued-event.js";
+import { recordIssued, tokenIssuedType } from "./token-issued-event.js";
 import { tokenIssuer } from "./token-issuer.js";
 import { agentTokenResolver, type TokenResolverParts } from "./token-resolver.js";
 
@@ -99,6 +99,8 @@ export function agentTokens(config: AgentTokensConfig = {}): KeywardFeature<"age
   return {
     name: "agentTokens",
     extends: { verify: { resolve: [resolver], check: [admitted.step] } },
+    // `token.issued`: in the audit log's type filter, webhooks' `types` and the OpenAPI document.
+    eventTypes: [tokenIssuedType],
     install: (kernel) => {
       const { clock, store } = kernel;
       parts = { ring, issuer, clock, findById: (id) => store.keys.findById(id) };

@@ -6,13 +6,16 @@
  * names it. The actor is `system`, as for the other events a key's own request causes
  * (`quota.threshold`, `credits.exhausted`): Keyward issued it to the key's holder.
  *
- * The type is declared here, by the feature that writes it, so the kernel's event model names
- * nothing of it; stores keep an event's type and data as given.
+ * The type is declared here, by the feature that writes it (`tokenIssuedType`, the feature's
+ * `eventTypes`), so the kernel's event model names nothing of it, and yet the audit log's type
+ * filter, webhooks' `types` and the OpenAPI document know it; stores keep an event's type and data
+ * as given.
  */
 import type { EventBus } from "../bus/event-bus.js";
 import type { StoredEvent } from "../event-model/event.js";
 import { generateEventId } from "../event-model/event-id.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
+import type { EventTypeDeclaration } from "../event-model/event-types.js";
 import type { RandomSource } from "../random.js";
 import { type IssuedToken, tokenIssuedTopic } from "./issued-token.js";
 
@@ -32,6 +35,31 @@ declare module "../event-model/event.js" {
     };
   }
 }
+
+const textList = { type: "array", items: { type: "string" } };
+
+/** `token.issued` as `agentTokens()` declares it: audited, with its data's schema. */
+export const tokenIssuedType: EventTypeDeclaration = {
+  type: tokenIssuedTopic,
+  description:
+    "The key was exchanged for a short-lived token (agentTokens(), POST {basePath}/tokens); never the token itself",
+  audit: true,
+  data: {
+    type: "object",
+    properties: {
+      jti: { type: "string", description: "The token's id (its `jti` claim)" },
+      audience: { type: "string", description: "The audience the token is bound to (its `aud`)" },
+      scopes: { ...textList, description: "The scopes the token carries, at most the key's" },
+      resources: {
+        type: "object",
+        additionalProperties: textList,
+        description: "The resources the token is limited to, by kind, when it is",
+      },
+      expiresAt: { type: "string", format: "date-time", description: "When the token expires" },
+    },
+    required: ["jti", "audience", "scopes", "expiresAt"],
+  },
+};
 
 export function tokenIssuedEvent(token: IssuedToken, random: RandomSource): StoredEvent {
   return {

@@ -173,4 +173,57 @@ describe("token.issued in the audit log", () => {
     const { data } = await keyward.events.list({ owner: "alice", keyId: id });
     expect(data.filter((event) => event.type === "token.issued")).toHaveLength(1);
   });
+
+  it("is a type the audit log's filter takes (?types=token.issued), and an unknown type is still 422", async () => {
+    const { keyward, exchange } = setup();
+    const { key, id } = await keyward.keys.create({
+      ownerId: "alice",
+      accountTier: "free",
+      name: "agent",
+      scopes: ["profile:read"],
+      tier: "free",
+    });
+    expect((await exchange(key)).status).toBe(200);
+    const get = async (query: string) =>
+      keyward.handle(
+        new Request(`http://localhost/api/v1/api-keys/${id}/events${query}`, {
+          headers: { authorization: `Bearer ${await session("alice")}` },
+        }),
+      );
+    const filtered = await get("?types=token.issued");
+    expect(filtered.status).toBe(200);
+    const page = (await filtered.json()) as { data: KeywardEvent[] };
+    expect(page.data.map((event) => event.type)).toEqual(["token.issued"]);
+    const both = (await (await get("?types=token.issued,key.created")).json()) as {
+      data: KeywardEvent[];
+    };
+    expect(both.data.map((event) => event.type).sort()).toEqual(["key.created", "token.issued"]);
+    const listed = await keyward.events.list({ owner: "alice", types: ["token.issued"] });
+    expect(listed.data).toEqual(page.data);
+
+    const unknown = await get("?types=token.revoked");
+    expect(unknown.status).toBe(422);
+    const body = (await unknown.json()) as { detail: { loc: unknown[]; msg: string }[] };
+    expect(body.detail).toEqual([
+      expect.objectContaining({
+        loc: ["query", "types", 0],
+        msg: expect.stringContaining("token.issued"),
+      }),
+    ]);
+  });
+
+  it("is unknown to the filter of an instance that does not list agentTokens()", async () => {
+    const keyward = createKeyward({
+      store: memoryStore(),
+      scopes: { "profile:read": "Read" },
+      tiers: { free: { rateLimit: { limit: 100, window: "1m" } } },
+      jwt: { secret },
+      logger: false,
+      features: [events()],
+    });
+    await expect(
+      keyward.events.list({ owner: "alice", types: ["token.issued"] }),
+    ).rejects.toMatchObject({ code: "validation_failed" });
+    await keyward.close();
+  });
 });

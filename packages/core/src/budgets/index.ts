@@ -23,7 +23,7 @@ import type { FeatureKernel } from "../features/feature-kernel.js";
 import type { KeyLimitPlan } from "../limits/resolve-layers.js";
 import { parseDuration } from "../rate-limit/duration.js";
 import { type BudgetSource, checkBudgetSource } from "./budget-config.js";
-import { type BudgetEvent, budgetEventsStep } from "./budget-events.js";
+import { type BudgetEvent, budgetEventsStep, budgetEventTypes } from "./budget-events.js";
 import { budgetField } from "./budget-field.js";
 import { budgetChargeStep, type CreditsLayer } from "./budget-layers.js";
 import { type BudgetUsage, budgetUsage } from "./budget-usage.js";
@@ -69,7 +69,11 @@ export interface BudgetsConfig {
   sweepInterval?: number | string | false;
   /** Percentages of a budget spent that `onEvent` hears once crossed; default `[80]`. */
   thresholds?: readonly number[];
-  /** Hears `budget.threshold` and `budget.exhausted` (also published on the instance's bus). */
+  /**
+   * Hears `budget.threshold` and `budget.exhausted`; they are also written to the key's audit log
+   * when `events()` is listed (and so published on the instance's bus, delivered by `webhooks()`),
+   * else published on the bus.
+   */
   onEvent?: (event: BudgetEvent) => void;
   /** Hears what each hold spent once it ended, what a meter bills (also `budget.settled` on the bus). */
   onSettled?: (settled: SettledHold) => void;
@@ -215,22 +219,15 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
             },
           },
         ],
-        // Heard on the instance's bus (`budget.*`) and by `onEvent`, for the configured budgets
-        // and a key's own (its `budget` field) alike.
-        spent: [
-          budgetEventsStep(
-            thresholds,
-            (event) => {
-              bus?.publish(event.type, event);
-              config.onEvent?.(event);
-            },
-            (message, cause) => report(message, cause),
-          ),
-        ],
+        // Written to the audit log (or the bus) and told to `onEvent`, for the configured
+        // budgets and a key's own (its `budget` field) alike.
+        spent: [budgetEventsStep({ thresholds, bus: () => bus, onEvent: config.onEvent })],
       },
       // `budget: { limit, period }` on create and update: a key's own budget (budget-field.ts).
       fields: [budgetField],
     },
+    // `budget.threshold` and `budget.exhausted` in the audit log; `budget.settled` on the bus.
+    eventTypes: budgetEventTypes,
     install(installed) {
       kernel = installed;
       bus = installed.bus;

@@ -6,6 +6,7 @@
  * | topic                 | published by          | message                                   |
  * |-----------------------|-----------------------|-------------------------------------------|
  * | `key.*`, `quota.*`, `credits.*` | `events()` | each event once committed, under its type |
+ * | a feature's declared types (`token.issued`…) | `events()` once written, else the feature | its event (`event-model/event-types.ts`) |
  * | `webhook.attempted`   | `webhooks()`          | `{ status }`: a delivery attempt ended    |
  * | `webhook.backlog`     | `webhooks()`          | `{ read(max) }`, once the instance is built |
  *

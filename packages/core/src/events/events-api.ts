@@ -8,14 +8,9 @@ import type { OwnerInput } from "../api/keys/owner-input.js";
 import type { InternalKeysApi } from "../api/keys-api.js";
 import { decodeListCursor, pageOf, parsePageSize } from "../api/list-cursor.js";
 import { internalError, KeywardError } from "../errors/keyward-error.js";
-import {
-  type EventType,
-  eventTypes,
-  isEventType,
-  type KeywardEvent,
-  toKeywardEvent,
-} from "../event-model/event.js";
+import { type EventType, type KeywardEvent, toKeywardEvent } from "../event-model/event.js";
 import { isEventId } from "../event-model/event-id.js";
+import type { EventTypes } from "../event-model/event-types.js";
 import type { Owner } from "../keys/owner.js";
 import type { EventsRuntime } from "./events-runtime.js";
 
@@ -27,7 +22,10 @@ export interface EventListOptions {
   owner: OwnerInput;
   /** Only this key's events; the key must be the owner's (404 unknown, 403 another owner's). */
   keyId?: string;
-  /** Only these types; omitted: every type. */
+  /**
+   * Only these types (the kernel's, or one a listed feature writes to the audit log, like
+   * `token.issued`); omitted: every type.
+   */
   types?: EventType[];
   /** The `nextCursor` of the previous page; omitted for the first. */
   after?: string | null;
@@ -76,7 +74,12 @@ export interface InternalEventsApi extends EventsApi {
   forCaller(caller: Caller, keyId: string, query: EventQueryText): Promise<EventPage>;
 }
 
-export function createEventsApi(events: EventsRuntime, keys: InternalKeysApi): InternalEventsApi {
+/** @param types the instance's event types: the filter takes those the audit log may hold */
+export function createEventsApi(
+  events: EventsRuntime,
+  keys: InternalKeysApi,
+  types: EventTypes,
+): InternalEventsApi {
   const page = async (
     events: EventsRuntime,
     query: { owner: Owner; keyId?: string; types?: readonly EventType[] },
@@ -108,14 +111,14 @@ export function createEventsApi(events: EventsRuntime, keys: InternalKeysApi): I
       }
       const owner = keys.access.owner(options.owner);
       const limit = parsePageSize(options.limit ?? defaultEventPageSize);
-      const types = options.types === undefined ? undefined : checkedTypes(options.types);
+      const only = options.types === undefined ? undefined : checkedTypes(options.types, types);
       if (options.keyId !== undefined) await keys.access.owned(owner, options.keyId);
       return page(
         events,
         {
           owner,
           ...(options.keyId === undefined ? {} : { keyId: options.keyId }),
-          ...(types ? { types } : {}),
+          ...(only ? { types: only } : {}),
         },
         limit,
         options.after,
@@ -158,7 +161,8 @@ export function createEventsApi(events: EventsRuntime, keys: InternalKeysApi): I
       };
       const limit =
         query.limit === null ? defaultEventPageSize : attempt(() => parsePageSize(query.limit));
-      const types = query.types.length === 0 ? undefined : attempt(() => checkedTypes(query.types));
+      const only =
+        query.types.length === 0 ? undefined : attempt(() => checkedTypes(query.types, types));
       if (query.cursor !== null) attempt(() => decodeListCursor(query.cursor as string, isEventId));
       if (problems.length > 0) {
         const issues = problems.flatMap((problem) =>
@@ -172,7 +176,7 @@ export function createEventsApi(events: EventsRuntime, keys: InternalKeysApi): I
         {
           owner: { type: key.ownerType, id: key.ownerId },
           keyId: key.id,
-          ...(types ? { types } : {}),
+          ...(only ? { types: only } : {}),
         },
         limit as number,
         query.cursor,
@@ -181,16 +185,21 @@ export function createEventsApi(events: EventsRuntime, keys: InternalKeysApi): I
   };
 }
 
-/** The types asked for, or a 422 at `["query", "types", i]` for each one that is not a type. */
-function checkedTypes(types: unknown): EventType[] {
-  const list: unknown[] = Array.isArray(types) ? types : [types];
+/**
+ * The types asked for, or a 422 at `["query", "types", i]` for each one the audit log cannot
+ * hold: unknown to the instance, or published on its bus only.
+ */
+function checkedTypes(asked: unknown, types: EventTypes): EventType[] {
+  const list: unknown[] = Array.isArray(asked) ? asked : [asked];
   const issues = list.flatMap((type, index) =>
-    isEventType(type)
+    types.audits(type)
       ? []
       : [
           {
             loc: ["query", "types", index],
-            msg: `Input should be one of the event types: ${eventTypes.join(", ")}`,
+            msg: types.busOnly(type)
+              ? `Input should be one of the event types: ${types.audited.join(", ")} (${String(type)} is published on the instance's bus only, never written to the audit log)`
+              : `Input should be one of the event types: ${types.audited.join(", ")}`,
             type: "literal_error",
           },
         ],

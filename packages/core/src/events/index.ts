@@ -44,9 +44,9 @@ export function events(config: EventsConfig = {}): KeywardFeature<"events", Even
       journal: (kernel) => eventsRuntime(config, kernel.log, kernel),
       verify: { spent: [usageEventsStep] },
     },
-    install: ({ events, keys }) => {
+    install: ({ events, keys, keyModel }) => {
       // The recorder `extends` built for this instance, before any feature was installed.
-      const api = createEventsApi(events as EventsRuntime, keys);
+      const api = createEventsApi(events as EventsRuntime, keys, keyModel.eventTypes);
       return {
         api,
         endpoints: [{ path: "/{key_id}/events", method: "GET", handle: keyEventsEndpoint(api) }],

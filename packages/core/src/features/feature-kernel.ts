@@ -10,6 +10,7 @@ import type { EventBus } from "../bus/event-bus.js";
 import type { Clock } from "../clock.js";
 import type { Environments } from "../environments/environments.js";
 import type { EventRecorder } from "../event-model/event-recorder.js";
+import type { EventTypes } from "../event-model/event-types.js";
 import type { KeyFormat } from "../keys/format.js";
 import type { SecretHasher } from "../keys/hash.js";
 import type { KeyField } from "../keys/key-field.js";
@@ -54,7 +55,10 @@ export interface FeatureKernel {
   readonly random: RandomSource;
   /** Where the feature reports what it handled and what a person should know about. */
   readonly log: FeatureLog;
-  /** What this instance's keys are: their format and hashing, scopes, tiers, fields and write hooks. */
+  /**
+   * What this instance's keys are: their format and hashing, scopes, tiers, fields, write hooks and
+   * the types of their events.
+   */
   readonly keyModel: KeyModel;
   /** The instance's limits and usage, as `verify` charges and counts them. */
   readonly limits: FeatureLimits;
@@ -84,6 +88,11 @@ export interface KeyModel {
   readonly fields: readonly KeyField[];
   /** The listed features' write hooks (`keys/write-hooks.ts`), each list in the features' order. */
   readonly writes: Required<WriteHooks>;
+  /**
+   * The event types a key's events may have: the kernel's and the listed features' declared ones
+   * (`event-model/event-types.ts`), for a feature that filters or routes events by type.
+   */
+  readonly eventTypes: EventTypes;
 }
 
 export interface FeatureLimits {

@@ -13,6 +13,7 @@
  * a mistake fails at start as every kernel option does, and names the store parts it needs in
  * `requires`, checked by `createKeyward` with a message naming what is missing.
  */
+import type { EventTypeDeclaration } from "../event-model/event-types.js";
 import type { FeatureEndpointHandler } from "../http/routes/route-context.js";
 import type { KeywardStore } from "../storage/index.js";
 import type { FeatureKernel } from "./feature-kernel.js";
@@ -44,6 +45,13 @@ export interface KeywardFeature<Name extends string = string, Api = undefined> {
    * before the kernel is built. Two features may not fill the same point.
    */
   readonly extends?: KernelExtensions;
+  /**
+   * The event types the feature writes (`event-model/event-types.ts`): each with the schema of its
+   * `data` and whether it goes to the key's audit log. The audit log's type filter, a webhook
+   * endpoint's `types` and the OpenAPI document know the types of the listed features; a type the
+   * kernel has or another listed feature declares is a configuration error.
+   */
+  readonly eventTypes?: readonly EventTypeDeclaration[];
   /** Called once by `createKeyward`, after the kernel is built. */
   install(kernel: FeatureKernel): FeatureParts<Api>;
 }

@@ -4,6 +4,7 @@
  * paths without depending on the `openapi()` feature that assembles them.
  */
 
+import type { EventTypes } from "../event-model/event-types.js";
 import type { KeyField } from "../keys/key-field.js";
 import type { ScopeRegistry } from "../scopes/scope-registry.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
@@ -37,6 +38,8 @@ export interface InstanceDescription {
   rotateKeyBody: { schema: Schema<unknown>; maxGracePeriodSeconds: number } | undefined;
   /** Whether `GET {basePath}/{key_id}/events` is served. */
   events: boolean;
+  /** The event types: the kernel's and those the listed features declare (`eventTypes`). */
+  eventTypes: EventTypes;
   /** Whether organizations own keys: `organizationId` on create and list, their 403 codes. */
   organizations: boolean;
   /** Whether a per-owner key limit applies: create's `too_many_keys`. */

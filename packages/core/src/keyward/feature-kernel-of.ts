@@ -5,6 +5,7 @@
 import type { InternalKeysApi } from "../api/keys-api.js";
 import type { PendingVerify } from "../auth/pending-verify.js";
 import type { EventBus } from "../bus/event-bus.js";
+import type { EventTypes } from "../event-model/event-types.js";
 import type { FeatureKernel } from "../features/feature-kernel.js";
 import type { KeywardStore } from "../storage/index.js";
 import type { KeywardContext } from "./context.js";
@@ -16,6 +17,8 @@ export function featureKernelOf(
     keys: InternalKeysApi;
     bus: EventBus;
     verify: PendingVerify;
+    /** The kernel's event types and the listed features' (`eventTypesOf`). */
+    eventTypes: EventTypes;
   },
 ): FeatureKernel {
   return {
@@ -36,6 +39,7 @@ export function featureKernelOf(
       tiers: context.tiers,
       fields: context.keyFields,
       writes: context.writes,
+      eventTypes: instance.eventTypes,
     },
     limits: {
       layered: context.layeredLimits,

@@ -3,6 +3,7 @@
  * responses and header fields, and the two security schemes.
  */
 import type { BaseRoot } from "@ark/schema";
+import type { EventTypes } from "../event-model/event-types.js";
 import type { InstanceDescription } from "../features/openapi-contribution.js";
 import type { JsonSchema, OpenApiDocument } from "../features/openapi-types.js";
 import type { KeyField } from "../keys/key-field.js";
@@ -19,7 +20,7 @@ import {
   validationErrorBodyType,
   validationIssueType,
 } from "./schemas/error-body.js";
-import { eventTypesSchema } from "./schemas/event.js";
+import { eventJsonSchemas } from "./schemas/event.js";
 import { keyRecordTypes } from "./schemas/key-record.js";
 import { scopeTypes } from "./schemas/scope-list.js";
 import { usageReportType, withUsageSections } from "./schemas/usage-report.js";
@@ -68,7 +69,7 @@ export function buildComponents(context: InstanceDescription): OpenApiDocument["
       toJson(usageReportType(context.keyFields)),
       context.usageSections,
     ),
-    ...(context.events ? eventComponents(context.keyFields) : {}),
+    ...(context.events ? eventComponents(context.keyFields, context.eventTypes) : {}),
     ValidationIssue: toJson(validationIssueType),
     ValidationError: toJson(validationErrorBodyType),
     Error: toJson(errorBodyType(errorCodes.filter((code) => codeIsConfigured(code, context)))),
@@ -125,9 +126,12 @@ function inConfiguredOrder(schema: JsonSchema, names: readonly string[]): JsonSc
   return { ...rest, enum: [...names] };
 }
 
-function eventComponents(fields: readonly KeyField[]): Record<string, JsonSchema> {
-  const { event, page } = eventTypesSchema(fields);
-  return { Event: toJson(event), EventPage: toJson(page) };
+function eventComponents(
+  fields: readonly KeyField[],
+  types: EventTypes,
+): Record<string, JsonSchema> {
+  const { event, page } = eventJsonSchemas(fields, types);
+  return { Event: event, EventPage: page };
 }
 
 function toJson(schema: BaseRoot): JsonSchema {

@@ -1,5 +1,4 @@
 import { maxPageSize } from "../../api/list-cursor.js";
-import { eventTypes } from "../../event-model/event.js";
 import { errorResponses, guardedErrors, successResponse } from "../responses.js";
 import { keyIdParameter, type PathBuilder, sessionOnly } from "./path-builder.js";
 
@@ -36,7 +35,10 @@ export const keyEventsPath: PathBuilder = {
           "Only events of these types: repeat the parameter, or separate types with commas.",
         style: "form",
         explode: true,
-        schema: { type: "array", items: { type: "string", enum: [...eventTypes] } },
+        schema: {
+          type: "array",
+          items: { type: "string", enum: [...context.eventTypes.audited] },
+        },
       },
     ],
     responses: {

@@ -1,9 +1,13 @@
 /**
  * An event and a page of the audit log as arktype schema nodes, converted to JSON Schema for the
  * document.
- * One variant per event type, so a client generator sees each type's `data`.
+ * One variant per event type, so a client generator sees each type's `data`: the kernel's, then
+ * those the listed features write to the audit log, from their declarations.
  */
-import { eventTypes } from "../../event-model/event.js";
+
+import type { BaseRoot } from "@ark/schema";
+import type { EventTypes } from "../../event-model/event-types.js";
+import type { JsonSchema } from "../../features/openapi-types.js";
 import type { KeyField } from "../../keys/key-field.js";
 import { featureFieldNodes } from "./key-record.js";
 import {
@@ -19,8 +23,12 @@ import {
   string,
 } from "./nodes.js";
 
-/** @param fields the listed features' key fields: those with an event schema are in key events */
-export function eventTypesSchema(fields: readonly KeyField[]) {
+/**
+ * @param fields the listed features' key fields: those with an event schema are in key events
+ * @param types the instance's event types, named in the description (the variants of those the
+ * features declare are added by `eventJsonSchemas`)
+ */
+function eventTypesSchema(fields: readonly KeyField[], types: EventTypes) {
   const eventFields = featureFieldNodes(fields, "event");
   const changedFields = Object.fromEntries(
     Object.entries(eventFields).map(([name, node]) => [name, either(node, nullValue)]),
@@ -44,7 +52,7 @@ export function eventTypesSchema(fields: readonly KeyField[]) {
       "Who made the change: a signed-in user, the host's own code (operator), Keyward itself (system: time- and usage-based events), or a secret scanner's signed report (secret_scanner, id github)",
     ),
   };
-  const ofType = (type: string, data: ReturnType<typeof object>) =>
+  const ofType = (type: string, data: BaseRoot) =>
     object({ required: { ...common, type: oneOf(type), data } });
   const empty = object({}).describe("Nothing beyond the event's own fields");
   const period = oneOf("day", "week", "month");
@@ -191,7 +199,7 @@ export function eventTypesSchema(fields: readonly KeyField[]) {
       }).describe("A user was shown the key's secret again (recoverable keys)"),
     ),
   ).describe(
-    `Something that happened to a key: ${eventTypes.join(", ")}. Never a secret or a hash. More types will come: ignore those you do not know.`,
+    `Something that happened to a key: ${types.audited.join(", ")}. Never a secret or a hash. More types will come: ignore those you do not know.`,
   );
   const page = object({
     required: {
@@ -201,5 +209,39 @@ export function eventTypesSchema(fields: readonly KeyField[]) {
       ),
     },
   }).describe("One page of the key's events, newest first");
-  return { event, page };
+  return { event, page, declared: (type: string) => ofType(type, anyObject) };
+}
+
+/**
+ * The document's `Event` and `EventPage`: the kernel's event types, then one variant per type a
+ * listed feature writes to the audit log, its `data` the JSON Schema the feature declared.
+ */
+export function eventJsonSchemas(
+  fields: readonly KeyField[],
+  types: EventTypes,
+): { event: JsonSchema; page: JsonSchema } {
+  const { event, page, declared } = eventTypesSchema(fields, types);
+  const toJson = (node: BaseRoot) => node.toJsonSchema({ dialect: null }) as JsonSchema;
+  const variants = types.declared
+    .filter((declaration) => declaration.audit)
+    .map((declaration) => {
+      const variant = toJson(declared(declaration.type));
+      const properties = variant.properties as Record<string, JsonSchema>;
+      const data = { ...declaration.data, description: declaration.description };
+      return { ...variant, properties: { ...properties, data } };
+    });
+  const kernelEvent = toJson(event);
+  const eventJson =
+    variants.length === 0
+      ? kernelEvent
+      : { ...kernelEvent, anyOf: [...(kernelEvent.anyOf as JsonSchema[]), ...variants] };
+  const pageJson = toJson(page);
+  const pageProperties = pageJson.properties as Record<string, JsonSchema>;
+  return {
+    event: eventJson,
+    page: {
+      ...pageJson,
+      properties: { ...pageProperties, data: { ...pageProperties.data, items: eventJson } },
+    },
+  };
 }
