@@ -106,6 +106,7 @@ export type { RateLimitAlgorithm, RateLimitState, RateLimitStep } from "./rate-l
 export { createScopeRegistry, type ScopeRegistry } from "./scopes/scope-registry.js";
 export { compareCodeUnits } from "./storage/code-unit-order.js";
 export { pageOfExpiringKeys, soonestExpiryFirst } from "./storage/expiring-order.js";
+export { withFields } from "./storage/feature-field-changes.js";
 export { frozenKey } from "./storage/frozen-key.js";
 export { KeyChangedError } from "./storage/key-changed-error.js";
 export { newestKeyFirst, pageOfKeys } from "./storage/key-order.js";

@@ -5,30 +5,13 @@
  */
 import { request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createKeyward, manualClock, memoryStore } from "@keyward/core";
-import { budgets } from "@keyward/core/budgets";
+import { holdFixture } from "@keyward/testing";
 import express from "express";
 import { describe, expect, it } from "vitest";
 import { requireHold } from "../src/index.js";
 
 async function setup(onAbort?: "release") {
-  const keyward = createKeyward({
-    store: memoryStore(),
-    scopes: { "completions:write": "Write completions" },
-    tiers: { free: { rateLimit: { limit: 1000, window: "1m" } } },
-    clock: manualClock(Date.parse("2026-12-07T12:00:00Z")),
-    jwt: false,
-    logger: false,
-    features: [budgets({ sweepInterval: false })],
-  });
-  const created = await keyward.keys.create({
-    ownerId: "alice",
-    accountTier: "free",
-    name: "agent",
-    scopes: ["completions:write"],
-    tier: "free",
-  });
-  await keyward.keys.setLimits(created.id, { credits: { remaining: 1000 } });
+  const { keyward, key: secret, credits } = await holdFixture();
   const app = express();
   app.post(
     "/api/v1/completions",
@@ -57,8 +40,7 @@ async function setup(onAbort?: "release") {
   const server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   const port = (server.address() as AddressInfo).port;
-  const credits = async () => (await keyward.keys.usage("alice", created.id)).credits?.remaining;
-  const post = (body: unknown, key = created.key) =>
+  const post = (body: unknown, key = secret) =>
     new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = httpRequest(
         {

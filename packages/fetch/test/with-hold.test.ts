@@ -3,31 +3,13 @@
  * for what was sent (or nothing, with onAbort: "release"), a handler's 5xx that gives the hold back,
  * a refused key that holds nothing, and a malformed `reserve` answer refused with nothing held.
  */
-import { createKeyward, manualClock, memoryStore } from "@keyward/core";
-import { budgets } from "@keyward/core/budgets";
+import { holdFixture } from "@keyward/testing";
 import { describe, expect, it } from "vitest";
 import { settlingStream, withHold } from "../src/index.js";
 
 async function setup() {
-  const keyward = createKeyward({
-    store: memoryStore(),
-    scopes: { "completions:write": "Write completions" },
-    tiers: { free: { rateLimit: { limit: 1000, window: "1m" } } },
-    clock: manualClock(Date.parse("2026-12-07T12:00:00Z")),
-    jwt: false,
-    logger: false,
-    features: [budgets({ sweepInterval: false })],
-  });
-  const created = await keyward.keys.create({
-    ownerId: "alice",
-    accountTier: "free",
-    name: "agent",
-    scopes: ["completions:write"],
-    tier: "free",
-  });
-  await keyward.keys.setLimits(created.id, { credits: { remaining: 1000 } });
-  const credits = async () => (await keyward.keys.usage("alice", created.id)).credits?.remaining;
-  const request = (body: unknown, key = created.key) =>
+  const { keyward, key: secret, credits } = await holdFixture();
+  const request = (body: unknown, key = secret) =>
     new Request("http://local/api/v1/completions", {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },

@@ -3,30 +3,13 @@
  * abort what was sent, a 5xx or a throw gives the hold back, a refused key holds nothing, a
  * malformed `reserve` answer is a clear error with nothing held.
  */
-import { createKeyward, manualClock, memoryStore } from "@keyward/core";
-import { budgets } from "@keyward/core/budgets";
+import { holdFixture } from "@keyward/testing";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { type KeywardHoldEnv, requireHold, settlingStream } from "../src/index.js";
 
 async function setup() {
-  const keyward = createKeyward({
-    store: memoryStore(),
-    scopes: { "completions:write": "Write completions" },
-    tiers: { free: { rateLimit: { limit: 1000, window: "1m" } } },
-    clock: manualClock(Date.parse("2026-12-07T12:00:00Z")),
-    jwt: false,
-    logger: false,
-    features: [budgets({ sweepInterval: false })],
-  });
-  const created = await keyward.keys.create({
-    ownerId: "alice",
-    accountTier: "free",
-    name: "agent",
-    scopes: ["completions:write"],
-    tier: "free",
-  });
-  await keyward.keys.setLimits(created.id, { credits: { remaining: 1000 } });
+  const { keyward, key: secret, credits } = await holdFixture();
   const app = new Hono<KeywardHoldEnv>();
   app.post(
     "/api/v1/completions",
@@ -46,8 +29,7 @@ async function setup() {
       });
     },
   );
-  const credits = async () => (await keyward.keys.usage("alice", created.id)).credits?.remaining;
-  const post = (body: unknown, key = created.key) =>
+  const post = (body: unknown, key = secret) =>
     app.request("/api/v1/completions", {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },

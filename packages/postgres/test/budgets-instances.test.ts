@@ -7,7 +7,10 @@
  * the same with Redis stalled under one instance (a paused TCP proxy: every reservation it answers
  * 500 is charged nothing, once its voids landed), and with an instance dropped while holding
  * reservations (they come back once their TTL passed, on the shared manual clock). No assertion on
- * time: waits are for outcomes.
+ * time: waits are for outcomes, and the stores' deadlines are far above what a busy machine makes
+ * a call wait (below), so only the stalled Redis fails a call. The calls made while it is stalled go
+ * to a fourth instance on the same proxy, whose Redis deadline is short: it fails them soon,
+ * without making the three wait as long to give up on a Redis that answers late.
  */
 import {
   type Clock,
@@ -21,6 +24,7 @@ import { redisStore } from "@keyward/redis";
 import IORedis from "ioredis";
 import type pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { testCallTimeoutMs } from "../../redis/test/support/local-redis.js";
 import { migrate, postgresHoldStore, postgresStore } from "../src/index.js";
 import { describeOnServer, dropSchema, serverPool, uniqueSchema } from "./support/databases.js";
 import { type PausableProxy, startPausableProxy } from "./support/pausable-proxy.js";
@@ -28,6 +32,18 @@ import { type PausableProxy, startPausableProxy } from "./support/pausable-proxy
 const limit = 100_000;
 const route = "POST /api/v1/completions";
 const scopes = ["completions:write"];
+
+/**
+ * The stores' deadlines. With a CPU burner beside this file on a loaded 2-core host, the burst made
+ * a Redis step wait up to 11 s and a PostgreSQL call up to 24 s (queued behind the ~330 calls that
+ * share its instance's 10 connections), and took up to 77 s in all. With the 500 ms Redis deadline
+ * these instances had, about one reservation in five answered 500 ("Redis did not answer within
+ * 500 ms"), and the test failed. Four times the tests' deadline (`testCallTimeoutMs`): never
+ * reached here but by a store that does not answer.
+ */
+const callTimeoutMs = 4 * testCallTimeoutMs;
+/** The stalling instance's Redis deadline: its calls meet only a stalled Redis, and fail. */
+const stalledRedisTimeoutMs = 1_000;
 
 /** A small seeded generator (mulberry32): the same run every time. */
 function seeded(seed: number) {
@@ -57,8 +73,13 @@ describeOnServer("budgets: three instances on PostgreSQL + Redis share one key's
   let keyId = "";
   /** What every ended hold spent, as each instance's onSettled heard it. */
   let settledTotal = 0;
+  /** What the instances logged as failed (a 500's cause, a settle that failed). */
+  let failed: string[] = [];
 
-  const instance = async (redisPort: number): Promise<Instance> => {
+  /** The instance the calls go to while Redis is stalled (on the proxy, as the third). */
+  let stalling: Instance;
+
+  const instance = async (redisPort: number, redisTimeoutMs = callTimeoutMs): Promise<Instance> => {
     const pool = serverPool({ max: 10 });
     const client = new IORedis({ host: "127.0.0.1", port: redisPort, maxRetriesPerRequest: 1 });
     client.on("error", () => {});
@@ -66,13 +87,13 @@ describeOnServer("budgets: three instances on PostgreSQL + Redis share one key's
       client: pool,
       schema,
       invalidation: false,
-      timeoutMs: 20_000,
+      timeoutMs: callTimeoutMs,
     });
     const redis = redisStore({
       client,
       prefix,
       time: "caller",
-      timeoutMs: 500,
+      timeoutMs: redisTimeoutMs,
       circuitBreaker: false,
     });
     const store: KeywardStore = {
@@ -91,7 +112,10 @@ describeOnServer("budgets: three instances on PostgreSQL + Redis share one key's
       tiers: { free: { rateLimit: { limit: 1_000_000, window: "1m" } } },
       clock: clock as Clock,
       jwt: false,
-      logger: false,
+      logger: {
+        error: (message, cause) => failed.push(`${message}: ${(cause as Error)?.message}`),
+        warn: () => {},
+      },
       features: [
         budgets({
           perKey: { limit, period: "day" },
@@ -119,6 +143,7 @@ describeOnServer("budgets: three instances on PostgreSQL + Redis share one key's
     proxy = await startPausableProxy("redis://127.0.0.1:6379");
     const proxyPort = Number(new URL(proxy.url).port);
     instances = [await instance(6379), await instance(6379), await instance(proxyPort)];
+    stalling = await instance(proxyPort, stalledRedisTimeoutMs);
     const created = await instances[0]!.keyward.keys.create({
       ownerId: "agent-owner",
       accountTier: "free",
@@ -132,7 +157,7 @@ describeOnServer("budgets: three instances on PostgreSQL + Redis share one key's
 
   afterAll(async () => {
     proxy?.resume();
-    for (const each of instances) await each.close().catch(() => {});
+    for (const each of [...instances, stalling]) await each?.close().catch(() => {});
     await proxy?.close();
     const cleaner = new IORedis({ host: "127.0.0.1", port: 6379 });
     const keys = await cleaner.keys(`${prefix}*`);
@@ -160,7 +185,14 @@ describeOnServer("budgets: three instances on PostgreSQL + Redis share one key's
     const chunks = (async function* () {
       for (let i = 0; i < use; i++) yield `data: ${i}\n\n`;
     })();
-    const body = settlingStream(hold, chunks, { onSettled: () => settled() });
+    // A settle that failed is a failure to show, not a call that never ends.
+    const body = settlingStream(hold, chunks, {
+      onSettled: () => settled(),
+      onError: (error) => {
+        failed.push(`settling a hold failed: ${(error as Error)?.message}`);
+        settled();
+      },
+    });
     const reader = body.getReader();
     let read = 0;
     for (;;) {
@@ -188,26 +220,20 @@ describeOnServer("budgets: three instances on PostgreSQL + Redis share one key's
     return Promise.all(calls);
   };
 
-  let firstTestRuns = 0;
-  // One retry: a final CI run (9333c8a, quiet machine) once saw an answer other than 200 or 429
-  // here, not reproduced yet; the cause stays open in the closing note of 7 December 2026.
-  it("1,000 concurrent reserve/settle calls with 20 % aborts never pass the cap, and the balance is exact", {
-    retry: 1,
-    timeout: 120_000,
-  }, async () => {
-    // A retry starts from a whole budget: a day of its own (the other tests use the 8th and 9th).
-    clock.set(Date.parse("2026-12-07T10:00:00Z") + firstTestRuns++ * 3 * 86_400_000);
-    settledTotal = 0;
+  it("1,000 concurrent reserve/settle calls with 20 % aborts never pass the cap, and the balance is exact", async () => {
+    failed = [];
     const results = await burst(instances, 1_000, 40);
     const spent = results.reduce((sum, result) => sum + result.spent, 0);
     const refused = results.filter((result) => result.status === 429).length;
     // The requests asked for about twice the budget: some were refused, and none passed the cap.
     expect(refused).toBeGreaterThan(0);
-    expect(results.every((result) => result.status === 200 || result.status === 429)).toBe(true);
+    // Any other answer is shown with what the instances logged of its cause.
+    const unexpected = results.filter((result) => result.status !== 200 && result.status !== 429);
+    expect({ unexpected, failed: [...new Set(failed)] }).toEqual({ unexpected: [], failed: [] });
     expect(spent).toBeLessThanOrEqual(limit);
     expect(settledTotal).toBe(spent);
     expect(await standing()).toMatchObject({ held: 0, spent, left: limit - spent });
-  });
+  }, 300_000);
 
   it("with Redis stalled under one instance, no reservation answered 500 is charged", async () => {
     // A new day: the budget is whole again, and this round starts from it.
@@ -216,7 +242,7 @@ describeOnServer("budgets: three instances on PostgreSQL + Redis share one key's
     const before = await burst(instances, 150, 41);
     proxy.pause();
     const [stalled, during] = await Promise.all([
-      burst([instances[2]!], 30, 42),
+      burst([stalling], 30, 42),
       burst(instances.slice(0, 2), 200, 43),
     ]);
     expect(stalled.every((result) => result.status >= 500)).toBe(true);
@@ -224,16 +250,18 @@ describeOnServer("budgets: three instances on PostgreSQL + Redis share one key's
     const after = await burst(instances, 150, 44);
     const spent = [...before, ...during, ...after].reduce((sum, result) => sum + result.spent, 0);
     expect(settledTotal).toBe(spent);
-    // The stalled calls reach Redis once it resumes; their voids undo them: wait for that outcome.
-    for (let attempt = 0; ; attempt++) {
+    // The stalled calls reach Redis once it resumes; their voids undo them: wait for that outcome
+    // (for up to a minute: a busy machine delays it, nothing else does).
+    const waitUntil = performance.now() + 60_000;
+    for (;;) {
       const now = await standing();
-      if (now.left === limit - spent || attempt === 200) {
+      if (now.left === limit - spent || performance.now() > waitUntil) {
         expect(now).toMatchObject({ held: 0, left: limit - spent });
         break;
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-  }, 120_000);
+  }, 300_000);
 
   it("an instance dropped while holding reservations: its holds come back after the TTL", async () => {
     clock.set(Date.parse("2026-12-09T10:00:00Z"));
@@ -256,5 +284,5 @@ describeOnServer("budgets: three instances on PostgreSQL + Redis share one key's
     clock.advance(1);
     expect(await instances[0]!.keyward.budgets.releaseExpired()).toBe(20);
     expect(await standing()).toMatchObject({ held: 0, left: limit - spent, spent });
-  }, 120_000);
+  }, 300_000);
 });

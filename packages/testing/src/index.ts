@@ -4,6 +4,7 @@
  */
 
 export { type BudgetsSuiteOptions, describeBudgets } from "./budgets/budgets-suite.js";
+export { type HoldFixture, holdFixture } from "./budgets/hold-fixture.js";
 export {
   type CheckedReply,
   type ClientAddressSuiteOptions,

@@ -5,17 +5,8 @@
  * Every method runs synchronously inside the object, so each is one atomic step: nothing else runs
  * between its read and its write. The order of listings is core's (`newestKeyFirst`, …).
  */
-import type {
-  FeatureFieldChanges,
-  FeatureFields,
-  JsonValue,
-  KeyRotation,
-  KeyUpdate,
-  Owner,
-  StoredEvent,
-  StoredKey,
-} from "@keyward/core";
-import { ownerLabel, pageOfExpiringKeys } from "@keyward/core/toolkit";
+import type { KeyRotation, KeyUpdate, Owner, StoredEvent, StoredKey } from "@keyward/core";
+import { ownerLabel, pageOfExpiringKeys, withFields } from "@keyward/core/toolkit";
 import type { SqlStorage } from "./durable-object-state.js";
 
 export const keyTableSchema = `
@@ -301,21 +292,4 @@ export function keyTable(sql: SqlStorage, hooks: KeyTableHooks) {
       );
     },
   };
-}
-
-/**
- * A record's feature fields after `changes` (a value sets, null removes, others are kept), as the
- * spread of a record: `{ fields }`, or nothing when none are left. The object keeps them inside
- * the record's JSON without knowing them.
- */
-function withFields(
-  current: FeatureFields | undefined,
-  changes: FeatureFieldChanges | undefined,
-): { fields?: FeatureFields } {
-  const fields: Record<string, JsonValue> = { ...current };
-  for (const [name, value] of Object.entries(changes ?? {})) {
-    if (value === null) delete fields[name];
-    else if (value !== undefined) fields[name] = value;
-  }
-  return Object.keys(fields).length === 0 ? {} : { fields };
 }

@@ -1,17 +1,10 @@
 import type { StoredEvent } from "../event-model/event.js";
 import { ownerLabel, ownerOfKey } from "../keys/owner.js";
 import { pageOfExpiringKeys } from "../storage/expiring-order.js";
+import { withFields } from "../storage/feature-field-changes.js";
 import { frozenKey } from "../storage/frozen-key.js";
 import { newestKeyFirst, pageOfKeys } from "../storage/key-order.js";
-import type {
-  FeatureFieldChanges,
-  FeatureFields,
-  JsonValue,
-  KeyRotation,
-  KeyStore,
-  KeyUpdate,
-  StoredKey,
-} from "../storage/key-store.js";
+import type { KeyRotation, KeyStore, KeyUpdate, StoredKey } from "../storage/key-store.js";
 import { type MemoryEventLog, memoryEventLog } from "./memory-event-log.js";
 
 /**
@@ -225,20 +218,4 @@ function definedFields(changes: KeyUpdate): Partial<StoredKey> {
     if (value !== undefined) fields[name as keyof KeyUpdate] = value;
   }
   return fields as Partial<StoredKey>;
-}
-
-/**
- * A record's feature fields after `changes` (a value sets, null removes, others are kept), as
- * the spread of a record: `{ fields }`, or nothing when none are left. `frozenKey` copies them.
- */
-function withFields(
-  current: FeatureFields | undefined,
-  changes: FeatureFieldChanges | undefined,
-): { fields?: FeatureFields } {
-  const fields: Record<string, JsonValue> = { ...current };
-  for (const [name, value] of Object.entries(changes ?? {})) {
-    if (value === null) delete fields[name];
-    else if (value !== undefined) fields[name] = value;
-  }
-  return Object.keys(fields).length === 0 ? {} : { fields };
 }
