@@ -9,6 +9,7 @@
  * `createTable: false`.
  */
 import type { HoldStore, StoredHold } from "@keyward/core/budgets";
+import { StoreUnavailableError, withDeadline } from "@keyward/core/toolkit";
 import type { PostgresClient } from "../client.js";
 import { queryRows } from "../client.js";
 
@@ -18,6 +19,29 @@ export interface PostgresHoldStoreOptions {
   table?: string;
   /** Whether to create the table on first use; default true. */
   createTable?: boolean;
+  /**
+   * Every statement's deadline, in ms (default 2000, as `postgresStore`'s): past it the call fails
+   * with a `StoreUnavailableError` and the request with a 500, instead of waiting on a database
+   * that does not answer. Creating the table, which waits on other instances' locks, gets 30 s.
+   */
+  timeoutMs?: number;
+}
+
+/** `client` with every query under a deadline of `ms`. */
+function withinMs(client: PostgresClient, ms: number): PostgresClient {
+  return {
+    query: (text: string, params?: unknown[]) =>
+      withDeadline(
+        client.query(text, params),
+        ms,
+        () =>
+          new StoreUnavailableError(
+            "timeout",
+            "PostgreSQL",
+            `postgresHoldStore: no answer from PostgreSQL within ${ms} ms`,
+          ),
+      ),
+  } as PostgresClient;
 }
 
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
@@ -62,19 +86,25 @@ interface HoldRow {
 }
 
 export function postgresHoldStore({
-  client,
+  client: given,
   table = "keyward_holds",
   createTable = true,
+  timeoutMs = 2_000,
 }: PostgresHoldStoreOptions): HoldStore {
-  if (typeof client?.query !== "function") {
+  if (typeof given?.query !== "function") {
     throw new TypeError("postgresHoldStore needs a `client` with query(text, params)");
   }
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new TypeError("postgresHoldStore: `timeoutMs` must be a number of milliseconds > 0");
+  }
+  const client = withinMs(given, timeoutMs);
+  const ddl = withinMs(given, Math.max(timeoutMs, 30_000));
   const statements = holdTableStatements(table);
   let created: Promise<void> | undefined;
   const ready = () => {
     if (!createTable) return Promise.resolve();
     created ??= (async () => {
-      for (const statement of statements) await createOnce(client, statement);
+      for (const statement of statements) await createOnce(ddl, statement);
     })().catch((error) => {
       created = undefined;
       throw error;

@@ -14,18 +14,25 @@ export { localRedis, nodeRedisOptions, testRedisUrl } from "./redis-url.js";
  */
 export const testCallTimeoutMs = 30_000;
 
-async function answersPing(): Promise<boolean> {
+/** One PING, given 5 s: a loaded machine answers late, which is not a missing server. */
+async function pingOnce(): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = new Socket();
     const done = (ok: boolean) => {
       socket.destroy();
       resolve(ok);
     };
-    socket.setTimeout(1_000, () => done(false));
+    socket.setTimeout(5_000, () => done(false));
     socket.once("error", () => done(false));
     socket.connect(localRedis.port, localRedis.host, () => socket.write("PING\r\n"));
     socket.once("data", (data) => done(data.toString().startsWith("+PONG")));
   });
+}
+
+/** Up to three PINGs, so that one lost to a busy machine does not skip (or, in CI, fail) a suite. */
+async function answersPing(): Promise<boolean> {
+  for (let attempt = 0; attempt < 3; attempt++) if (await pingOnce()) return true;
+  return false;
 }
 
 /** Whether to run; throws in CI when Redis is missing, so a skipped suite never passes as green. */
