@@ -47,6 +47,20 @@ describe("claimChecks: durations read by jose", () => {
     "",
     true,
     {},
+    // The grammar's corners, each compared with jose below.
+    "30 s from now",
+    "30s AGO",
+    "+30s ago",
+    "0 ago",
+    "30.s",
+    ".5s",
+    "1e3s",
+    "30 seconds",
+    "2 hrs",
+    "15 mins",
+    "3 yrs",
+    `${"9".repeat(400)}s`,
+    null,
   ];
   for (const name of ["clockTolerance", "maxTokenAge"] as const) {
     it.each(settings.map((setting) => [String(setting), setting]))(
@@ -72,7 +86,7 @@ describe("claimChecks: durations read by jose", () => {
   });
 
   it("refuses a maxTokenAge of zero written any way, which jose would take", async () => {
-    for (const zero of [0, "0s", "0 days", "0.0h"]) {
+    for (const zero of [0, -0, "0s", "-0s", "0s ago", "0 days", "0.0h"]) {
       expect(await joseRefuses("maxTokenAge", zero)).toBe(false);
       expect(() => claimChecks({ maxTokenAge: zero })).toThrow(
         "jwt.maxTokenAge must be more than 0 seconds",
