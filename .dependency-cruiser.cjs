@@ -22,7 +22,7 @@ const coreFeatures = [
   "secret-scanning",
   "budgets",
 ];
-const featureFolder = `^packages/core/src/(${coreFeatures.join("|")})/`;
+const featureFolder = `^packages/core/src/features/(${coreFeatures.join("|")})/`;
 
 module.exports = {
   forbidden: [
@@ -63,7 +63,7 @@ module.exports = {
         pathNot: [
           "^packages/$1/src/",
           "^packages/[^/]+/src/index\\.ts$",
-          "^packages/core/src/(toolkit|node-http/index|(agent-tokens|budgets|events|imports|lifecycle|openapi|organizations|permissions|recoverable|secret-scanning)/index)\\.ts$",
+          "^packages/core/src/(toolkit|node-http/index|features/(agent-tokens|budgets|events|imports|lifecycle|openapi|organizations|permissions|recoverable|secret-scanning)/index)\\.ts$",
         ],
       },
     },

@@ -19,7 +19,7 @@ import { permissions } from "@keyward/core/permissions";
 import { isPromise, verifyPending } from "@keyward/core/toolkit";
 import { bench, do_not_optimize, group, summary } from "mitata";
 // The check alone, from its source (not an entry point): what the `resource` option adds to the path.
-import { resourceCheck } from "../packages/core/src/permissions/resource-check.js";
+import { resourceCheck } from "../packages/core/src/features/permissions/resource-check.js";
 
 const unlimited = { rateLimit: { limit: 1_000_000_000, window: "1m" } };
 const keyward = createKeyward({

@@ -13,7 +13,7 @@ const architecture = read("docs/architecture.md");
 
 /** The names of `KernelExtensions`' members, read from its source. */
 function extensionPoints(): string[] {
-  const source = read("packages/core/src/features/kernel-extensions.ts");
+  const source = read("packages/core/src/feature-interface/kernel-extensions.ts");
   const body = source.slice(source.indexOf("export interface KernelExtensions {"));
   const end = body.indexOf("\n}");
   return [...body.slice(0, end).matchAll(/^ {2}(\w+)\?:/gm)].map((match) => match[1]!);

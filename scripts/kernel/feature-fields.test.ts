@@ -21,17 +21,17 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { agentTokens } from "../../packages/core/src/agent-tokens/index.js";
-import { budgets } from "../../packages/core/src/budgets/index.js";
-import { events } from "../../packages/core/src/events/index.js";
-import { imports } from "../../packages/core/src/imports/index.js";
+import { agentTokens } from "../../packages/core/src/features/agent-tokens/index.js";
+import { budgets } from "../../packages/core/src/features/budgets/index.js";
+import { events } from "../../packages/core/src/features/events/index.js";
+import { imports } from "../../packages/core/src/features/imports/index.js";
+import { lifecycle } from "../../packages/core/src/features/lifecycle/index.js";
+import { openapi } from "../../packages/core/src/features/openapi/index.js";
+import { organizations } from "../../packages/core/src/features/organizations/index.js";
+import { permissions } from "../../packages/core/src/features/permissions/index.js";
+import { recoverable } from "../../packages/core/src/features/recoverable/index.js";
+import { secretScanning } from "../../packages/core/src/features/secret-scanning/index.js";
 import type { KeywardFeature } from "../../packages/core/src/index.js";
-import { lifecycle } from "../../packages/core/src/lifecycle/index.js";
-import { openapi } from "../../packages/core/src/openapi/index.js";
-import { organizations } from "../../packages/core/src/organizations/index.js";
-import { permissions } from "../../packages/core/src/permissions/index.js";
-import { recoverable } from "../../packages/core/src/recoverable/index.js";
-import { secretScanning } from "../../packages/core/src/secret-scanning/index.js";
 import { memoryLedger, metering } from "../../packages/metering/src/index.js";
 import { otel } from "../../packages/otel/src/index.js";
 import { webhooks } from "../../packages/webhooks/src/index.js";
@@ -104,7 +104,7 @@ function sourcesUnder(folder: string): string[] {
 
 /** The kernel's and the stores' source files. */
 function kernelAndStoreFiles(): string[] {
-  const feature = new RegExp(`^packages/core/src/(${featureFolders.join("|")})/`);
+  const feature = new RegExp(`^packages/core/src/features/(${featureFolders.join("|")})/`);
   return [
     ...sourcesUnder("packages/core/src").filter((file) => !feature.test(file)),
     ...sourcesUnder("packages/postgres/src"),

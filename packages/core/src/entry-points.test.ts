@@ -5,16 +5,16 @@
  */
 import type { StandardSchemaV1 } from "@standard-schema/spec";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import * as agentTokens from "./agent-tokens/index.js";
-import * as events from "./events/index.js";
-import * as imports from "./imports/index.js";
+import * as agentTokens from "./features/agent-tokens/index.js";
+import * as events from "./features/events/index.js";
+import * as imports from "./features/imports/index.js";
+import * as lifecycle from "./features/lifecycle/index.js";
+import * as openapi from "./features/openapi/index.js";
+import * as organizations from "./features/organizations/index.js";
+import * as permissions from "./features/permissions/index.js";
+import * as recoverable from "./features/recoverable/index.js";
+import * as secretScanning from "./features/secret-scanning/index.js";
 import * as root from "./index.js";
-import * as lifecycle from "./lifecycle/index.js";
-import * as openapi from "./openapi/index.js";
-import * as organizations from "./organizations/index.js";
-import * as permissions from "./permissions/index.js";
-import * as recoverable from "./recoverable/index.js";
-import * as secretScanning from "./secret-scanning/index.js";
 import * as toolkit from "./toolkit.js";
 
 describe("entry points", () => {

@@ -65,9 +65,9 @@ export type {
   KeyModel,
   KeywardFeature,
   StoreRequirement,
-} from "./features/feature.js";
-export type { JournalKernel, KernelExtensions } from "./features/kernel-extensions.js";
-export type { InstanceDescription, PathBuilder } from "./features/openapi-contribution.js";
+} from "./feature-interface/feature.js";
+export type { JournalKernel, KernelExtensions } from "./feature-interface/kernel-extensions.js";
+export type { InstanceDescription, PathBuilder } from "./feature-interface/openapi-contribution.js";
 export type {
   HeaderObject,
   HttpMethod,
@@ -76,8 +76,8 @@ export type {
   OperationObject,
   PathItemObject,
   ResponseObject,
-} from "./features/openapi-types.js";
-export type { UsageSection, UsageSectionRequest } from "./features/usage-section.js";
+} from "./feature-interface/openapi-types.js";
+export type { UsageSection, UsageSectionRequest } from "./feature-interface/usage-section.js";
 export type { EndpointRequest, FeatureEndpointHandler } from "./http/routes/route-context.js";
 export type { KeyField } from "./keys/key-field.js";
 export type {

@@ -8,9 +8,9 @@ import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
 import { KeywardError } from "../errors/keyward-error.js";
-import { events } from "../events/index.js";
+import { events } from "../features/events/index.js";
+import { lifecycle } from "../features/lifecycle/index.js";
 import { createKeyward } from "../keyward/create-keyward.js";
-import { lifecycle } from "../lifecycle/index.js";
 import { memoryStore } from "../memory/memory-store.js";
 import type { KeyStore, KeyUpdate } from "../storage/key-store.js";
 

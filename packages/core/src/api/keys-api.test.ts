@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
 import { KeywardError } from "../errors/keyward-error.js";
+import { lifecycle } from "../features/lifecycle/index.js";
 import { createSecretHasher } from "../keys/hash.js";
 import { createKeyward, type Keyward } from "../keyward/create-keyward.js";
-import { lifecycle } from "../lifecycle/index.js";
 import { memoryStore } from "../memory/memory-store.js";
 import type { KeywardStore } from "../storage/index.js";
 

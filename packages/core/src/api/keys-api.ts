@@ -1,5 +1,5 @@
 import { operatorActor } from "../event-model/event-actor.js";
-import type { UsageSection } from "../features/usage-section.js";
+import type { UsageSection } from "../feature-interface/usage-section.js";
 import { type Owner, ownerOfKey, toOwner, userOwner } from "../keys/owner.js";
 import type { KeywardContext } from "../keyward/context.js";
 import type { KeyLimitOverrides, KeyLimits } from "../limits/types.js";

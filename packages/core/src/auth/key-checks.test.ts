@@ -3,7 +3,7 @@
  * run after the kernel's, in the order the features are listed, before any limit is charged.
  */
 import { describe, expect, it } from "vitest";
-import type { KeywardFeature } from "../features/feature.js";
+import type { KeywardFeature } from "../feature-interface/feature.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
 import type { KeyCheck } from "./key-checks.js";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
-import type { KeywardFeature } from "../features/feature.js";
+import type { KeywardFeature } from "../feature-interface/feature.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import type { KeyLimitPlan } from "../limits/resolve-layers.js";
 import { memoryStore } from "../memory/memory-store.js";

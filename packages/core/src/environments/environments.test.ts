@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
+import { lifecycle } from "../features/lifecycle/index.js";
 import { createKeyward, type Keyward } from "../keyward/create-keyward.js";
-import { lifecycle } from "../lifecycle/index.js";
 import { memoryStore } from "../memory/memory-store.js";
 
 const secret = "environments-test-secret-of-at-least-32-bytes";

@@ -9,7 +9,7 @@
  * Declaring a type writes nothing: the feature writes its events itself (through the journal, the
  * facade's `events`, when the type is audited; on the bus otherwise).
  */
-import type { JsonSchema } from "../features/openapi-types.js";
+import type { JsonSchema } from "../feature-interface/openapi-types.js";
 import { eventTypes } from "./event.js";
 
 /** An event type a feature writes, as it declares it. */

@@ -1,6 +1,6 @@
 import { SignJWT } from "jose";
 import { beforeEach, describe, expect, it } from "vitest";
-import { events } from "../events/index.js";
+import { events } from "../features/events/index.js";
 import { createKeyward, type Keyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
 import type { KeywardStore } from "../storage/index.js";

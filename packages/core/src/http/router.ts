@@ -1,5 +1,5 @@
 import { KeywardError } from "../errors/keyward-error.js";
-import type { FeatureEndpoint } from "../features/feature.js";
+import type { FeatureEndpoint } from "../feature-interface/feature.js";
 import type { EndpointHandler } from "./routes/route-context.js";
 
 export type RouteMatch =

@@ -1,6 +1,6 @@
 import type { BaseRoot } from "@ark/schema";
 import type { ValidationIssue } from "../errors/validation-issue.js";
-import type { JsonSchema } from "../features/openapi-types.js";
+import type { JsonSchema } from "../feature-interface/openapi-types.js";
 import type { JsonValue } from "../storage/key-metadata.js";
 import type { Schema } from "../validation/schema.js";
 

@@ -4,7 +4,7 @@
  * its audience through `authenticate` exactly as through `verify`, and refuses it for another.
  */
 import { describe, expect, it } from "vitest";
-import { agentTokens } from "../agent-tokens/index.js";
+import { agentTokens } from "../features/agent-tokens/index.js";
 import { memoryStore } from "../memory/memory-store.js";
 import { createKeyward } from "./create-keyward.js";
 

@@ -2,7 +2,7 @@ import type { FailedLookupsConfig } from "../auth/failed-lookup-limiter.js";
 import type { JwtClaims, JwtOptions } from "../auth/jwt.js";
 import type { SessionHook } from "../auth/principal.js";
 import type { Clock } from "../clock.js";
-import type { KeywardFeature } from "../features/feature.js";
+import type { KeywardFeature } from "../feature-interface/feature.js";
 import type { KeywardLogger } from "../logging/logger.js";
 import type { KeywardStore } from "../storage/index.js";
 import type { TierConfig } from "../tiers/tier-ladder.js";

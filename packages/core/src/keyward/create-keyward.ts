@@ -11,15 +11,15 @@ import {
 import { createVerify } from "../auth/verify.js";
 import { mergeVerifyPhases } from "../auth/verify-phases.js";
 import { eventTypesOf } from "../event-model/event-types.js";
-import type { FeatureApis, KeywardFeature } from "../features/feature.js";
+import type { FeatureApis, KeywardFeature } from "../feature-interface/feature.js";
 import {
   checkFeatures,
   type InstalledFeatures,
   installFeatures,
-} from "../features/install-features.js";
-import { mergeExtensions } from "../features/kernel-extensions.js";
-import type { InstanceDescription } from "../features/openapi-contribution.js";
-import { checkedUsageSections, type UsageSection } from "../features/usage-section.js";
+} from "../feature-interface/install-features.js";
+import { mergeExtensions } from "../feature-interface/kernel-extensions.js";
+import type { InstanceDescription } from "../feature-interface/openapi-contribution.js";
+import { checkedUsageSections, type UsageSection } from "../feature-interface/usage-section.js";
 import { createHandle, underBasePath } from "../http/handle.js";
 import { defaultBodyLimit } from "../http/read-json-body.js";
 import { createRouter } from "../http/router.js";

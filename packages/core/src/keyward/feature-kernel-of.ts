@@ -1,12 +1,12 @@
 /**
- * The facade each feature is installed with (`FeatureKernel`, `features/feature-kernel.ts`), made
+ * The facade each feature is installed with (`FeatureKernel`, `feature-interface/feature-kernel.ts`), made
  * from the kernel's context: the parts a feature may use, never the context itself.
  */
 import type { InternalKeysApi } from "../api/keys-api.js";
 import type { PendingVerify } from "../auth/pending-verify.js";
 import type { EventBus } from "../bus/event-bus.js";
 import type { EventTypes } from "../event-model/event-types.js";
-import type { FeatureKernel } from "../features/feature-kernel.js";
+import type { FeatureKernel } from "../feature-interface/feature-kernel.js";
 import type { KeywardStore } from "../storage/index.js";
 import type { KeywardContext } from "./context.js";
 

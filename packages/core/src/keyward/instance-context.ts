@@ -9,7 +9,7 @@ import { createJwtVerifier } from "../auth/jwt.js";
 import { type EventBus, eventBus } from "../bus/event-bus.js";
 import { systemClock } from "../clock.js";
 import { KeywardError } from "../errors/keyward-error.js";
-import type { KernelExtensions } from "../features/kernel-extensions.js";
+import type { KernelExtensions } from "../feature-interface/kernel-extensions.js";
 import { createSecretHasher } from "../keys/hash.js";
 import type { KeyField } from "../keys/key-field.js";
 import { maxRotationGrace, mergeWriteHooks } from "../keys/write-hooks.js";

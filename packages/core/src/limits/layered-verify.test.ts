@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
-import { events } from "../events/index.js";
+import { events } from "../features/events/index.js";
 import type { KeywardConfig } from "../keyward/config.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";

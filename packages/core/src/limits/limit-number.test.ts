@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
-import { imports } from "../imports/index.js";
+import { imports } from "../features/imports/index.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
 import { limitNumberProblem, maxLimitNumber } from "./limit-number.js";

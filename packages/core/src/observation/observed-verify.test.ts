@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { createVerify } from "../auth/verify.js";
 import { wrapVerify } from "../auth/verify-wrappers.js";
-import type { KeywardFeature } from "../features/feature.js";
+import type { KeywardFeature } from "../feature-interface/feature.js";
 import { createKeyward } from "../keyward/create-keyward.js";
 import { memoryStore } from "../memory/memory-store.js";
 import { observeVerify } from "./observed-verify.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../clock.js";
-import { allowedIpsField } from "../lifecycle/allowed-ips-field.js";
+import { allowedIpsField } from "../features/lifecycle/allowed-ips-field.js";
 import { createScopeRegistry } from "../scopes/scope-registry.js";
 import { createTierLadder } from "../tiers/tier-ladder.js";
 import { keyFieldSchemas } from "./create-key-body.js";

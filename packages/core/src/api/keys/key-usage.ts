@@ -1,9 +1,9 @@
 /**
  * A key's usage as the API shows it, with its quota and credits when it has them, and the
- * sections listed features add (`features/usage-section.ts`).
+ * sections listed features add (`feature-interface/usage-section.ts`).
  */
 
-import { readUsageSections, type UsageSection } from "../../features/usage-section.js";
+import { readUsageSections, type UsageSection } from "../../feature-interface/usage-section.js";
 import { earlierLastUse, shownFields } from "../../keys/key-field.js";
 import { decodeUseFields } from "../../keys/use-fields.js";
 import { usageLimits } from "../../limits/usage-limits.js";

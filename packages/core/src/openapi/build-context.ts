@@ -1,7 +1,0 @@
-import type { InstanceDescription } from "../features/openapi-contribution.js";
-import type { OpenApiOptions } from "./options.js";
-
-/** What the document is built from: the instance as the kernel describes it, and the options. */
-export interface OpenApiBuildContext extends InstanceDescription {
-  options: OpenApiOptions;
-}

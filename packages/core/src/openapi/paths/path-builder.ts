@@ -1,7 +1,0 @@
-export type { PathBuilder } from "../../features/openapi-contribution.js";
-
-/** Key management takes the user's session token only. */
-export const sessionOnly = [{ userJwt: [] }];
-
-export const keyIdParameter = { $ref: "#/components/parameters/KeyId" };
-export const ifMatchParameter = { $ref: "#/components/parameters/IfMatch" };
