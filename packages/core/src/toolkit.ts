@@ -63,6 +63,11 @@ export { isKeyId } from "./keys/key-id.js";
 export { isOwnedBy, ownerLabel, ownerOfKey, toOwner, userOwner } from "./keys/owner.js";
 export { periodEnd, periodStart } from "./limits/calendar-period.js";
 export {
+  counterIncrementsProblem,
+  type MemoryCounters,
+  memoryCounters,
+} from "./limits/counter-increments.js";
+export {
   type CreditCheckpoints,
   type CreditsState,
   creditCheckpoints,

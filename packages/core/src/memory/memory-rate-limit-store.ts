@@ -2,11 +2,12 @@
  * `RateLimitStore` in process memory, for one process: state per key in a `Map`, stepped with
  * `stepRateLimit`.
  */
+import { memoryCounters } from "../limits/counter-increments.js";
 import { type LayerStep, stepLayer } from "../limits/step-layer.js";
 import type { LayerDecision, LayeredDecision, LimitLayer } from "../limits/types.js";
 import { stepRateLimit } from "../rate-limit/index.js";
 import type { RateLimitPolicy, RateLimitState, RateLimitStep } from "../rate-limit/types.js";
-import type { LayeredRead, RateLimitStore } from "../storage/rate-limit-store.js";
+import type { LayeredConsume, RateLimitStore } from "../storage/rate-limit-store.js";
 
 export interface MemoryRateLimitStoreOptions {
   /**
@@ -74,6 +75,7 @@ export function memoryRateLimitStore(
   // written, so the first entry is the least recently used.
   const entries = new Map<string, Entry>();
   const allowances = new Map<string, AllowanceEntry>();
+  const counters = memoryCounters();
 
   // A Map iterator stays valid while the map changes: it skips deleted entries and reaches those
   // appended after it was created, so one cursor walks the map across calls, then starts over.
@@ -128,6 +130,11 @@ export function memoryRateLimitStore(
 
     checkLayers(request) {
       return stepAll(request, false);
+    },
+
+    appliesIncrements: true,
+    async readCounter(owner, counter, now) {
+      return counters.read(owner, counter, now);
     },
 
     async readLayers({ layers, now }) {
@@ -188,7 +195,10 @@ export function memoryRateLimitStore(
     return stored && stored.expiresAt > now ? stored.state : undefined;
   }
 
-  function stepAll({ layers, now }: LayeredRead, write: boolean): LayeredDecision {
+  function stepAll(
+    { owner, layers, now, increments }: LayeredConsume,
+    write: boolean,
+  ): LayeredDecision {
     // Loops rather than map/forEach: this runs for every request of a key with layers.
     const count = layers.length;
     const steps = new Array<LayerStep>(count);
@@ -215,6 +225,7 @@ export function memoryRateLimitStore(
           allowances.set(layer.bucket, { state: step.state, expiresAt: step.expiresAt });
         }
       }
+      if (increments !== undefined) counters.apply(owner, increments, now);
     }
     return { allowed, layers: decisions };
   }
