@@ -7,7 +7,12 @@
  * window adds to the same ledger row) and for 32 owners; and the ledger's statements per served
  * request (the ledger's client counts them).
  *
+ * With `LEDGER=redis`, the ledger is `redisLedger` instead, riding the limits' script (the kernel's
+ * counter increments): per side, the Redis commands sent per served request (each side has its own
+ * client, which counts what it sends).
+ *
  *   cd bench && node --conditions=@keyward/source --import tsx metering-stores.ts
+ *   cd bench && LEDGER=redis node --conditions=@keyward/source --import tsx metering-stores.ts
  *   # KEYWARD_BENCH_REDIS_URL (default redis://127.0.0.1:6379),
  *   # KEYWARD_BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/test),
  *   # ROUNDS (default 6), ROUND_MS (default 2000)
@@ -16,7 +21,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { combineStores, createKeyward, type Keyward } from "@keyward/core";
-import { metering, postgresLedger } from "@keyward/metering";
+import { metering, postgresLedger, redisLedger } from "@keyward/metering";
 import { migrate, postgresStore } from "@keyward/postgres";
 import { redisStore } from "@keyward/redis";
 import { Redis } from "ioredis";
@@ -41,14 +46,37 @@ const countingClient = {
     return pool.query(text, params);
   },
 };
-const ledger = postgresLedger({ client: countingClient, schema, timeoutMs });
-await ledger.migrate();
+const onRedis = process.env.LEDGER === "redis";
+const postgresLedgerOf = async () => {
+  const made = postgresLedger({ client: countingClient, schema, timeoutMs });
+  await made.migrate();
+  return made;
+};
+const prefixOf = (side: string) => `kwbench:${schema}:${side}:`;
+/** One Redis client per side, counting the commands it sends (each one a round trip, or part of a pipeline). */
+const sent = { plain: 0, metered: 0 };
+const redisFor = (side: "plain" | "metered") => {
+  const client = new Redis(redisUrl);
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = ((
+    command: Parameters<typeof send>[0],
+    stream?: Parameters<typeof send>[1],
+  ) => {
+    sent[side]++;
+    return send(command, stream);
+  }) as typeof client.sendCommand;
+  return client;
+};
+const clients = { plain: redisFor("plain"), metered: redisFor("metered") };
+const ledger = onRedis
+  ? redisLedger({ client: clients.metered, prefix: prefixOf("metered"), timeoutMs })
+  : await postgresLedgerOf();
 
 const unlimited = { rateLimit: { limit: 1_000_000_000, window: "1m" } };
-const instance = (prefix: string, withMetering: boolean) =>
+const instance = (prefix: "plain" | "metered", withMetering: boolean) =>
   createKeyward({
     store: combineStores(
-      redisStore({ client: redis, prefix: `kwbench:${schema}:${prefix}:`, timeoutMs }),
+      redisStore({ client: clients[prefix], prefix: prefixOf(prefix), timeoutMs }),
       postgresStore({ client: pool, schema, timeoutMs }),
     ),
     scopes: { "profile:read": "Read" },
@@ -112,20 +140,23 @@ for (const [owners, concurrency] of [
   type Figure = { perSecond: number; p50: number };
   const figures: Record<"with" | "without", Figure[]> = { without: [], with: [] };
   let meteredServed = 0;
+  let plainServed = 0;
   const statementsBefore = ledgerStatements;
+  const sentBefore = { ...sent };
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? (["without", "with"] as const) : (["with", "without"] as const);
     for (const side of order) {
       const figure = await round(sides[side], keys[side], concurrency);
       figures[side].push(figure);
       if (side === "with") meteredServed += figure.perSecond * (roundMs / 1000);
+      else plainServed += figure.perSecond * (roundMs / 1000);
     }
   }
   const ratios = figures.with.map((f, i) => f.perSecond / figures.without[i]!.perSecond);
   const summary = (side: "with" | "without") =>
     `${median(figures[side].map((f) => f.perSecond)).toFixed(0)}/s, p50 ${median(figures[side].map((f) => f.p50)).toFixed(2)} ms`;
   console.log(
-    `${owners} owner(s), ${concurrency} in flight: without ${summary("without")}; with ${summary("with")}; throughput with/without, median of per-round ratios ${((median(ratios) - 1) * 100).toFixed(1)} %; ledger statements per served request ${((ledgerStatements - statementsBefore) / meteredServed).toFixed(3)}`,
+    `${owners} owner(s), ${concurrency} in flight: without ${summary("without")}; with ${summary("with")}; throughput with/without, median of per-round ratios ${((median(ratios) - 1) * 100).toFixed(1)} %; ledger statements per served request ${((ledgerStatements - statementsBefore) / meteredServed).toFixed(3)}; Redis commands per served request without ${((sent.plain - sentBefore.plain) / plainServed).toFixed(3)}, with ${((sent.metered - sentBefore.metered) / meteredServed).toFixed(3)}`,
   );
 }
 
@@ -136,3 +167,5 @@ const names = await redis.keys(`kwbench:${schema}:*`);
 if (names.length > 0) await redis.del(...names);
 await pool.end();
 redis.disconnect();
+clients.plain.disconnect();
+clients.metered.disconnect();

@@ -99,6 +99,7 @@ export type {
 } from "./keys/write-hooks.js";
 export type { HttpConfig, KeysConfig, KeywardConfig } from "./keyward/config.js";
 export { createKeyward, type Keyward } from "./keyward/create-keyward.js";
+export type { CounterIncrement } from "./limits/counter-increments.js";
 export type { KeyLimitPlan } from "./limits/resolve-layers.js";
 export type {
   CalendarPeriod,

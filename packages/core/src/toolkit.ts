@@ -63,6 +63,7 @@ export {
 export { isKeyId } from "./keys/key-id.js";
 export { isOwnedBy, ownerLabel, ownerOfKey, toOwner, userOwner } from "./keys/owner.js";
 export { periodEnd, periodStart } from "./limits/calendar-period.js";
+export { counterIncrementsProblem } from "./limits/counter-increments.js";
 export {
   type CreditCheckpoints,
   type CreditsState,

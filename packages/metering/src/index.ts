@@ -34,6 +34,12 @@ export {
   type PostgresLedgerOptions,
   postgresLedger,
 } from "./ledger/postgres-ledger.js";
+export {
+  type RedisLedgerClient,
+  type RedisLedgerOptions,
+  type RidingLedger,
+  redisLedger,
+} from "./ledger/redis-ledger.js";
 export type {
   Adjustment,
   DueQuery,

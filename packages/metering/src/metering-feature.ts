@@ -14,6 +14,7 @@ import { type KeywardFeature, systemClock } from "@keyward/core";
 import { currentWindow } from "./current-window.js";
 import { createExporter, type ExportRun } from "./export/exporter.js";
 import { checkAdditions } from "./ledger/check-additions.js";
+import { isRidingLedger } from "./ledger/redis-ledger.js";
 import type { Adjustment, UsageLedger } from "./ledger/usage-ledger.js";
 import { meteredUsageSection } from "./metered-usage-section.js";
 import { type MeteringConfig, resolveMeteringConfig } from "./metering-config.js";
@@ -67,8 +68,10 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
           "a usage ledger: pass `ledger` to metering() (postgresLedger({ client }), memoryLedger()), or a store with a `ledger` part",
       },
     ],
-    extends: { verify: { spent: [served.spendStep], around: [served.wrapper] } },
-    install({ clock, random, log, store, bus }) {
+    extends: {
+      verify: { charge: [served.chargeStep], spent: [served.spendStep], around: [served.wrapper] },
+    },
+    install({ clock, random, log, store, bus, limits }) {
       const ledger = ledgerOf(store)!;
       const { logger } = log;
       let ledgerFailures = 0;
@@ -77,9 +80,16 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
         windowMs: resolved.windowMs,
         timed: clock === systemClock,
       });
+      // A Redis ledger rides the limits' script when the limits are on Redis and apply increments
+      // (a shared store that applies them is Redis); otherwise it is written after the charge.
+      const rides =
+        isRidingLedger(ledger) &&
+        store.rateLimits.shared === true &&
+        limits.layered?.appliesIncrements === true;
       served.attach({
         ledger,
         window,
+        ...(rides ? { riding: ledger } : {}),
         failed(cause) {
           ledgerFailures++;
           bus.publish("metering.ledger_failed", {});

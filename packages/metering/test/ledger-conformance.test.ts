@@ -1,17 +1,26 @@
 /**
  * Every ledger keeps the rules exactly-once rests on (see src/ledger/usage-ledger.ts): additions
  * summed per window, a frozen send kept until acknowledged, an acknowledgement counted once, one
- * lease holder at a time, adjustments kept. Run on memory and on the real PostgreSQL.
+ * lease holder at a time, adjustments kept. Run on memory, on the real PostgreSQL and on the real Redis.
  */
+import { randomUUID } from "node:crypto";
+import IORedis from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { memoryLedger, postgresLedger, type UsageLedger } from "../src/index.js";
+import { memoryLedger, postgresLedger, redisLedger, type UsageLedger } from "../src/index.js";
 import { dropSchema, testPool, uniqueSchema } from "./support/postgres.js";
 
 const pool = testPool();
 const schemas: string[] = [];
+const redis = new IORedis({ host: "127.0.0.1", port: 6379 });
+const prefixes: string[] = [];
 afterAll(async () => {
   for (const schema of schemas) await dropSchema(pool, schema);
   await pool.end();
+  for (const prefix of prefixes) {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  }
+  redis.disconnect();
 });
 
 const ledgers: [string, () => Promise<UsageLedger>][] = [
@@ -25,6 +34,14 @@ const ledgers: [string, () => Promise<UsageLedger>][] = [
       await ledger.migrate();
       await ledger.migrate(); // idempotent
       return ledger;
+    },
+  ],
+  [
+    "redis",
+    async () => {
+      const prefix = `test-ledger-${randomUUID()}:`;
+      prefixes.push(prefix);
+      return redisLedger({ client: redis, prefix });
     },
   ],
 ];

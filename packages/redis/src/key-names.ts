@@ -7,6 +7,7 @@
  * | `<prefix>usage:{key:<id>}` | API key `<id>`: its usage, and its rate-limit state (field `rl`) |
  * | `<prefix>rl:{<bucket>}` | the rate-limit state of any other bucket (`user:<sub>`), with a TTL |
  * | `<prefix>layer:{<owner>}:<bucket>` | a layered limit's state (its owner's shared allowance and quota, a key's credits; a key's own limit on a cluster) |
+ * | `<prefix>counter:{<owner>}:<counter>` | a feature's counter (a hash) added to with the owner's layers (`CounterIncrement`), e.g. metering's ledger |
  * | `<prefix>{keys}:id:<id>` | a key record (a hash) |
  * | `<prefix>{keys}:hash:<secretHash>` | the unique index from secret hash to id |
  * | `<prefix>{keys}:owner:<userId>` | the ids of a user's keys (a set) |
@@ -50,6 +51,8 @@ export interface KeyNames {
   rateLimit(bucket: string): string;
   /** The state of one layer (`LimitLayer.bucket`) of `owner`'s requests. */
   layer(owner: string, bucket: string): string;
+  /** A feature's counter of `owner` (`CounterIncrement.counter`), in the slot of its layers. */
+  counter(owner: string, counter: string): string;
   usage(keyId: string): string;
   keyRecord(id: string): string;
   /** `keyRecord(id)` is `keyRecordPrefix + id` (for scripts that look a record up by id). */
@@ -106,6 +109,7 @@ export function keyNames(prefix: string): KeyNames {
   return {
     rateLimit: (bucket) => `${prefix}rl:{${bucket}}`,
     layer: (owner, bucket) => `${prefix}layer:{${owner}}:${bucket}`,
+    counter: (owner, counter) => `${prefix}counter:{${owner}}:${counter}`,
     usage: (keyId) => `${prefix}usage:{key:${keyId}}`,
     keyRecord: (id) => keyRecordPrefix + id,
     keyRecordPrefix,

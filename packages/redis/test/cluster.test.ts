@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RedisStore, redisStore } from "../src/index.js";
 import { testPrefix } from "./support/local-redis.js";
 import { type RedisCluster, startRedisCluster } from "./support/redis-servers.js";
-import { deletePrefix, dumpPrefix } from "./support/scan.js";
+import { deletePrefix, dumpPrefix, keysUnder } from "./support/scan.js";
 
 type Store = RedisStore & { keys: NonNullable<RedisStore["keys"]>; prefix: string };
 
@@ -172,6 +172,39 @@ describe("redisStore on a 3-node Redis Cluster (ioredis Cluster)", () => {
     }
     await keyward.close();
     for (const node of masters()) await deletePrefix(node, prefix);
+  });
+
+  it("adds a feature's counter increments in the owner's slot, in the layers' one script", async () => {
+    const prefix = testPrefix("cluster-increments");
+    const store = redisStore({ client, prefix, time: "caller" });
+    const now = Date.UTC(2026, 11, 7, 12);
+    const owners = Array.from({ length: 12 }, (_, i) => `user:owner-${i}`);
+    try {
+      for (const owner of owners) {
+        const decisions = await Promise.all(
+          Array.from({ length: 5 }, () =>
+            store.rateLimits.consumeLayers!({
+              owner,
+              now,
+              layers: [{ layer: "quota", bucket: `quota:${owner}`, limit: 3, period: "day" }],
+              increments: [{ counter: "ledger:1", field: "requests", by: 1 }],
+            }),
+          ),
+        );
+        expect(decisions.filter((decision) => decision.allowed)).toHaveLength(3);
+        expect(await store.rateLimits.readCounter!(owner, "ledger:1", now)).toEqual({
+          requests: 3,
+        });
+      }
+      // Spread over the nodes by the owners' hash tags, as their layers are.
+      const nodesHolding = await Promise.all(
+        masters().map(async (node) => (await keysUnder(node, `${prefix}counter:`)).length > 0),
+      );
+      expect(nodesHolding.filter(Boolean).length).toBeGreaterThan(1);
+    } finally {
+      await store.close();
+      for (const node of masters()) await deletePrefix(node, prefix);
+    }
   });
 
   it("runs rate limit and usage through a node-redis cluster too", async () => {

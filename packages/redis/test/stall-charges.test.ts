@@ -4,9 +4,10 @@
  * two Keyward instances, each with its own connection, keep sending requests with one key that has
  * credits and a quota. Requests whose call outlives the store's deadline are answered 500; Redis runs
  * those calls once it resumes. Their charges must be undone: at the end, credits and quota have
- * spent exactly one per request answered 200, on both instances together.
+ * spent exactly one per request answered 200, on both instances together; and so has a counter
+ * the requests' charge adds to (`CounterIncrement`: metering's ledger rides the same script).
  */
-import { createKeyward, type Keyward } from "@keyward/core";
+import { type ChargeStep, createKeyward, type Keyward, type KeywardFeature } from "@keyward/core";
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisStore } from "../src/index.js";
@@ -19,6 +20,13 @@ const tiers = {
   },
 };
 const credits = 10_000;
+
+/** Adds one to the owner's counter `served` with every charge (as metering's ledger does). */
+function servedCounter(): KeywardFeature<"served"> {
+  const increments = [{ counter: "served", field: "requests", by: 1 }];
+  const step: ChargeStep = { name: "served", plan: (plan) => ({ ...plan, increments }) };
+  return { name: "served", extends: { verify: { charge: [step] } }, install: () => ({}) };
+}
 
 describe("a Redis stall charges nothing for the requests it turned into 500s", () => {
   let server: RedisServer;
@@ -52,6 +60,7 @@ describe("a Redis stall charges nothing for the requests it turned into 500s", (
           tiers,
           jwt: false,
           logger: false,
+          features: [servedCounter()],
         }),
       );
     }
@@ -104,5 +113,8 @@ describe("a Redis stall charges nothing for the requests it turned into 500s", (
       };
     };
     await expect.poll(spent, { timeout: 60_000 }).toEqual({ credits: counts.ok, quota: counts.ok });
+    const served = async () =>
+      Number(await clients[0]!.hget("keyward:counter:{user:stalled-owner}:served", "requests"));
+    await expect.poll(served, { timeout: 60_000 }).toBe(counts.ok);
   }, 120_000);
 });

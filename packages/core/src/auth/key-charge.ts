@@ -13,9 +13,10 @@
 import { useFieldsEncoder } from "../keys/use-fields.js";
 import type { KeywardContext } from "../keyward/context.js";
 import { rateLayersOf } from "../limits/attempt-layers.js";
+import type { CounterIncrement } from "../limits/counter-increments.js";
 import { describedLayer, layeredHeaders, layerRefusal } from "../limits/layered-response.js";
 import { limitNumberProblem } from "../limits/limit-number.js";
-import { planKeyLimits } from "../limits/resolve-layers.js";
+import { type KeyLimitPlan, ownKeyLayer, planKeyLimits } from "../limits/resolve-layers.js";
 import type { LayeredDecision, LimitLayer } from "../limits/types.js";
 import { bucketFor, type RateLimitBucket } from "../rate-limit/bucket.js";
 import { rateLimitHeaders } from "../rate-limit/headers.js";
@@ -132,8 +133,7 @@ export function keyCharge(
    */
   const limitLayers = (
     attempt: KeyAttempt,
-    owner: string,
-    layers: readonly LimitLayer[],
+    { owner, layers, increments }: ChargedLayers,
     missing: readonly string[] | undefined,
   ): Pending<VerifyResult> => {
     const limiter = ctx.layeredLimits;
@@ -144,7 +144,7 @@ export function keyCharge(
     }
     // Built only when the limiter counts it; otherwise `limitedLayers` records the use itself.
     const usage = limiter.recordsUsage ? usageHit(attempt) : undefined;
-    const request: LayeredConsume = { owner, layers, now: attempt.now, usage };
+    const request: LayeredConsume = { owner, layers, now: attempt.now, usage, increments };
     const decided = limiter.consumeNow ? limiter.consumeNow(request) : limiter.consume(request);
     return continueWith(decided, (layered) => limitedLayers(attempt, request, layered, missing));
   };
@@ -184,16 +184,45 @@ export function keyCharge(
     }
     let plan = planKeyLimits(ctx.tiers, key, tier, cost);
     for (const step of chargeSteps) plan = step.plan(plan, attempt);
-    if (!plan.layers) return limitOneLayer(attempt, plan.policy);
+    const increments = incrementsOf(plan);
+    if (!plan.layers && !increments) return limitOneLayer(attempt, plan.policy);
+    const planned = plan.layers ?? ownLayerOf(attempt.key, plan);
     // A request refused for its scopes is not served: it counts against the rate layers (attempts)
-    // but spends no quota or credits (what the owner pays for). The scopes are in the record, so
-    // this costs no store call; the 403 itself still comes after the limiter, as on every path.
-    // Asked only when a layer is billed, and the answer carried on to the scope check.
-    const rateOnly = rateLayersOf(plan.layers);
-    const missing = rateOnly === plan.layers ? undefined : admission.missingScopes(attempt);
-    const layers = missing !== undefined && missing.length > 0 ? rateOnly : plan.layers;
-    return limitLayers(attempt, plan.owner, layers, missing);
+    // but spends no quota or credits (what the owner pays for), and adds to no feature's counter.
+    // The scopes are in the record, so this costs no store call; the 403 itself still comes after
+    // the limiter, as on every path. Asked only when something is billed, and the answer carried on.
+    const rateOnly = rateLayersOf(planned);
+    const billed = rateOnly !== planned || increments !== undefined;
+    const missing = billed ? admission.missingScopes(attempt) : undefined;
+    const refused = missing !== undefined && missing.length > 0;
+    const owner = plan.owner;
+    if (refused) return limitLayers(attempt, { owner, layers: rateOnly }, missing);
+    return limitLayers(attempt, { owner, layers: planned, increments }, missing);
   };
+}
+
+/** A request's layers and the counters riding them, as the limiter is asked. */
+interface ChargedLayers {
+  owner: string;
+  layers: readonly LimitLayer[];
+  increments?: readonly CounterIncrement[] | undefined;
+}
+
+/** The plan's increments when there are any and the limiter applies them, else undefined. */
+function incrementsOf(plan: KeyLimitPlan): readonly CounterIncrement[] | undefined {
+  return plan.increments !== undefined && plan.increments.length > 0 ? plan.increments : undefined;
+}
+
+// The key's own layer for a plan with increments only, built once per plan object (the charge
+// step hands out the same plan for a record within a window): stores cache by the list's identity.
+const ownLayers = new WeakMap<KeyLimitPlan, readonly LimitLayer[]>();
+function ownLayerOf(key: StoredKey, plan: KeyLimitPlan): readonly LimitLayer[] {
+  let layers = ownLayers.get(plan);
+  if (layers === undefined) {
+    layers = [ownKeyLayer(key, plan.policy)];
+    ownLayers.set(plan, layers);
+  }
+  return layers;
 }
 
 /** The layer `X-RateLimit-*` describes, as the single decision `VerifyResult.rateLimit` holds. */

@@ -33,6 +33,13 @@ export interface LayeredLimiter {
   read(request: LayeredRead): Promise<LayerDecision[]>;
   /** Whether `consume` counted the request's usage itself (else Keyward's recorder does). */
   readonly recordsUsage: boolean;
+  /**
+   * Whether `consume` applies a request's `increments` in its atomic step, admitted only
+   * (`counter-increments.ts`); false: they are dropped, and a feature counts its own way.
+   */
+  readonly appliesIncrements: boolean;
+  /** An owner's counter as `increments` left it; present with `appliesIncrements`. */
+  readCounter?(owner: string, counter: string, now: number): Promise<Record<string, number>>;
   /** Saves what is pending (durable credits); present when there is anything to save. */
   close?(): Promise<void>;
 }
@@ -61,6 +68,7 @@ export function layeredLimiter(
   if (!allowances || rateLimits.shared || !checkLayers) {
     return {
       recordsUsage: rateLimits.recordsUsage === true,
+      ...counterParts(rateLimits),
       consume: (request) => consumeLayers.call(rateLimits, request),
       ...(consumeLayersNow && {
         consumeNow: (request: LayeredConsume) => consumeLayersNow.call(rateLimits, request),
@@ -85,8 +93,10 @@ export function layeredLimiter(
     return { allowed: decisions.every((decision) => decision.allowed), layers: decisions };
   };
 
+  // Split in two steps (memory, then the database): increments have no one step to ride.
   return {
     recordsUsage: false,
+    appliesIncrements: false,
     async consume({ owner, layers, now }) {
       const parts = split(layers);
       if (parts.allowance.length === 0) {
@@ -118,6 +128,15 @@ export function layeredLimiter(
       return merge(layers, rate, allowance).layers;
     },
   };
+}
+
+/** Whether the store applies increments, and how they are read back. */
+function counterParts(
+  rateLimits: RateLimitStore,
+): Pick<LayeredLimiter, "appliesIncrements" | "readCounter"> {
+  const { readCounter } = rateLimits;
+  if (rateLimits.appliesIncrements !== true || !readCounter) return { appliesIncrements: false };
+  return { appliesIncrements: true, readCounter: readCounter.bind(rateLimits) };
 }
 
 /** Tries a request gets to find its credits seeded before it is answered 500. */
@@ -183,6 +202,7 @@ function durableCreditsLimiter(
 
   return {
     recordsUsage: rateLimits.recordsUsage === true,
+    ...counterParts(rateLimits),
     async consume(request) {
       if (!hasCredits(request.layers)) return consumeLayers(request);
       const decision = await untilSeeded(

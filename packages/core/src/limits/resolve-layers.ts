@@ -6,6 +6,7 @@ import { toPolicy } from "../rate-limit/duration.js";
 import type { RateLimitPolicy } from "../rate-limit/types.js";
 import type { StoredKey } from "../storage/key-store.js";
 import type { TierLadder } from "../tiers/tier-ladder.js";
+import type { CounterIncrement } from "./counter-increments.js";
 import { maxLimitNumber } from "./limit-number.js";
 import { ownerLimitKey } from "./owner-limit-key.js";
 import type { KeyLimits, LimitLayer } from "./types.js";
@@ -17,6 +18,11 @@ export interface KeyLimitPlan {
   layers: LimitLayer[] | undefined;
   /** `ownerLimitKey(key)`. */
   owner: string;
+  /**
+   * Counters a charge step adds to in the same store step, when the request is admitted
+   * (`counter-increments.ts`); with no layers beyond the key's own, the key's layer carries them.
+   */
+  increments?: readonly CounterIncrement[];
 }
 
 // Overrides are parsed once per record object: the verification cache hands out the same object.
@@ -58,6 +64,11 @@ export function planKeyLimits(
   return plan;
 }
 
+/** The key's own rate limit as a layer: for a plan with no layers whose increments must ride it. */
+export function ownKeyLayer(key: StoredKey, policy: RateLimitPolicy): LimitLayer {
+  return { layer: "key", bucket: `key:${key.id}`, policy };
+}
+
 function buildPlan(tiers: TierLadder, key: StoredKey, tier: string, cost: number): KeyLimitPlan {
   const limits = key.limits ?? undefined;
   const overrides = limits ? policiesOf(limits) : undefined;
@@ -73,7 +84,7 @@ function buildPlan(tiers: TierLadder, key: StoredKey, tier: string, cost: number
   const credits = limits?.credits ? withinBound(limits.credits) : undefined;
   if (!ownerPolicy && !quota && !credits) return { policy, layers: undefined, owner };
 
-  const layers: LimitLayer[] = [{ layer: "key", bucket: `key:${key.id}`, policy }];
+  const layers: LimitLayer[] = [ownKeyLayer(key, policy)];
   if (ownerPolicy) layers.push({ layer: "owner", bucket: `owner:${owner}`, policy: ownerPolicy });
   if (quota) {
     layers.push({

@@ -6,7 +6,7 @@ import { type LayerStep, stepLayer } from "../limits/step-layer.js";
 import type { LayerDecision, LayeredDecision, LimitLayer } from "../limits/types.js";
 import { stepRateLimit } from "../rate-limit/index.js";
 import type { RateLimitPolicy, RateLimitState, RateLimitStep } from "../rate-limit/types.js";
-import type { LayeredRead, RateLimitStore } from "../storage/rate-limit-store.js";
+import type { LayeredConsume, RateLimitStore } from "../storage/rate-limit-store.js";
 
 export interface MemoryRateLimitStoreOptions {
   /**
@@ -130,6 +130,9 @@ export function memoryRateLimitStore(
       return stepAll(request, false);
     },
 
+    // Counter increments are not applied here: in one process a feature's own write costs no
+    // round trip, which is all riding the charge saves (`appliesIncrements` absent: false).
+
     async readLayers({ layers, now }) {
       return layers.map((layer) => stepLayer(readLayer(layer, now), now, layer, false).decision);
     },
@@ -188,7 +191,7 @@ export function memoryRateLimitStore(
     return stored && stored.expiresAt > now ? stored.state : undefined;
   }
 
-  function stepAll({ layers, now }: LayeredRead, write: boolean): LayeredDecision {
+  function stepAll({ layers, now }: LayeredConsume, write: boolean): LayeredDecision {
     // Loops rather than map/forEach: this runs for every request of a key with layers.
     const count = layers.length;
     const steps = new Array<LayerStep>(count);

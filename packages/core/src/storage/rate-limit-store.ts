@@ -1,3 +1,4 @@
+import type { CounterIncrement } from "../limits/counter-increments.js";
 import type { LayerDecision, LayeredDecision, LimitLayer } from "../limits/types.js";
 import type { RateLimitDecision, RateLimitPolicy } from "../rate-limit/types.js";
 import type { UsageStore } from "./usage-store.js";
@@ -93,6 +94,13 @@ export interface RateLimitStore {
    * or undefined when there is none, and the layer then starts from its grant. One owner's buckets.
    */
   seedCredits?(owner: string, seeds: readonly CreditSeed[]): Promise<void>;
+  /**
+   * True when `consumeLayers` applies a request's `increments` in its atomic step, only when the
+   * request is admitted (`limits/counter-increments.ts`); a store without it ignores them.
+   */
+  readonly appliesIncrements?: boolean;
+  /** An owner's counter as `increments` left it (fields by name), changing nothing. */
+  readCounter?(owner: string, counter: string, now: number): Promise<Record<string, number>>;
 }
 
 /** A credit bucket's state to seed a shared store with: `[grantedAt, balance, refilledAt]`, or none. */
@@ -119,9 +127,15 @@ export interface LayeredConsume {
    * (`seedCredits`) and asks again without `usage`, which was counted already.
    */
   durableCredits?: boolean | undefined;
+  /**
+   * A feature's counters to add to in the same step, only when every layer admits the request
+   * (`limits/counter-increments.ts`), with a store that `appliesIncrements`. Kept in the owner's
+   * state (one slot on a Redis Cluster).
+   */
+  increments?: readonly CounterIncrement[] | undefined;
 }
 
-export type LayeredRead = Omit<LayeredConsume, "usage">;
+export type LayeredRead = Omit<LayeredConsume, "usage" | "increments">;
 
 /**
  * Quotas and credits kept exactly across instances by a store whose rate limits are not shared

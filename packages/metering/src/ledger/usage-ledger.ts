@@ -24,6 +24,11 @@ export interface LedgerWindow {
 export interface LedgerAddition extends LedgerWindow {
   /** A whole number > 0. */
   readonly amount: number;
+  /**
+   * Whose id `ownerId` is (default `user`): a ledger beside the limits (`redisLedger`) keeps an
+   * owner's usage with the owner's limits, named by both. The others ignore it.
+   */
+  readonly ownerType?: "user" | "organization";
 }
 
 /** A send frozen before it left: the part of the window's total from `from` to `from + value`. */

@@ -40,14 +40,17 @@
  * then t, the number of layer lists, and the t lists, each "<layer>…" with each <layer> as
  *   "<key>.<spec>" (a string state) or "<key>#<spec>" (a state in a hash), <key> an index into KEYS
  *   or "*" for the group's own key, <spec> an index into the specs above;
- * then per group one argument "<n> <lastUsedAt> <own> <list> <usage>[ <m>]": its n requests, the
+ * then k, the number of counter increment sets, and the k sets (`CounterIncrement` in
+ *   `@keyward/core`), each "<key> <field> <by> <expireAt|->" joined by commas, <key> an index into KEYS;
+ * then per group one argument "<n> <lastUsedAt> <own> <list> <usage>[ <m>][ +<set>]": its n requests, the
  *   latest of their callers' times with usage (epoch ms, for the usage hash's `last`; "-" without),
  *   the index in KEYS of its own key ("0" when its list has no "*"), its list of layers, and <usage>
  *   the hashes and fields they count in, "<key>:<field>:<field>x<count>" joined by commas (each of
  *   <count> requests adds one to both fields) or "-"; with <m>, the m arguments after it are client
  *   uses' fields (`UsageIncrement.useFields`), each "<key> <at> <fields>": the latest among the
  *   group's requests counted in that hash, kept in its `use` if later (`later-use.ts`);
- *   followed with "caller" by the n requests' times.
+ *   followed with "caller" by the n requests' times. With "+<set>", each admitted request adds the
+ *   increments of that set (HINCRBY, and PEXPIREAT when given), listed in "paid" as undoable charges.
  *
  * With "consume", the last two KEYS are the call's charge markers (`charge-markers.ts`): "paid",
  * where the call writes what it charged to quotas and credits (so that a caller that gave up on it,
@@ -264,6 +267,17 @@ for i = 1, tonumber(ARGV[cursor]) do
   lists[i] = layers
 end
 cursor = cursor + tonumber(ARGV[cursor]) + 1
+-- The counter increment sets: each { keyIndex, field, by, expireAt }; summed per key and field in
+-- \`bumps\` as admitted requests add them, and written once at the end.
+local incrementSets, bumps, bumpOrder = {}, {}, {}
+for i = 1, tonumber(ARGV[cursor]) do
+  local set = {}
+  for keyIndex, field, by, expireAt in string.gmatch(ARGV[cursor + i], '(%d+) ([^ ,]+) (%-?%d+) ([%d-]+)') do
+    set[#set + 1] = { tonumber(keyIndex), field, tonumber(by), tonumber(expireAt) }
+  end
+  incrementSets[i] = set
+end
+cursor = cursor + tonumber(ARGV[cursor]) + 1
 
 -- Appends a field index to a list of fields unless it holds it already (a few fields).
 local function addOnce(list, field)
@@ -294,12 +308,15 @@ local replies, r = {}, 0
 local decided, waits = {}, {}
 
 while cursor <= #ARGV do
+  local header, setIndex = string.match(ARGV[cursor], '^(.-) %+(%d+)$')
+  header = header or ARGV[cursor]
+  local increments = setIndex and incrementSets[tonumber(setIndex)]
   local count, lastUsedAt, own, list, usage =
-    string.match(ARGV[cursor], '^(%d+) (%S+) (%d+) (%d+) (%S+)$')
+    string.match(header, '^(%d+) (%S+) (%d+) (%d+) (%S+)$')
   local useCount = 0
   if not count then
     count, lastUsedAt, own, list, usage, useCount =
-      string.match(ARGV[cursor], '^(%d+) (%S+) (%d+) (%d+) (%S+) (%d+)$')
+      string.match(header, '^(%d+) (%S+) (%d+) (%d+) (%S+) (%d+)$')
     useCount = tonumber(useCount)
   end
   count, own = tonumber(count), tonumber(own)
@@ -389,6 +406,21 @@ while cursor <= #ARGV do
               string.format('%d\\t%d\\t%d', layer.spec.cost, state[1], state[3])
           end
         end
+        if increments then
+          for j = 1, #increments do
+            local keyIndex, field, by, expireAt = unpack(increments[j])
+            local id = keyIndex .. '\\t' .. field
+            local bump = bumps[id]
+            if not bump then
+              bump = { keyIndex = keyIndex, field = field, by = 0 }
+              bumps[id] = bump
+              bumpOrder[#bumpOrder + 1] = bump
+            end
+            bump.by = bump.by + by
+            if expireAt and (not bump.expireAt or expireAt > bump.expireAt) then bump.expireAt = expireAt end
+            charges[#charges + 1] = KEYS[keyIndex] .. '\\ti\\t' .. field .. '\\t' .. string.format('%d', by)
+          end
+        end
       end
     else
       -- Spread out to allowed, remaining, reset, retryAfter per layer, from the last one back.
@@ -474,6 +506,11 @@ for t = 1, #touched do
       redis.call('SET', key, text, 'PX', math.ceil(entry.e - entry.at + ttlSlack))
     end
   end
+end
+for b = 1, #bumpOrder do
+  local bump = bumpOrder[b]
+  redis.call('HINCRBY', KEYS[bump.keyIndex], bump.field, bump.by)
+  if bump.expireAt then redis.call('PEXPIREAT', KEYS[bump.keyIndex], bump.expireAt) end
 end
 if #charges > 0 then redis.call('SET', paidKey, table.concat(charges, '\\n'), 'PX', ARGV[3]) end
 return replies

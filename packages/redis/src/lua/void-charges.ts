@@ -15,7 +15,9 @@
  * long the void marker is kept (ms). Returns the number of charges undone, or -1 when the marker
  * names a key the caller did not declare (it was written in between): read it again and retry.
  *
- * A charge line is "<key>\tq\t<from>" (a quota, counted in the period starting at <from>) or
+ * A charge line is "<key>\ti\t<field>\t<by>" (a counter increment, taken back: what was added is
+ * exactly what an unserved request must not have added), "<key>\tq\t<from>" (a quota, counted in
+ * the period starting at <from>) or
  * "<key>\tc\t<cost>\t<grantedAt>\t<refilledAt>" (credits).
  */
 import { luaScript } from "../client/lua-script.js";
@@ -37,7 +39,14 @@ end
 local undone = 0
 for i = 1, #lines do
   local key, kind, rest = lines[i][1], lines[i][2], lines[i][3]
-  local raw = redis.call('GET', key)
+  local raw
+  if kind == 'i' then
+    local field, by = string.match(rest, '^([^\t]+)\t(%-?%d+)$')
+    redis.call('HINCRBY', key, field, -tonumber(by))
+    undone = undone + 1
+  else
+    raw = redis.call('GET', key)
+  end
   if raw then
     if kind == 'q' then
       -- "<expiresAt>:<from>:<count>"

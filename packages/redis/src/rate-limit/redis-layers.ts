@@ -3,6 +3,7 @@
  * takes and the decisions it returns.
  */
 import type {
+  CounterIncrement,
   LayerDecision,
   LayeredDecision,
   LayeredRead,
@@ -53,6 +54,8 @@ const unseededMark = -1;
 /** One request's layers, and its usage when the key's usage hash may share the call. */
 export interface LayerRequest extends LayeredRead {
   usage?: UsageHit | undefined;
+  /** Counters an admitted request adds to (`CounterIncrement`), in the owner's slot. */
+  increments?: readonly CounterIncrement[] | undefined;
 }
 
 /** Where one layer's state lives and what the script is told about it. */
@@ -128,19 +131,23 @@ export function redisLayers(
     };
     /** Lists of layers, with "*" for the key's own, which the groups of a call mostly share. */
     const lists = new Map<string, number>();
+    /** Sets of counter increments, as the script takes them: a call's requests mostly share one. */
+    const incrementSets = new Map<string, number>();
     /** Requests by their own key and list: the script resolves each group's layers once. */
     const groups = new Map<
       string,
       {
         own: number;
         list: number;
+        /** Its increment set's index, 0 for none. */
+        set: number;
         positions: number[];
         usage: Map<string, number>;
         /** Per usage hash (its index in KEYS), the latest use fields among the requests. */
         uses?: Map<number, { at: number; fields: string }>;
       }
     >();
-    requests.forEach(({ owner, layers, usage, durableCredits, now }, position) => {
+    requests.forEach(({ owner, layers, usage, durableCredits, now, increments }, position) => {
       const wire = wireOf(owner, layers, durableCredits === true);
       let line = "";
       let own = 0;
@@ -154,10 +161,20 @@ export function redisLayers(
         }
       }
       const list = indexIn(lists, line);
-      const groupKey = `${own} ${list}`;
+      let set = 0;
+      if (mode === "consume" && increments !== undefined && increments.length > 0) {
+        const text = increments
+          .map(
+            ({ counter, field, by, expireAt }) =>
+              `${indexIn(keys, names.counter(owner, counter))} ${field} ${by} ${expireAt ?? "-"}`,
+          )
+          .join(",");
+        set = indexIn(incrementSets, text);
+      }
+      const groupKey = `${own} ${list} ${set}`;
       let group = groups.get(groupKey);
       if (!group) {
-        group = { own, list, positions: [], usage: new Map() };
+        group = { own, list, set, positions: [], usage: new Map() };
         groups.set(groupKey, group);
       }
       group.positions.push(position);
@@ -187,8 +204,10 @@ export function redisLayers(
       ...fieldIndex.keys(),
       String(lists.size),
       ...lists.keys(),
+      String(incrementSets.size),
+      ...incrementSets.keys(),
     ];
-    for (const { own, list, positions, usage, uses } of groups.values()) {
+    for (const { own, list, set, positions, usage, uses } of groups.values()) {
       let lastUsedAt = Number.NEGATIVE_INFINITY;
       for (const position of positions) {
         const request = requests[position]!;
@@ -199,11 +218,14 @@ export function redisLayers(
           ? "-"
           : [...usage].map(([fields, count]) => `${fields}x${count}`).join(",");
       const latest = usage.size === 0 ? "-" : String(Math.round(lastUsedAt));
+      const incremented = set === 0 ? "" : ` +${set}`;
       if (uses === undefined) {
-        args.push(`${positions.length} ${latest} ${own} ${list} ${counted}`);
+        args.push(`${positions.length} ${latest} ${own} ${list} ${counted}${incremented}`);
       } else {
         // Then how many uses follow, each "<hash> <at> <fields>".
-        args.push(`${positions.length} ${latest} ${own} ${list} ${counted} ${uses.size}`);
+        args.push(
+          `${positions.length} ${latest} ${own} ${list} ${counted} ${uses.size}${incremented}`,
+        );
         for (const [hash, { at, fields }] of uses) {
           args.push(`${hash} ${useRecord(at, fields)}`);
         }

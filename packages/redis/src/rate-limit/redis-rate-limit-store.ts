@@ -18,6 +18,7 @@ import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
 import { freshCredits, seedCreditsScript } from "../lua/seed-credits.js";
 import { chargeMarkersFor, chargeVoids } from "./charge-markers.js";
+import { counterIncrementBacklog, readCounterScript } from "./counter-backlog.js";
 import { layerBatcher } from "./layer-batcher.js";
 import { redisLayers } from "./redis-layers.js";
 import { stepsOnRedis, type TimeSource } from "./redis-steps.js";
@@ -49,6 +50,7 @@ export function redisRateLimitStore(
   consumeLayers: NonNullable<RateLimitStore["consumeLayers"]>;
   readLayers: NonNullable<RateLimitStore["readLayers"]>;
   seedCredits: NonNullable<RateLimitStore["seedCredits"]>;
+  readCounter: NonNullable<RateLimitStore["readCounter"]>;
   /** Stops retrying voids that have not landed (on close). */
   stopVoiding(): void;
 } {
@@ -68,6 +70,7 @@ export function redisRateLimitStore(
   const layersOnRedis = redisLayers(connection, names, time, { keyLayerInUsage: usageTogether });
   // A call given up on (deadline, failure) is voided: its requests were answered 500, so what it
   // charged to quotas and credits, if it ran or runs later, is undone (`charge-markers.ts`).
+  const counterBacklog = counterIncrementBacklog(connection, names);
   const voids = chargeVoids(connection, { onError: options.onVoidError ?? (() => {}) });
   const layers = layerBatcher(
     async (requests) => {
@@ -95,11 +98,33 @@ export function redisRateLimitStore(
       } catch (error) {
         if (!failOpen || !insurance.consumeLayers) throw error;
         if (hit) backlog.add(hit, request.now);
-        return insurance.consumeLayers({ ...request, usage: undefined });
+        const insured = await insurance.consumeLayers({
+          ...request,
+          usage: undefined,
+          increments: undefined,
+        });
+        // Decided here: the counters are added once Redis answers again, as usage is.
+        if (insured.allowed && request.increments)
+          counterBacklog.add(request.owner, request.increments);
+        return insured;
       }
       if (hit && !usageTogether) recordApart(hit, request.now);
       if (backlog.size > 0) void backlog.flush();
+      if (counterBacklog.size > 0) void counterBacklog.flush();
       return decision;
+    },
+
+    appliesIncrements: true,
+    async readCounter(owner, counter) {
+      const fields = (await guard.run(
+        () => connection.run(readCounterScript, [names.counter(owner, counter)], []),
+        readCounterScript.name,
+      )) as string[];
+      const read: Record<string, number> = {};
+      for (let index = 0; index < fields.length; index += 2) {
+        read[fields[index]!] = Number(fields[index + 1]);
+      }
+      return read;
     },
 
     async readLayers(request) {
