@@ -125,9 +125,20 @@ export function usageTable(sql: SqlStorage) {
       return found;
     },
 
-    /** One statement: the object runs nothing else meanwhile, and the days are small rows. */
-    prune(beforeDay: string): number {
-      return sql.exec("DELETE FROM usage_days WHERE day < ?", beforeDay).rowsWritten;
+    /**
+     * Removes up to `limit` key-days before `beforeDay` (a batch: the object serves nothing else
+     * while a call runs, so the store calls again until a batch comes back short). Totals and
+     * endpoint counts are kept apart from the days, so nothing else changes.
+     */
+    prune(beforeDay: string, limit: number): number {
+      if (!(Number.isInteger(limit) && limit >= 1)) {
+        throw new TypeError(`usage.prune: limit must be a whole number of 1 or more, got ${limit}`);
+      }
+      return sql.exec(
+        "DELETE FROM usage_days WHERE rowid IN (SELECT rowid FROM usage_days WHERE day < ?1 LIMIT ?2)",
+        beforeDay,
+        limit,
+      ).rowsWritten;
     },
   };
 }

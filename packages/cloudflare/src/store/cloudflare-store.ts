@@ -35,6 +35,9 @@ import { callWhereHeld, isGiveBack } from "../protocol/where-held.js";
 import { cloudflareHoldStore } from "./cloudflare-hold-store.js";
 import { keyCache } from "./key-cache.js";
 
+/** Key-days removed per call to the `keys` object by `usage.prune`. */
+const usagePruneBatch = 500;
+
 /** Core names a key's credits bucket `credits:<key id>` (`limits/resolve-layers.ts`). */
 const creditsBucketPrefix = "credits:";
 /** Budgets name a key's own budget `budget:key:<key id>` (`budgets/budget-layers.ts`). */
@@ -321,7 +324,15 @@ export function cloudflareStore(options: CloudflareStoreOptions): CloudflareStor
         await onKeys<[string, { at: number; useFields?: string }][]>("usage.lastUsed", keyIds),
       );
     },
-    prune: (beforeDay) => onKeys("usage.prune", beforeDay),
+    // In batches, each one call to the `keys` object: verifications' usage writes go between them.
+    async prune(beforeDay) {
+      let pruned = 0;
+      for (;;) {
+        const batch = await onKeys<number>("usage.prune", beforeDay, usagePruneBatch);
+        pruned += batch;
+        if (batch < usagePruneBatch) return pruned;
+      }
+    },
   };
 
   const events: EventLog = {

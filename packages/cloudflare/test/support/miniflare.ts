@@ -46,7 +46,13 @@ export interface Workerd {
   dispose(): Promise<void>;
 }
 
-export async function startWorkerd(options: { workers?: number } = {}): Promise<Workerd> {
+export async function startWorkerd(
+  options: {
+    workers?: number;
+    /** Answers the test schedule's webhooks (`test-schedule.ts`), in Node, as its `RECEIVER`. */
+    receiver?: (request: Request) => Response | Promise<Response>;
+  } = {},
+): Promise<Workerd> {
   const script = await bundleTestWorker();
   const count = options.workers ?? 1;
   const miniflare = new Miniflare({
@@ -61,7 +67,13 @@ export async function startWorkerd(options: { workers?: number } = {}): Promise<
           index === 0
             ? { className: "KeywardObject", useSQLite: true }
             : { className: "KeywardObject", scriptName: "worker0", useSQLite: true },
+        ...(index === 0
+          ? { KEYWARD_SCHEDULE: { className: "KeywardSchedule", useSQLite: true } }
+          : {}),
       },
+      ...(index === 0 && options.receiver
+        ? { serviceBindings: { RECEIVER: options.receiver as never } }
+        : {}),
     })),
   });
   await miniflare.ready;
