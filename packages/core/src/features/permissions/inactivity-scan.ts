@@ -13,8 +13,8 @@ import { systemActor } from "../../event-model/event-actor.js";
 import { generateEventId } from "../../event-model/event-id.js";
 import type { FeatureKernel } from "../../feature-interface/feature-kernel.js";
 import { earlierLastUse } from "../../keys/key-field.js";
-import type { KeyLifetimePolicy } from "../../keys/key-lifetime.js";
 import type { StoredKey } from "../../storage/key-store.js";
+import type { KeyLifetimePolicy } from "./key-lifetime.js";
 
 /** Keys read per store call. */
 const pageSize = 200;

@@ -1,6 +1,6 @@
 import { KeywardError } from "../../errors/keyward-error.js";
-import type { KeyLifetimePolicy } from "../../keys/key-lifetime.js";
 import type { BeforeCreate } from "../../keys/write-hooks.js";
+import type { KeyLifetimePolicy } from "./key-lifetime.js";
 
 /**
  * `permissions({ maxLifetime })` on create: no expiry asked → the cap; one past it → 422 at

@@ -1,7 +1,7 @@
-import type { KeyLifetimePolicy } from "../../keys/key-lifetime.js";
 import type { Owner } from "../../keys/owner.js";
 import { kindOf } from "../../keyward/kind-of.js";
 import { parseDuration } from "../../rate-limit/duration.js";
+import type { KeyLifetimePolicy } from "./key-lifetime.js";
 
 /** A lifetime: `"30d"`, `"12h"`, or milliseconds. */
 export type KeyLifetime = string | number;

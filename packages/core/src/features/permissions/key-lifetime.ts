@@ -1,4 +1,4 @@
-import type { Owner } from "./owner.js";
+import type { Owner } from "../../keys/owner.js";
 
 /**
  * The longest a new key may live, in milliseconds, for the key being created (its tier, its owner),
