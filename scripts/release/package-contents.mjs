@@ -13,7 +13,7 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 
 /** Unpacked bytes a package may weigh; measured sizes and why in docs/releasing.md. */
-export const budgets = { "@keyward/core": 2_600_000, "@keyward/testing": 1_200_000 };
+export const budgets = { "@keyward/core": 2_900_000, "@keyward/testing": 1_200_000 };
 export const defaultBudget = 600_000;
 
 /** The files of a `.tgz` (npm's layout: everything under `package/`), with their contents. */
