@@ -19,7 +19,9 @@ import { redisStore } from "../src/index.js";
 import { localRedis, redisAvailable, testPrefix } from "./support/local-redis.js";
 import { deletePrefix } from "./support/scan.js";
 
-const now = Date.UTC(2026, 11, 7, 12);
+// Redis drops a counter at its `expireAt` by its own clock, so the callers' time is today's: a fixed
+// date that has since passed makes PEXPIREAT delete the counter the test then reads.
+const now = Date.now();
 const owner = "user:alice";
 const layers: LimitLayer[] = [
   { layer: "key", bucket: "key:k1", policy: toPolicy({ limit: 30, window: "1m" }) },
