@@ -50,21 +50,25 @@ const template = "/api/v1/profiles/:slug";
 const meterProvider = new MeterProvider();
 
 type FeatureFactory = (options?: unknown) => unknown;
+// `@keyward/otel` as the baseline had it, on the baseline's core: a feature is built on the feature
+// interface of its own commit.
+const baselineOtel = (await baseline.workspacePackage("otel")).otel as FeatureFactory;
 /** The verification path's features, from one core's entry points (`otel()` unless told not). */
 function pathFeatures(entry: (name: string) => FeatureFactory, withOtel = true): unknown[] {
+  const isCurrent = entry === currentEntry;
+  const observer = isCurrent ? (otel as FeatureFactory) : baselineOtel;
   return [
     entry("organizations")({ memberships: () => [] }),
     // This tree takes the environments in `keys.environments` (guardCall); a baseline from before
     // that, in lifecycle(): given both, each reads its own.
     entry("lifecycle")(
-      entry === currentEntry
-        ? { gracefulRotation: true }
-        : { environments, gracefulRotation: true },
+      isCurrent ? { gracefulRotation: true } : { environments, gracefulRotation: true },
     ),
     entry("events")({ pruneIntervalMs: false, expiring: false }),
     entry("imports")({ prefixes: ["ba_"] }),
-    ...(withOtel ? [otel({ meterProvider })] : []),
-    entry("permissions")({ lastUsedAddress: true }),
+    ...(withOtel ? [observer({ meterProvider })] : []),
+    // The last client address: `lastUsedAddress` here, `recordAddress` before the renames.
+    entry("permissions")(isCurrent ? { lastUsedAddress: true } : { recordAddress: true }),
   ];
 }
 

@@ -28,6 +28,12 @@ export function resolveCommit(ref: string): string {
 export async function importBaselineCore(ref: string): Promise<
   typeof import("@keyward/core") & {
     commit: string;
+    /**
+     * Another workspace package at that commit (`"otel"` for `packages/otel`), from source, its
+     * `@keyward/core` the baseline's core: a package built on the kernel's feature interface must
+     * be the one of its own commit.
+     */
+    workspacePackage(name: string): Promise<Record<string, unknown>>;
     /** A feature's entry point (`"events"` for `src/events/index.ts`) at that commit, if it has one. */
     feature(entry: string): Promise<Record<string, unknown> | undefined>;
   }
@@ -49,6 +55,7 @@ export async function importBaselineCore(ref: string): Promise<
   return {
     ...loaded,
     commit,
+    workspacePackage: (name: string) => importBaselinePackage(commit, root, name),
     feature: async (entry: string) => {
       const file = join(core, "src", entry, "index.ts");
       return existsSync(file) ? await import(pathToFileURL(file).href) : undefined;
@@ -93,4 +100,41 @@ function linkDependencies(core: string, modules: string): void {
     );
     if (folder) link(name, join(store, folder, "node_modules", name));
   }
+}
+
+/**
+ * `packages/<name>` at `commit`, extracted beside the baseline's core: its `@keyward/core` links to
+ * that core, every other dependency to the one today's package has.
+ */
+async function importBaselinePackage(
+  commit: string,
+  root: string,
+  name: string,
+): Promise<Record<string, unknown>> {
+  const folder = join(root, "packages", name);
+  if (!existsSync(join(folder, "src/index.ts"))) {
+    const archive = execFileSync("git", ["archive", "--format=tar", commit, `packages/${name}`], {
+      cwd: repo,
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    execFileSync("tar", ["-x", "-C", root], { input: archive });
+  }
+  const modules = join(folder, "node_modules");
+  if (!existsSync(modules)) {
+    const today = join(repo, "packages", name, "node_modules");
+    mkdirSync(join(modules, "@keyward"), { recursive: true });
+    symlinkSync(join(root, "packages/core"), join(modules, "@keyward/core"), "dir");
+    for (const entry of readdirSync(today)) {
+      if (entry.startsWith(".")) continue;
+      const scopedNames = entry.startsWith("@")
+        ? readdirSync(join(today, entry)).map((scoped) => `${entry}/${scoped}`)
+        : [entry];
+      for (const dependency of scopedNames) {
+        if (dependency === "@keyward/core") continue;
+        mkdirSync(dirname(join(modules, dependency)), { recursive: true });
+        symlinkSync(join(today, dependency), join(modules, dependency), "dir");
+      }
+    }
+  }
+  return await import(pathToFileURL(join(folder, "src/index.ts")).href);
 }

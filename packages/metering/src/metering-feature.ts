@@ -59,6 +59,11 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
   const served = servedUsage();
   const ledgerOf = (store: object): UsageLedger | undefined =>
     resolved.ledger ?? (store as { ledger?: UsageLedger }).ledger;
+  // The charge step only where the usage may ride the limits' script: a ledger that can (a
+  // redisLedger), or a store's own ledger, known at install. Listed, a charge step has every
+  // request's limit plan built to be shown to it, which a ledger written after the charge (memory,
+  // PostgreSQL) has no use for.
+  const mayRide = resolved.ledger === undefined || isRidingLedger(resolved.ledger);
   return {
     name: "metering",
     requires: [
@@ -69,7 +74,11 @@ export function metering(config: MeteringConfig = {}): KeywardFeature<"metering"
       },
     ],
     extends: {
-      verify: { charge: [served.chargeStep], spent: [served.spendStep], around: [served.wrapper] },
+      verify: {
+        ...(mayRide ? { charge: [served.chargeStep] } : {}),
+        spent: [served.spendStep],
+        around: [served.wrapper],
+      },
     },
     install({ clock, random, log, store, bus, limits }) {
       const ledger = ledgerOf(store)!;

@@ -91,6 +91,37 @@ describe.each(ledgers)("%s ledger", (_, make) => {
     );
   });
 
+  it("sums runs of one owner's additions interleaved with other owners, meters and windows", async () => {
+    const ledger = await make();
+    const alice = (meter: string, windowStart: number, amount = 1) => ({
+      ownerId: "alice",
+      meter,
+      windowStart,
+      amount,
+    });
+    // A run of one row, then each way out of it and back: another owner, meter and window.
+    for (let i = 0; i < 3; i++) await ledger.add([alice("requests", w0)]);
+    await ledger.add([{ ownerId: "bob", meter: "requests", windowStart: w0, amount: 5 }]);
+    await ledger.add([alice("requests", w0)]);
+    await ledger.add([alice("credits", w0, 4), alice("requests", w0)]);
+    await ledger.add([alice("requests", w0 + minute)]);
+    await ledger.add([alice("requests", w0), alice("requests", w0)]);
+    expect(await ledger.totals(w0, w0 + 2 * minute)).toEqual(
+      expect.arrayContaining([
+        // Both windows: 7 in the first, 1 in the second.
+        { ownerId: "alice", meter: "requests", total: 8 },
+        { ownerId: "alice", meter: "credits", total: 4 },
+        { ownerId: "bob", meter: "requests", total: 5 },
+      ]),
+    );
+    const byMeter = (totals: { meter: string }[]) =>
+      [...totals].sort((a, b) => a.meter.localeCompare(b.meter));
+    expect(byMeter(await ledger.windowOf("alice", w0))).toEqual([
+      { ownerId: "alice", meter: "credits", total: 4 },
+      { ownerId: "alice", meter: "requests", total: 7 },
+    ]);
+  });
+
   it("windowOf reads one owner's meters in one window, nothing of other owners or windows", async () => {
     const ledger = await make();
     await ledger.add([
