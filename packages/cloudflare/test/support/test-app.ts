@@ -5,11 +5,22 @@
  *   spread over `keys`, and answers how many each got admitted and why the others were refused;
  * - `POST /verify` `{ prefix, secret, scopes? }`: one verification by this isolate's long-lived
  *   Keyward for `prefix` (its key cache stays warm between requests, as a busy Worker's does),
- *   answered with the key's name when admitted, the error's code and detail when not.
+ *   answered with the key's name when admitted, the error's code and detail when not;
+ * - a Cron Trigger (`scheduled`): Keyward's periodic work by `runBackgroundWork`, on the store under
+ *   `cronPrefix`, as docs/cloudflare.md shows it; `GET /cron/last` answers what its last run did.
  */
 import { createKeyward, type Keyward, type KeywardConfig, manualClock } from "@keyward/core";
 import { budgets } from "@keyward/core/budgets";
-import { cloudflareStore, type ObjectNamespace } from "../../src/index.js";
+import {
+  type BackgroundRun,
+  cloudflareStore,
+  type ObjectNamespace,
+  runBackgroundWork,
+} from "../../src/index.js";
+import { cronPrefix, type ScheduleEnv, scheduleKeyward } from "./test-schedule.js";
+
+/** What the last Cron Trigger's run did (`GET /cron/last`), in this isolate. */
+let lastCronRun: BackgroundRun | null = null;
 
 export interface RunJob {
   prefix: string;
@@ -160,8 +171,23 @@ function forward(request: Request, namespace: ObjectNamespace): Promise<Response
 }
 
 export default {
+  async scheduled(
+    _controller: unknown,
+    env: ScheduleEnv,
+    ctx: { waitUntil(promise: Promise<unknown>): void },
+  ): Promise<void> {
+    const keyward = scheduleKeyward(env, cronPrefix);
+    ctx.waitUntil(
+      runBackgroundWork(keyward)
+        .then((run) => {
+          lastCronRun = run;
+        })
+        .finally(() => keyward.close()),
+    );
+  },
   async fetch(request: Request, env: { KEYWARD: ObjectNamespace }): Promise<Response> {
     const path = new URL(request.url).pathname;
+    if (path === "/cron/last") return Response.json(lastCronRun);
     if (path.startsWith("/object/")) return forward(request, env.KEYWARD);
     if (path === "/run")
       return Response.json(await run(env.KEYWARD, (await request.json()) as RunJob));
