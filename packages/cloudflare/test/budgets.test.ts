@@ -85,11 +85,13 @@ describe.each(["owner", "key"] as const)(
     };
 
     const both = async (job: ReserveJob) => {
+      // Both isolates start at one instant, a moment from now: contention, whatever the load.
+      const startAt = Date.now() + 300;
       const results = await Promise.all(
         [0, 1].map(async (worker) => {
           const response = await workerd.fetch(`worker${worker}`, "/reserve", {
             method: "POST",
-            body: JSON.stringify(job),
+            body: JSON.stringify({ ...job, startAt }),
           });
           if (!response.ok) throw new Error(`worker${worker}: ${await response.text()}`);
           return (await response.json()) as ReserveResult;

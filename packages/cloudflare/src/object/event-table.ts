@@ -123,14 +123,35 @@ export function eventTable(sql: SqlStorage) {
       return found;
     },
 
-    prune(before: number): number {
-      sql.exec(
-        "DELETE FROM deliveries WHERE event_id IN (SELECT id FROM events WHERE occurred_at < ?)",
-        before,
-      );
-      const removed = sql.exec("DELETE FROM events WHERE occurred_at < ?", before).rowsWritten;
+    /**
+     * Removes up to `limit` events before `before`, with their deliveries (a batch: the object
+     * serves nothing else while a call runs, so the store calls again until a batch comes back
+     * short), and the once-markers that ended before it.
+     */
+    prune(before: number, limit: number): number {
+      if (!(Number.isInteger(limit) && limit >= 1)) {
+        throw new TypeError(
+          `events.prune: limit must be a whole number of 1 or more, got ${limit}`,
+        );
+      }
+      // The batch (oldest first, ties by rowid), counted, then its deliveries and itself: one
+      // synchronous call, so the three statements see the same rows. (`rowsWritten` would count
+      // the indexes' rows too.)
+      const batch =
+        "SELECT rowid FROM events WHERE occurred_at < ?1 ORDER BY occurred_at, rowid LIMIT ?2";
+      const count = sql
+        .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM (${batch})`, before, limit)
+        .toArray()[0]!.n;
+      if (count > 0) {
+        sql.exec(
+          `DELETE FROM deliveries WHERE event_id IN (SELECT id FROM events WHERE rowid IN (${batch}))`,
+          before,
+          limit,
+        );
+        sql.exec(`DELETE FROM events WHERE rowid IN (${batch})`, before, limit);
+      }
       sql.exec("DELETE FROM once_markers WHERE until < ?", before);
-      return removed;
+      return count;
     },
 
     append(entries: readonly AppendedEvent[], now: number): StoredEvent[] {

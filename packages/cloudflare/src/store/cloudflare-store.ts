@@ -37,6 +37,8 @@ import { keyCache } from "./key-cache.js";
 
 /** Key-days removed per call to the `keys` object by `usage.prune`. */
 const usagePruneBatch = 500;
+/** Events (with their deliveries) removed per call to the `keys` object by `events.prune`. */
+const eventPruneBatch = 500;
 
 /** Core names a key's credits bucket `credits:<key id>` (`limits/resolve-layers.ts`). */
 const creditsBucketPrefix = "credits:";
@@ -337,7 +339,15 @@ export function cloudflareStore(options: CloudflareStoreOptions): CloudflareStor
 
   const events: EventLog = {
     list: (query) => onKeys("events.list", query),
-    prune: (before) => onKeys("events.prune", before),
+    // In batches, as the usage prune: the object's other calls go between them.
+    async prune(before) {
+      let pruned = 0;
+      for (;;) {
+        const batch = await onKeys<number>("events.prune", before, eventPruneBatch);
+        pruned += batch;
+        if (batch < eventPruneBatch) return pruned;
+      }
+    },
     append: (entries, now) => onKeys("events.append", entries, now),
   };
 
