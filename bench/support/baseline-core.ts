@@ -40,15 +40,7 @@ export async function importBaselineCore(ref: string): Promise<
 > {
   const commit = resolveCommit(ref);
   const root = join(tmpdir(), `keyward-baseline-${commit.slice(0, 12)}`);
-  const core = join(root, "packages/core");
-  if (!existsSync(join(core, "src/index.ts"))) {
-    mkdirSync(root, { recursive: true });
-    const archive = execFileSync("git", ["archive", "--format=tar", commit, "packages/core"], {
-      cwd: repo,
-      maxBuffer: 256 * 1024 * 1024,
-    });
-    execFileSync("tar", ["-x", "-C", root], { input: archive });
-  }
+  const core = extractPackage(commit, root, "core");
   const modules = join(core, "node_modules");
   if (!existsSync(modules)) linkDependencies(core, modules);
   const loaded = await import(pathToFileURL(join(core, "src/index.ts")).href);
@@ -70,25 +62,7 @@ export async function importBaselineCore(ref: string): Promise<
  * with the package's name.
  */
 function linkDependencies(core: string, modules: string): void {
-  const today = join(repo, "packages/core/node_modules");
-  mkdirSync(modules, { recursive: true });
-  const linked = new Set<string>();
-  const link = (name: string, target: string) => {
-    const at = join(modules, name);
-    mkdirSync(dirname(at), { recursive: true });
-    symlinkSync(target, at, "dir");
-    linked.add(name);
-  };
-  for (const entry of readdirSync(today)) {
-    if (entry.startsWith(".")) continue;
-    if (entry.startsWith("@")) {
-      for (const scoped of readdirSync(join(today, entry))) {
-        link(`${entry}/${scoped}`, join(today, entry, scoped));
-      }
-    } else {
-      link(entry, join(today, entry));
-    }
-  }
+  const linked = linkModulesOf(join(repo, "packages/core/node_modules"), modules);
   const manifest = JSON.parse(readFileSync(join(core, "package.json"), "utf8")) as {
     dependencies?: Record<string, string>;
   };
@@ -98,8 +72,45 @@ function linkDependencies(core: string, modules: string): void {
     const folder = readdirSync(store).find((entry) =>
       entry.startsWith(`${name.replace("/", "+")}@`),
     );
-    if (folder) link(name, join(store, folder, "node_modules", name));
+    if (!folder) continue;
+    mkdirSync(dirname(join(modules, name)), { recursive: true });
+    symlinkSync(join(store, folder, "node_modules", name), join(modules, name), "dir");
   }
+}
+
+/** `packages/<name>` at `commit`, extracted once under `root`; answers its folder. */
+function extractPackage(commit: string, root: string, name: string): string {
+  const folder = join(root, "packages", name);
+  if (!existsSync(join(folder, "src/index.ts"))) {
+    mkdirSync(root, { recursive: true });
+    const archive = execFileSync("git", ["archive", "--format=tar", commit, `packages/${name}`], {
+      cwd: repo,
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    execFileSync("tar", ["-x", "-C", root], { input: archive });
+  }
+  return folder;
+}
+
+/**
+ * Links into `modules` each package of the `node_modules` folder `today` (scoped ones one by one),
+ * but those in `skip`; answers the names linked.
+ */
+function linkModulesOf(today: string, modules: string, skip: readonly string[] = []): Set<string> {
+  const linked = new Set<string>();
+  for (const entry of readdirSync(today)) {
+    if (entry.startsWith(".")) continue;
+    const names = entry.startsWith("@")
+      ? readdirSync(join(today, entry)).map((scoped) => `${entry}/${scoped}`)
+      : [entry];
+    for (const name of names) {
+      if (skip.includes(name)) continue;
+      mkdirSync(dirname(join(modules, name)), { recursive: true });
+      symlinkSync(join(today, name), join(modules, name), "dir");
+      linked.add(name);
+    }
+  }
+  return linked;
 }
 
 /**
@@ -111,30 +122,12 @@ async function importBaselinePackage(
   root: string,
   name: string,
 ): Promise<Record<string, unknown>> {
-  const folder = join(root, "packages", name);
-  if (!existsSync(join(folder, "src/index.ts"))) {
-    const archive = execFileSync("git", ["archive", "--format=tar", commit, `packages/${name}`], {
-      cwd: repo,
-      maxBuffer: 256 * 1024 * 1024,
-    });
-    execFileSync("tar", ["-x", "-C", root], { input: archive });
-  }
+  const folder = extractPackage(commit, root, name);
   const modules = join(folder, "node_modules");
   if (!existsSync(modules)) {
-    const today = join(repo, "packages", name, "node_modules");
+    linkModulesOf(join(repo, "packages", name, "node_modules"), modules, ["@keyward/core"]);
     mkdirSync(join(modules, "@keyward"), { recursive: true });
     symlinkSync(join(root, "packages/core"), join(modules, "@keyward/core"), "dir");
-    for (const entry of readdirSync(today)) {
-      if (entry.startsWith(".")) continue;
-      const scopedNames = entry.startsWith("@")
-        ? readdirSync(join(today, entry)).map((scoped) => `${entry}/${scoped}`)
-        : [entry];
-      for (const dependency of scopedNames) {
-        if (dependency === "@keyward/core") continue;
-        mkdirSync(dirname(join(modules, dependency)), { recursive: true });
-        symlinkSync(join(today, dependency), join(modules, dependency), "dir");
-      }
-    }
   }
   return await import(pathToFileURL(join(folder, "src/index.ts")).href);
 }

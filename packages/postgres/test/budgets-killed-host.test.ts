@@ -7,15 +7,14 @@
  * The TTL is 2 s on the system clock (a killed process shares no manual clock); the test waits for
  * the outcome, never for a time.
  */
-import { createKeyward, type Keyward } from "@keyward/core";
-import { type BudgetsApi, budgets } from "@keyward/core/budgets";
-import { redisStore } from "@keyward/redis";
+import type { Keyward } from "@keyward/core";
+import type { BudgetsApi } from "@keyward/core/budgets";
 import IORedis from "ioredis";
 import type pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { localRedis } from "../../redis/test/support/redis-url.js";
-import { migrate, postgresHoldStore, postgresStore } from "../src/index.js";
-import { holdsConfig } from "./budgets/holds-config.js";
+import { migrate } from "../src/index.js";
+import { budgetLimit, holdKeyward, requiredScopes, route } from "./budgets/hold-keyward.js";
 import { startHoldInstance } from "./budgets/start-hold-instance.js";
 import { describeOnServer, dropSchema, serverPool, uniqueSchema } from "./support/databases.js";
 
@@ -33,31 +32,7 @@ describeOnServer("budgets: a host killed holding reservations", () => {
     await migrate(admin, { schema });
     pool = serverPool({ max: 4 });
     client = new IORedis(localRedis);
-    const postgres = postgresStore({ client: pool, schema, invalidation: false });
-    const redis = redisStore({ client, prefix, time: "caller" });
-    keyward = createKeyward({
-      store: {
-        keys: postgres.keys,
-        usage: redis.usage,
-        rateLimits: redis.rateLimits,
-        allowances: postgres.allowances,
-        close: async () => {
-          await redis.close();
-          await postgres.close();
-        },
-      },
-      scopes: holdsConfig.scopes,
-      tiers: holdsConfig.tiers,
-      jwt: false,
-      logger: false,
-      features: [
-        budgets({
-          ...holdsConfig.budgets,
-          holds: postgresHoldStore({ client: pool, table: `${schema}.holds` }),
-          sweepInterval: false,
-        }),
-      ],
-    }) as Keyward & { budgets: BudgetsApi };
+    keyward = holdKeyward({ pool, client, schema, redisPrefix: prefix, logger: false });
   }, 60_000);
 
   afterAll(async () => {
@@ -74,12 +49,11 @@ describeOnServer("budgets: a host killed holding reservations", () => {
   });
 
   it("its holds are given back once each after the TTL, on the instance that lives", async () => {
-    const { limit } = holdsConfig.budgets.perKey;
     const created = await keyward.keys.create({
       ownerId: "agent-owner",
       accountTier: "free",
       name: "agent",
-      scopes: holdsConfig.requiredScopes,
+      scopes: requiredScopes,
       tier: "free",
     });
     const header = `Bearer ${created.key}`;
@@ -91,8 +65,8 @@ describeOnServer("budgets: a host killed holding reservations", () => {
     expect(new Set(ids).size).toBe(20);
     // The living instance spends some of the same budget meanwhile.
     const own = await keyward.budgets.reserve(header, {
-      scopes: holdsConfig.requiredScopes,
-      route: holdsConfig.route,
+      scopes: requiredScopes,
+      route,
       cost: 500,
     });
     if (!own.ok) throw new Error(`refused: ${own.error.status}`);
@@ -100,7 +74,11 @@ describeOnServer("budgets: a host killed holding reservations", () => {
 
     await victim.kill();
     expect(victim.child.signalCode).toBe("SIGKILL");
-    expect(await standing()).toMatchObject({ held: 20_000, spent: 200, left: limit - 20_200 });
+    expect(await standing()).toMatchObject({
+      held: 20_000,
+      spent: 200,
+      left: budgetLimit - 20_200,
+    });
 
     // Swept until all 20 came back (each sweep gives back those past their TTL by then).
     let released = 0;
@@ -111,7 +89,7 @@ describeOnServer("budgets: a host killed holding reservations", () => {
     expect(released).toBe(20);
     expect(await keyward.budgets.releaseExpired()).toBe(0);
     // Given back whole: the budget is spent by what was settled alone.
-    expect(await standing()).toMatchObject({ held: 0, spent: 200, left: limit - 200 });
+    expect(await standing()).toMatchObject({ held: 0, spent: 200, left: budgetLimit - 200 });
     // Settling a hold the sweep gave back does nothing.
     expect(await keyward.budgets.settle(ids[0]!, 1_000)).toEqual({ done: false, reason: "gone" });
   }, 120_000);

@@ -35,10 +35,8 @@ import { callWhereHeld, isGiveBack } from "../protocol/where-held.js";
 import { cloudflareHoldStore } from "./cloudflare-hold-store.js";
 import { keyCache } from "./key-cache.js";
 
-/** Key-days removed per call to the `keys` object by `usage.prune`. */
-const usagePruneBatch = 500;
-/** Events (with their deliveries) removed per call to the `keys` object by `events.prune`. */
-const eventPruneBatch = 500;
+/** Key-days (`usage.prune`) or events with their deliveries (`events.prune`) removed per call. */
+const pruneBatch = 500;
 
 /** Core names a key's credits bucket `credits:<key id>` (`limits/resolve-layers.ts`). */
 const creditsBucketPrefix = "credits:";
@@ -138,6 +136,20 @@ export function cloudflareStore(options: CloudflareStoreOptions): CloudflareStor
   };
   const keysObject = keysObjectName(prefix);
   const onKeys = <T>(method: string, ...args: unknown[]) => call<T>(keysObject, method, ...args);
+
+  /**
+   * A prune of the `keys` object in batches of `pruneBatch` rows, one call each, until one comes
+   * back short: the object serves nothing else while a call runs, so its other calls (verifications'
+   * usage writes, events) go between them. Answers how many rows went.
+   */
+  const pruneInBatches = async (method: "usage.prune" | "events.prune", before: unknown) => {
+    let pruned = 0;
+    for (;;) {
+      const batch = await onKeys<number>(method, before, pruneBatch);
+      pruned += batch;
+      if (batch < pruneBatch) return pruned;
+    }
+  };
 
   /** A record from the `keys` object, noted in the cache (under `hash` when it was found by it). */
   const seen = (key: StoredKey | null, hash?: string) =>
@@ -326,28 +338,12 @@ export function cloudflareStore(options: CloudflareStoreOptions): CloudflareStor
         await onKeys<[string, { at: number; useFields?: string }][]>("usage.lastUsed", keyIds),
       );
     },
-    // In batches, each one call to the `keys` object: verifications' usage writes go between them.
-    async prune(beforeDay) {
-      let pruned = 0;
-      for (;;) {
-        const batch = await onKeys<number>("usage.prune", beforeDay, usagePruneBatch);
-        pruned += batch;
-        if (batch < usagePruneBatch) return pruned;
-      }
-    },
+    prune: (beforeDay) => pruneInBatches("usage.prune", beforeDay),
   };
 
   const events: EventLog = {
     list: (query) => onKeys("events.list", query),
-    // In batches, as the usage prune: the object's other calls go between them.
-    async prune(before) {
-      let pruned = 0;
-      for (;;) {
-        const batch = await onKeys<number>("events.prune", before, eventPruneBatch);
-        pruned += batch;
-        if (batch < eventPruneBatch) return pruned;
-      }
-    },
+    prune: (before) => pruneInBatches("events.prune", before),
     append: (entries, now) => onKeys("events.append", entries, now),
   };
 

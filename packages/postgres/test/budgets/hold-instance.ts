@@ -4,56 +4,25 @@
  * rate limits and the budget's balance in Redis, on the system clock. Over IPC it reserves holds and
  * answers their ids; it never settles them: the test kills it with SIGKILL holding them.
  */
-import { createKeyward } from "@keyward/core";
-import { budgets } from "@keyward/core/budgets";
-import { redisStore } from "@keyward/redis";
 import IORedis from "ioredis";
 import pg from "pg";
 import { localRedis } from "../../../redis/test/support/redis-url.js";
-import { postgresHoldStore, postgresStore } from "../../src/index.js";
-import { holdsConfig } from "./holds-config.js";
+import { holdKeyward, requiredScopes, route } from "./hold-keyward.js";
 
 export type HoldCommand =
   | { type: "reserve"; header: string; count: number; cost: number }
   | { type: "close" };
 
-const schema = process.env.KEYWARD_TEST_SCHEMA!;
 const pool = new pg.Pool({ connectionString: process.env.KEYWARD_TEST_DATABASE_URL, max: 4 });
 pool.on("error", () => {});
-const postgres = postgresStore({ client: pool, schema, invalidation: false });
 const client = new IORedis(localRedis);
 client.on("error", () => {});
-const redis = redisStore({
+const keyward = holdKeyward({
+  pool,
   client,
-  prefix: process.env.KEYWARD_TEST_REDIS_PREFIX!,
-  time: "caller",
-});
-
-const keyward = createKeyward({
-  store: {
-    keys: postgres.keys,
-    usage: redis.usage,
-    rateLimits: redis.rateLimits,
-    allowances: postgres.allowances,
-    close: async () => {
-      await redis.close();
-      client.disconnect();
-      await postgres.close();
-      await pool.end();
-    },
-  },
-  scopes: holdsConfig.scopes,
-  tiers: holdsConfig.tiers,
-  jwt: false,
+  schema: process.env.KEYWARD_TEST_SCHEMA!,
+  redisPrefix: process.env.KEYWARD_TEST_REDIS_PREFIX!,
   logger: { error: (message) => console.error(message), warn() {} },
-  features: [
-    budgets({
-      ...holdsConfig.budgets,
-      holds: postgresHoldStore({ client: pool, table: `${schema}.holds` }),
-      // This instance never sweeps: its holds are left to the others.
-      sweepInterval: false,
-    }),
-  ],
 });
 
 async function handle(command: HoldCommand): Promise<unknown> {
@@ -62,8 +31,8 @@ async function handle(command: HoldCommand): Promise<unknown> {
       const ids: string[] = [];
       for (let i = 0; i < command.count; i++) {
         const reserved = await keyward.budgets.reserve(command.header, {
-          scopes: holdsConfig.requiredScopes,
-          route: holdsConfig.route,
+          scopes: requiredScopes,
+          route,
           cost: command.cost,
         });
         if (!reserved.ok) throw new Error(`reservation ${i} refused: ${reserved.error.status}`);
@@ -73,6 +42,8 @@ async function handle(command: HoldCommand): Promise<unknown> {
     }
     case "close":
       await keyward.close();
+      client.disconnect();
+      await pool.end();
       setTimeout(() => process.exit(0), 10);
       return null;
   }
