@@ -57,12 +57,6 @@ export interface ReserveJob {
   spend: number;
   settle: boolean;
   holdTtl?: string;
-  /**
-   * Epoch ms to wait for before the first reservation: the test gives both isolates the same, so
-   * they contend from the same instant (on a quiet machine one isolate could otherwise spend a
-   * whole budget before the other's request arrives).
-   */
-  startAt?: number;
 }
 
 export interface ReserveResult {
@@ -131,8 +125,6 @@ async function reserve(namespace: ObjectNamespace, job: ReserveJob): Promise<Res
       }),
     ],
   });
-  const wait = (job.startAt ?? 0) - Date.now();
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   const admitted = job.keys.map(() => 0);
   const refusals: Record<string, number> = {};
   let spent = 0;
