@@ -1,10 +1,16 @@
 /**
  * What a hold costs on Redis: `verify()` with `cost` (one layered script call: rate limit, credits,
  * budget) against `budgets.reserve()` + `hold.settle()` of the same key, holds in Redis too
- * (`redisHoldStore`). Both in one run, alternating round after round, sequential calls (a round trip
- * each, not batched); prints the median time per request of each and the Redis script calls per
- * request, counted from Redis's own statistics (`INFO commandstats`). Needs Redis (`REDIS_URL`,
- * default redis://127.0.0.1:6379); without one it is skipped.
+ * (`redisHoldStore`, kept as layers). Both in one run, alternating round after round, sequential
+ * calls (not batched); prints the median time per request of each and the Redis script calls per
+ * request, counted from Redis's own statistics (`INFO commandstats`).
+ *
+ * Twice: on the local Redis, and through a proxy delaying each direction by
+ * `KEYWARD_BENCH_DELAY_MS` (default 1 ms), a Redis a network away. There the time is mostly round
+ * trips waited for, and `verify` waits for one, so `(reserve + settle) / verify − 1` counts the round
+ * trips a hold adds (a call sent beside another, or after the answer without being waited for, adds
+ * none). Needs
+ * Redis (`REDIS_URL`, default redis://127.0.0.1:6379); without one it is skipped.
  *
  * @example
  * npx pnpm@10 bench budgets-hold.bench.ts
@@ -15,14 +21,38 @@ import { memoryKeyStore } from "@keyward/core/toolkit";
 import { redisHoldStore, redisStore } from "@keyward/redis";
 import IORedis from "ioredis";
 import { median } from "./redis-closed-loop.js";
+import { delayingProxy } from "./support/delaying-proxy.js";
 import { redisReachable } from "./support/redis-reachable.js";
 
 const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const rounds = Number(process.env.KEYWARD_BENCH_ROUNDS ?? 5);
 const perRound = Number(process.env.KEYWARD_BENCH_REQUESTS ?? 1_000);
+const delayMs = Number(process.env.KEYWARD_BENCH_DELAY_MS ?? 1);
 
-if (await redisReachable(url)) await benchmark();
-else console.warn(`budgets-hold.bench.ts: skipped, no Redis at ${url}`);
+if (await redisReachable(url)) {
+  const local = await benchmark(url, perRound);
+  const { hostname, port } = new URL(url);
+  const proxy = await delayingProxy({ host: hostname, port: Number(port || 6379) }, delayMs);
+  const far = await benchmark(`redis://127.0.0.1:${proxy.port}`, Math.ceil(perRound / 10));
+  await proxy.close();
+  console.log(
+    JSON.stringify(
+      {
+        local,
+        [`through a proxy, ${delayMs} ms each way`]: {
+          ...far,
+          // `verify` waits for one round trip: what a hold adds, in those.
+          roundTripsAddedByAHold: Number((far.ratio - 1).toFixed(2)),
+          nominalRoundTripMicros: 2 * delayMs * 1000,
+        },
+      },
+      null,
+      2,
+    ),
+  );
+} else {
+  console.warn(`budgets-hold.bench.ts: skipped, no Redis at ${url}`);
+}
 
 async function scriptCalls(client: IORedis): Promise<number> {
   const info = await client.info("commandstats");
@@ -33,9 +63,9 @@ async function scriptCalls(client: IORedis): Promise<number> {
   return calls;
 }
 
-async function benchmark() {
+async function benchmark(clientUrl: string, perRound: number) {
   const prefix = `kwbench-holds:${Date.now().toString(36)}:`;
-  const client = new IORedis(url);
+  const client = new IORedis(clientUrl);
   const stats = new IORedis(url);
   const redis = redisStore({ client, prefix, timeoutMs: 1_000 });
   const keyward = createKeyward({
@@ -96,24 +126,19 @@ async function benchmark() {
     verifyScripts = v.scripts;
     holdScripts = h.scripts;
   }
-  console.log(
-    JSON.stringify(
-      {
-        rounds,
-        perRound,
-        verifyWithCostMicros: Math.round(median(verifies)),
-        reserveSettleMicros: Math.round(median(holds)),
-        ratio: Number((median(holds) / median(verifies)).toFixed(2)),
-        scriptCallsPerVerify: verifyScripts,
-        scriptCallsPerReserveSettle: holdScripts,
-      },
-      null,
-      2,
-    ),
-  );
+  const figures = {
+    rounds,
+    perRound,
+    verifyWithCostMicros: Math.round(median(verifies)),
+    reserveSettleMicros: Math.round(median(holds)),
+    ratio: Number((median(holds) / median(verifies)).toFixed(2)),
+    scriptCallsPerVerify: verifyScripts,
+    scriptCallsPerReserveSettle: holdScripts,
+  };
   await keyward.close();
   const keys = await stats.keys(`${prefix}*`);
   if (keys.length > 0) await stats.del(...keys);
   client.disconnect();
   stats.disconnect();
+  return figures;
 }

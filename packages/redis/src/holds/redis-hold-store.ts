@@ -7,10 +7,17 @@
  * |---|---|
  * | `<prefix>{holds}:record` | hold id → the hold as JSON (a hash) |
  * | `<prefix>{holds}:expiry` | hold ids scored by `expiresAt` (a sorted set) |
- * | `<prefix>{holds}:held` | key id → what its holds hold (a hash) |
+ * | `<prefix>{holds}:held` | key id → what its holds hold (a hash; holds kept as layers are counted beside their owner's limits instead) |
  *
  * All three carry one hash tag, so on a cluster the scripts run on one node. A hold has no Redis
  * TTL: an expired hold must be given back by the sweep, not forgotten.
+ *
+ * With the limits on Redis, holds are kept as layers (`layered`): a hold's balance is a layer of
+ * its owner's limits (`<prefix>layer:{<owner>}:hold:<id>`), put in by the reservation's limit script
+ * and taken out by the settle's, so reserve and settle cost one round trip each. The record is then
+ * written first: given the Redis store's own client, it is sent on the same connection ahead of the
+ * reservation's script. It is read (not taken) by the sweep and by a settle by id, and removed once
+ * the hold ended; the limits' script drops the hold's layer once it is empty.
  */
 import type { HoldStore, StoredHold } from "@keyward/core/budgets";
 import { redisConnection } from "../client/connect.js";
@@ -22,7 +29,7 @@ const putScript = luaScript(
   `
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
-redis.call('HINCRBY', KEYS[3], ARGV[4], ARGV[5])
+if ARGV[5] ~= '0' then redis.call('HINCRBY', KEYS[3], ARGV[4], ARGV[5]) end
 return 1
 `,
 );
@@ -35,12 +42,29 @@ if not record then return false end
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 local hold = cjson.decode(record)
-if redis.call('HINCRBY', KEYS[3], hold.keyId, -hold.amount) <= 0 then
+if not hold.ownLayer and redis.call('HINCRBY', KEYS[3], hold.keyId, -hold.amount) <= 0 then
   redis.call('HDEL', KEYS[3], hold.keyId)
 end
 return record
 `,
 );
+
+const forgetScript = luaScript(
+  "hold-forget",
+  `
+local record = redis.call('HGET', KEYS[1], ARGV[1])
+if not record then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+local hold = cjson.decode(record)
+if not hold.ownLayer and redis.call('HINCRBY', KEYS[3], hold.keyId, -hold.amount) <= 0 then
+  redis.call('HDEL', KEYS[3], hold.keyId)
+end
+return 1
+`,
+);
+
+const readScript = luaScript("hold-read", `return redis.call('HGET', KEYS[1], ARGV[1])`);
 
 const expiredScript = luaScript(
   "hold-expired",
@@ -66,7 +90,14 @@ export function redisHoldStore({ client, prefix = "keyward:" }: RedisHoldStoreOp
       const written = await connection.run(
         putScript,
         [record, expiry, held],
-        [hold.id, JSON.stringify(hold), String(hold.expiresAt), hold.keyId, String(hold.amount)],
+        // A hold kept as a layer is counted by its steps, not here (`heldBy`).
+        [
+          hold.id,
+          JSON.stringify(hold),
+          String(hold.expiresAt),
+          hold.keyId,
+          String(hold.ownLayer ? 0 : hold.amount),
+        ],
       );
       if (Number(written) !== 1) throw new Error(`Keyward: hold ${hold.id} exists already`);
     },
@@ -81,6 +112,16 @@ export function redisHoldStore({ client, prefix = "keyward:" }: RedisHoldStoreOp
     async heldBy(keyId) {
       const sum = await connection.run(heldScript, [held], [keyId]);
       return sum === null || sum === undefined ? 0 : Number(sum);
+    },
+    layered: {
+      async read(id) {
+        const found = await connection.run(readScript, [record], [id]);
+        return typeof found === "string" ? (JSON.parse(found) as StoredHold) : undefined;
+      },
+      async forget(hold) {
+        // The hold's layer needs no removing: the limits' script drops it once it is empty.
+        await connection.run(forgetScript, [record, expiry, held], [hold.id]);
+      },
     },
   };
 }

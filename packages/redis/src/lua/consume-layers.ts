@@ -18,7 +18,8 @@
  *
  * Where a state lives (`redis-layers.ts` decides):
  *   a string key, "<policy>:<state>" for a rate layer and "<state>" for a quota, with a TTL, and
- *     "<grantedAt>:<balance>:<refilledAt>" for credits, kept for good;
+ *     "<grantedAt>:<balance>:<refilledAt>" for credits, kept for good (but credits that start from
+ *     nothing, a grant of 0 at 0 with no refill, and are back to nothing are dropped);
  *   or, for a key's own rate layer on a single server, the fields `rp` (policy) and `rl` (state) of
  *     the key's usage hash, exactly as `consume.ts` keeps them: one hash per key holds its own limit
  *     and its usage, and the key's count carries over between the layered and the single-layer path.
@@ -396,14 +397,24 @@ while cursor <= #ARGV do
           local layer = plan[i]
           local entry = layer.entry
           entry.dirty, entry.policy, entry.e, entry.s, entry.at = true, layer.policy, layer.e, layer.s, now
+          -- Credits that start from nothing (a grant of 0 at 0, no refill) and are back to nothing
+          -- are what no state means: the key is dropped rather than kept for good. A budgets hold's
+          -- own layer is such (\`hold-layer.ts\` in \`@keyward/core/budgets\`): a settled hold
+          -- leaves nothing behind. Only these: with another spec, no state reads otherwise.
+          if layer.kind == 'c' then
+            local spec = layer.spec
+            entry.atGrant = not spec.durable and not spec.amount and spec.remaining == 0
+              and spec.grantedAt == 0 and layer.s[2] == 0
+          end
           -- A billed layer's charge, with the state it went into (a later period or grant is not
-          -- this charge's to undo).
+          -- this charge's to undo). A give-back (a negative cost) is listed too: a step given up on
+          -- is undone whole, so a settle's give-back and the hold's layer it took come back together.
           local kind, state = layer.kind, layer.s
           if kind == 'q' then
             charges[#charges + 1] = KEYS[layer.keyIndex or own] .. '\\tq\\t' .. string.format('%d', state[1])
-          elseif kind == 'c' and layer.spec.cost > 0 then
+          elseif kind == 'c' and layer.spec.cost ~= 0 then
             charges[#charges + 1] = KEYS[layer.keyIndex or own] .. '\\tc\\t' ..
-              string.format('%d\\t%d\\t%d', layer.spec.cost, state[1], state[3])
+              string.format('%d\\t%d\\t%d\\t%d', layer.spec.cost, state[1], state[3], layer.spec.remaining)
           end
         end
         if increments then
@@ -497,6 +508,8 @@ for t = 1, #touched do
     if #changes > 0 then redis.call('HSET', key, unpack(changes)) end
   elseif entry.dirty then
     if not state then
+      redis.call('DEL', key)
+    elseif policy == 'c' and entry.atGrant then
       redis.call('DEL', key)
     elseif policy == 'c' then
       redis.call('SET', key, string.format('%d:%d:%d', state[1], state[2], state[3]))

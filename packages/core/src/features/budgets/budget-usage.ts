@@ -18,6 +18,7 @@ import {
   ownerBudgetBucket,
 } from "./budget-layers.js";
 import { budgetPeriodEnd } from "./budget-period.js";
+import { heldCounter } from "./hold-layer.js";
 import type { HoldStore } from "./hold-store.js";
 
 export interface BudgetStanding extends Budget {
@@ -49,6 +50,20 @@ export interface BudgetUsageRequest {
   now: number;
 }
 
+/**
+ * What the key's holds hold: the records' sum, and with holds kept as layers the owner's counter
+ * their steps keep (`hold-layer.ts`; those records are not summed).
+ */
+async function heldBy(kernel: FeatureKernel, store: HoldStore, key: StoredKey, now: number) {
+  const limiter = kernel.limits.layered;
+  const counted =
+    store.layered && limiter?.appliesIncrements && limiter.readCounter
+      ? limiter.readCounter(ownerLimitKey(key), heldCounter, now)
+      : undefined;
+  const [recorded, counter] = await Promise.all([store.heldBy(key.id), counted]);
+  return recorded + Math.max(0, counter?.[key.id] ?? 0);
+}
+
 export async function budgetUsage({
   kernel,
   sources,
@@ -67,7 +82,7 @@ export async function budgetUsage({
   if (budgets.own) add("own", budgetLayer(ownBudgetBucket(key.id), budgets.own, 0));
   if (budgets.owner) add("owner", budgetLayer(ownerBudgetBucket(owner), budgets.owner, 0));
   const [held, decisions] = await Promise.all([
-    store.heldBy(key.id),
+    heldBy(kernel, store, key, now),
     layers.length > 0 && kernel.limits.layered
       ? kernel.limits.layered.read({ owner, layers, now })
       : Promise.resolve([]),

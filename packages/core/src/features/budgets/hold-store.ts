@@ -27,6 +27,29 @@ export interface StoredHold {
   heldAt: number;
   /** When it is released by itself if not settled (epoch ms). */
   expiresAt: number;
+  /**
+   * The bucket of the hold's own layer, for a hold kept as a layer (`HoldStore.layered`): what it
+   * may give back is that layer's balance, taken once by the step that gives it back. Absent: the
+   * record is the hold, and `take` ends it.
+   */
+  ownLayer?: string;
+}
+
+/**
+ * What a store offers to keep holds as layers (`hold-layer.ts`): beside the limits' own state, so a
+ * hold's balance is charged in its reservation's own limit step and taken in its settle's, and a hold
+ * costs no store round trip of its own. The record is then only how the sweep finds a hold and what
+ * it took from: it may outlive its hold (a refused or given-up reservation, a settle whose answer was
+ * lost), which the hold's layer, empty, tells.
+ */
+export interface HoldLayerRecords {
+  /** The record, left in place: the sweep and a settle by id read it before taking the layer. */
+  read(id: string): Promise<StoredHold | undefined>;
+  /**
+   * Removes the record once it is of no use (the hold ended, or its reservation was refused). The
+   * hold's layer is the limits' own: the store drops its state once it is empty.
+   */
+  forget(hold: StoredHold): Promise<void>;
 }
 
 export interface HoldStore {
@@ -36,8 +59,17 @@ export interface HoldStore {
   take(id: string): Promise<StoredHold | undefined>;
   /** Ids of holds whose `expiresAt` ≤ `now`, at most `limit` of them. */
   expired(now: number, limit: number): Promise<string[]>;
-  /** What the key's holds still hold, summed: for usage reports. */
+  /**
+   * What the key's holds still hold, summed: for usage reports. Holds kept as layers are not
+   * summed here: their steps count them (`hold-layer.ts`).
+   */
   heldBy(keyId: string): Promise<number>;
+  /**
+   * Present on a store beside the limits' own state (`redisHoldStore`, given the Redis store's
+   * client and prefix): holds are then kept as layers, when the limiter applies a request's layers
+   * and counters in one script (`LayeredLimiter.appliesIncrements`).
+   */
+  readonly layered?: HoldLayerRecords;
   /** Stops what the store runs itself, if anything. */
   close?(): Promise<void>;
 }

@@ -15,6 +15,11 @@
  * grant is still the one the hold was taken in (a budget of a past period is whole again: giving
  * into it would grant what was never spent). Taking the record is atomic (`HoldStore.take`), so
  * each hold is given back at most once, whichever instance settles it or finds it expired.
+ *
+ * With a store that keeps holds as layers (`HoldStore.layered`, Redis), the hold is a layer of its
+ * own instead (`hold-layer.ts`): put in by the reservation's step and taken out by the step that
+ * gives the rest back, so reserve and settle are one store round trip each, as `verify` is; the
+ * record, sent ahead of the reservation's step, is only how the sweep finds the hold.
  */
 
 import type { VerifyResult } from "../../auth/principal.js";
@@ -22,6 +27,7 @@ import type { Clock } from "../../clock.js";
 import { periodStart } from "../../limits/calendar-period.js";
 import type { LayeredLimiter } from "../../limits/layered-limiter.js";
 import type { CreditsLayer } from "./budget-layers.js";
+import { heldIncrement, holdLayerBucket, takeHold } from "./hold-layer.js";
 import type { HoldStore, StoredHold } from "./hold-store.js";
 
 /** How a hold ended. */
@@ -105,34 +111,60 @@ export function giveBackLayers(hold: StoredHold, amount: number, now: number): C
 }
 
 export function holdsOf(parts: HoldParts) {
+  const limiterOf = (): LayeredLimiter => {
+    const limiter = parts.limiter();
+    if (!limiter) throw new TypeError("Keyward: budgets need a store that applies layered limits");
+    return limiter;
+  };
   /** Gives `amount` back to the layers of `hold` still in the period and grant it was taken in. */
   const giveBack = async (hold: StoredHold, amount: number, now: number) => {
     const layers = giveBackLayers(hold, amount, now);
     if (layers.length === 0) return;
-    const limiter = parts.limiter();
-    if (!limiter) throw new TypeError("Keyward: budgets need a store that applies layered limits");
-    await limiter.consume({ owner: hold.owner, layers, now });
+    await limiterOf().consume({ owner: hold.owner, layers, now });
   };
 
-  /** Ends the hold `id` spending `actual` (undefined: nothing, released). */
-  const end = async (
-    id: string,
+  // What runs after a hold ended, not waited for by its caller: `close` waits for it.
+  const running = new Set<Promise<void>>();
+  const background = (work: Promise<void>) => {
+    const done: Promise<void> = work.finally(() => running.delete(done));
+    running.add(done);
+  };
+  /** Removes a layer hold's record once of no use; a failure is only reported (the sweep finds it). */
+  const forgetLater = (hold: StoredHold) => {
+    const records = parts.store.layered;
+    if (!records) return;
+    background(
+      records
+        .forget(hold)
+        .catch((cause) => parts.report("Keyward: an ended hold's record was not removed", cause)),
+    );
+  };
+
+  /**
+   * Takes a layer hold's layer and gives `returned` back, in one step; false when the layer was
+   * taken already (the hold ended elsewhere). A step the store failed (a timeout, a lost
+   * connection) throws, and the record stays: the store undoes a step its caller gave up on, so
+   * the hold may be live still, and the sweep ends it at its TTL, once, whichever way it went.
+   */
+  const takeLayer = async (hold: LayerHold, returned: number, now: number) => {
+    const layers = [takeHold(hold), ...giveBackLayers(hold, returned, now)];
+    const increments = [heldIncrement(hold.keyId, -hold.amount)];
+    const decision = await limiterOf().consume({ owner: hold.owner, layers, now, increments });
+    forgetLater(hold);
+    return decision.allowed;
+  };
+
+  const told = (
+    hold: StoredHold,
     actual: number | undefined,
     how: SettledHold["how"],
-  ): Promise<HoldOutcome> => {
-    const hold = await parts.store.take(id);
-    if (!hold) return { done: false, reason: "gone" };
-    const now = parts.clock().now();
+    now: number,
+  ) => {
     const spent = actual === undefined ? 0 : Math.min(actual, hold.amount);
-    const returned = hold.amount - spent;
-    // A give-back the store failed (a timeout, a lost connection) is not retried: it may have run
-    // all the same, and returning twice would let spending pass the cap. The hold's rest stays
-    // spent, and the caller gets the error.
-    await giveBack(hold, returned, now);
     if (parts.onSettled) {
       try {
         parts.onSettled({
-          holdId: id,
+          holdId: hold.id,
           keyId: hold.keyId,
           ownerId: hold.ownerId,
           owner: hold.owner,
@@ -145,7 +177,48 @@ export function holdsOf(parts: HoldParts) {
         parts.report("Keyward: budgets' onSettled threw", error);
       }
     }
-    return { done: true, spent, returned, overrun: actual === undefined ? 0 : actual - spent };
+    const outcome: HoldOutcome = {
+      done: true,
+      spent,
+      returned: hold.amount - spent,
+      overrun: actual === undefined ? 0 : actual - spent,
+    };
+    return outcome;
+  };
+
+  /** Ends a hold kept as a layer, spending `actual` (undefined: nothing, released). */
+  const endLayer = async (
+    hold: LayerHold,
+    actual: number | undefined,
+    how: SettledHold["how"],
+  ): Promise<HoldOutcome> => {
+    const now = parts.clock().now();
+    const spent = actual === undefined ? 0 : Math.min(actual, hold.amount);
+    if (!(await takeLayer(hold, hold.amount - spent, now))) return gone;
+    return told(hold, actual, how, now);
+  };
+
+  /** Ends the hold `id` spending `actual` (undefined: nothing, released). */
+  const end = async (
+    id: string,
+    actual: number | undefined,
+    how: SettledHold["how"],
+  ): Promise<HoldOutcome> => {
+    const records = parts.store.layered;
+    if (records) {
+      const record = await records.read(id);
+      if (!record) return gone;
+      if (isLayerHold(record)) return endLayer(record, actual, how);
+    }
+    const hold = await parts.store.take(id);
+    if (!hold) return gone;
+    const now = parts.clock().now();
+    const spent = actual === undefined ? 0 : Math.min(actual, hold.amount);
+    // A give-back the store failed (a timeout, a lost connection) is not retried: it may have run
+    // all the same, and returning twice would let spending pass the cap. The hold's rest stays
+    // spent, and the caller gets the error.
+    await giveBack(hold, hold.amount - spent, now);
+    return told(hold, actual, how, now);
   };
 
   const settle = async (id: string, actual: number) => {
@@ -154,36 +227,86 @@ export function holdsOf(parts: HoldParts) {
   };
   const release = (id: string) => end(id, undefined, "released");
 
+  /** The record of a hold a reservation takes at `now`, with its own layer if kept as one. */
+  const open = (taken: TakenHold, now: number, asLayer = false): StoredHold => {
+    const { keyId, ownerId, owner, amount, layers } = taken;
+    const hold: StoredHold = {
+      id: parts.newId(),
+      keyId,
+      ownerId,
+      owner,
+      // A key without credits or a budget is limited as any request: nothing is held.
+      amount: layers.length > 0 ? amount : 0,
+      layers,
+      heldAt: now,
+      expiresAt: now + parts.ttlMs,
+    };
+    if (asLayer) hold.ownLayer = holdLayerBucket(hold.id);
+    return hold;
+  };
+
   return {
     settle,
     release,
+    open,
     /** Records the hold a reservation took at `now`, and answers its handle. */
     async record(taken: TakenHold, now: number): Promise<Hold> {
-      const { keyId, ownerId, owner, amount, layers } = taken;
-      const hold: StoredHold = {
-        id: parts.newId(),
-        keyId,
-        ownerId,
-        owner,
-        // A key without credits or a budget is limited as any request: nothing is held.
-        amount: layers.length > 0 ? amount : 0,
-        layers,
-        heldAt: now,
-        expiresAt: now + parts.ttlMs,
-      };
+      const hold = open(taken, now);
       // Nothing was taken from any balance: a hold of nothing needs no record.
-      if (layers.length > 0 && amount > 0) {
+      if (hold.layers.length > 0 && hold.amount > 0) {
         try {
           await parts.store.put(hold);
         } catch (error) {
           // Unrecorded, nobody could give it back: give it back now, and fail the reservation.
-          await giveBack(hold, amount, now).catch((cause) =>
+          await giveBack(hold, hold.amount, now).catch((cause) =>
             parts.report(`Keyward: a hold that could not be recorded was not given back`, cause),
           );
           throw error;
         }
       }
       return handle(hold);
+    },
+    /**
+     * A hold kept as a layer whose reservation was admitted: its handle once its record, sent
+     * before the reservation's step, is written. A record that failed leaves a hold nobody could
+     * find: it is given back now, and the reservation fails.
+     */
+    async recorded(hold: LayerHold, written: Promise<void>): Promise<Hold> {
+      try {
+        await written;
+      } catch (error) {
+        await takeLayer(hold, hold.amount, parts.clock().now()).catch((cause) =>
+          parts.report(`Keyward: a hold that could not be recorded was not given back`, cause),
+        );
+        throw error;
+      }
+      return handle(hold);
+    },
+    /** A hold kept as a layer whose reservation's step put nothing into it: its record goes. */
+    forget(hold: LayerHold, written: Promise<void>) {
+      background(
+        written.then(
+          () => forgetLater(hold),
+          () => {},
+        ),
+      );
+    },
+    /**
+     * A hold kept as a layer whose reservation was refused, or failed: given back now if its step
+     * put anything into it (else the take is refused), in the background, once its record was
+     * sent. A give-back that fails leaves the record to the sweep.
+     */
+    abandon(hold: LayerHold, written: Promise<void>) {
+      background(
+        written
+          .catch(() => {})
+          .then(async () => {
+            await takeLayer(hold, hold.amount, parts.clock().now());
+          })
+          .catch((cause) =>
+            parts.report("Keyward: a refused reservation's hold was not ended", cause),
+          ),
+      );
     },
     /** Releases every hold past its TTL; answers how many. */
     async releaseExpired(limit = 1000): Promise<number> {
@@ -195,13 +318,19 @@ export function holdsOf(parts: HoldParts) {
       }
       return released;
     },
+    /** Waits for what runs in the background (records being removed, refused holds ended). */
+    async settled(): Promise<void> {
+      while (running.size > 0) await Promise.all(running);
+    },
   };
 
   function handle(hold: StoredHold): Hold {
     const empty = hold.layers.length === 0 || hold.amount === 0;
+    const ending = (actual: number | undefined, how: "settled" | "released") =>
+      isLayerHold(hold) ? endLayer(hold, actual, how) : end(hold.id, actual, how);
     let ended: HoldOutcome | undefined;
     const once = (run: () => Promise<HoldOutcome>) => {
-      if (ended) return Promise.resolve<HoldOutcome>({ done: false, reason: "gone" });
+      if (ended) return Promise.resolve<HoldOutcome>(gone);
       return run().then((outcome) => {
         ended = outcome;
         return outcome;
@@ -216,14 +345,22 @@ export function holdsOf(parts: HoldParts) {
         if (empty) {
           return once(async () => ({ done: true, spent: 0, returned: 0, overrun: actual }));
         }
-        return once(() => settle(hold.id, actual));
+        return once(() => ending(actual, "settled"));
       },
       async release() {
         if (empty) return once(async () => ({ done: true, spent: 0, returned: 0, overrun: 0 }));
-        return once(() => release(hold.id));
+        return once(() => ending(undefined, "released"));
       },
     };
   }
+}
+
+const gone: HoldOutcome = { done: false, reason: "gone" };
+
+type LayerHold = StoredHold & { ownLayer: string };
+
+function isLayerHold(hold: StoredHold): hold is LayerHold {
+  return typeof hold.ownLayer === "string";
 }
 
 /** Whether a layer is still in the period (and grant) a hold taken at `heldAt` was taken from. */

@@ -13,6 +13,7 @@
  * const reserved = await keyward.budgets.reserve(header, { scopes: ["completions:write"], route: "POST /completions", cost: 4096 });
  * if (reserved.ok) { …; await reserved.hold.settle(1234); }
  */
+import type { ChargeRequest } from "../../auth/charge-steps.js";
 import type { PendingVerify } from "../../auth/pending-verify.js";
 import type { VerifyOptions } from "../../auth/principal.js";
 import { periodicTask } from "../../background/periodic-task.js";
@@ -28,7 +29,8 @@ import { budgetField } from "./budget-field.js";
 import { budgetChargeStep, type CreditsLayer } from "./budget-layers.js";
 import { type BudgetUsage, budgetUsage } from "./budget-usage.js";
 import { budgetsUsageSection } from "./budget-usage-section.js";
-import { type HoldStore, memoryHoldStore } from "./hold-store.js";
+import { fillHold, heldIncrement } from "./hold-layer.js";
+import { type HoldStore, memoryHoldStore, type StoredHold } from "./hold-store.js";
 import {
   checkAmount,
   type HoldOutcome,
@@ -43,7 +45,13 @@ export type { BudgetPeriod } from "./budget-period.js";
 export { budgetPeriodEnd, budgetPeriodStart } from "./budget-period.js";
 export type { BudgetStanding, BudgetUsage } from "./budget-usage.js";
 export type { BudgetStandingSection, BudgetsUsageSection } from "./budget-usage-section.js";
-export { type HoldStore, memoryHoldStore, type StoredHold } from "./hold-store.js";
+export { holdLayerBucket } from "./hold-layer.js";
+export {
+  type HoldLayerRecords,
+  type HoldStore,
+  memoryHoldStore,
+  type StoredHold,
+} from "./hold-store.js";
 export {
   giveBackLayers,
   type Hold,
@@ -145,8 +153,9 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
   const clock = (): Clock => kernel!.clock;
   let report = (_message: string, _cause: unknown) => {};
 
-  // The plan each reservation was charged with, by its options object (one per call).
-  const reserving = new WeakMap<object, KeyLimitPlan | null>();
+  // Each reservation in flight, by its options object (one per call): the plan it was charged
+  // with, and its hold when kept as a layer (with the record's write, sent ahead of the charge).
+  const reserving = new WeakMap<object, Reservation>();
   const chargeStep = budgetChargeStep(sources);
 
   const holds = holdsOf({
@@ -169,6 +178,44 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
     onError: (error) => report("Keyward: releasing expired holds failed", error),
   });
 
+  /**
+   * A reservation's plan. With a store that keeps holds as layers, the hold is a layer of this
+   * same step (`hold-layer.ts`), and its record is sent now, ahead of it: the limiter sends the
+   * step at the end of this turn, so on one connection the record is written first.
+   */
+  const reservationPlan = (
+    reservation: Reservation,
+    plan: KeyLimitPlan,
+    request: ChargeRequest,
+  ): KeyLimitPlan => {
+    // Planned once per reservation: a step asked again answers the same hold.
+    if (reservation.charged) return reservation.charged;
+    reservation.plan = plan;
+    reservation.charged = plan;
+    const asLayers = store.layered !== undefined && kernel?.limits.layered?.appliesIncrements;
+    const layers = heldLayersOf(plan);
+    if (!asLayers || layers.length === 0 || request.cost === 0) return plan;
+    const { key } = request;
+    const taken = {
+      keyId: key.id,
+      ownerId: key.ownerId,
+      owner: plan.owner,
+      amount: request.cost,
+      layers,
+    };
+    const hold = holds.open(taken, clock().now(), true) as StoredHold & { ownLayer: string };
+    reservation.layerHold = hold;
+    reservation.written = store.put(hold);
+    // Awaited by `reserve` (or given to `refused`); never left unhandled.
+    reservation.written.catch(() => {});
+    reservation.charged = {
+      ...plan,
+      layers: [...(plan.layers ?? []), fillHold(hold.ownLayer, request.cost)],
+      increments: [...(plan.increments ?? []), heldIncrement(key.id, request.cost)],
+    };
+    return reservation.charged;
+  };
+
   const api: BudgetsApi = {
     async reserve(authorization, options) {
       if (typeof options !== "object" || options === null) {
@@ -179,18 +226,45 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
       sweep.start();
       // A fresh object: the charge step knows this call by it.
       const ask: VerifyOptions & { accept: "api-key" } = { ...options, cost, accept: "api-key" };
-      reserving.set(ask, null);
-      const result = await verify(authorization, ask);
-      const plan = reserving.get(ask);
-      reserving.delete(ask);
-      if (!result.ok) return result;
-      if (result.principal.kind !== "key")
+      const reservation: Reservation = {};
+      reserving.set(ask, reservation);
+      let result: Awaited<ReturnType<PendingVerify>>;
+      try {
+        result = await verify(authorization, ask);
+      } catch (error) {
+        // Failed (the store's deadline, a lost connection): the store undoes the step; a hold it
+        // may have made all the same is ended now, or else by the sweep from its record.
+        if (reservation.layerHold && reservation.written) {
+          holds.abandon(reservation.layerHold, reservation.written);
+        }
+        throw error;
+      } finally {
+        reserving.delete(ask);
+      }
+      const { layerHold, written } = reservation;
+      if (!result.ok) {
+        if (layerHold && written) {
+          // Refused by a limit (the step refused whole) or for its scopes (a step that takes no
+          // credits): nothing was put into the hold's layer. Else it is given back if it was.
+          if (emptyRefusals.has(result.error.code)) holds.forget(layerHold, written);
+          else holds.abandon(layerHold, written);
+        }
+        return result;
+      }
+      if (result.principal.kind !== "key") {
         throw new TypeError("Keyward: reserve takes API keys only");
-      const layers = (plan?.layers ?? []).filter(
-        (layer): layer is CreditsLayer => layer.layer === "credits" && layer.cost > 0,
-      );
+      }
+      if (layerHold && written)
+        return { ...result, hold: await holds.recorded(layerHold, written) };
+      const plan = reservation.plan;
       const { keyId, owner } = result.principal;
-      const taken = { keyId, ownerId: owner.id, owner: plan?.owner ?? "", amount: cost, layers };
+      const taken = {
+        keyId,
+        ownerId: owner.id,
+        owner: plan?.owner ?? "",
+        amount: cost,
+        layers: heldLayersOf(plan),
+      };
       const hold = await holds.record(taken, clock().now());
       return { ...result, hold };
     },
@@ -214,8 +288,8 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
             name: "budget",
             plan(plan, request) {
               const next = chargeStep.plan(plan, request);
-              if (reserving.has(request.options)) reserving.set(request.options, next);
-              return next;
+              const reservation = reserving.get(request.options);
+              return reservation ? reservationPlan(reservation, next, request) : next;
             },
           },
         ],
@@ -244,11 +318,37 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
         ],
         async close() {
           sweep.close();
+          await holds.settled();
           await store.close?.();
         },
       };
     },
   };
+}
+
+/** Refusals whose reservation put nothing into its hold's layer. */
+const emptyRefusals = new Set<string>([
+  "rate_limited",
+  "quota_exceeded",
+  "credits_exhausted",
+  "insufficient_scope",
+]);
+
+/** What a reservation holds: its plan's credits and budgets, as charged. */
+function heldLayersOf(plan: KeyLimitPlan | undefined): CreditsLayer[] {
+  return (plan?.layers ?? []).filter(
+    (layer): layer is CreditsLayer => layer.layer === "credits" && layer.cost > 0,
+  );
+}
+
+interface Reservation {
+  /** The plan the budgets' step made (without the hold's own layer). */
+  plan?: KeyLimitPlan;
+  /** The plan charged, the hold's layer included. */
+  charged?: KeyLimitPlan;
+  /** The hold, when kept as a layer, and its record's write. */
+  layerHold?: StoredHold & { ownLayer: string };
+  written?: Promise<void>;
 }
 
 function checkId(value: unknown, what = "holdId"): string {
