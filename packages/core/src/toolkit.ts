@@ -78,6 +78,7 @@ export {
 } from "./limits/layered-limiter.js";
 export { ownerLimitKey } from "./limits/owner-limit-key.js";
 export { type LayerStep, stepLayer, stepLayers } from "./limits/step-layer.js";
+export { startsFromNothing } from "./limits/transient-credits.js";
 export { requestIdOf, tagRequestId } from "./logging/request-id.js";
 export {
   type StoreFailureReporter,

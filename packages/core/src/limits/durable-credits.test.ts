@@ -92,6 +92,35 @@ describe("creditCheckpoints", () => {
     await checkpoints.close();
   });
 
+  it("saves nothing of credits that start from nothing (a budgets hold's own layer)", async () => {
+    const saved: unknown[] = [];
+    const checkpoints = creditCheckpoints({
+      save: async (states) => {
+        saved.push(states);
+      },
+      intervalMs: 60_000,
+      onError: () => {},
+    });
+    const hold: LimitLayer = {
+      layer: "credits",
+      bucket: "hold:h",
+      cost: -40,
+      remaining: 0,
+      grantedAt: 0,
+    };
+    checkpoints.note([credits("credits:a", 1), hold], [admitted(60), admitted(40)]);
+    // A grant of 0 made at a time of its own is a grant like any other: kept.
+    checkpoints.note([{ ...hold, bucket: "credits:z", grantedAt: 5 }], [admitted(0)]);
+    await checkpoints.save();
+    expect(saved).toEqual([
+      [
+        { bucket: "credits:a", state: [1, 60, 0] },
+        { bucket: "credits:z", state: [5, 0, 0] },
+      ],
+    ]);
+    await checkpoints.close();
+  });
+
   it("keeps what a failed save held for the next one, unless something newer came meanwhile", async () => {
     let fail = true;
     const saved: unknown[] = [];

@@ -15,6 +15,7 @@
  */
 import { periodicTask } from "../background/periodic-task.js";
 import { periodStart } from "./calendar-period.js";
+import { startsFromNothing } from "./transient-credits.js";
 import type { LayerDecision, LimitLayer } from "./types.js";
 
 /** A credits state: `[grantedAt, balance, refilledAt]`, as `stepLayer` keeps it. */
@@ -87,7 +88,7 @@ export function creditCheckpoints(options: {
     note(layers, decisions) {
       for (let index = 0; index < layers.length; index++) {
         const layer = layers[index]!;
-        if (layer.layer !== "credits") continue;
+        if (layer.layer !== "credits" || startsFromNothing(layer)) continue;
         keep(pending, layer.bucket, creditsStateOf(layer, decisions[index]!));
       }
       saving.start();

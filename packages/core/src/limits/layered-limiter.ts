@@ -21,6 +21,7 @@ import type {
 } from "../storage/rate-limit-store.js";
 import { isRateLayer } from "./attempt-layers.js";
 import { type CreditCheckpoints, creditCheckpoints } from "./durable-credits.js";
+import { startsFromNothing } from "./transient-credits.js";
 import type { LayerDecision, LayeredDecision, LimitLayer } from "./types.js";
 
 export interface LayeredLimiter {
@@ -166,12 +167,13 @@ function durableCreditsLimiter(
     intervalMs: options.creditSaveIntervalMs ?? defaultCreditSaveIntervalMs,
     onError: options.onCreditSaveError ?? (() => {}),
   });
-  const hasCredits = (layers: readonly LimitLayer[]) =>
-    layers.some((layer) => layer.layer === "credits");
+  // Credits that start from nothing have no durable balance (`transient-credits.ts`).
+  const durable = (layer: LimitLayer) => layer.layer === "credits" && !startsFromNothing(layer);
+  const hasCredits = (layers: readonly LimitLayer[]) => layers.some(durable);
 
   /** Loads the durable balance of the request's credits and writes it where the store has none. */
   const seed = async ({ owner, layers }: LayeredRead) => {
-    const buckets = layers.flatMap((layer) => (layer.layer === "credits" ? [layer.bucket] : []));
+    const buckets = layers.flatMap((layer) => (durable(layer) ? [layer.bucket] : []));
     const states = await loadCredits(buckets);
     await seedCredits.call(
       rateLimits,

@@ -10,7 +10,7 @@ import type {
   LimitLayer,
   UsageHit,
 } from "@keyward/core";
-import { isLaterUse, parseBucket } from "@keyward/core/toolkit";
+import { isLaterUse, parseBucket, startsFromNothing } from "@keyward/core/toolkit";
 import type { RedisConnection } from "../client/redis-connection.js";
 import type { KeyNames } from "../key-names.js";
 import { consumeLayersScript } from "../lua/consume-layers.js";
@@ -30,7 +30,9 @@ function specOf(layer: LimitLayer, durableCredits: boolean): string {
       return `q ${layer.limit} ${layer.period}`;
     case "credits": {
       // "d": the durable balance is elsewhere, so a missing state is not started from the grant.
-      const base = `${durableCredits ? "d" : "c"} ${layer.cost} ${layer.remaining} ${layer.grantedAt}`;
+      // Credits that start from nothing have none: their missing state is their start.
+      const kind = durableCredits && !startsFromNothing(layer) ? "d" : "c";
+      const base = `${kind} ${layer.cost} ${layer.remaining} ${layer.grantedAt}`;
       return layer.refill ? `${base} ${layer.refill.amount} ${layer.refill.period}` : base;
     }
   }

@@ -8,8 +8,9 @@
  *   layers. Being one step, all-or-nothing, a hold whose layer was taken already (settled on
  *   another instance, released, swept) refuses the step: the give-back happens at most once, and
  *   the guard is the layer's own balance, not a record taken first.
- * - The layer starts from nothing (`remaining` 0), so a record whose reservation never ran (refused,
- *   or given up and undone) has nothing to take.
+ * - The layer starts from nothing (a grant of 0 at 0, no refill: `limits/transient-credits.ts`), so
+ *   a record whose reservation never ran (refused, or given up and undone) has nothing to take, and
+ *   with credits kept durably (PostgreSQL beside Redis) the layer is neither seeded nor saved.
  * - What a key's holds hold is a counter of its owner's (`holds`, a field per key) that the same two
  *   steps add to and take from (the kernel's counter increments), so it is exact whatever became of
  *   the records: a usage report reads it.
