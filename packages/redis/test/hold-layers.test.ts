@@ -35,7 +35,10 @@ describe.skipIf(!redisAvailable)("budgets' holds kept as layers on Redis", () =>
   });
 
   /** An instance on its own connection, on `clock`, holds and limits under one prefix. */
-  const instance = (clock: ReturnType<typeof manualClock>, options: { port?: number } = {}) => {
+  const instance = (
+    clock: ReturnType<typeof manualClock>,
+    options: { port?: number; budgets?: Parameters<typeof budgets>[0] } = {},
+  ) => {
     const client = new IORedis({ host: "127.0.0.1", port: options.port ?? 6379 });
     client.on("error", () => {});
     clients.push(client);
@@ -52,7 +55,13 @@ describe.skipIf(!redisAvailable)("budgets' holds kept as layers on Redis", () =>
       clock,
       jwt: false,
       logger: false,
-      features: [budgets({ holds: redisHoldStore({ client, prefix }), sweepInterval: false })],
+      features: [
+        budgets({
+          ...options.budgets,
+          holds: redisHoldStore({ client, prefix }),
+          sweepInterval: false,
+        }),
+      ],
     }) as WithBudgets;
     instances.push(keyward);
     return { keyward, client };
@@ -120,6 +129,32 @@ describe.skipIf(!redisAvailable)("budgets' holds kept as layers on Redis", () =>
     expect(await key.held()).toBe(0);
     expect(await key.holdLayers()).toEqual([]);
     await expect.poll(records, { timeout: 30_000 }).toBe(0);
+  });
+
+  it("an owner's budget on a key's report counts every key's holds as held", async () => {
+    const clock = manualClock(Date.parse("2026-12-07T10:00:00Z"));
+    const { keyward } = instance(clock, { budgets: { perOwner: { limit: 1_000, period: "day" } } });
+    const first = await agentKey(keyward, 10_000);
+    const created = await keyward.keys.create({
+      ownerId: first.ownerId,
+      accountTier: "free",
+      name: "second",
+      scopes,
+      tier: "free",
+    });
+    const second = `Bearer ${created.key}`;
+    const a = holdOf(await first.reserve(keyward, 300));
+    const b = holdOf(await keyward.budgets.reserve(second, { scopes, route, cost: 200 }));
+    expect((await keyward.budgets.usage(first.id))!).toMatchObject({
+      held: 300,
+      owner: { limit: 1_000, held: 500, spent: 0, left: 500 },
+    });
+    await b.settle(150);
+    await a.release();
+    expect((await keyward.budgets.usage(created.id))!).toMatchObject({
+      held: 0,
+      owner: { held: 0, spent: 150, left: 850 },
+    });
   });
 
   it("sends the hold's record ahead of the reservation's script, on the same connection", async () => {

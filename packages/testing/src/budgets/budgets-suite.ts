@@ -27,6 +27,7 @@ export interface BudgetsSuiteOptions {
 }
 
 type WithBudgets = Keyward & { budgets: BudgetsApi };
+type BudgetsReport = { owner: { held: number; spent: number } };
 
 const scopes = ["completions:write"];
 const route = "POST /api/v1/completions";
@@ -174,11 +175,12 @@ export function describeBudgets(options: BudgetsSuiteOptions): void {
         },
       });
       // The same through the endpoint's operation for the other key: its own budget, the shared one.
-      expect((await keyward.keys.usage(ownerId, other.id)).budgets).toMatchObject({
-        held: 0,
-        key: { spent: 40, left: 60 },
-        owner: { held: 0, left: 910 },
-      });
+      const others = (await keyward.keys.usage(ownerId, other.id)).budgets as BudgetsReport;
+      expect(others).toMatchObject({ held: 0, key: { spent: 40, left: 60 }, owner: { left: 910 } });
+      // The first key's open hold is the owner's held where a store counts holds per owner (Redis's
+      // layers), else the other key's report counts it as spent.
+      expect(others.owner.held + others.owner.spent).toBe(90);
+      expect([0, 30]).toContain(others.owner.held);
     });
 
     it("a key with no budget has no budgets on its usage report", async () => {

@@ -60,7 +60,7 @@ const sectionSchema: JsonSchema = {
     key: standingOrNull("The budget `budgets({ perKey })` sets for the key; null without one"),
     own: standingOrNull("The key's own budget (its `budget` field); null without one"),
     owner: standingOrNull(
-      "The budget shared by the owner's keys (`perOwner`); null without one. Its `held` counts this key's holds; the other keys' holds are in its `spent`",
+      "The budget shared by the owner's keys (`perOwner`); null without one. Its `held` counts every key's holds of the owner where holds are kept as layers (Redis); elsewhere this key's only, the other keys' holds then in its `spent`",
     ),
   },
   required: ["held", "key", "own", "owner"],

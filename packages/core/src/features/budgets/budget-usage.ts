@@ -37,7 +37,10 @@ export interface BudgetUsage {
   key: BudgetStanding | null;
   /** The key's own budget, its `budget` field; null without one. */
   own: BudgetStanding | null;
-  /** Its owner's shared budget; null without one. `held` counts this key's holds only. */
+  /**
+   * Its owner's shared budget; null without one. `held` counts every key's holds of the owner
+   * with holds kept as layers (Redis), and this key's only elsewhere.
+   */
   owner: BudgetStanding | null;
 }
 
@@ -51,8 +54,9 @@ export interface BudgetUsageRequest {
 }
 
 /**
- * What the key's holds hold: the records' sum, and with holds kept as layers the owner's counter
- * their steps keep (`hold-layer.ts`; those records are not summed).
+ * What the key's holds hold, and its owner's keys' together: the records' sum, and with holds kept
+ * as layers the owner's counter their steps keep (`hold-layer.ts`; those records are not summed),
+ * a field per key. Records are summed per key only, so without layers `owner` is the key's.
  */
 async function heldBy(kernel: FeatureKernel, store: HoldStore, key: StoredKey, now: number) {
   const limiter = kernel.limits.layered;
@@ -60,8 +64,10 @@ async function heldBy(kernel: FeatureKernel, store: HoldStore, key: StoredKey, n
     store.layered && limiter?.appliesIncrements && limiter.readCounter
       ? limiter.readCounter(ownerLimitKey(key), heldCounter, now)
       : undefined;
-  const [recorded, counter] = await Promise.all([store.heldBy(key.id), counted]);
-  return recorded + Math.max(0, counter?.[key.id] ?? 0);
+  const [recorded, counter = {}] = await Promise.all([store.heldBy(key.id), counted]);
+  let owner = recorded;
+  for (const held of Object.values(counter)) owner += Math.max(0, held);
+  return { key: recorded + Math.max(0, counter[key.id] ?? 0), owner };
 }
 
 export async function budgetUsage({
@@ -81,13 +87,17 @@ export async function budgetUsage({
   if (budgets.key) add("key", budgetLayer(keyBudgetBucket(key.id), budgets.key, 0));
   if (budgets.own) add("own", budgetLayer(ownBudgetBucket(key.id), budgets.own, 0));
   if (budgets.owner) add("owner", budgetLayer(ownerBudgetBucket(owner), budgets.owner, 0));
-  const [held, decisions] = await Promise.all([
+  const [holds, decisions] = await Promise.all([
     heldBy(kernel, store, key, now),
     layers.length > 0 && kernel.limits.layered
       ? kernel.limits.layered.read({ owner, layers, now })
       : Promise.resolve([]),
   ]);
-  const standing = (budget: Budget | undefined, index = -1): BudgetStanding | null => {
+  const standing = (
+    budget: Budget | undefined,
+    index = -1,
+    held = holds.key,
+  ): BudgetStanding | null => {
     if (!budget) return null;
     const left = decisions[index]?.remaining ?? budget.limit;
     return {
@@ -100,9 +110,9 @@ export async function budgetUsage({
   };
   return {
     keyId: key.id,
-    held,
+    held: holds.key,
     key: standing(budgets.key, indexOf.key),
     own: standing(budgets.own, indexOf.own),
-    owner: standing(budgets.owner, indexOf.owner),
+    owner: standing(budgets.owner, indexOf.owner, holds.owner),
   };
 }
