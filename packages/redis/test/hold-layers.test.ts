@@ -58,7 +58,7 @@ describe.skipIf(!redisAvailable)("budgets' holds kept as layers on Redis", () =>
       features: [
         budgets({
           ...options.budgets,
-          holds: redisHoldStore({ client, prefix }),
+          holds: redisHoldStore({ client, prefix, ...(options.port ? { timeoutMs: 300 } : {}) }),
           sweepInterval: false,
         }),
       ],
@@ -233,6 +233,10 @@ describe.skipIf(!redisAvailable)("budgets' holds kept as layers on Redis", () =>
       // Writes wait until unpaused: the settle's step outlives its deadline and is given up on.
       await pauser.call("CLIENT", "PAUSE", "60000", "WRITE");
       await expect(hold.settle(100)).rejects.toThrow();
+      // The hold store's own calls have a deadline too: a settle by id reads the record first.
+      await expect(keyward.budgets.settle(hold.id, 100)).rejects.toThrow(
+        "redisHoldStore: no answer from Redis within 300 ms",
+      );
       // A reservation given up on too: its record and charge land late, and are undone.
       const late = await key.reserve(keyward, 50);
       expect(late.ok).toBe(false);

@@ -1,18 +1,23 @@
 /**
  * One Keyward instance with budgets in its own Node process, for the killed-host test
  * (budgets-killed-host.test.ts): keys, the credits' durable balance and the holds in PostgreSQL,
- * rate limits and the budget's balance in Redis, on the system clock. Over IPC it reserves holds and
- * answers their ids; it never settles them: the test kills it with SIGKILL holding them.
+ * rate limits and the budget's balance in Redis, on the system clock (the holds where
+ * KEYWARD_TEST_HOLDS_IN says). Over IPC it reserves holds and answers their ids; it never settles
+ * them: the test kills it with SIGKILL holding them.
  */
 import IORedis from "ioredis";
 import pg from "pg";
 import { localRedis } from "../../../redis/test/support/redis-url.js";
-import { holdKeyward, requiredScopes, route } from "./hold-keyward.js";
+import { type HoldsIn, holdKeyward, requiredScopes, route } from "./hold-keyward.js";
 
 export type HoldCommand =
   | { type: "reserve"; header: string; count: number; cost: number }
   | { type: "close" };
 
+const holdsIn = process.env.KEYWARD_TEST_HOLDS_IN as HoldsIn;
+if (holdsIn !== "postgres" && holdsIn !== "redis") {
+  throw new Error(`KEYWARD_TEST_HOLDS_IN: "postgres" or "redis", got ${String(holdsIn)}`);
+}
 const pool = new pg.Pool({ connectionString: process.env.KEYWARD_TEST_DATABASE_URL, max: 4 });
 pool.on("error", () => {});
 const client = new IORedis(localRedis);
@@ -22,6 +27,7 @@ const keyward = holdKeyward({
   client,
   schema: process.env.KEYWARD_TEST_SCHEMA!,
   redisPrefix: process.env.KEYWARD_TEST_REDIS_PREFIX!,
+  holdsIn,
   logger: { error: (message) => console.error(message), warn() {} },
 });
 

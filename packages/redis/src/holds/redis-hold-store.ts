@@ -20,9 +20,12 @@
  * the hold ended; the limits' script drops the hold's layer once it is empty.
  */
 import type { HoldStore, StoredHold } from "@keyward/core/budgets";
+import { StoreUnavailableError, withDeadline } from "@keyward/core/toolkit";
 import { redisConnection } from "../client/connect.js";
 import { luaScript } from "../client/lua-script.js";
 import type { RedisClient } from "../client/redis-client.js";
+import type { RedisConnection } from "../client/redis-connection.js";
+import { defaultRedisTimeoutMs } from "../default-timeout.js";
 
 const putScript = luaScript(
   "hold-put",
@@ -74,14 +77,27 @@ const expiredScript = luaScript(
 const heldScript = luaScript("hold-held", `return redis.call('HGET', KEYS[1], ARGV[1])`);
 
 export interface RedisHoldStoreOptions {
-  /** The client the store was given (or another one on the same Redis). */
+  /**
+   * The client the store was given: with it, holds are kept as layers and each record is sent
+   * ahead of its reservation's script on the same connection (another client works, without
+   * that order).
+   */
   client: RedisClient;
   /** Prefix of every key, as `redisStore({ prefix })`; default "keyward:". */
   prefix?: string;
+  /** Every call's deadline, ms, as `redisStore`'s (default 1,000): a Redis that does not answer fails the call. */
+  timeoutMs?: number;
 }
 
-export function redisHoldStore({ client, prefix = "keyward:" }: RedisHoldStoreOptions): HoldStore {
-  const connection = redisConnection(client);
+export function redisHoldStore({
+  client,
+  prefix = "keyward:",
+  timeoutMs = defaultRedisTimeoutMs,
+}: RedisHoldStoreOptions): HoldStore {
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new TypeError("redisHoldStore: `timeoutMs` must be a number of milliseconds > 0");
+  }
+  const connection = withinMs(redisConnection(client), timeoutMs);
   const record = `${prefix}{holds}:record`;
   const expiry = `${prefix}{holds}:expiry`;
   const held = `${prefix}{holds}:held`;
@@ -123,5 +139,22 @@ export function redisHoldStore({ client, prefix = "keyward:" }: RedisHoldStoreOp
         await connection.run(forgetScript, [record, expiry, held], [hold.id]);
       },
     },
+  };
+}
+
+/** `connection` with every call under a deadline of `ms`. */
+function withinMs(connection: RedisConnection, ms: number): Pick<RedisConnection, "run"> {
+  return {
+    run: (script, keys, args) =>
+      withDeadline(
+        connection.run(script, keys, args),
+        ms,
+        () =>
+          new StoreUnavailableError(
+            "timeout",
+            "Redis",
+            `redisHoldStore: no answer from Redis within ${ms} ms`,
+          ),
+      ),
   };
 }

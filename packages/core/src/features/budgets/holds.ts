@@ -292,9 +292,9 @@ export function holdsOf(parts: HoldParts) {
       );
     },
     /**
-     * A hold kept as a layer whose reservation was refused, or failed: given back now if its step
-     * put anything into it (else the take is refused), in the background, once its record was
-     * sent. A give-back that fails leaves the record to the sweep.
+     * A hold kept as a layer whose reservation was refused after its step: given back now if the
+     * step put anything into it (else the take is refused), in the background, once its record
+     * was sent. A give-back that fails leaves the record to the sweep.
      */
     abandon(hold: LayerHold, written: Promise<void>) {
       background(

@@ -216,6 +216,23 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
     return reservation.charged;
   };
 
+  /**
+   * What becomes of a refused reservation's hold kept as a layer. Refused by a limit (the step
+   * refused whole) or for its scopes (a step that takes no credits): nothing was put into its
+   * layer, and its record goes. Answered 5xx (the store failed or timed out): the store undoes the
+   * step, so its record stays for the sweep, which ends the hold at its TTL if the step stood after
+   * all (a host that died before its undo landed); ending it now would race that undo. Refused
+   * otherwise after its step: given back now.
+   */
+  const settleRefused = (
+    hold: StoredHold & { ownLayer: string },
+    written: Promise<void>,
+    error: { code: string; status: number },
+  ) => {
+    if (emptyRefusals.has(error.code)) holds.forget(hold, written);
+    else if (error.status < 500) holds.abandon(hold, written);
+  };
+
   const api: BudgetsApi = {
     async reserve(authorization, options) {
       if (typeof options !== "object" || options === null) {
@@ -231,24 +248,12 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
       let result: Awaited<ReturnType<PendingVerify>>;
       try {
         result = await verify(authorization, ask);
-      } catch (error) {
-        // Failed (the store's deadline, a lost connection): the store undoes the step; a hold it
-        // may have made all the same is ended now, or else by the sweep from its record.
-        if (reservation.layerHold && reservation.written) {
-          holds.abandon(reservation.layerHold, reservation.written);
-        }
-        throw error;
       } finally {
         reserving.delete(ask);
       }
       const { layerHold, written } = reservation;
       if (!result.ok) {
-        if (layerHold && written) {
-          // Refused by a limit (the step refused whole) or for its scopes (a step that takes no
-          // credits): nothing was put into the hold's layer. Else it is given back if it was.
-          if (emptyRefusals.has(result.error.code)) holds.forget(layerHold, written);
-          else holds.abandon(layerHold, written);
-        }
+        if (layerHold && written) settleRefused(layerHold, written, result.error);
         return result;
       }
       if (result.principal.kind !== "key") {
