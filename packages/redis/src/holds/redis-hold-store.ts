@@ -52,21 +52,6 @@ return record
 `,
 );
 
-const forgetScript = luaScript(
-  "hold-forget",
-  `
-local record = redis.call('HGET', KEYS[1], ARGV[1])
-if not record then return 0 end
-redis.call('HDEL', KEYS[1], ARGV[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-local hold = cjson.decode(record)
-if not hold.ownLayer and redis.call('HINCRBY', KEYS[3], hold.keyId, -hold.amount) <= 0 then
-  redis.call('HDEL', KEYS[3], hold.keyId)
-end
-return 1
-`,
-);
-
 const readScript = luaScript("hold-read", `return redis.call('HGET', KEYS[1], ARGV[1])`);
 
 const expiredScript = luaScript(
@@ -135,8 +120,9 @@ export function redisHoldStore({
         return typeof found === "string" ? (JSON.parse(found) as StoredHold) : undefined;
       },
       async forget(hold) {
-        // The hold's layer needs no removing: the limits' script drops it once it is empty.
-        await connection.run(forgetScript, [record, expiry, held], [hold.id]);
+        // Taken and dropped: the hold itself is its layer, which the limits' script drops once
+        // it is empty.
+        await connection.run(takeScript, [record, expiry, held], [hold.id]);
       },
     },
   };
