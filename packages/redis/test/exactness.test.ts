@@ -101,13 +101,17 @@ describe.skipIf(!redisAvailable)(`${workers} processes hammering one principal`,
   for (const algorithm of ["fixed-window", "gcra"] as const) {
     it(`${algorithm}: admits exactly the limit within a window`, async () => {
       const policy: RateLimitPolicy = { algorithm, limit: 500, windowMs: 86_400_000 };
+      // Each process asks for less than the limit and all together for more: the limit is
+      // reached only with at least three processes admitted, however late one starts (under load
+      // one process took all 500 of 750 before the others began).
+      const requests = 200;
       for (let attempt = 0; ; attempt++) {
         const results = await hammer({
           prefix,
           bucket: `${algorithm}:${attempt}`,
           policy,
           durationMs: 60_000,
-          requests: 750,
+          requests,
           inFlight: 16,
         });
         const resets = new Set(results.flatMap((r) => r.resets));
@@ -118,10 +122,10 @@ describe.skipIf(!redisAvailable)(`${workers} processes hammering one principal`,
         console.info(
           `${algorithm}: ${sent} requests from ${workers} processes, ${admitted} admitted (limit ${policy.limit}); per process: ${results.map((r) => r.admitted.length).join(", ")}`,
         );
-        expect(sent).toBe(workers * 750);
+        expect(sent).toBe(workers * requests);
         expect(admitted).toBe(policy.limit);
-        // The processes really did contend: more than one got a share of the limit.
-        expect(results.filter((r) => r.admitted.length > 0).length).toBeGreaterThan(1);
+        // The processes really did contend: three at least got a share of the limit.
+        expect(results.filter((r) => r.admitted.length > 0).length).toBeGreaterThanOrEqual(3);
         break;
       }
     });

@@ -628,7 +628,7 @@ export interface components {
                      */
                     resetsAt: string;
                 } | null;
-                /** @description The budget shared by the owner's keys (`perOwner`); null without one. Its `held` counts this key's holds; the other keys' holds are in its `spent` */
+                /** @description The budget shared by the owner's keys (`perOwner`); null without one. Its `held` counts every key's holds of the owner where holds are kept as layers (Redis); elsewhere this key's only, the other keys' holds then in its `spent` */
                 owner: {
                     limit: number;
                     /** @enum {string} */
