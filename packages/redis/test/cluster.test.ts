@@ -5,13 +5,14 @@
  * tag; keys in their one slot), and verification through Keyward makes one script call per request
  * for rate limit and usage together, which a cluster refuses unless both keys share a slot.
  */
-import { createKeyward, type KeyWithSecret } from "@keyward/core";
+import { createKeyward, type KeyWithSecret, manualClock } from "@keyward/core";
+import { type BudgetsApi, budgets } from "@keyward/core/budgets";
 import { memoryKeyStore } from "@keyward/core/toolkit";
 import { describeStorageConformance } from "@keyward/testing";
 import { Cluster } from "ioredis";
 import { createCluster } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RedisStore, redisStore } from "../src/index.js";
+import { type RedisStore, redisHoldStore, redisStore } from "../src/index.js";
 import { testPrefix } from "./support/local-redis.js";
 import { type RedisCluster, startRedisCluster } from "./support/redis-servers.js";
 import { deletePrefix, dumpPrefix, keysUnder } from "./support/scan.js";
@@ -203,6 +204,78 @@ describe("redisStore on a 3-node Redis Cluster (ioredis Cluster)", () => {
       expect(nodesHolding.filter(Boolean).length).toBeGreaterThan(1);
     } finally {
       await store.close();
+      for (const node of masters()) await deletePrefix(node, prefix);
+    }
+  });
+
+  it("keeps budgets' holds as layers in each owner's slot, their records in one", async () => {
+    const prefix = testPrefix("cluster-holds");
+    const clock = manualClock(Date.UTC(2026, 11, 7, 12));
+    const redis = redisStore({ client, prefix, timeoutMs: 2_000, time: "caller" });
+    const keyward = createKeyward({
+      store: { keys: memoryKeyStore(), usage: redis.usage, rateLimits: redis.rateLimits },
+      scopes: { "completions:write": "Write completions" },
+      tiers: { free: { rateLimit: { limit: 1_000, window: "1m" } } },
+      clock,
+      jwt: false,
+      logger: false,
+      features: [
+        budgets({
+          perKey: { limit: 1_000, period: "day" },
+          holds: redisHoldStore({ client, prefix, timeoutMs: 2_000 }),
+          sweepInterval: false,
+        }),
+      ],
+    }) as ReturnType<typeof createKeyward> & { budgets: BudgetsApi };
+    try {
+      const ask = { scopes: ["completions:write"], route: "POST /completions" };
+      const agents = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          keyward.keys.create({
+            ownerId: `holder-${i}`,
+            accountTier: "free",
+            name: "agent",
+            scopes: ask.scopes,
+            tier: "free",
+          }),
+        ),
+      );
+      const holds = await Promise.all(
+        agents.map(async ({ key }) => {
+          const reserved = await keyward.budgets.reserve(`Bearer ${key}`, { ...ask, cost: 600 });
+          if (!reserved.ok) throw new Error("refused");
+          return reserved.hold;
+        }),
+      );
+      // Held on the nodes of the owners' slots: more than one node holds hold layers.
+      const nodesHolding = await Promise.all(
+        masters().map(async (node) => (await keysUnder(node, `${prefix}layer:`)).length > 0),
+      );
+      expect(nodesHolding.filter(Boolean).length).toBeGreaterThan(1);
+      const refused = await keyward.budgets.reserve(`Bearer ${agents[0]!.key}`, {
+        ...ask,
+        cost: 401,
+      });
+      expect(refused.ok).toBe(false);
+      await Promise.all(holds.map((hold, i) => (i % 2 ? hold.settle(100) : hold.release())));
+      for (const [i, agent] of agents.entries()) {
+        expect((await keyward.budgets.usage(agent.id))!.key).toMatchObject({
+          held: 0,
+          spent: i % 2 ? 100 : 0,
+        });
+      }
+      // Nothing of the holds is left: no layer, and (removed after their ends) no record.
+      const holdLayers = async () => {
+        let found = 0;
+        for (const node of masters()) {
+          found += (await keysUnder(node, prefix)).filter((key) => key.includes(":hold:")).length;
+        }
+        return found;
+      };
+      expect(await holdLayers()).toBe(0);
+      await expect.poll(() => client.hlen(`${prefix}{holds}:record`), { timeout: 30_000 }).toBe(0);
+    } finally {
+      await keyward.close();
       for (const node of masters()) await deletePrefix(node, prefix);
     }
   });
