@@ -206,7 +206,7 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
     const hold = holds.open(taken, clock().now(), true) as StoredHold & { ownLayer: string };
     reservation.layerHold = hold;
     reservation.written = store.put(hold);
-    // Awaited by `reserve` (or given to `refused`); never left unhandled.
+    // Awaited by `reserve` (or handed to `settleRefused`); never left unhandled.
     reservation.written.catch(() => {});
     reservation.charged = {
       ...plan,
@@ -247,6 +247,7 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
       reserving.set(ask, reservation);
       let result: Awaited<ReturnType<PendingVerify>>;
       try {
+        // One that throws (the store failed) leaves its record to the sweep, as a 5xx does.
         result = await verify(authorization, ask);
       } finally {
         reserving.delete(ask);
