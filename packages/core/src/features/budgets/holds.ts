@@ -24,11 +24,13 @@
 
 import type { VerifyResult } from "../../auth/principal.js";
 import type { Clock } from "../../clock.js";
-import { periodStart } from "../../limits/calendar-period.js";
 import type { LayeredLimiter } from "../../limits/layered-limiter.js";
-import type { CreditsLayer } from "./budget-layers.js";
-import { heldIncrement, holdLayerBucket, takeHold } from "./hold-layer.js";
+import { giveBackLayers } from "./give-back.js";
+import { holdLayerBucket } from "./hold-layer.js";
 import type { HoldStore, StoredHold } from "./hold-store.js";
+import { isLayerHold, type LayerHold, layerHoldSteps } from "./layer-hold-steps.js";
+
+export { giveBackLayers } from "./give-back.js";
 
 /** How a hold ended. */
 export type HoldOutcome =
@@ -98,18 +100,6 @@ export function checkAmount(value: unknown, what: string): number {
   return value;
 }
 
-/**
- * The layers a give-back of `amount` from `hold` steps, each with cost `-amount`: those still in
- * the period and grant the hold was taken in. For a store that gives holds back itself (a Durable
- * Object's alarm at the hold's TTL), the same rule as `settle` and `release`.
- */
-export function giveBackLayers(hold: StoredHold, amount: number, now: number): CreditsLayer[] {
-  if (amount <= 0) return [];
-  return hold.layers
-    .filter((layer) => samePeriod(layer, hold.heldAt, now))
-    .map((layer) => ({ ...layer, cost: -amount }));
-}
-
 export function holdsOf(parts: HoldParts) {
   const limiterOf = (): LayeredLimiter => {
     const limiter = parts.limiter();
@@ -123,36 +113,13 @@ export function holdsOf(parts: HoldParts) {
     await limiterOf().consume({ owner: hold.owner, layers, now });
   };
 
-  // What runs after a hold ended, not waited for by its caller: `close` waits for it.
-  const running = new Set<Promise<void>>();
-  const background = (work: Promise<void>) => {
-    const done: Promise<void> = work.finally(() => running.delete(done));
-    running.add(done);
-  };
-  /** Removes a layer hold's record once of no use; a failure is only reported (the sweep finds it). */
-  const forgetLater = (hold: StoredHold) => {
-    const records = parts.store.layered;
-    if (!records) return;
-    background(
-      records
-        .forget(hold)
-        .catch((cause) => parts.report("Keyward: an ended hold's record was not removed", cause)),
-    );
-  };
-
-  /**
-   * Takes a layer hold's layer and gives `returned` back, in one step; false when the layer was
-   * taken already (the hold ended elsewhere). A step the store failed (a timeout, a lost
-   * connection) throws, and the record stays: the store undoes a step its caller gave up on, so
-   * the hold may be live still, and the sweep ends it at its TTL, once, whichever way it went.
-   */
-  const takeLayer = async (hold: LayerHold, returned: number, now: number) => {
-    const layers = [takeHold(hold), ...giveBackLayers(hold, returned, now)];
-    const increments = [heldIncrement(hold.keyId, -hold.amount)];
-    const decision = await limiterOf().consume({ owner: hold.owner, layers, now, increments });
-    forgetLater(hold);
-    return decision.allowed;
-  };
+  const layerSteps = layerHoldSteps({
+    store: parts.store,
+    limiter: limiterOf,
+    report: parts.report,
+  });
+  const { background, forgetLater } = layerSteps;
+  const takeLayer = layerSteps.take;
 
   const told = (
     hold: StoredHold,
@@ -319,9 +286,7 @@ export function holdsOf(parts: HoldParts) {
       return released;
     },
     /** Waits for what runs in the background (records being removed, refused holds ended). */
-    async settled(): Promise<void> {
-      while (running.size > 0) await Promise.all(running);
-    },
+    settled: layerSteps.settled,
   };
 
   function handle(hold: StoredHold): Hold {
@@ -356,15 +321,3 @@ export function holdsOf(parts: HoldParts) {
 }
 
 const gone: HoldOutcome = { done: false, reason: "gone" };
-
-type LayerHold = StoredHold & { ownLayer: string };
-
-function isLayerHold(hold: StoredHold): hold is LayerHold {
-  return typeof hold.ownLayer === "string";
-}
-
-/** Whether a layer is still in the period (and grant) a hold taken at `heldAt` was taken from. */
-function samePeriod(layer: CreditsLayer, heldAt: number, now: number): boolean {
-  if (!layer.refill) return true;
-  return periodStart(heldAt, layer.refill.period) === periodStart(now, layer.refill.period);
-}
