@@ -168,6 +168,14 @@ describe.skipIf(!redisAvailable)("budgets' holds kept as layers on Redis", () =>
     monitor.on("monitor", (_time: string, args: string[]) => {
       if (/^eval/i.test(args[0] ?? "")) commands.push(args.join(" "));
     });
+    // Watching for sure before the reservation: a call sent after MONITOR, seen by it.
+    const marker = `marker-${crypto.randomUUID()}`;
+    await expect
+      .poll(async () => {
+        await admin.eval("return 1", 0, marker);
+        return commands.some((command) => command.includes(marker));
+      })
+      .toBe(true);
     const hold = holdOf(await key.reserve(keyward, 50));
     await hold.settle(20);
     await expect
