@@ -16,13 +16,7 @@
  * (`redisHoldStore` on each instance's own client and prefix), kept as layers of the owner's limit
  * state; there, nothing of the holds may be left in Redis once they ended.
  */
-import {
-  type Clock,
-  createKeyward,
-  type Keyward,
-  type KeywardStore,
-  manualClock,
-} from "@keyward/core";
+import { type Clock, combineStores, createKeyward, type Keyward, manualClock } from "@keyward/core";
 import { type BudgetsApi, budgets, type Hold, settlingStream } from "@keyward/core/budgets";
 import { redisHoldStore, redisStore } from "@keyward/redis";
 import IORedis from "ioredis";
@@ -124,16 +118,8 @@ function describeCap(holdsIn: HoldsIn) {
           timeoutMs: redisTimeoutMs,
           circuitBreaker: false,
         });
-        const store: KeywardStore = {
-          keys: postgres.keys,
-          usage: redis.usage,
-          rateLimits: redis.rateLimits,
-          allowances: postgres.allowances,
-          close: async () => {
-            await redis.close();
-            await postgres.close();
-          },
-        };
+        // Keys and the credits' durable balance in PostgreSQL; rate limits and usage on Redis.
+        const store = combineStores(redis, postgres);
         const keyward = createKeyward({
           store,
           scopes: { "completions:write": "Write completions" },

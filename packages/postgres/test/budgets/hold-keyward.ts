@@ -5,7 +5,7 @@
  * with a TTL of 2 s and no sweep of their own (the test sweeps when it asks). With `holdsIn:
  * "redis"` the holds are in Redis instead, on the limits' client and prefix: kept as layers.
  */
-import { createKeyward, type Keyward, type KeywardConfig } from "@keyward/core";
+import { combineStores, createKeyward, type Keyward, type KeywardConfig } from "@keyward/core";
 import { type BudgetsApi, budgets } from "@keyward/core/budgets";
 import { redisHoldStore, redisStore } from "@keyward/redis";
 import type IORedis from "ioredis";
@@ -34,16 +34,8 @@ export function holdKeyward(parts: HoldKeywardParts): Keyward & { budgets: Budge
   const postgres = postgresStore({ client: pool, schema, invalidation: false });
   const redis = redisStore({ client, prefix: redisPrefix, time: "caller" });
   return createKeyward({
-    store: {
-      keys: postgres.keys,
-      usage: redis.usage,
-      rateLimits: redis.rateLimits,
-      allowances: postgres.allowances,
-      close: async () => {
-        await redis.close();
-        await postgres.close();
-      },
-    },
+    // Keys and the credits' durable balance in PostgreSQL; rate limits and usage on Redis.
+    store: combineStores(redis, postgres),
     scopes: { "completions:write": "Write completions" },
     tiers: { free: { rateLimit: { limit: 1_000_000, window: "1m" } } },
     jwt: false,

@@ -180,6 +180,9 @@ for i = 1, tonumber(ARGV[4]) do
       grantedAt = tonumber(grantedAt), amount = tonumber(amount), period = periodKind,
       durable = kind == 'd',
     }
+    -- Credits that start from nothing (a grant of 0 at 0, no refill): no state means nothing.
+    local spec = specs[i]
+    spec.fromNothing = not spec.durable and not spec.amount and spec.remaining == 0 and spec.grantedAt == 0
   end
 end
 local fields = {}
@@ -400,12 +403,9 @@ while cursor <= #ARGV do
           -- Credits that start from nothing (a grant of 0 at 0, no refill) and are back to nothing
           -- are what no state means: the key is dropped rather than kept for good. A budgets hold's
           -- own layer is such (\`hold-layer.ts\` in \`@keyward/core/budgets\`): a settled hold
-          -- leaves nothing behind. Only these: with another spec, no state reads otherwise.
-          if layer.kind == 'c' then
-            local spec = layer.spec
-            entry.atGrant = not spec.durable and not spec.amount and spec.remaining == 0
-              and spec.grantedAt == 0 and layer.s[2] == 0
-          end
+          -- leaves nothing behind. Only these: with another spec, no state reads otherwise. The
+          -- spec's part is worked out once, when it is parsed.
+          if layer.kind == 'c' then entry.atGrant = layer.spec.fromNothing and layer.s[2] == 0 end
           -- A billed layer's charge, with the state it went into (a later period or grant is not
           -- this charge's to undo). A give-back (a negative cost) is listed too: a step given up on
           -- is undone whole, so a settle's give-back and the hold's layer it took come back together.

@@ -127,7 +127,7 @@ export function holdsOf(parts: HoldParts) {
     how: SettledHold["how"],
     now: number,
   ) => {
-    const spent = actual === undefined ? 0 : Math.min(actual, hold.amount);
+    const spent = spentOf(hold, actual);
     if (parts.onSettled) {
       try {
         parts.onSettled({
@@ -160,8 +160,7 @@ export function holdsOf(parts: HoldParts) {
     how: SettledHold["how"],
   ): Promise<HoldOutcome> => {
     const now = parts.clock().now();
-    const spent = actual === undefined ? 0 : Math.min(actual, hold.amount);
-    if (!(await takeLayer(hold, hold.amount - spent, now))) return gone;
+    if (!(await takeLayer(hold, hold.amount - spentOf(hold, actual), now))) return gone;
     return told(hold, actual, how, now);
   };
 
@@ -180,11 +179,10 @@ export function holdsOf(parts: HoldParts) {
     const hold = await parts.store.take(id);
     if (!hold) return gone;
     const now = parts.clock().now();
-    const spent = actual === undefined ? 0 : Math.min(actual, hold.amount);
     // A give-back the store failed (a timeout, a lost connection) is not retried: it may have run
     // all the same, and returning twice would let spending pass the cap. The hold's rest stays
     // spent, and the caller gets the error.
-    await giveBack(hold, hold.amount - spent, now);
+    await giveBack(hold, hold.amount - spentOf(hold, actual), now);
     return told(hold, actual, how, now);
   };
 
@@ -321,3 +319,8 @@ export function holdsOf(parts: HoldParts) {
 }
 
 const gone: HoldOutcome = { done: false, reason: "gone" };
+
+/** What a hold ending with `actual` spends: `actual` capped at the hold; released, nothing. */
+function spentOf(hold: StoredHold, actual: number | undefined): number {
+  return actual === undefined ? 0 : Math.min(actual, hold.amount);
+}

@@ -193,8 +193,9 @@ export function budgets(config: BudgetsConfig = {}): KeywardFeature<"budgets", B
     reservation.plan = plan;
     reservation.charged = plan;
     const asLayers = store.layered !== undefined && kernel?.limits.layered?.appliesIncrements;
+    if (!asLayers || request.cost === 0) return plan;
     const layers = heldLayersOf(plan);
-    if (!asLayers || layers.length === 0 || request.cost === 0) return plan;
+    if (layers.length === 0) return plan;
     const { key } = request;
     const taken = {
       keyId: key.id,
