@@ -62,13 +62,19 @@ function pathFeatures(entry: (name: string) => FeatureFactory, withOtel = true):
     // This tree takes the environments in `keys.environments` (guardCall); a baseline from before
     // that, in lifecycle(): given both, each reads its own.
     entry("lifecycle")(
-      isCurrent ? { gracefulRotation: true } : { environments, gracefulRotation: true },
+      isCurrent || !baselineNames.environmentsInLifecycle
+        ? { gracefulRotation: true }
+        : { environments, gracefulRotation: true },
     ),
     entry("events")({ pruneIntervalMs: false, expiring: false }),
     entry("imports")({ prefixes: ["ba_"] }),
     ...(withOtel ? [observer({ meterProvider })] : []),
     // The last client address: `lastUsedAddress` here, `recordAddress` before the renames.
-    entry("permissions")(isCurrent ? { lastUsedAddress: true } : { recordAddress: true }),
+    entry("permissions")(
+      isCurrent || !baselineNames.recordAddress
+        ? { lastUsedAddress: true }
+        : { recordAddress: true },
+    ),
   ];
 }
 
@@ -86,6 +92,21 @@ for (const name of ["organizations", "lifecycle", "events", "imports", "permissi
   baselineEntries[name] = entry[name] as FeatureFactory;
 }
 
+/** Whether a baseline factory takes `options` (a feature refuses options it does not know). */
+function takes(factory: FeatureFactory, options: unknown): boolean {
+  try {
+    factory(options);
+    return true;
+  } catch {
+    return false;
+  }
+}
+/** Which names the baseline has, from before the renames of `1a68075`'s round or after them. */
+const baselineNames = {
+  environmentsInLifecycle: takes(baselineEntries.lifecycle!, { environments }),
+  recordAddress: takes(baselineEntries.permissions!, { recordAddress: true }),
+};
+
 async function guardCall(
   make: typeof createKeyward,
   features: unknown[],
@@ -95,7 +116,9 @@ async function guardCall(
     store: (make === createKeyward ? memoryStore : baseline.memoryStore)(),
     scopes,
     tiers: { free: unlimited },
-    ...(make === createKeyward && features.length > 0 ? { keys: { environments } } : {}),
+    ...((make === createKeyward || !baselineNames.environmentsInLifecycle) && features.length > 0
+      ? { keys: { environments } }
+      : {}),
     logger: false,
     features: features as KeywardFeature<string, unknown>[],
   } as Parameters<typeof createKeyward>[0]);

@@ -53,13 +53,26 @@ async function baselineEveryFeature(): Promise<Record<string, unknown>> {
   if (lifecycleEntry && eventsEntry && openapiEntry && organizationsEntry) {
     const call = (entry: Record<string, unknown>, name: string, options?: unknown) =>
       (entry[name] as (options?: unknown) => unknown)(options);
+    // Environments were lifecycle()'s option, then the kernel's (`keys.environments`).
+    let lifecycleFeature: unknown;
+    let keys: { environments: typeof environments } | undefined;
+    try {
+      lifecycleFeature = call(lifecycleEntry, "lifecycle", {
+        gracefulRotation: true,
+        environments,
+      });
+    } catch {
+      lifecycleFeature = call(lifecycleEntry, "lifecycle", { gracefulRotation: true });
+      keys = { environments };
+    }
     return {
       features: [
         call(organizationsEntry, "organizations", { memberships }),
-        call(lifecycleEntry, "lifecycle", { gracefulRotation: true, environments }),
+        lifecycleFeature,
         call(eventsEntry, "events", { pruneIntervalMs: false, expiring: false }),
         call(openapiEntry, "openapi"),
       ],
+      ...(keys ? { keys } : {}),
     };
   }
   return {

@@ -49,8 +49,8 @@ export async function importBaselineCore(ref: string): Promise<
     commit,
     workspacePackage: (name: string) => importBaselinePackage(commit, root, name),
     feature: async (entry: string) => {
-      const file = join(core, "src", entry, "index.ts");
-      return existsSync(file) ? await import(pathToFileURL(file).href) : undefined;
+      const file = featureSource(core, entry);
+      return file ? await import(pathToFileURL(file).href) : undefined;
     },
   };
 }
@@ -130,4 +130,18 @@ async function importBaselinePackage(
     symlinkSync(join(root, "packages/core"), join(modules, "@keyward/core"), "dir");
   }
   return await import(pathToFileURL(join(folder, "src/index.ts")).href);
+}
+
+/**
+ * Where the baseline's entry `@keyward/core/<entry>` has its source: as its package.json exports
+ * it (`src/features/<entry>/` since the layout of 9bc8043), else `src/<entry>/` (before it).
+ */
+function featureSource(core: string, entry: string): string | undefined {
+  const manifest = JSON.parse(readFileSync(join(core, "package.json"), "utf8")) as {
+    exports?: Record<string, Record<string, string> | string>;
+  };
+  const exported = manifest.exports?.[`./${entry}`];
+  const source = typeof exported === "object" ? exported["@keyward/source"] : undefined;
+  const file = join(core, source ?? join("src", entry, "index.ts"));
+  return existsSync(file) ? file : undefined;
 }
